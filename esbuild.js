@@ -1,0 +1,104 @@
+// @ts-check
+// Bundles: the extension (node, vscode external), the CLI/serve process, the webview (browser),
+// and with --tests the unit and integration test bundles. Type checking is `npm run check`.
+const esbuild = require('esbuild');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const args = new Set(process.argv.slice(2));
+const production = args.has('--production');
+const watch = args.has('--watch');
+const withTests = args.has('--tests');
+
+/** ws loads these optional native accelerators with a try/require; never bundle them. */
+const optionalNative = ['bufferutil', 'utf-8-validate'];
+
+/** @type {esbuild.BuildOptions} */
+const nodeBase = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'warning',
+  external: ['vscode', ...optionalNative],
+};
+
+/** @returns {esbuild.BuildOptions[]} */
+function configs() {
+  /** @type {esbuild.BuildOptions[]} */
+  const list = [
+    { ...nodeBase, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' },
+    {
+      ...nodeBase,
+      entryPoints: ['src/cli.ts'],
+      outfile: 'dist/cli.js',
+      banner: { js: '#!/usr/bin/env node' },
+    },
+    {
+      bundle: true,
+      platform: 'browser',
+      target: 'es2022',
+      format: 'iife',
+      sourcemap: !production,
+      minify: production,
+      logLevel: 'warning',
+      entryPoints: ['src/webview/main.ts'],
+      outfile: 'dist/webview.js',
+    },
+  ];
+  if (withTests) {
+    list.push({
+      ...nodeBase,
+      entryPoints: listFiles('test/unit', '.test.ts'),
+      outdir: 'out/test/unit',
+      outbase: 'test/unit',
+      // Tests import the packages the product bundles; resolving them from node_modules keeps the
+      // test bundles small and fast to build.
+      packages: 'external',
+    });
+    list.push({
+      ...nodeBase,
+      entryPoints: ['test/integration/index.ts', ...listFiles('test/integration', '.test.ts')],
+      outdir: 'out/test/integration',
+      outbase: 'test/integration',
+      packages: 'external',
+    });
+  }
+  return list;
+}
+
+/** @param {string} dir @param {string} suffix @returns {string[]} */
+function listFiles(dir, suffix) {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith(suffix))
+    .map((f) => path.join(dir, f));
+}
+
+function copyAssets() {
+  fs.mkdirSync('dist', { recursive: true });
+  fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm');
+}
+
+async function main() {
+  if (withTests) fs.rmSync('out/test', { recursive: true, force: true });
+  copyAssets();
+  if (watch) {
+    for (const options of configs()) {
+      const ctx = await esbuild.context(options);
+      await ctx.watch();
+    }
+    console.log('[watch] build started');
+    return;
+  }
+  await Promise.all(configs().map((options) => esbuild.build(options)));
+  fs.chmodSync('dist/cli.js', 0o755);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

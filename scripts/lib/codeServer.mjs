@@ -1,0 +1,97 @@
+// @ts-check
+// Starts code-server on loopback with a private user-data and extensions folder, and builds the
+// workbench URL that loads Hookbench in extension development mode (and, for tests, the suite).
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/** Quiet workbench defaults: no welcome page, no trust prompt, no telemetry, no update checks. */
+const USER_SETTINGS = {
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
+  'security.workspace.trust.enabled': false,
+  'telemetry.telemetryLevel': 'off',
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'update.mode': 'none',
+};
+
+/**
+ * @param {{ codeServerDir: string, stateDir: string, port?: number, env?: NodeJS.ProcessEnv,
+ *           onLog?: (line: string) => void }} options
+ * @returns {Promise<{ port: number, origin: string, stop: () => Promise<void> }>}
+ */
+export async function startCodeServer({ codeServerDir, stateDir, port = 0, env = {}, onLog = () => {} }) {
+  const userDataDir = path.join(stateDir, 'user-data');
+  const extensionsDir = path.join(stateDir, 'extensions');
+  fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
+  fs.mkdirSync(extensionsDir, { recursive: true });
+  fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(USER_SETTINGS, null, 2));
+  const configFile = path.join(stateDir, 'config.yaml');
+  fs.writeFileSync(configFile, 'auth: none\ncert: false\n');
+
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(codeServerDir, 'out', 'node', 'entry.js'),
+      '--config', configFile,
+      '--auth', 'none',
+      '--bind-addr', `127.0.0.1:${port}`,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--user-data-dir', userDataDir,
+      '--extensions-dir', extensionsDir,
+    ],
+    { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+
+  const actualPort = await new Promise((resolve, reject) => {
+    let buffered = '';
+    const onData = (/** @type {Buffer} */ chunk) => {
+      buffered += chunk.toString('utf8');
+      let newline;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        onLog(line);
+        const match = /HTTP server listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(line);
+        if (match) resolve(Number(match[1]));
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`code-server exited with ${code} before listening`)));
+    child.once('error', reject);
+  });
+
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    port: Number(actualPort),
+    origin: `http://127.0.0.1:${actualPort}`,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/**
+ * The workbench URL that opens `folder` with the extension at `extensionPath` in development mode
+ * and, when `testsPath` is given, runs that suite (VS Code then calls `codeAutomationExit`).
+ * @param {{ origin: string, port: number, folder: string, extensionPath: string, testsPath?: string }} o
+ */
+export function workbenchUrl({ origin, port, folder, extensionPath, testsPath }) {
+  const remote = (/** @type {string} */ p) => `vscode-remote://127.0.0.1:${port}${p}`;
+  /** @type {[string, string][]} */
+  const payload = [['extensionDevelopmentPath', remote(extensionPath)]];
+  if (testsPath) payload.push(['extensionTestsPath', remote(testsPath)]);
+  const query = new URLSearchParams({ folder, payload: JSON.stringify(payload) });
+  return `${origin}/?${query}`;
+}

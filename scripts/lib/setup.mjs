@@ -1,0 +1,103 @@
+// @ts-check
+// Everything `npm test` and `npm start` need on a fresh Debian machine, each step skipped quickly
+// when already done: the npm packages, Debian's Chromium and ripgrep, and a code-server (a real
+// VS Code for the browser) prepared offline as DESIGN §4 describes.
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { run, runQuiet, step } from './run.mjs';
+
+export const root = path.resolve(import.meta.dirname, '../..');
+
+/** Debian packages: the browser that drives VS Code and renders pages, ripgrep for VS Code's search, Kerberos headers for code-server's native module. */
+export const DEBIAN_PACKAGES = ['chromium', 'ripgrep', 'libkrb5-dev'];
+
+export const CODE_SERVER_VERSION = '4.100.3';
+
+export function toolsDir() {
+  return process.env.HOOKBENCH_TOOLS_DIR ?? path.join(os.homedir(), '.cache', 'hookbench', 'tools');
+}
+
+export function codeServerDir() {
+  return path.join(toolsDir(), `code-server-${CODE_SERVER_VERSION}`, 'node_modules', 'code-server');
+}
+
+/** Installs the npm packages when the lockfile changed since the last install. */
+export async function ensureNpmPackages() {
+  const lock = fs.readFileSync(path.join(root, 'package-lock.json'));
+  const hash = createHash('sha256').update(lock).digest('hex');
+  const marker = path.join(root, 'node_modules', '.hookbench-lock-sha256');
+  if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === hash) return;
+  step('Installing npm packages (npm ci)');
+  await run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root });
+  fs.writeFileSync(marker, hash);
+}
+
+/** @param {string} name */
+function debianInstalled(name) {
+  try {
+    return runQuiet('dpkg-query', ['-W', '-f=${Status}', name]).includes('install ok installed');
+  } catch {
+    return false;
+  }
+}
+
+/** Installs missing Debian packages with apt-get when root; otherwise says what to run. */
+export async function ensureDebianPackages(packages = DEBIAN_PACKAGES) {
+  const missing = packages.filter((p) => !debianInstalled(p));
+  if (missing.length === 0) return;
+  const command = `apt-get update && apt-get install -y ${missing.join(' ')}`;
+  if (process.getuid?.() !== 0) {
+    throw new Error(`Hookbench needs the Debian packages ${missing.join(', ')}. Install them as root:\n  ${command}`);
+  }
+  step(`Installing Debian packages: ${missing.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  await run('apt-get', ['update'], { env });
+  await run('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { env });
+}
+
+/**
+ * Prepares code-server without its postinstall (which downloads ripgrep and refuses root):
+ * VS Code's production dependencies, its native modules rebuilt against this Node, Debian's rg in
+ * place of the downloaded one, and the node_modules.asar link VS Code expects.
+ */
+export async function ensureCodeServer() {
+  const dir = codeServerDir();
+  const ready = path.join(dir, '.hookbench-ready');
+  if (fs.existsSync(ready)) return dir;
+  step(`Preparing code-server ${CODE_SERVER_VERSION} in ${path.dirname(path.dirname(dir))}`);
+  const installRoot = path.dirname(path.dirname(dir));
+  fs.mkdirSync(installRoot, { recursive: true });
+  fs.writeFileSync(path.join(installRoot, 'package.json'), '{"name":"hookbench-tools","private":true}\n');
+  const npmQuiet = ['--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'];
+  await run('npm', ['install', ...npmQuiet, `code-server@${CODE_SERVER_VERSION}`], { cwd: installRoot });
+
+  const vscodeDir = path.join(dir, 'lib', 'vscode');
+  await run('npm', ['install', '--omit=dev', ...npmQuiet], { cwd: vscodeDir });
+  const native = ['node-pty', '@parcel/watcher', '@vscode/spdlog', 'native-watchdog', '@vscode/deviceid', 'kerberos'];
+  await run('npm', ['rebuild', '--loglevel=error', ...native], {
+    cwd: vscodeDir,
+    env: { ...process.env, npm_config_yes: 'true' },
+  });
+  const rgDir = path.join(vscodeDir, 'node_modules', '@vscode', 'ripgrep', 'bin');
+  fs.mkdirSync(rgDir, { recursive: true });
+  fs.rmSync(path.join(rgDir, 'rg'), { force: true });
+  fs.symlinkSync('/usr/bin/rg', path.join(rgDir, 'rg'));
+  fs.rmSync(path.join(vscodeDir, 'node_modules.asar'), { recursive: true, force: true });
+  fs.symlinkSync('node_modules', path.join(vscodeDir, 'node_modules.asar'));
+  await run('npm', ['install', '--omit=dev', ...npmQuiet], { cwd: path.join(vscodeDir, 'extensions') });
+  await run('npm', ['rebuild', '--loglevel=error', 'argon2'], {
+    cwd: installRoot,
+    env: { ...process.env, npm_config_yes: 'true' },
+  });
+  fs.writeFileSync(ready, new Date().toISOString());
+  return dir;
+}
+
+/** Everything the tests need, in dependency order. */
+export async function ensureAll() {
+  await ensureDebianPackages();
+  await ensureNpmPackages();
+  await ensureCodeServer();
+}

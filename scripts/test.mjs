@@ -1,0 +1,23 @@
+// @ts-check
+// `npm test`: set-up (idempotent, quick when done), build, type check and lint, unit tests with
+// Node's test runner, then the integration suite inside a real VS Code.
+import { run, step } from './lib/run.mjs';
+import { ensureAll, root } from './lib/setup.mjs';
+
+const started = Date.now();
+try {
+  step('Set-up');
+  await ensureAll();
+  step('Build');
+  await run(process.execPath, ['esbuild.js', '--tests'], { cwd: root });
+  step('Check (tsc, eslint)');
+  await run('npm', ['run', '--silent', 'check'], { cwd: root });
+  step('Unit tests');
+  await run(process.execPath, ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout', 'out/test/unit'], { cwd: root });
+  step('Integration tests (VS Code in Chromium)');
+  await run(process.execPath, ['scripts/testVscodeWeb.mjs'], { cwd: root });
+  step(`All tests passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+} catch (error) {
+  console.error(`\n✘ ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}

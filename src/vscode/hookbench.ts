@@ -1,0 +1,29 @@
+import * as vscode from 'vscode';
+import { DisposableStore } from '../core/events';
+import { tagged, type Logger } from '../core/log';
+import { registerCommand } from './commands';
+import { registerViews, type ViewId } from './views/registerViews';
+
+/** What `activate` returns: the handles the integration tests (and other extensions) use. */
+export interface HookbenchApi {
+  readonly logger: Logger;
+  readonly views: Readonly<Record<ViewId, vscode.TreeView<unknown>>>;
+}
+
+/**
+ * Composes the extension: one log channel, the views and the commands, all owned by a store that
+ * lives as long as the extension.
+ */
+export function createHookbench(context: vscode.ExtensionContext): HookbenchApi {
+  const store = new DisposableStore();
+  context.subscriptions.push(store);
+
+  const channel = store.add(vscode.window.createOutputChannel('Hookbench', { log: true }));
+  const logger = tagged(channel, 'extension');
+  const views = registerViews(store);
+
+  registerCommand(store, logger, 'hookbench.showLog', () => channel.show(true));
+
+  logger.info(`Hookbench ${String(context.extension.packageJSON.version)} activated`);
+  return { logger, views };
+}

@@ -1,0 +1,17 @@
+// The integration suite's entry, loaded by VS Code as `extensionTestsPath` (in code-server or in
+// a desktop VS Code). VS Code reports a rejected `run()` as a failed run.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Mocha from 'mocha';
+import { FileReporter } from './reporter';
+
+export async function run(): Promise<void> {
+  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, reporter: FileReporter as never });
+  const grep = process.env['HOOKBENCH_TEST_GREP'];
+  if (grep) mocha.grep(grep);
+  for (const file of fs.readdirSync(__dirname).sort()) {
+    if (file.endsWith('.test.js')) mocha.addFile(path.join(__dirname, file));
+  }
+  const failures = await new Promise<number>((resolve) => mocha.run(resolve));
+  if (failures > 0) throw new Error(`${failures} integration test(s) failed`);
+}

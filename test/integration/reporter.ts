@@ -1,0 +1,53 @@
+import * as fs from 'node:fs';
+import Mocha from 'mocha';
+
+const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_TEST_FAIL, EVENT_TEST_PASS, EVENT_TEST_PENDING } =
+  Mocha.Runner.constants;
+
+/**
+ * A spec-style reporter that writes every line to the extension host's console and, when the
+ * launcher sets `HOOKBENCH_TEST_REPORT`, appends it to that file: the launcher streams the file to
+ * its own output, since the extension host's stdout is not the terminal's.
+ */
+export class FileReporter {
+  constructor(runner: Mocha.Runner) {
+    const file = process.env['HOOKBENCH_TEST_REPORT'];
+    const write = (line: string) => {
+      console.log(line);
+      if (file) fs.appendFileSync(file, line + '\n');
+    };
+    let depth = 0;
+    const failures: { title: string; error: Error }[] = [];
+    let passes = 0;
+    let pending = 0;
+
+    runner.on(EVENT_SUITE_BEGIN, (suite: Mocha.Suite) => {
+      if (suite.title) write('  '.repeat(depth) + suite.title);
+      depth++;
+    });
+    runner.on('suite end', () => depth--);
+    runner.on(EVENT_TEST_PASS, (test: Mocha.Test) => {
+      passes++;
+      write(`${'  '.repeat(depth)}✔ ${test.title} (${test.duration ?? 0} ms)`);
+    });
+    runner.on(EVENT_TEST_PENDING, (test: Mocha.Test) => {
+      pending++;
+      write(`${'  '.repeat(depth)}- ${test.title}`);
+    });
+    runner.on(EVENT_TEST_FAIL, (test: Mocha.Test, error: Error) => {
+      failures.push({ title: test.fullTitle(), error });
+      write(`${'  '.repeat(depth)}✘ ${test.title}`);
+    });
+    runner.once(EVENT_RUN_END, () => {
+      write('');
+      write(`${passes} passing`);
+      if (pending) write(`${pending} pending`);
+      if (failures.length) write(`${failures.length} failing`);
+      failures.forEach(({ title, error }, i) => {
+        write(`\n${i + 1}) ${title}\n${error.stack ?? error.message}`);
+      });
+      write('');
+      write(`integration: ${passes} passed, ${failures.length} failed` + (pending ? `, ${pending} skipped` : ''));
+    });
+  }
+}
