@@ -15,6 +15,7 @@ const USER_SETTINGS = {
   'extensions.autoCheckUpdates': false,
   'extensions.autoUpdate': false,
   'update.mode': 'none',
+  'git.openRepositoryInParentFolders': 'never',
 };
 
 /**
