@@ -1,0 +1,45 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+export type HmacAlgorithm = 'sha1' | 'sha256' | 'sha512';
+
+/** HMAC over the concatenation of `parts`, fed piecewise so the body's bytes are never re-encoded. */
+export function hmac(algorithm: HmacAlgorithm, key: string | Uint8Array, ...parts: (string | Uint8Array)[]): Buffer {
+  const mac = createHmac(algorithm, key);
+  for (const part of parts) mac.update(part);
+  return mac.digest();
+}
+
+export function sha256Hex(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/**
+ * Constant-time equality of two byte strings. Unequal lengths answer false after a comparison of
+ * the same cost, so the time taken does not depend on where the inputs differ.
+ */
+export function safeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) {
+    timingSafeEqual(a, a);
+    return false;
+  }
+  return timingSafeEqual(a, b);
+}
+
+/** Constant-time equality of two strings by their UTF-8 bytes. */
+export function safeEqualText(a: string, b: string): boolean {
+  return safeEqual(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Decodes canonical base64 (padding required), or answers undefined: Node's decoder skips junk silently. */
+export function decodeBase64Strict(text: string): Buffer | undefined {
+  return BASE64.test(text) ? Buffer.from(text, 'base64') : undefined;
+}
+
+const HEX = /^(?:[0-9a-f]{2})+$/;
+
+/** Decodes lower-case hex, the only case the providers send, or answers undefined. */
+export function decodeHexStrict(text: string): Buffer | undefined {
+  return HEX.test(text) ? Buffer.from(text, 'hex') : undefined;
+}

@@ -1,0 +1,8 @@
+// Sign and verify webhooks of every supported provider on the raw bytes.
+export * from './types';
+export { createGeneric, GENERIC_DEFAULTS, type GenericOptions } from './generic';
+export { normalizeHeaders } from './headers';
+export { atPath, locate } from './locate';
+export { detectProvider, isProviderName, schemeFor } from './registry';
+export { DEFAULT_TOLERANCE_SECONDS } from './timestamps';
+export { parseForm } from './twilio';

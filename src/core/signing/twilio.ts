@@ -1,0 +1,113 @@
+import { decodeBase64Strict, hmac, safeEqual, sha256Hex } from './crypto';
+import { missingSecret } from './secret';
+import { fail, VALID, type SignatureScheme } from './types';
+
+const HEADER = 'x-twilio-signature';
+
+/** Form fields after URL-decoding; repeated names keep every value. */
+export function parseForm(body: Uint8Array): Record<string, string[]> {
+  const params: Record<string, string[]> = {};
+  for (const [name, value] of new URLSearchParams(Buffer.from(body).toString('utf8'))) {
+    (params[name] ??= []).push(value);
+  }
+  return params;
+}
+
+/**
+ * The string Twilio signs: the full URL, then every parameter as name + value, names in code-unit
+ * order, repeated names de-duplicated and their values sorted (twilio-node's `toFormUrlEncodedParam`).
+ */
+export function twilioSignedText(url: string, params: Record<string, string[]>): string {
+  let text = url;
+  for (const name of Object.keys(params).sort()) {
+    for (const value of [...new Set(params[name])].sort()) text += name + value;
+  }
+  return text;
+}
+
+const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*@)?([^:/?#]*)(:\d+)?(.*)$/is;
+
+/**
+ * The URLs a signature may have been computed over: Twilio signs the URL it requested, and what
+ * the receiver sees may differ by an explicit default port (twilio-node tries both), or by
+ * `new URL()` normalisation of special characters.
+ */
+export function urlVariants(url: string): string[] {
+  const variants = new Set<string>();
+  const addBoth = (u: string) => {
+    const parts = URL_PARTS.exec(u);
+    if (!parts) return void variants.add(u);
+    const [, scheme, user = '', host, port, rest] = parts;
+    variants.add(scheme! + user + host + rest);
+    variants.add(scheme! + user + host + (port ?? (scheme!.toLowerCase() === 'https://' ? ':443' : ':80')) + rest);
+  };
+  addBoth(url);
+  try {
+    addBoth(new URL(url).toString());
+  } catch {
+    // Not a parseable URL: the as-received variants are all there is.
+  }
+  return [...variants];
+}
+
+function bodyHashOf(url: string): string | undefined {
+  try {
+    return new URL(url).searchParams.get('bodySHA256') ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Twilio: `X-Twilio-Signature` = base64 HMAC-SHA1(auth token, URL + sorted form params). For JSON
+ * bodies Twilio appends `bodySHA256=<hex sha256(body)>` to the URL and signs the URL alone; the
+ * receiver then checks the body hash as well. There is no timestamp, so no replay window.
+ */
+export const twilio: SignatureScheme = {
+  name: 'twilio',
+  shape: {
+    signatureHeaders: [HEADER],
+    eventType: [
+      { from: 'payload', path: 'MessageStatus' },
+      { from: 'payload', path: 'SmsStatus' },
+      { from: 'payload', path: 'CallStatus' },
+      { from: 'payload', path: 'type' },
+    ],
+    action: [],
+    deliveryId: [{ from: 'header', name: 'i-twilio-idempotency-token' }],
+    entity: [{ from: 'payload', path: 'AccountSid' }, { from: 'payload', path: 'account_sid' }],
+    entityField: 'AccountSid',
+    secretEnv: 'TWILIO_AUTH_TOKEN',
+  },
+
+  sign({ secret, body, url }) {
+    if (!url) throw new TypeError('Twilio signs the full request URL: pass url');
+    const text = Buffer.from(body).toString('utf8').trimStart();
+    if (text.startsWith('{') || text.startsWith('[')) {
+      const signedUrl = `${url}${url.includes('?') ? '&' : '?'}bodySHA256=${sha256Hex(body)}`;
+      return { headers: { 'X-Twilio-Signature': hmac('sha1', secret, signedUrl).toString('base64') }, url: signedUrl };
+    }
+    const signature = hmac('sha1', secret, twilioSignedText(url, parseForm(body))).toString('base64');
+    return { headers: { 'X-Twilio-Signature': signature } };
+  },
+
+  verify({ secret, body, headers, url }) {
+    const noSecret = missingSecret(secret, this.shape);
+    if (noSecret) return noSecret;
+    if (!url) return fail('missing_url', 'Twilio signatures cover the request URL, and none was given');
+    const header = headers[HEADER];
+    if (header === undefined) return fail('missing_header', 'missing X-Twilio-Signature header');
+    const digest = decodeBase64Strict(header.trim());
+    if (digest?.length !== 20) return fail('malformed_header', 'X-Twilio-Signature must be the base64 of 20 bytes');
+    const bodyHash = bodyHashOf(url);
+    const params = bodyHash === undefined ? parseForm(body) : {};
+    const matched = urlVariants(url)
+      .map((candidate) => safeEqual(digest, hmac('sha1', secret!, twilioSignedText(candidate, params))))
+      .includes(true);
+    if (!matched) return fail('mismatch', 'X-Twilio-Signature does not match the URL, parameters and auth token');
+    if (bodyHash !== undefined && !safeEqual(Buffer.from(bodyHash), Buffer.from(sha256Hex(body)))) {
+      return fail('body_mismatch', 'the body does not match the bodySHA256 of the signed URL');
+    }
+    return VALID;
+  },
+};
