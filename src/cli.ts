@@ -1,38 +1,56 @@
 // `hookbench` command line: a table of subcommands, each in its own module, on the same core the
 // extension uses.
 import { version } from '../package.json';
+import { UsageError } from './server/commands/args';
+import { processIo, type CliIo } from './server/commands/io';
+import { sign, signUsage } from './server/commands/sign';
+import { verify, verifyUsage } from './server/commands/verify';
 
 interface Command {
   readonly summary: string;
-  run(argv: string[]): Promise<number>;
+  readonly usage: string;
+  run(argv: string[], io: CliIo): Promise<number>;
 }
 
-const commands: Record<string, Command> = {};
+const commands: Record<string, Command> = {
+  sign: { summary: 'sign a webhook body (stdin) for a provider', usage: signUsage, run: sign },
+  verify: { summary: "check a webhook body's signature", usage: verifyUsage, run: verify },
+};
 
 function usage(): string {
   const rows = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`);
-  return [`hookbench ${version}`, '', 'Usage: hookbench <command> [options]', '', 'Commands:', ...rows].join('\n');
+  return [`hookbench ${version}`, '', 'Usage: hookbench <command> [options]', '', 'Commands:', ...rows, '', 'hookbench <command> --help shows its options.'].join('\n');
 }
 
-async function main(argv: string[]): Promise<number> {
+async function main(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(usage() + '\n');
+    io.stdout.write(usage() + '\n');
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === '-v') {
-    process.stdout.write(version + '\n');
+    io.stdout.write(version + '\n');
     return 0;
   }
   const command = commands[name];
   if (!command) {
-    process.stderr.write(`hookbench: unknown command "${name}"\n\n${usage()}\n`);
+    io.stderr.write(`hookbench: unknown command "${name}"\n\n${usage()}\n`);
     return 2;
   }
-  return command.run(rest);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout.write(command.usage + '\n');
+    return 0;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr.write(`hookbench ${name}: ${error.message}\n\n${command.usage}\n`);
+    return 2;
+  }
 }
 
-main(process.argv.slice(2)).then(
+main(process.argv.slice(2), processIo).then(
   (code) => {
     process.exitCode = code;
   },
