@@ -9,6 +9,7 @@ const args = new Set(process.argv.slice(2));
 const production = args.has('--production');
 const watch = args.has('--watch');
 const withTests = args.has('--tests');
+const withBench = args.has('--bench');
 
 /** ws loads these optional native accelerators with a try/require; never bundle them. */
 const optionalNative = ['bufferutil', 'utf-8-validate'];
@@ -63,6 +64,15 @@ function configs() {
       entryPoints: ['test/integration/index.ts', ...listFiles('test/integration', '.test.ts')],
       outdir: 'out/test/integration',
       outbase: 'test/integration',
+      packages: 'external',
+    });
+  }
+  if (withBench) {
+    list.push({
+      ...nodeBase,
+      entryPoints: listFiles('bench', '.bench.ts'),
+      outdir: 'out/bench',
+      outbase: 'bench',
       packages: 'external',
     });
   }

@@ -37,9 +37,21 @@ export function decodeBase64Strict(text: string): Buffer | undefined {
   return BASE64.test(text) ? Buffer.from(text, 'base64') : undefined;
 }
 
-const HEX = /^(?:[0-9a-f]{2})+$/;
+/**
+ * Decodes the canonical base64 of a digest of `size` bytes, or answers undefined. Node's decoder
+ * skips characters outside the alphabet and ignores the spare bits of the last character, so only
+ * a round trip proves the text is the one encoding of those bytes.
+ */
+export function decodeBase64Digest(text: string, size: number): Buffer | undefined {
+  if (text.length !== Math.ceil(size / 3) * 4) return undefined;
+  const bytes = Buffer.from(text, 'base64');
+  return bytes.length === size && bytes.toString('base64') === text ? bytes : undefined;
+}
 
 /** Decodes lower-case hex, the only case the providers send, or answers undefined. */
 export function decodeHexStrict(text: string): Buffer | undefined {
-  return HEX.test(text) ? Buffer.from(text, 'hex') : undefined;
+  // Node's hex decoder stops at the first invalid pair, so a short result means bad input.
+  const bytes = Buffer.from(text, 'hex');
+  if (text.length === 0 || bytes.length * 2 !== text.length || text !== text.toLowerCase()) return undefined;
+  return bytes;
 }

@@ -1,4 +1,4 @@
-import { decodeBase64Strict, hmac, safeEqual } from './crypto';
+import { decodeBase64Digest, hmac, safeEqual } from './crypto';
 import { firstHeader } from './headers';
 import { missingSecret } from './secret';
 import { fail, VALID, type SignatureScheme } from './types';
@@ -40,8 +40,8 @@ export const shopify: SignatureScheme = {
     if (noSecret) return noSecret;
     const header = firstHeader(headers, HMAC_HEADERS);
     if (!header) return fail('missing_header', 'missing X-Shopify-Hmac-Sha256 (or shopify-hmac-sha256) header');
-    const digest = decodeBase64Strict(header.value.trim());
-    if (digest?.length !== 32) return fail('malformed_header', `${header.name} must be the base64 of 32 bytes`);
+    const digest = decodeBase64Digest(header.value.trim(), 32);
+    if (!digest) return fail('malformed_header', `${header.name} must be the base64 of 32 bytes`);
     if (!safeEqual(digest, hmac('sha256', secret!, body))) {
       return fail('mismatch', `${header.name} does not match the body and secret`);
     }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { decodeBase64Strict, hmac, safeEqual } from './crypto';
+import { decodeBase64Digest, decodeBase64Strict, hmac, safeEqual } from './crypto';
 import { firstHeader } from './headers';
 import { missingSecret } from './secret';
 import { checkWindow, nowSeconds, parseUnixSeconds } from './timestamps';
@@ -14,6 +14,21 @@ export function standardKey(secret: string): Buffer | undefined {
   const key = decodeBase64Strict(secret.startsWith('whsec_') ? secret.slice(6) : secret);
   return key && key.length > 0 ? key : undefined;
 }
+
+/** Decodes each secret once: a receiver verifies many deliveries with the same secret. */
+function keyMemo(): (secret: string) => Buffer | undefined {
+  let lastSecret: string | undefined;
+  let lastKey: Buffer | undefined;
+  return (secret) => {
+    if (secret !== lastSecret) {
+      lastKey = standardKey(secret);
+      lastSecret = secret;
+    }
+    return lastKey;
+  };
+}
+
+const keyOf = keyMemo();
 
 /**
  * Standard Webhooks (and Svix, whose `svix-*` names are accepted too): `webhook-signature` is a
@@ -37,7 +52,7 @@ export const standard: SignatureScheme = {
   },
 
   sign({ secret, body, timestamp, id }, options) {
-    const key = standardKey(secret);
+    const key = keyOf(secret);
     if (!key) throw new TypeError('a Standard Webhooks secret is base64, optionally prefixed with whsec_');
     const msgId = id ?? options?.randomId?.() ?? `msg_${randomBytes(12).toString('base64url')}`;
     const ts = timestamp ?? nowSeconds(options?.now);
@@ -48,7 +63,7 @@ export const standard: SignatureScheme = {
   verify({ secret, body, headers }, options) {
     const noSecret = missingSecret(secret, this.shape);
     if (noSecret) return noSecret;
-    const key = standardKey(secret!);
+    const key = keyOf(secret!);
     if (!key) return fail('invalid_secret', 'the secret is not base64 (whsec_ followed by base64)');
     const id = firstHeader(headers, ID);
     const tsHeader = firstHeader(headers, TIMESTAMP);
@@ -59,14 +74,19 @@ export const standard: SignatureScheme = {
     }
     const ts = parseUnixSeconds(tsHeader.value);
     if (ts === undefined) return fail('malformed_header', `${tsHeader.name} must be Unix seconds`);
-    const candidates = list.value
-      .split(' ')
-      .filter((entry) => entry.startsWith('v1,'))
-      .map((entry) => decodeBase64Strict(entry.slice(3)))
-      .filter((digest): digest is Buffer => digest?.length === 32);
-    if (candidates.length === 0) return fail('malformed_header', `${list.name} has no v1,<base64> entry`);
     const expected = hmac('sha256', key, `${id.value}.${ts}.`, body);
-    if (!candidates.map((c) => safeEqual(c, expected)).includes(true)) {
+    let seen = 0;
+    let matched = false;
+    for (const entry of list.value.split(' ')) {
+      if (!entry.startsWith('v1,')) continue;
+      const digest = decodeBase64Digest(entry.slice(3), 32);
+      if (!digest) continue;
+      seen++;
+      // Every entry is compared, matched or not, so timing does not tell which one matched.
+      matched = safeEqual(digest, expected) || matched;
+    }
+    if (seen === 0) return fail('malformed_header', `${list.name} has no v1,<base64> entry`);
+    if (!matched) {
       return fail('mismatch', `no v1 signature in ${list.name} matches the id, timestamp, body and secret`);
     }
     return checkWindow(ts, options, tsHeader.name) ?? VALID;

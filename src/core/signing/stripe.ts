@@ -37,18 +37,22 @@ export const stripe: SignatureScheme = {
     if (noSecret) return noSecret;
     const header = headers[HEADER];
     if (header === undefined) return fail('missing_header', 'missing Stripe-Signature header');
+    // Split on "," then at the first "=", as stripe-node does (no trimming: Stripe sends none).
     let t: number | undefined;
     const candidates: Buffer[] = [];
-    for (const item of header.split(',')) {
-      const eq = item.indexOf('=');
-      const key = item.slice(0, eq).trim();
-      const value = item.slice(eq + 1).trim();
-      if (eq < 0) continue;
-      if (key === 't') t = parseUnixSeconds(value);
-      else if (key === 'v1') {
-        const digest = decodeHexStrict(value);
-        if (digest?.length === 32) candidates.push(digest);
+    for (let start = 0; start <= header.length; ) {
+      let end = header.indexOf(',', start);
+      if (end < 0) end = header.length;
+      const eq = header.indexOf('=', start);
+      if (eq > start && eq < end) {
+        const key = header.slice(start, eq);
+        if (key === 't') t = parseUnixSeconds(header.slice(eq + 1, end));
+        else if (key === 'v1') {
+          const digest = decodeHexStrict(header.slice(eq + 1, end));
+          if (digest?.length === 32) candidates.push(digest);
+        }
       }
+      start = end + 1;
     }
     if (t === undefined) return fail('malformed_header', 'Stripe-Signature has no valid t= timestamp');
     if (candidates.length === 0) return fail('malformed_header', 'Stripe-Signature has no v1= signature of 64 hex digits');

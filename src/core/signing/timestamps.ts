@@ -8,8 +8,14 @@ export function nowSeconds(now: () => number = Date.now): number {
 
 /** Unix seconds as the providers write them: ASCII digits only. */
 export function parseUnixSeconds(text: string | undefined): number | undefined {
-  if (text === undefined || !/^\d{1,12}$/.test(text)) return undefined;
-  return Number(text);
+  if (text === undefined || text.length === 0 || text.length > 12) return undefined;
+  let value = 0;
+  for (let i = 0; i < text.length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return undefined;
+    value = value * 10 + digit;
+  }
+  return value;
 }
 
 /**

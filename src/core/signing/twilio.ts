@@ -1,4 +1,4 @@
-import { decodeBase64Strict, hmac, safeEqual, sha256Hex } from './crypto';
+import { decodeBase64Digest, hmac, safeEqual, safeEqualText, sha256Hex } from './crypto';
 import { missingSecret } from './secret';
 import { fail, VALID, type SignatureScheme } from './types';
 
@@ -20,42 +20,42 @@ export function parseForm(body: Uint8Array): Record<string, string[]> {
 export function twilioSignedText(url: string, params: Record<string, string[]>): string {
   let text = url;
   for (const name of Object.keys(params).sort()) {
-    for (const value of [...new Set(params[name])].sort()) text += name + value;
+    const values = params[name]!;
+    if (values.length === 1) text += name + values[0];
+    else for (const value of [...new Set(values)].sort()) text += name + value;
   }
   return text;
 }
 
 const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*@)?([^:/?#]*)(:\d+)?(.*)$/is;
 
+function withAndWithoutPort(url: string): string[] {
+  const parts = URL_PARTS.exec(url);
+  if (!parts) return [url];
+  const [, scheme, user = '', host, port, rest] = parts;
+  const defaultPort = scheme!.toLowerCase() === 'https://' ? ':443' : ':80';
+  return [scheme! + user + host + rest, scheme! + user + host + (port ?? defaultPort) + rest];
+}
+
 /**
- * The URLs a signature may have been computed over: Twilio signs the URL it requested, and what
- * the receiver sees may differ by an explicit default port (twilio-node tries both), or by
- * `new URL()` normalisation of special characters.
+ * The URLs a signature may have been computed over, most likely first: Twilio signs the URL it
+ * requested, and what the receiver sees may differ by an explicit default port (twilio-node tries
+ * both), or by `new URL()` normalisation of special characters (tried only if the others fail).
  */
 export function urlVariants(url: string): string[] {
-  const variants = new Set<string>();
-  const addBoth = (u: string) => {
-    const parts = URL_PARTS.exec(u);
-    if (!parts) return void variants.add(u);
-    const [, scheme, user = '', host, port, rest] = parts;
-    variants.add(scheme! + user + host + rest);
-    variants.add(scheme! + user + host + (port ?? (scheme!.toLowerCase() === 'https://' ? ':443' : ':80')) + rest);
-  };
-  addBoth(url);
+  const variants = [url, ...withAndWithoutPort(url)];
   try {
-    addBoth(new URL(url).toString());
+    const normalized = new URL(url).toString();
+    variants.push(normalized, ...withAndWithoutPort(normalized));
   } catch {
     // Not a parseable URL: the as-received variants are all there is.
   }
-  return [...variants];
+  return [...new Set(variants)];
 }
 
+/** The `bodySHA256` query parameter Twilio adds for JSON bodies (hex, so nothing to decode). */
 function bodyHashOf(url: string): string | undefined {
-  try {
-    return new URL(url).searchParams.get('bodySHA256') ?? undefined;
-  } catch {
-    return undefined;
-  }
+  return /[?&]bodySHA256=([^&#]*)/.exec(url)?.[1];
 }
 
 /**
@@ -97,14 +97,16 @@ export const twilio: SignatureScheme = {
     if (!url) return fail('missing_url', 'Twilio signatures cover the request URL, and none was given');
     const header = headers[HEADER];
     if (header === undefined) return fail('missing_header', 'missing X-Twilio-Signature header');
-    const digest = decodeBase64Strict(header.trim());
-    if (digest?.length !== 20) return fail('malformed_header', 'X-Twilio-Signature must be the base64 of 20 bytes');
+    const digest = decodeBase64Digest(header.trim(), 20);
+    if (!digest) return fail('malformed_header', 'X-Twilio-Signature must be the base64 of 20 bytes');
     const bodyHash = bodyHashOf(url);
     const params = bodyHash === undefined ? parseForm(body) : {};
     // Which URL variant matched says nothing about the secret, so stopping at the first is safe.
-    const matched = urlVariants(url).some((candidate) => safeEqual(digest, hmac('sha1', secret!, twilioSignedText(candidate, params))));
+    const matches = (candidate: string) => safeEqual(digest, hmac('sha1', secret!, twilioSignedText(candidate, params)));
+    // The URL as received matches in the common case; the variants are built only when it does not.
+    const matched = matches(url) || urlVariants(url).slice(1).some(matches);
     if (!matched) return fail('mismatch', 'X-Twilio-Signature does not match the URL, parameters and auth token');
-    if (bodyHash !== undefined && !safeEqual(Buffer.from(bodyHash), Buffer.from(sha256Hex(body)))) {
+    if (bodyHash !== undefined && !safeEqualText(bodyHash, sha256Hex(body))) {
       return fail('body_mismatch', 'the body does not match the bodySHA256 of the signed URL');
     }
     return VALID;
