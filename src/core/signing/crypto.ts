@@ -37,15 +37,22 @@ export function decodeBase64Strict(text: string): Buffer | undefined {
   return BASE64.test(text) ? Buffer.from(text, 'base64') : undefined;
 }
 
+const BASE64_VALUE = new Map([...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'].map((c, i) => [c.charCodeAt(0), i]));
+
 /**
  * Decodes the canonical base64 of a digest of `size` bytes, or answers undefined. Node's decoder
- * skips characters outside the alphabet and ignores the spare bits of the last character, so only
- * a round trip proves the text is the one encoding of those bytes.
+ * skips characters outside the alphabet (a short result shows them, and the padding must be `=`), accepts the URL-safe `-` and
+ * `_`, and ignores the spare low bits of the last character, which must be zero in the one
+ * canonical spelling; checking those directly avoids re-encoding on every verification.
  */
 export function decodeBase64Digest(text: string, size: number): Buffer | undefined {
-  if (text.length !== Math.ceil(size / 3) * 4) return undefined;
+  const padding = (3 - (size % 3)) % 3;
+  if (text.length !== Math.ceil(size / 3) * 4 || text.includes('-') || text.includes('_')) return undefined;
+  if (padding > 0 && !text.endsWith('='.repeat(padding))) return undefined;
+  const last = BASE64_VALUE.get(text.charCodeAt(text.length - 1 - padding));
+  if (last === undefined || (last & ((1 << (2 * padding)) - 1)) !== 0) return undefined;
   const bytes = Buffer.from(text, 'base64');
-  return bytes.length === size && bytes.toString('base64') === text ? bytes : undefined;
+  return bytes.length === size ? bytes : undefined;
 }
 
 /** Decodes lower-case hex, the only case the providers send, or answers undefined. */

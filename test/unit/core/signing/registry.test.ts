@@ -80,3 +80,26 @@ describe('delivery shapes', () => {
     assert.equal(find('github', 'entity', {}, { repository: { full_name: '' }, organization: { login: { x: 1 } } }), undefined);
   });
 });
+
+describe('decodeBase64Digest', () => {
+  it('accepts only the canonical base64 of a digest of the given size', async () => {
+    const { decodeBase64Digest } = await import('../../../../src/core/signing/crypto');
+    for (const size of [20, 32, 64]) {
+      for (let i = 0; i < 200; i++) {
+        const digest = Buffer.from(Array.from({ length: size }, (_, j) => (i * 31 + j * 7) & 0xff));
+        const text = digest.toString('base64');
+        assert.deepEqual(decodeBase64Digest(text, size), digest);
+        // Every other spelling Node would decode to the same bytes is refused.
+        for (let k = 0; k < text.length; k++) {
+          for (const replacement of ['-', '_', '*', String.fromCharCode(text.charCodeAt(k) ^ 1)]) {
+            const other = text.slice(0, k) + replacement + text.slice(k + 1);
+            const decoded = decodeBase64Digest(other, size);
+            if (decoded) assert.notDeepEqual(decoded, digest, `${other} decodes to the same digest`);
+          }
+        }
+      }
+    }
+    assert.equal(decodeBase64Digest(Buffer.alloc(32).toString('base64url'), 32), undefined);
+    assert.equal(decodeBase64Digest('', 32), undefined);
+  });
+});
