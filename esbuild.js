@@ -89,6 +89,8 @@ function listFiles(dir, suffix) {
 }
 
 function copyAssets() {
+  // A production build starts clean, so no development source map ends up in the package.
+  if (production) fs.rmSync('dist', { recursive: true, force: true });
   fs.mkdirSync('dist', { recursive: true });
   fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm');
 }
