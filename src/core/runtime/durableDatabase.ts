@@ -1,0 +1,235 @@
+/**
+ * One instance's SQLite database on sql.js, made durable: opened from its snapshot plus the
+ * journal records after it, every write statement journaled, `commit()` resolving once the writes
+ * so far are on disk (the output gate waits on it), and snapshots that bound the journal.
+ *
+ * Files in the instance's directory: `db.snapshot` and `journal-<generation>.log`. A snapshot
+ * swaps in a new journal generation in the same synchronous step as it takes the image, so every
+ * record is either inside the image or in a newer generation; older generations are deleted once
+ * the snapshot is durable. Replay skips records whose sequence number the snapshot already holds.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Database, SqlJsStatic } from 'sql.js';
+import { StorageCorruptError } from './errors';
+import { JournalWriter, readJournal, type SqlValue, type Statement } from './journal';
+import { readSnapshot, syncDirectory, writeSnapshot } from './snapshot';
+
+const META = '_hookbench_meta';
+const SNAPSHOT = 'db.snapshot';
+
+export interface OpenOptions {
+  readonly sql: SqlJsStatic;
+  /** The instance's own directory. */
+  readonly dir: string;
+  /** Journal bytes after which a snapshot is taken (default 4 MiB). */
+  readonly snapshotAfterBytes?: number;
+}
+
+export interface ExecResult {
+  readonly columns: string[];
+  readonly rows: SqlValue[][];
+  readonly rowsWritten: number;
+}
+
+function journalName(generation: number): string {
+  return `journal-${String(generation).padStart(8, '0')}.log`;
+}
+
+function journalGenerations(dir: string): number[] {
+  return fs
+    .readdirSync(dir)
+    .map((f) => /^journal-(\d+)\.log$/.exec(f)?.[1])
+    .filter((g): g is string => g !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
+export class DurableDatabase {
+  private group: Statement[] = [];
+  private broken: Error | undefined;
+  private snapshotting: Promise<void> | undefined;
+
+  private constructor(
+    private readonly db: Database,
+    private journal: JournalWriter,
+    private generation: number,
+    private readonly dir: string,
+    private seq: number,
+    private readonly snapshotAfterBytes: number,
+    /** Bytes of a torn journal tail dropped at open (a write that was never acknowledged). */
+    readonly droppedBytes: number,
+  ) {}
+
+  static async open({ sql, dir, snapshotAfterBytes = 4 * 1024 * 1024 }: OpenOptions): Promise<DurableDatabase> {
+    await fs.promises.mkdir(dir, { recursive: true });
+    const snapshotFile = path.join(dir, SNAPSHOT);
+    const db = new sql.Database(readSnapshot(snapshotFile));
+    let seq = 0;
+    try {
+      db.run(`CREATE TABLE IF NOT EXISTS ${META} (k TEXT PRIMARY KEY, v INTEGER)`);
+      seq = Number(db.exec(`SELECT v FROM ${META} WHERE k = 'seq'`)[0]?.values[0]?.[0] ?? 0);
+    } catch (error) {
+      db.close();
+      throw new StorageCorruptError(snapshotFile, `the snapshot is not a readable database (${(error as Error).message})`);
+    }
+    const generations = journalGenerations(dir);
+    let droppedBytes = 0;
+    for (const generation of generations) {
+      const { records, droppedBytes: dropped } = readJournal(path.join(dir, journalName(generation)));
+      droppedBytes += dropped;
+      for (const record of records) {
+        if (record.seq <= seq) continue; // already inside the snapshot
+        for (const { sql: text, params } of record.statements) db.run(text, params as never);
+        seq = record.seq;
+      }
+    }
+    const generation = generations.at(-1) ?? 1;
+    const journal = new JournalWriter(path.join(dir, journalName(generation)));
+    await syncDirectory(dir);
+    return new DurableDatabase(db, journal, generation, dir, seq, snapshotAfterBytes, droppedBytes);
+  }
+
+  /** Runs one statement; every statement that may write is added to the current write group. */
+  exec(text: string, params: readonly SqlValue[] = []): ExecResult {
+    this.assertUsable();
+    const kind = statementKind(text);
+    if (kind === 'transaction') {
+      throw new Error('To execute a transaction, use ctx.storage.transactionSync() instead of SQL BEGIN, COMMIT or SAVEPOINT statements');
+    }
+    const statement = this.db.prepare(text);
+    try {
+      statement.bind(params as never);
+      const columns = statement.getColumnNames();
+      const rows: SqlValue[][] = [];
+      while (statement.step()) rows.push(statement.get() as SqlValue[]);
+      // sqlite3_changes() is only set by INSERT, UPDATE and DELETE; DDL leaves the previous value.
+      const rowsWritten = kind === 'dml' ? this.db.getRowsModified() : 0;
+      if (kind !== 'read') this.group.push({ sql: text, params: [...params] });
+      return { columns, rows, rowsWritten };
+    } finally {
+      statement.free();
+    }
+  }
+
+  /**
+   * Runs `fn` atomically: its statements all apply or, when it throws, none do (in memory and in
+   * the journal), as Durable Objects' `transactionSync`.
+   */
+  transactionSync<T>(fn: () => T): T {
+    this.assertUsable();
+    const mark = this.group.length;
+    const name = `hb_tx_${mark}_${this.seq}`;
+    this.db.run(`SAVEPOINT ${name}`);
+    try {
+      const result = fn();
+      this.db.run(`RELEASE ${name}`);
+      return result;
+    } catch (error) {
+      this.db.run(`ROLLBACK TO ${name}`);
+      this.db.run(`RELEASE ${name}`);
+      this.group.length = mark;
+      throw error;
+    }
+  }
+
+  /** Ends the current write group, journals it, and resolves once it is durable. */
+  commit(): Promise<void> {
+    this.assertUsable();
+    this.closeGroup();
+    return this.journal.flush().then(
+      () => this.maybeSnapshot(),
+      (error: unknown) => {
+        // The disk refused the write: the memory image is ahead of the disk, so the instance
+        // must not answer anything more until it is reopened from what is durable.
+        this.broken ??= new Error(`journal write failed, the instance is stopped: ${(error as Error).message}`, { cause: error });
+        throw this.broken;
+      },
+    );
+  }
+
+  /** True while statements wait to be committed: output must wait for them. */
+  get hasUncommitted(): boolean {
+    return this.group.length > 0 || this.journal.hasPending;
+  }
+
+  private closeGroup(): void {
+    if (this.group.length === 0) return;
+    this.seq += 1;
+    this.journal.append({ seq: this.seq, statements: this.group });
+    this.group = [];
+  }
+
+  private maybeSnapshot(): void {
+    if (this.journal.size >= this.snapshotAfterBytes && !this.snapshotting) void this.snapshot().catch(() => undefined);
+  }
+
+  /** Writes a snapshot of everything in memory and drops the journal generations it covers. */
+  snapshot(): Promise<void> {
+    this.assertUsable();
+    if (this.snapshotting) return this.snapshotting.then(() => this.snapshot());
+    this.closeGroup();
+    this.db.run(`INSERT OR REPLACE INTO ${META} (k, v) VALUES ('seq', ?)`, [this.seq]);
+    // export() closes and reopens the sql.js database; nothing may be prepared across it.
+    const image = this.db.export();
+    const previous = this.journal;
+    this.generation += 1;
+    this.journal = new JournalWriter(path.join(this.dir, journalName(this.generation)));
+    const covered = this.generation;
+    this.snapshotting = (async () => {
+      await previous.close();
+      await writeSnapshot(path.join(this.dir, SNAPSHOT), image);
+      for (const generation of journalGenerations(this.dir)) {
+        if (generation < covered) await fs.promises.unlink(path.join(this.dir, journalName(generation)));
+      }
+      await syncDirectory(this.dir);
+    })().finally(() => (this.snapshotting = undefined));
+    return this.snapshotting;
+  }
+
+  async close({ snapshot = true } = {}): Promise<void> {
+    if (!this.broken) {
+      await this.commit();
+      await this.snapshotting;
+      if (snapshot && this.journal.size > 0) await this.snapshot();
+    }
+    await this.journal.close().catch(() => undefined);
+    this.db.close();
+  }
+
+  private assertUsable(): void {
+    if (this.broken) throw this.broken;
+  }
+}
+
+type StatementKind = 'read' | 'dml' | 'other' | 'transaction';
+
+/**
+ * What a statement may do, from its first keyword. `read` statements are never journaled; `other`
+ * (DDL, PRAGMA with a value, WITH …) always are, so replay reproduces the same schema and settings.
+ */
+export function statementKind(text: string): StatementKind {
+  const keyword = /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase();
+  switch (keyword) {
+    case 'SELECT':
+    case 'EXPLAIN':
+    case 'VALUES':
+      return 'read';
+    case 'PRAGMA':
+      return /^\s*PRAGMA\s+[\w.]+\s*(\(\s*[\w"'.]*\s*\))?\s*;?\s*$/i.test(text) ? 'read' : 'other';
+    case 'INSERT':
+    case 'UPDATE':
+    case 'DELETE':
+    case 'REPLACE':
+      return 'dml';
+    case 'BEGIN':
+    case 'COMMIT':
+    case 'END':
+    case 'ROLLBACK':
+    case 'SAVEPOINT':
+    case 'RELEASE':
+      return 'transaction';
+    default:
+      return 'other';
+  }
+}
