@@ -80,7 +80,9 @@ export function readJournal(file: string): { records: JournalRecord[]; droppedBy
   return { records, droppedBytes: data.length - validLength };
 }
 
-const write = promisify(fs.write) as (fd: number, buffer: Buffer) => Promise<number>;
+function write(fd: number, buffer: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => fs.write(fd, buffer, (error, written) => (error ? reject(error) : resolve(written))));
+}
 const fdatasync = promisify(fs.fdatasync);
 const close = promisify(fs.close);
 

@@ -97,7 +97,7 @@ describe('DurableDatabase', () => {
     await db.close();
     const file = path.join(dir, 'db.snapshot');
     const data = fs.readFileSync(file);
-    data[data.length - 100] ^= 0x01;
+    data[data.length - 100] = data[data.length - 100]! ^ 0x01;
     fs.writeFileSync(file, data);
     await assert.rejects(() => DurableDatabase.open({ sql, dir }), /db\.snapshot: snapshot checksum mismatch; the file was left untouched/);
     assert.deepEqual(fs.readFileSync(file), data);

@@ -41,7 +41,8 @@ describe('journal', () => {
   it('reports a damaged record that has records after it, and leaves the file alone', () => {
     const file = tempFile();
     const data = Buffer.concat([encodeRecord(record(1)), encodeRecord(record(2)), encodeRecord(record(3))]);
-    data[encodeRecord(record(1)).length + 12] ^= 0xff;
+    const at = encodeRecord(record(1)).length + 12;
+    data[at] = data[at]! ^ 0xff;
     fs.writeFileSync(file, data);
     assert.throws(() => readJournal(file), /fails its checksum and more records follow/);
     assert.equal(fs.statSync(file).size, data.length);
