@@ -23,7 +23,8 @@ const nodeBase = {
   sourcemap: !production,
   minify: production,
   logLevel: 'warning',
-  external: ['vscode', ...optionalNative],
+  // esbuild finds its platform binary relative to its own package, so it is never bundled.
+  external: ['vscode', 'esbuild', ...optionalNative],
 };
 
 /** @returns {esbuild.BuildOptions[]} */

@@ -48,6 +48,9 @@ function journalGenerations(dir: string): number[] {
 export class DurableDatabase {
   private group: Statement[] = [];
   private broken: Error | undefined;
+  /** Write statements executed so far, and how many of them are known durable. */
+  private writes = 0;
+  private durableWrites = 0;
   private snapshotting: Promise<void> | undefined;
 
   private constructor(
@@ -105,7 +108,10 @@ export class DurableDatabase {
       while (statement.step()) rows.push(statement.get() as SqlValue[]);
       // sqlite3_changes() is only set by INSERT, UPDATE and DELETE; DDL leaves the previous value.
       const rowsWritten = kind === 'dml' ? this.db.getRowsModified() : 0;
-      if (kind !== 'read') this.group.push({ sql: text, params: [...params] });
+      if (kind !== 'read') {
+        this.group.push({ sql: text, params: [...params] });
+        this.writes += 1;
+      }
       return { columns, rows, rowsWritten };
     } finally {
       statement.free();
@@ -137,8 +143,12 @@ export class DurableDatabase {
   commit(): Promise<void> {
     this.assertUsable();
     this.closeGroup();
+    const covered = this.writes;
     return this.journal.flush().then(
-      () => this.maybeSnapshot(),
+      () => {
+        this.durableWrites = Math.max(this.durableWrites, covered);
+        this.maybeSnapshot();
+      },
       (error: unknown) => {
         // The disk refused the write: the memory image is ahead of the disk, so the instance
         // must not answer anything more until it is reopened from what is durable.
@@ -148,9 +158,14 @@ export class DurableDatabase {
     );
   }
 
-  /** True while statements wait to be committed: output must wait for them. */
-  get hasUncommitted(): boolean {
-    return this.group.length > 0 || this.journal.hasPending;
+  /** Write statements executed so far; output produced now must wait until this many are durable. */
+  get writeCount(): number {
+    return this.writes;
+  }
+
+  /** Write statements known to be on disk. */
+  get durableWriteCount(): number {
+    return this.durableWrites;
   }
 
   private closeGroup(): void {

@@ -1,0 +1,238 @@
+/**
+ * One live Durable Object instance: woken from disk on first use (snapshot + journal), `onStart`
+ * before the first request, every reply behind the output gate, alarms and agent jobs on timers,
+ * and evicted after a quiet spell with no connections (the next request wakes it again).
+ */
+import * as path from 'node:path';
+import type { SqlJsStatic } from 'sql.js';
+import type { Logger } from '../log';
+import { Agent } from './agent';
+import { Connection, type Socket } from './connection';
+import { DurableDatabase } from './durableDatabase';
+import { DurableObjectState, type DurableObjectId, type InstanceServices } from './durableObject';
+import { nanoid } from './jobs';
+import { OutputGate } from './outputGate';
+
+export interface HostDeps {
+  readonly sql: SqlJsStatic;
+  readonly dir: string;
+  readonly logger: Logger;
+  readonly now: () => number;
+  readonly idleMs: number;
+  readonly snapshotAfterBytes?: number;
+  readonly onWake?: (name: string) => void;
+  readonly onEvict?: (name: string) => void;
+}
+
+export type DurableObjectClass = new (ctx: DurableObjectState, env: never) => object;
+
+/** What the runtime calls on an instance: `fetch`, `alarm`, and any method through RPC. */
+type HostedObject = Record<string, unknown> & { fetch?: (request: Request) => Promise<Response>; alarm?: () => Promise<void> };
+
+interface Live {
+  readonly db: DurableDatabase;
+  readonly object: HostedObject;
+  readonly gate: OutputGate;
+  readonly timers: Set<NodeJS.Timeout>;
+}
+
+/** Symbol on a Response that carries a WebSocket upgrade for the server to complete. */
+export const UPGRADE = Symbol.for('hookbench.upgrade');
+
+export type UpgradeResponse = Response & { [UPGRADE]: (socket: Socket) => SocketHandlers };
+
+export interface SocketHandlers {
+  message(data: string | Uint8Array): void;
+  close(code: number, reason: string): void;
+}
+
+export class InstanceHost {
+  private live: Promise<Live> | undefined;
+  private active = 0;
+  private connections = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private jobTimer: NodeJS.Timeout | undefined;
+  private alarmTimer: NodeJS.Timeout | undefined;
+  private background = new Set<Promise<unknown>>();
+
+  constructor(
+    readonly name: string,
+    readonly id: DurableObjectId,
+    private readonly cls: DurableObjectClass,
+    private readonly env: () => unknown,
+    private readonly deps: HostDeps,
+  ) {}
+
+  get isAwake(): boolean {
+    return this.live !== undefined;
+  }
+
+  private wake(): Promise<Live> {
+    this.live ??= (async () => {
+      const db = await DurableDatabase.open({ sql: this.deps.sql, dir: this.deps.dir, snapshotAfterBytes: this.deps.snapshotAfterBytes });
+      if (db.droppedBytes > 0) this.deps.logger.warn(`${this.name}: dropped a torn journal tail of ${db.droppedBytes} bytes (never acknowledged)`);
+      const timers = new Set<NodeJS.Timeout>();
+      const gate = new OutputGate(db, (error) => this.deps.logger.error(`${this.name}: ${(error as Error).message}`));
+      const services: InstanceServices = {
+        waitUntil: (promise) => this.track(promise),
+        onAlarmChanged: (time) => this.armAlarm(time),
+        onJobsChanged: (time) => this.armJobs(time),
+        gate: (send) => gate.send(send),
+        now: this.deps.now,
+      };
+      const ctx = new DurableObjectState(this.id, db, services);
+      const object = new this.cls(ctx, this.env() as never) as HostedObject;
+      const live = { db, object, gate, timers };
+      const alarm = await ctx.storage.getAlarm();
+      if (alarm !== null) this.armAlarm(alarm);
+      this.deps.onWake?.(this.name);
+      return live;
+    })();
+    this.live.catch(() => (this.live = undefined));
+    return this.live;
+  }
+
+  /** Runs `fn` on the woken instance, then holds its result until the writes it made are durable. */
+  private async run<T>(fn: (live: Live) => Promise<T>): Promise<T> {
+    this.active++;
+    clearTimeout(this.idleTimer);
+    try {
+      const live = await this.wake();
+      if (live.object instanceof Agent) await live.object.__unsafe_ensureInitialized();
+      const result = await fn(live);
+      await live.db.commit();
+      return result;
+    } finally {
+      this.active--;
+      this.armIdle();
+    }
+  }
+
+  async ensureStarted(): Promise<void> {
+    await this.run(async () => undefined);
+  }
+
+  fetch(request: Request): Promise<Response> {
+    if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') return Promise.resolve(this.upgrade(request));
+    return this.run(async ({ object }) => {
+      if (typeof object.fetch !== 'function') throw new Error('Handler does not export a fetch() function.');
+      return (await object.fetch(request)) as Response;
+    });
+  }
+
+  /** A call through a stub: any method of the object (DO RPC), awaited, behind the output gate. */
+  rpc(method: string, args: unknown[]): Promise<unknown> {
+    return this.run(async ({ object }) => {
+      const fn = object[method];
+      if (typeof fn !== 'function') throw new TypeError(`The RPC receiver does not implement the method "${method}".`);
+      return (fn as (...a: unknown[]) => unknown).apply(object, args);
+    });
+  }
+
+  private upgrade(request: Request): UpgradeResponse {
+    const response = new Response(null, { status: 200 }) as UpgradeResponse;
+    response[UPGRADE] = (socket) => this.connect(socket, request);
+    return response;
+  }
+
+  private connect(socket: Socket, request: Request): SocketHandlers {
+    const url = new URL(request.url);
+    const id = url.searchParams.get('_pk') ?? nanoid();
+    this.connections++;
+    clearTimeout(this.idleTimer);
+    let connection: Connection | undefined;
+    const ready = this.run(async ({ object, gate }) => {
+      if (!(object instanceof Agent)) throw new Error('WebSocket connections need an Agent');
+      connection = new Connection(id, request.url, socket, (send) => gate.send(send));
+      await object.__hb_connect(connection, request);
+      return object;
+    });
+    ready.catch((error: unknown) => {
+      this.deps.logger.error(`${this.name}: connect failed: ${(error as Error).message}`);
+      socket.close(1011, 'Internal error');
+    });
+    return {
+      message: (data) => {
+        void ready
+          .then((agent) => this.run(() => agent.__hb_message(connection!, typeof data === 'string' ? data : data)))
+          .catch((error: unknown) => this.deps.logger.error(`${this.name}: ${(error as Error).stack ?? String(error)}`));
+      },
+      close: (code, reason) => {
+        this.connections--;
+        void ready
+          .then((agent) => this.run(() => agent.__hb_close(connection!, code, reason, code !== 1006)))
+          .catch(() => undefined)
+          .finally(() => this.armIdle());
+      },
+    };
+  }
+
+  private track(promise: Promise<unknown>): void {
+    const tracked = promise.catch((error: unknown) => this.deps.logger.error(`${this.name}: waitUntil: ${(error as Error)?.stack ?? String(error)}`));
+    this.background.add(tracked);
+    void tracked.finally(() => {
+      this.background.delete(tracked);
+      this.armIdle();
+    });
+  }
+
+  private armJobs(time: number | undefined): void {
+    clearTimeout(this.jobTimer);
+    if (time === undefined) return;
+    this.jobTimer = setTimeout(() => {
+      this.jobTimer = undefined;
+      this.track(this.run(async ({ object }) => (object instanceof Agent ? object.__hb_runJobs() : undefined)));
+    }, Math.max(0, time - this.deps.now()));
+  }
+
+  private armAlarm(time: number | null): void {
+    clearTimeout(this.alarmTimer);
+    if (time === null) return;
+    this.alarmTimer = setTimeout(() => {
+      this.alarmTimer = undefined;
+      this.track(
+        this.run(async ({ object, db }) => {
+          db.exec('DELETE FROM _cf_ALARM WHERE id = 1');
+          if (typeof object.alarm === 'function') await object.alarm();
+        }),
+      );
+    }, Math.max(0, time - this.deps.now()));
+  }
+
+  private armIdle(): void {
+    clearTimeout(this.idleTimer);
+    if (this.active > 0 || this.connections > 0 || this.background.size > 0 || !this.live) return;
+    // A job or alarm due soon keeps the instance awake; otherwise it is evicted when idle.
+    if (this.jobTimer || this.alarmTimer) return;
+    this.idleTimer = setTimeout(() => void this.evict(), this.deps.idleMs);
+    this.idleTimer.unref();
+  }
+
+  /** Closes the database (with a snapshot) and forgets the object; the next request wakes it. */
+  async evict(): Promise<void> {
+    const live = this.live;
+    if (!live || this.active > 0 || this.connections > 0) return;
+    this.live = undefined;
+    clearTimeout(this.jobTimer);
+    clearTimeout(this.alarmTimer);
+    this.jobTimer = this.alarmTimer = undefined;
+    const { db } = await live;
+    await db.close();
+    this.deps.onEvict?.(this.name);
+  }
+
+  /** Drains background work and closes; used at shutdown. */
+  async shutdown(): Promise<void> {
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.jobTimer);
+    clearTimeout(this.alarmTimer);
+    await Promise.allSettled([...this.background]);
+    const live = this.live;
+    this.live = undefined;
+    if (live) await (await live).db.close().catch(() => undefined);
+  }
+}
+
+export function instanceDir(root: string, namespace: string, encodedName: string): string {
+  return path.join(root, namespace, encodedName);
+}

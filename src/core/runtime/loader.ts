@@ -1,0 +1,114 @@
+/**
+ * Bundles a user's worker with esbuild and evaluates it with `agents` and `cloudflare:workers`
+ * resolved to the emulation, every other import resolved as the user's project resolves it.
+ * TypeScript and both decorator forms are handled by esbuild.
+ */
+import { createRequire, isBuiltin } from 'node:module';
+import * as path from 'node:path';
+import * as vm from 'node:vm';
+import type * as esbuildType from 'esbuild';
+
+export interface Bundle {
+  readonly code: string;
+  /** Absolute paths of the source files, for reloading when they change. */
+  readonly inputs: readonly string[];
+}
+
+/** Modules the runtime provides instead of the real packages. */
+export type ProvidedModules = Readonly<Record<string, unknown>>;
+
+const PROVIDED = /^(agents(\/.*)?|cloudflare:.*)$/;
+
+function options(entry: string): esbuildType.BuildOptions & { write: false; metafile: true } {
+  return {
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'es2022',
+    conditions: ['workerd', 'worker'],
+    sourcemap: 'inline',
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'hookbench-provided',
+        setup(build) {
+          build.onResolve({ filter: PROVIDED }, (args) => ({ path: args.path, external: true }));
+        },
+      },
+    ],
+  };
+}
+
+function toBundle(result: esbuildType.BuildResult<{ write: false; metafile: true }>): Bundle {
+  const file = result.outputFiles[0];
+  if (!file) throw new Error('esbuild produced no output');
+  const inputs = Object.keys(result.metafile.inputs).map((input) => path.resolve(input));
+  return { code: file.text, inputs };
+}
+
+export class WorkerBuildError extends Error {
+  override readonly name = 'WorkerBuildError';
+}
+
+function buildError(entry: string, error: unknown): WorkerBuildError {
+  const failure = error as { errors?: esbuildType.Message[] };
+  const detail = failure.errors?.length
+    ? failure.errors.map((e) => `${e.location ? `${e.location.file}:${e.location.line}:${e.location.column}: ` : ''}${e.text}`).join('\n')
+    : (error as Error).message;
+  return new WorkerBuildError(`cannot build ${entry}:\n${detail}`);
+}
+
+export async function bundleWorker(esbuild: typeof esbuildType, entry: string): Promise<Bundle> {
+  try {
+    return toBundle(await esbuild.build(options(entry)));
+  } catch (error) {
+    throw buildError(entry, error);
+  }
+}
+
+/**
+ * Rebuilds whenever a source file changes and hands each good bundle (or the build error) to
+ * `onBuild`. Dispose the result to stop watching.
+ */
+export async function watchWorker(
+  esbuild: typeof esbuildType,
+  entry: string,
+  onBuild: (result: Bundle | WorkerBuildError) => void,
+): Promise<{ dispose(): Promise<void> }> {
+  const base = options(entry);
+  const context = await esbuild.context({
+    ...base,
+    plugins: [
+      ...(base.plugins ?? []),
+      {
+        name: 'hookbench-reload',
+        setup(build) {
+          build.onEnd((result) => {
+            if (result.errors.length > 0) onBuild(buildError(entry, result));
+            else onBuild(toBundle(result as esbuildType.BuildResult<{ write: false; metafile: true }>));
+          });
+        },
+      },
+    ],
+  });
+  await context.watch();
+  return { dispose: () => context.dispose() };
+}
+
+/** Runs a bundle as a CommonJS module and returns its exports. */
+export function evaluateWorker(bundle: Bundle, entry: string, provided: ProvidedModules): Record<string, unknown> {
+  const projectRequire = createRequire(entry);
+  const require = (id: string): unknown => {
+    if (id in provided) return provided[id];
+    if (PROVIDED.test(id)) throw new Error(`Hookbench does not emulate "${id}" yet`);
+    if (isBuiltin(id)) return projectRequire(id);
+    return projectRequire(id);
+  };
+  const module = { exports: {} as Record<string, unknown> };
+  const wrapper = vm.runInThisContext(`(function (exports, require, module, __filename, __dirname) {${bundle.code}\n})`, { filename: entry });
+  wrapper(module.exports, require, module, entry, path.dirname(entry));
+  return module.exports;
+}

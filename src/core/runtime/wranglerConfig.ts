@@ -1,0 +1,105 @@
+/**
+ * The parts of a wrangler config (`wrangler.jsonc`, `wrangler.json` or `wrangler.toml`) the
+ * runtime needs: the entry, the Durable Object bindings and the plain vars.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+
+export interface DurableObjectBinding {
+  readonly name: string;
+  readonly className: string;
+}
+
+export interface WranglerConfig {
+  readonly file: string;
+  readonly main: string | undefined;
+  readonly durableObjects: readonly DurableObjectBinding[];
+  readonly vars: Readonly<Record<string, string>>;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const CANDIDATES = ['wrangler.jsonc', 'wrangler.json', 'wrangler.toml'];
+
+/** The nearest wrangler config in `dir` or a folder above it, as wrangler itself looks for one. */
+export function findWranglerConfig(dir: string): string | undefined {
+  for (let current = path.resolve(dir); ; current = path.dirname(current)) {
+    const found = CANDIDATES.map((name) => path.join(current, name)).find((file) => fs.existsSync(file));
+    if (found) return found;
+    if (path.dirname(current) === current) return undefined;
+  }
+}
+
+/** Removes // and /* comments and trailing commas outside strings (JSONC → JSON). */
+export function stripJsonc(text: string): string {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (ch === '"') {
+      const start = i++;
+      while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+      out += text.slice(start, ++i);
+    } else if (ch === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+    } else if (ch === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      i = end < 0 ? text.length : end + 2;
+    } else {
+      out += ch;
+      i++;
+    }
+  }
+  return out.replace(/,(\s*[}\]])/g, '$1');
+}
+
+export function readWranglerConfig(file: string): WranglerConfig {
+  let raw: unknown;
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  try {
+    raw = file.endsWith('.toml') ? parseToml(text) : JSON.parse(stripJsonc(text));
+  } catch (error) {
+    throw new ConfigError(`${file} is not valid ${file.endsWith('.toml') ? 'TOML' : 'JSON(C)'}: ${(error as Error).message}`);
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`${file}: the top level must be an object`);
+  const config = raw as Record<string, unknown>;
+  const bindings = (config['durable_objects'] as { bindings?: unknown } | undefined)?.bindings ?? [];
+  if (!Array.isArray(bindings)) throw new ConfigError(`${file}: durable_objects.bindings must be a list`);
+  const durableObjects = bindings.map((binding, i) => {
+    const b = binding as Record<string, unknown>;
+    if (typeof b['name'] !== 'string' || typeof b['class_name'] !== 'string') {
+      throw new ConfigError(`${file}: durable_objects.bindings[${i}] needs a "name" and a "class_name"`);
+    }
+    if (b['script_name'] !== undefined) throw new ConfigError(`${file}: binding ${b['name']} points at another worker (script_name), which Hookbench cannot run`);
+    return { name: b['name'], className: b['class_name'] };
+  });
+  const vars: Record<string, string> = {};
+  for (const [key, value] of Object.entries((config['vars'] as Record<string, unknown> | undefined) ?? {})) {
+    vars[key] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  const main = typeof config['main'] === 'string' ? path.resolve(path.dirname(file), config['main']) : undefined;
+  return { file, main, durableObjects, vars };
+}
+
+/** `.dev.vars` / `.env` format: KEY=value lines, # comments, optional quotes. */
+export function parseDevVars(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (!match || line.trimStart().startsWith('#')) continue;
+    let value = match[2]!;
+    const quoted = /^(['"])(.*)\1$/s.exec(value);
+    if (quoted) value = quoted[1] === '"' ? quoted[2]!.replace(/\\n/g, '\n').replace(/\\"/g, '"') : quoted[2]!;
+    else value = value.replace(/\s+#.*$/, '');
+    out[match[1]!] = value;
+  }
+  return out;
+}

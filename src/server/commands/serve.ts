@@ -1,0 +1,113 @@
+/**
+ * `hookbench serve`: the receiver in front of a worker on the Agents SDK emulation. Prints
+ * `listening on http://HOST:PORT`; SIGTERM/SIGINT stop accepting, drain, commit and snapshot
+ * every instance, and exit 0.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import * as esbuild from 'esbuild';
+import { lineLogger, type Logger } from '../../core/log';
+import { loadSqlJs } from '../../core/runtime/sqljs';
+import { ConfigError, findWranglerConfig, parseDevVars, readWranglerConfig } from '../../core/runtime/wranglerConfig';
+import { Receiver } from '../receiver';
+import { WorkerHost } from '../workerHost';
+import { parseFlags, UsageError } from './args';
+import type { CliIo } from './io';
+
+export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 8787] [--data .hookbench]
+         [--worker FILE] [--config wrangler.jsonc|toml] [--env-file .dev.vars] [--no-watch]
+  Runs the worker (its Durable Object bindings and vars from the wrangler config next to it or
+  given with --config; secrets from the environment and --env-file) on the Agents SDK emulation.
+  --port 0 picks a free port. Prints "listening on http://HOST:PORT".`;
+
+function secretsFrom(envFile: string | undefined, env: NodeJS.ProcessEnv): Record<string, string> {
+  const secrets: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined && /_(SECRET|TOKEN|KEY)$/.test(key)) secrets[key] = value;
+  if (envFile) {
+    let text: string;
+    try {
+      text = fs.readFileSync(envFile, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read --env-file ${envFile}: ${(error as Error).message}`);
+    }
+    Object.assign(secrets, parseDevVars(text));
+  }
+  return secrets;
+}
+
+/** Reports the event loop being blocked (user code spinning), without crashing anything. */
+function watchEventLoop(logger: Logger): () => void {
+  const histogram = monitorEventLoopDelay({ resolution: 20 });
+  histogram.enable();
+  const timer = setInterval(() => {
+    const maxMs = histogram.max / 1e6;
+    if (maxMs > 1000) logger.warn(`[agents] the event loop was blocked for ${Math.round(maxMs)} ms: some agent code runs synchronously for too long`);
+    histogram.reset();
+  }, 2000);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    histogram.disable();
+  };
+}
+
+export async function serve(argv: string[], io: CliIo): Promise<number> {
+  const values = parseFlags(argv, {
+    host: { type: 'string', default: '127.0.0.1' },
+    port: { type: 'string', default: '8787' },
+    data: { type: 'string', default: '.hookbench' },
+    worker: { type: 'string' },
+    config: { type: 'string' },
+    'env-file': { type: 'string' },
+    'no-watch': { type: 'boolean', default: false },
+    'idle-ms': { type: 'string' },
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port is a number from 0 to 65535');
+  const logger = lineLogger((line) => io.stderr.write(line + '\n'), (io.env['HOOKBENCH_LOG_LEVEL'] as 'info' | undefined) ?? 'info');
+
+  let config;
+  try {
+    const configFile = values.config ?? (values.worker ? findWranglerConfig(path.dirname(path.resolve(values.worker))) : findWranglerConfig(process.cwd()));
+    config = configFile ? readWranglerConfig(path.resolve(configFile)) : undefined;
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+  const entry = values.worker ? path.resolve(values.worker) : config?.main;
+  if (!entry) throw new UsageError('no worker: pass --worker FILE, or run next to a wrangler config that names its "main"');
+  if (!fs.existsSync(entry)) throw new UsageError(`the worker entry ${entry} does not exist`);
+
+  const sql = await loadSqlJs();
+  const worker = await WorkerHost.start({
+    entry,
+    config,
+    secrets: secretsFrom(values['env-file'], io.env),
+    dataDir: path.resolve(values.data),
+    sql,
+    logger,
+    esbuild,
+    watch: !values['no-watch'],
+    idleMs: values['idle-ms'] === undefined ? undefined : Number(values['idle-ms']),
+  });
+  const receiver = new Receiver({ host: values.host, port, runtime: () => worker.runtime(), logger });
+  const url = await receiver.listen();
+  io.stdout.write(`listening on ${url}\n`);
+  const stopWatching = watchEventLoop(logger);
+
+  process.on('unhandledRejection', (reason) => logger.error(`[agents] unhandled rejection in worker code: ${(reason as Error)?.stack ?? String(reason)}`));
+  process.on('uncaughtException', (error) => logger.error(`[agents] uncaught exception in worker code: ${error.stack ?? String(error)}`));
+
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  logger.info('[receiver] stopping: draining requests and committing every instance');
+  stopWatching();
+  await receiver.close();
+  await worker.stop();
+  logger.info('[receiver] stopped');
+  return 0;
+}

@@ -1,0 +1,59 @@
+/**
+ * node:http ↔ fetch: an IncomingMessage becomes a `Request` with the raw body bytes untouched, a
+ * `Response` is written back. A body over the limit is refused with 413 before it is buffered.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export class BodyTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`request body larger than ${limit} bytes`);
+  }
+}
+
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new BodyTooLargeError(limit);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+export function requestUrl(req: IncomingMessage, fallbackOrigin: string): string {
+  const host = req.headers.host;
+  const origin = host && /^[\w.:[\]-]+$/.test(host) ? `http://${host}` : fallbackOrigin;
+  return new URL(req.url ?? '/', origin).toString();
+}
+
+export function toRequest(req: IncomingMessage, url: string, body: Buffer | undefined): Request {
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  const method = req.method ?? 'GET';
+  const hasBody = body !== undefined && method !== 'GET' && method !== 'HEAD';
+  return new Request(url, { method, headers, body: hasBody ? body : undefined });
+}
+
+export async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name === 'set-cookie') return;
+    headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers['set-cookie'] = cookies;
+  res.writeHead(response.status, response.statusText, headers);
+  if (response.body) {
+    for await (const chunk of response.body) res.write(chunk);
+  }
+  res.end();
+}
+
+export function writeText(res: ServerResponse, status: number, text: string): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { 'content-type': 'text/plain;charset=UTF-8' });
+  res.end(text);
+}

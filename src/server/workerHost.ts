@@ -1,0 +1,91 @@
+/**
+ * Loads the user's worker into a runtime and keeps it current: bundles the entry, builds `env`
+ * from the wrangler config and the secrets, and on every source change swaps in a new runtime
+ * (instances of the old one are closed, committing their state, and wake in the new one).
+ */
+import type * as esbuildType from 'esbuild';
+import type { SqlJsStatic } from 'sql.js';
+import type { Logger } from '../core/log';
+import { evaluateWorker, watchWorker, bundleWorker, type Bundle, WorkerBuildError } from '../core/runtime/loader';
+import { WorkerRuntime } from '../core/runtime/workerRuntime';
+import type { WranglerConfig } from '../core/runtime/wranglerConfig';
+
+export interface WorkerHostOptions {
+  readonly entry: string;
+  readonly config: WranglerConfig | undefined;
+  readonly secrets: Readonly<Record<string, string>>;
+  readonly dataDir: string;
+  readonly sql: SqlJsStatic;
+  readonly logger: Logger;
+  readonly esbuild: typeof esbuildType;
+  readonly watch: boolean;
+  readonly idleMs?: number;
+  readonly onInstance?: (event: { kind: 'woken' | 'evicted'; namespace: string; name: string }) => void;
+}
+
+export class WorkerHost {
+  private current: WorkerRuntime | undefined;
+  private watcher: { dispose(): Promise<void> } | undefined;
+  private swapping: Promise<void> = Promise.resolve();
+
+  private constructor(private readonly options: WorkerHostOptions) {}
+
+  static async start(options: WorkerHostOptions): Promise<WorkerHost> {
+    const host = new WorkerHost(options);
+    host.current = host.instantiate(await bundleWorker(options.esbuild, options.entry));
+    if (options.watch) {
+      let first = true;
+      host.watcher = await watchWorker(options.esbuild, options.entry, (result) => {
+        if (first) return void (first = false); // the initial build duplicates the one above
+        if (result instanceof WorkerBuildError) return options.logger.error(`[worker] ${result.message} (still running the previous build)`);
+        host.swapping = host.swapping.then(() => host.swap(result));
+      });
+    }
+    return host;
+  }
+
+  /** The runtime to send a request to; waits while a reload swaps runtimes. */
+  async runtime(): Promise<WorkerRuntime> {
+    await this.swapping;
+    if (!this.current) throw new Error('the worker is not loaded');
+    return this.current;
+  }
+
+  private instantiate(bundle: Bundle): WorkerRuntime {
+    const env: Record<string, unknown> = {};
+    const exports = evaluateWorker(bundle, this.options.entry, WorkerRuntime.providedModules(env));
+    return new WorkerRuntime({
+      exports,
+      env,
+      bindings: this.options.config?.durableObjects ?? [],
+      vars: this.options.config?.vars ?? {},
+      secrets: this.options.secrets,
+      dataDir: this.options.dataDir,
+      sql: this.options.sql,
+      logger: this.options.logger,
+      idleMs: this.options.idleMs,
+      onInstance: this.options.onInstance,
+    });
+  }
+
+  private async swap(bundle: Bundle): Promise<void> {
+    let next: WorkerRuntime;
+    try {
+      next = this.instantiate(bundle);
+    } catch (error) {
+      this.options.logger.error(`[worker] reload failed, still running the previous build: ${(error as Error).stack ?? String(error)}`);
+      return;
+    }
+    const previous = this.current;
+    // Close the old instances first, so the new ones open the state they committed.
+    await previous?.shutdown();
+    this.current = next;
+    this.options.logger.info('[worker] reloaded after a source change');
+  }
+
+  async stop(): Promise<void> {
+    await this.watcher?.dispose();
+    await this.swapping;
+    await this.current?.shutdown();
+  }
+}
