@@ -1,0 +1,108 @@
+// Serves a fixture worker in-process, on port 0 and a temp data folder, the way `hookbench serve`
+// composes it, and connects raw WebSocket clients that record every frame.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as esbuild from 'esbuild';
+import WebSocket from 'ws';
+import { lineLogger } from '../../../src/core/log';
+import { loadSqlJs } from '../../../src/core/runtime/sqljs';
+import { findWranglerConfig, readWranglerConfig } from '../../../src/core/runtime/wranglerConfig';
+import { Receiver } from '../../../src/server/receiver';
+import { WorkerHost } from '../../../src/server/workerHost';
+
+export interface Served {
+  readonly url: string;
+  readonly dataDir: string;
+  readonly logs: string[];
+  stop(): Promise<void>;
+}
+
+/** The project root, found from wherever the bundled test runs. */
+export function projectRoot(): string {
+  let dir = __dirname;
+  while (!fs.existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error('no package.json above the tests');
+    dir = parent;
+  }
+  return dir;
+}
+
+export async function serveFixture(name: string, options: { dataDir?: string; secrets?: Record<string, string>; idleMs?: number } = {}): Promise<Served> {
+  const root = path.join(projectRoot(), 'test', 'fixtures', 'workers', name);
+  const config = readWranglerConfig(findWranglerConfig(root)!);
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), `hb-${name}-`));
+  const logs: string[] = [];
+  const logger = lineLogger((line) => logs.push(line), 'debug');
+  const worker = await WorkerHost.start({
+    entry: config.main!,
+    config,
+    secrets: options.secrets ?? {},
+    dataDir,
+    sql: await loadSqlJs(),
+    logger,
+    esbuild,
+    watch: false,
+    idleMs: options.idleMs,
+  });
+  const receiver = new Receiver({ host: '127.0.0.1', port: 0, runtime: () => worker.runtime(), logger });
+  const url = await receiver.listen();
+  return {
+    url,
+    dataDir,
+    logs,
+    async stop() {
+      await receiver.close();
+      await worker.stop();
+    },
+  };
+}
+
+/** A raw WebSocket client that keeps every text frame it receives, in order. */
+export class FrameClient {
+  readonly frames: string[] = [];
+  private waiters: (() => void)[] = [];
+  readonly socket: WebSocket;
+  readonly opened: Promise<void>;
+
+  constructor(url: string) {
+    this.socket = new WebSocket(url.replace(/^http/, 'ws'));
+    this.socket.on('message', (data, isBinary) => {
+      this.frames.push(isBinary ? `<binary ${(data as Buffer).length}>` : (data as Buffer).toString('utf8'));
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+    this.opened = new Promise((resolve, reject) => {
+      this.socket.once('open', () => resolve());
+      this.socket.once('error', reject);
+    });
+  }
+
+  /** Resolves once `count` frames have arrived (rejects after `ms`). */
+  async waitForFrames(count: number, ms = 5000): Promise<string[]> {
+    const deadline = Date.now() + ms;
+    while (this.frames.length < count) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`expected ${count} frames, got ${this.frames.length}: ${JSON.stringify(this.frames)}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return this.frames;
+  }
+
+  send(data: string | Buffer): void {
+    this.socket.send(data);
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.socket.once('close', () => resolve());
+      this.socket.close(1000, 'done');
+    });
+  }
+}
