@@ -1,0 +1,42 @@
+// `hookbench serve` as a real child process (the built dist/cli.js), on port 0.
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+import { projectRoot } from './serveWorker';
+
+export interface ServeProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  readonly stderr: () => string;
+  /** Sends the signal and resolves with the exit code (or signal name). */
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+export function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const cli = path.join(projectRoot(), 'dist', 'cli.js');
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      if (match) {
+        resolve({
+          url: match[1]!,
+          child,
+          stderr: () => stderr,
+          stop: (signal = 'SIGTERM') => {
+            child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    });
+    void exited.then((code) => reject(new Error(`serve exited with ${code} before listening:\n${stderr}`)));
+  });
+}
