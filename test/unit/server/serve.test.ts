@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import WebSocket from 'ws';
+import type * as AgentClientModule from 'agents/client';
 import { startServe, type ServeProcess } from '../helpers/serveProcess';
 import { projectRoot } from '../helpers/serveWorker';
 
@@ -24,7 +25,7 @@ async function serve(args: string[]): Promise<ServeProcess> {
 describe('the agents SDK client (AgentClient from the npm package) against hookbench serve', () => {
   it('gets ready with the state, calls, streams, sees errors, and receives broadcasts', async () => {
     const server = await serve(['--worker', counter(), '--data', tempData(), '--no-watch']);
-    const { AgentClient } = (await import('agents/client')) as typeof import('agents/client');
+    const { AgentClient } = (await import('agents/client')) as typeof AgentClientModule;
     const host = new URL(server.url).host;
     const updates: unknown[] = [];
     const client = new AgentClient({ agent: 'counter-agent', name: 'sdk-room', host, protocol: 'ws', WebSocket: WebSocket as never, onStateUpdate: (state: unknown, source: string) => updates.push([state, source]) });
