@@ -32,15 +32,29 @@ export class WorkerHost {
 
   static async start(options: WorkerHostOptions): Promise<WorkerHost> {
     const host = new WorkerHost(options);
-    host.current = host.instantiate(await bundleWorker(options.esbuild, options.entry));
-    if (options.watch) {
-      let first = true;
-      host.watcher = await watchWorker(options.esbuild, options.entry, (result) => {
-        if (first) return void (first = false); // the initial build duplicates the one above
-        if (result instanceof WorkerBuildError) return options.logger.error(`[worker] ${result.message} (still running the previous build)`);
-        host.swapping = host.swapping.then(() => host.swap(result));
-      });
+    if (!options.watch) {
+      host.current = host.instantiate(await bundleWorker(options.esbuild, options.entry));
+      return host;
     }
+    // The watcher's first build is the initial load; every later one is a reload.
+    let first: ((result: Bundle | WorkerBuildError) => void) | undefined;
+    const initial = new Promise<Bundle | WorkerBuildError>((resolve) => (first = resolve));
+    host.watcher = await watchWorker(options.esbuild, options.entry, (result) => {
+      if (first) {
+        first(result);
+        first = undefined;
+      } else if (result instanceof WorkerBuildError) {
+        options.logger.error(`[worker] ${result.message} (still running the previous build)`);
+      } else {
+        host.swapping = host.swapping.then(() => host.swap(result));
+      }
+    });
+    const result = await initial;
+    if (result instanceof WorkerBuildError) {
+      await host.watcher.dispose();
+      throw result;
+    }
+    host.current = host.instantiate(result);
     return host;
   }
 

@@ -11,10 +11,19 @@ import { findWranglerConfig, readWranglerConfig } from '../../../src/core/runtim
 import { Receiver } from '../../../src/server/receiver';
 import { WorkerHost } from '../../../src/server/workerHost';
 
+export interface InstanceEvent {
+  readonly kind: 'woken' | 'evicted';
+  readonly namespace: string;
+  readonly name: string;
+}
+
 export interface Served {
   readonly url: string;
   readonly dataDir: string;
   readonly logs: string[];
+  readonly events: InstanceEvent[];
+  /** Resolves when an instance event matching `kind` and `name` has happened (now or later). */
+  nextEvent(kind: InstanceEvent['kind'], name: string, count?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -29,8 +38,10 @@ export function projectRoot(): string {
   return dir;
 }
 
-export async function serveFixture(name: string, options: { dataDir?: string; secrets?: Record<string, string>; idleMs?: number } = {}): Promise<Served> {
-  const root = path.join(projectRoot(), 'test', 'fixtures', 'workers', name);
+export async function serveFixture(name: string, options: { dataDir?: string; secrets?: Record<string, string>; idleMs?: number; root?: string; watch?: boolean } = {}): Promise<Served> {
+  const root = options.root ?? path.join(projectRoot(), 'test', 'fixtures', 'workers', name);
+  const events: InstanceEvent[] = [];
+  const listeners = new Set<() => void>();
   const config = readWranglerConfig(findWranglerConfig(root)!);
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), `hb-${name}-`));
   const logs: string[] = [];
@@ -43,8 +54,12 @@ export async function serveFixture(name: string, options: { dataDir?: string; se
     sql: await loadSqlJs(),
     logger,
     esbuild,
-    watch: false,
+    watch: options.watch ?? false,
     idleMs: options.idleMs,
+    onInstance: (event) => {
+      events.push(event);
+      for (const listener of [...listeners]) listener();
+    },
   });
   const receiver = new Receiver({ host: '127.0.0.1', port: 0, runtime: () => worker.runtime(), logger });
   const url = await receiver.listen();
@@ -52,6 +67,19 @@ export async function serveFixture(name: string, options: { dataDir?: string; se
     url,
     dataDir,
     logs,
+    events,
+    nextEvent(kind, name, count = 1) {
+      const seen = () => events.filter((e) => e.kind === kind && e.name === name).length >= count;
+      if (seen()) return Promise.resolve();
+      return new Promise((resolve) => {
+        const listener = () => {
+          if (!seen()) return;
+          listeners.delete(listener);
+          resolve();
+        };
+        listeners.add(listener);
+      });
+    },
     async stop() {
       await receiver.close();
       await worker.stop();
