@@ -1,0 +1,217 @@
+// The Agents SDK emulation, each figure against a baseline measured in the same run:
+//  - overhead per request: runtime.fetch (routing, instance host, output gate, journal fsync)
+//    against calling the same agent's onRequest directly, 32 requests in flight in both;
+//  - journal group commit: records/s with 64 concurrent writers against a raw write+fdatasync loop;
+//  - cold wake: first request to a never-used instance against a warm request to a woken one;
+//  - HTTP: requests/s of `hookbench serve` for the counter worker (insert + setState per request),
+//    32 keep-alive connections, against a bare node:http server answering 200.
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as esbuild from 'esbuild';
+import { Pool } from 'undici';
+import { nullLogger } from '../src/core/log';
+import { JournalWriter } from '../src/core/runtime/journal';
+import { bundleWorker, evaluateWorker } from '../src/core/runtime/loader';
+import { loadSqlJs } from '../src/core/runtime/sqljs';
+import { WorkerRuntime } from '../src/core/runtime/workerRuntime';
+import { findWranglerConfig, readWranglerConfig } from '../src/core/runtime/wranglerConfig';
+import { report, type BenchResult } from './harness';
+
+const root = path.resolve(__dirname, '..', '..');
+const counterDir = path.join(root, 'test', 'fixtures', 'workers', 'counter');
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'hb-bench-'));
+
+async function runtimeFor(dataDir: string): Promise<WorkerRuntime> {
+  const config = readWranglerConfig(findWranglerConfig(counterDir)!);
+  const env: Record<string, unknown> = {};
+  const exports = evaluateWorker(await bundleWorker(esbuild, config.main!), config.main!, WorkerRuntime.providedModules(env));
+  return new WorkerRuntime({ exports, env, bindings: config.durableObjects, vars: config.vars, secrets: {}, dataDir, sql: await loadSqlJs(), logger: nullLogger });
+}
+
+/** Runs `task` `total` times with `concurrency` in flight; resolves with ops/s and latencies. */
+async function load(total: number, concurrency: number, task: (i: number) => Promise<unknown>): Promise<{ rate: number; p50: number; p99: number }> {
+  const latencies: number[] = [];
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const i = next++;
+        const t = performance.now();
+        await task(i);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { rate: total / seconds, p50: latencies[Math.floor(latencies.length * 0.5)]!, p99: latencies[Math.floor(latencies.length * 0.99)]! };
+}
+
+const post = (i: number) => new Request(`http://bench.local/agents/counter-agent/entity-${i % 100}`, { method: 'POST', body: `user-${i}` });
+
+async function overhead(): Promise<BenchResult[]> {
+  const runtime = await runtimeFor(tmp());
+  const namespace = runtime.namespaces[0]!;
+  // Wake all 100 instances first, so both sides measure warm requests.
+  await load(200, 32, (i) => runtime.fetch(post(i)));
+  const objects = await Promise.all(Array.from({ length: 100 }, (_, e) => namespace.host(`entity-${e}`).rpc('onStart', []).then(() => namespace.host(`entity-${e}`))));
+  const direct = async (i: number) => {
+    const host = objects[i % 100]!;
+    // The same onRequest, called on the same live object, without routing, gate or commit.
+    return (host as unknown as { live: Promise<{ object: { onRequest(r: Request): Promise<Response> } }> }).live.then(({ object }) => object.onRequest(post(i)));
+  };
+  const total = 20_000;
+  const viaRuntime = await load(total, 32, (i) => runtime.fetch(post(i)));
+  const directRun = await load(total, 32, direct);
+  await runtime.shutdown();
+  return [
+    {
+      name: 'counter agent POST through the runtime (routing, host, output gate, fsync), 100 entities, 32 in flight',
+      unit: 'requests/s',
+      value: viaRuntime.rate,
+      baseline: 'the same onRequest called directly on the live object',
+      baselineValue: directRun.rate,
+      ratio: viaRuntime.rate / directRun.rate,
+    },
+  ];
+}
+
+async function groupCommit(): Promise<BenchResult[]> {
+  const dir = tmp();
+  const record = (seq: number) => ({ seq, statements: [{ sql: 'INSERT INTO events (id, type, payload) VALUES (?, ?, ?)', params: [`evt_${seq}`, 'push', 'x'.repeat(200)] }] });
+  const writer = new JournalWriter(path.join(dir, 'group.log'));
+  let seq = 0;
+  const grouped = await load(20_000, 64, async () => {
+    writer.append(record(++seq));
+    await writer.flush();
+  });
+  await writer.close();
+  const fd = fs.openSync(path.join(dir, 'raw.log'), 'a');
+  const { encodeRecord } = await import('../src/core/runtime/journal');
+  const raw = await load(4_000, 1, async (i) => {
+    fs.writeSync(fd, encodeRecord(record(i)));
+    fs.fdatasyncSync(fd);
+  });
+  fs.closeSync(fd);
+  return [
+    {
+      name: 'journal group commit, 64 concurrent writers',
+      unit: 'durable records/s',
+      value: grouped.rate,
+      baseline: 'raw append + fdatasync per record',
+      baselineValue: raw.rate,
+      ratio: grouped.rate / raw.rate,
+    },
+  ];
+}
+
+async function coldWake(): Promise<BenchResult[]> {
+  const runtime = await runtimeFor(tmp());
+  const cold: number[] = [];
+  const warm: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const request = () => new Request(`http://bench.local/agents/counter-agent/cold-${i}`, { method: 'POST', body: 'x' });
+    let t = performance.now();
+    await runtime.fetch(request());
+    cold.push(performance.now() - t);
+    t = performance.now();
+    await runtime.fetch(request());
+    warm.push(performance.now() - t);
+  }
+  await runtime.shutdown();
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  return [
+    {
+      name: 'cold wake: first request to a never-used instance (open database, onStart), p50',
+      unit: 'ms',
+      value: median(cold),
+      baseline: 'warm request to the same instance, p50 (ms)',
+      baselineValue: median(warm),
+      // A time, not a rate: the ratio is how many warm requests one wake costs.
+      ratio: median(cold) / median(warm),
+    },
+  ];
+}
+
+async function httpLoad(url: string, path_: (i: number) => string, body: (i: number) => string, seconds: number): Promise<{ rate: number; p50: number; p99: number }> {
+  const pool = new Pool(url, { connections: 32, pipelining: 1 });
+  const deadline = performance.now() + seconds * 1000;
+  const latencies: number[] = [];
+  let count = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (performance.now() < deadline) {
+        const i = count++;
+        const t = performance.now();
+        const response = await pool.request({ method: 'POST', path: path_(i), body: body(i) });
+        await response.body.dump();
+        if (response.statusCode !== 200) throw new Error(`status ${response.statusCode}`);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - start) / 1000;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  return { rate: latencies.length / elapsed, p50: latencies[Math.floor(latencies.length / 2)]!, p99: latencies[Math.floor(latencies.length * 0.99)]! };
+}
+
+async function httpThroughput(): Promise<BenchResult[]> {
+  const cli = path.join(root, 'dist', 'cli.js');
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--worker', path.join(counterDir, 'src', 'index.ts'), '--data', tmp(), '--no-watch'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /listening on (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+  });
+  await httpLoad(url, (i) => `/agents/counter-agent/entity-${i % 100}`, (i) => `warm-${i}`, 2);
+  const served = await httpLoad(url, (i) => `/agents/counter-agent/entity-${i % 100}`, (i) => `user-${i}`, 8);
+  child.kill('SIGTERM');
+  const bare = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.end('OK'));
+  });
+  await new Promise<void>((r) => bare.listen(0, '127.0.0.1', r));
+  const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
+  await httpLoad(bareUrl, () => '/', () => 'x', 1);
+  const baseline = await httpLoad(bareUrl, () => '/', (i) => `user-${i}`, 8);
+  bare.close();
+  return [
+    {
+      name: `hookbench serve, counter agent POST (insert + setState, durable), 100 entities, c=32 — p50 ${served.p50.toFixed(1)} ms, p99 ${served.p99.toFixed(1)} ms`,
+      unit: 'requests/s',
+      value: served.rate,
+      baseline: `bare node:http answering 200 (p50 ${baseline.p50.toFixed(1)} ms, p99 ${baseline.p99.toFixed(1)} ms)`,
+      baselineValue: baseline.rate,
+      ratio: served.rate / baseline.rate,
+    },
+    {
+      name: 'hookbench serve against workerd (Miniflare) for the seed pattern on this machine kind (research note: ~890 requests/s)',
+      unit: 'requests/s',
+      value: served.rate,
+      baseline: 'workerd, recorded in research/agents-sdk.md (not re-measured)',
+      baselineValue: 890,
+      ratio: served.rate / 890,
+      target: 10,
+    },
+  ];
+}
+
+async function main(): Promise<void> {
+  const results = [...(await overhead()), ...(await groupCommit()), ...(await coldWake()), ...(await httpThroughput())];
+  report('runtime', results);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
