@@ -18,6 +18,18 @@ import { readSnapshot, syncDirectory, writeSnapshot } from './snapshot';
 const META = '_hookbench_meta';
 const SNAPSHOT = 'db.snapshot';
 
+/**
+ * Durability comes from Hookbench's own journal, so SQLite's rollback journal stays in memory
+ * (still there for statement and savepoint rollback) instead of being a file that sql.js's
+ * in-memory file system creates and deletes on every write.
+ */
+function tune(db: Database): void {
+  // One connection per database: holding the lock spares the hot-journal check of every transaction.
+  db.run('PRAGMA locking_mode = EXCLUSIVE');
+  db.run('PRAGMA journal_mode = MEMORY');
+  db.run('PRAGMA temp_store = MEMORY');
+}
+
 export interface OpenOptions {
   readonly sql: SqlJsStatic;
   /** The instance's own directory. */
@@ -70,6 +82,7 @@ export class DurableDatabase {
     const db = new sql.Database(readSnapshot(snapshotFile));
     let seq = 0;
     try {
+      tune(db);
       db.run(`CREATE TABLE IF NOT EXISTS ${META} (k TEXT PRIMARY KEY, v INTEGER)`);
       seq = Number(db.exec(`SELECT v FROM ${META} WHERE k = 'seq'`)[0]?.values[0]?.[0] ?? 0);
     } catch (error) {
@@ -185,8 +198,10 @@ export class DurableDatabase {
     if (this.snapshotting) return this.snapshotting.then(() => this.snapshot());
     this.closeGroup();
     this.db.run(`INSERT OR REPLACE INTO ${META} (k, v) VALUES ('seq', ?)`, [this.seq]);
-    // export() closes and reopens the sql.js database; nothing may be prepared across it.
+    // export() closes and reopens the sql.js database: nothing may be prepared across it, and the
+    // pragmas are back to their defaults afterwards.
     const image = this.db.export();
+    tune(this.db);
     const previous = this.journal;
     this.generation += 1;
     this.journal = new JournalWriter(path.join(this.dir, journalName(this.generation)));

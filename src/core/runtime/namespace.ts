@@ -37,7 +37,7 @@ export class DurableObjectNamespace {
   }
 
   getByName(name: string): Stub {
-    return this.get(this.idFromName(name));
+    return makeStub(this.host(name));
   }
 
   host(name: string): InstanceHost {
