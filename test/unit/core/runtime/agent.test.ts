@@ -302,3 +302,44 @@ describe('queue and schedules', () => {
     await get('/agents/jobs-agent/sch/cancel-every');
   });
 });
+
+describe('hostile names and damaged storage', () => {
+  it('keeps every instance inside the data folder whatever its name', async () => {
+    const fs = await import('node:fs');
+    const path = await import('node:path');
+    const http = await import('node:http');
+    // node:http sends the path as written: fetch's URL parser would already resolve "%2e%2e".
+    const rawPost = (urlPath: string) =>
+      new Promise<number>((resolve, reject) => {
+        const request = http.request(served.url + urlPath, { method: 'POST' }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        request.on('error', reject);
+        request.end();
+      });
+    for (const name of ['..%2F..%2Fescape', 'a%00b', encodeURIComponent('ü🚀'), 'x'.repeat(300), '.hidden', 'CON']) {
+      assert.equal(await rawPost(`/agents/state-agent/${name}/increment`), 200, name);
+    }
+    // Dot segments are resolved by the URL parser (as in workerd) before routing: no instance "..".
+    for (const name of ['..', '%2e%2e', '.%2E']) {
+      assert.equal(await rawPost(`/agents/state-agent/${name}/increment`), 404, name);
+    }
+    assert.equal(fs.existsSync(path.join(served.dataDir, '..', 'escape')), false);
+    const namespaceDir = path.join(served.dataDir, 'nstate-agent');
+    for (const entry of fs.readdirSync(namespaceDir)) assert.match(entry, /^[a-z0-9_~-]+$/);
+  });
+
+  it('answers a request to an instance whose snapshot is damaged with a clear 500, and leaves the file alone', async () => {
+    const fs = await import('node:fs');
+    const path = await import('node:path');
+    const { encodeName } = await import('../../../../src/core/runtime/names');
+    const dir = path.join(served.dataDir, 'nstate-agent', encodeName('damaged'));
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'db.snapshot'), 'HBSNAP01 this is not what was written');
+    const { status, text } = await get('/agents/state-agent/damaged/info');
+    assert.equal(status, 500);
+    assert.match(text, /db\.snapshot: (snapshot checksum mismatch|not a Hookbench snapshot)/);
+    assert.equal(fs.readFileSync(path.join(dir, 'db.snapshot'), 'utf8'), 'HBSNAP01 this is not what was written');
+  });
+});
