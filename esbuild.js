@@ -39,6 +39,15 @@ function configs() {
       banner: { js: '#!/usr/bin/env node' },
     },
     {
+      // The built-in webhook worker, pre-bundled: the serve process evaluates it like a user's
+      // bundle, with `agents` and `cloudflare:workers` provided by the emulation.
+      ...nodeBase,
+      entryPoints: ['src/workers/default/index.ts'],
+      outfile: 'dist/workers/default.js',
+      external: [...(nodeBase.external ?? []), 'agents', 'cloudflare:*'],
+      sourcemap: false,
+    },
+    {
       bundle: true,
       platform: 'browser',
       target: 'es2022',

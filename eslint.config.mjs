@@ -22,6 +22,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       eqeqeq: ['error', 'always'],
+      // Agents run SQL as statements: this.sql`CREATE TABLE …`.
+      '@typescript-eslint/no-unused-expressions': ['error', { allowTaggedTemplates: true }],
       'no-restricted-imports': ['error', { paths: [noVscode] }],
     },
   },

@@ -3,6 +3,7 @@
  * from the wrangler config and the secrets, and on every source change swaps in a new runtime
  * (instances of the old one are closed, committing their state, and wake in the new one).
  */
+import * as fs from 'node:fs';
 import type * as esbuildType from 'esbuild';
 import type { SqlJsStatic } from 'sql.js';
 import type { Logger } from '../core/log';
@@ -12,6 +13,8 @@ import type { WranglerConfig } from '../core/runtime/wranglerConfig';
 
 export interface WorkerHostOptions {
   readonly entry: string;
+  /** A bundle built ahead of time (the built-in worker): evaluated as is, never rebuilt. */
+  readonly prebuilt?: string;
   readonly config: WranglerConfig | undefined;
   readonly secrets: Readonly<Record<string, string>>;
   readonly dataDir: string;
@@ -32,6 +35,10 @@ export class WorkerHost {
 
   static async start(options: WorkerHostOptions): Promise<WorkerHost> {
     const host = new WorkerHost(options);
+    if (options.prebuilt) {
+      host.current = host.instantiate({ code: fs.readFileSync(options.prebuilt, 'utf8'), inputs: [options.prebuilt] });
+      return host;
+    }
     if (!options.watch) {
       host.current = host.instantiate(await bundleWorker(options.esbuild, options.entry));
       return host;

@@ -6,10 +6,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { format } from 'node:util';
 import * as esbuild from 'esbuild';
 import { lineLogger, type Logger } from '../../core/log';
 import { loadSqlJs } from '../../core/runtime/sqljs';
-import { ConfigError, findWranglerConfig, parseDevVars, readWranglerConfig } from '../../core/runtime/wranglerConfig';
+import { ConfigError, findWranglerConfig, parseDevVars, readWranglerConfig, type WranglerConfig } from '../../core/runtime/wranglerConfig';
+import { defaultWorkerConfig, prebuiltDefaultWorker } from '../defaultWorker';
 import { Receiver } from '../receiver';
 import { WorkerHost } from '../workerHost';
 import { parseFlags, UsageError } from './args';
@@ -17,9 +19,11 @@ import type { CliIo } from './io';
 
 export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 8787] [--data .hookbench]
          [--worker FILE] [--config wrangler.jsonc|toml] [--env-file .dev.vars] [--no-watch]
-  Runs the worker (its Durable Object bindings and vars from the wrangler config next to it or
-  given with --config; secrets from the environment and --env-file) on the Agents SDK emulation.
-  --port 0 picks a free port. Prints "listening on http://HOST:PORT".`;
+         [--retention-count N] [--retention-days D] [--public-url URL]
+  Runs a worker on the Agents SDK emulation: yours with --worker (its Durable Object bindings and
+  vars from the wrangler config next to it or given with --config), otherwise the built-in
+  webhook worker. Secrets come from the environment (names ending in _SECRET, _TOKEN or _KEY) and
+  --env-file. --port 0 picks a free port. Prints "listening on http://HOST:PORT".`;
 
 function secretsFrom(envFile: string | undefined, env: NodeJS.ProcessEnv): Record<string, string> {
   const secrets: Record<string, string> = {};
@@ -52,6 +56,22 @@ function watchEventLoop(logger: Logger): () => void {
   };
 }
 
+/** Worker code logs with console.*: those lines join the serve log, tagged [worker]. */
+function routeConsole(logger: Logger): void {
+  const line = (args: unknown[]) => `[worker] ${format(...args)}`;
+  console.log = console.info = (...args: unknown[]) => logger.info(line(args));
+  console.debug = (...args: unknown[]) => logger.debug(line(args));
+  console.warn = (...args: unknown[]) => logger.warn(line(args));
+  console.error = (...args: unknown[]) => logger.error(line(args));
+}
+
+function optionalNumber(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0) throw new UsageError(`${flag} is a number, 0 or more`);
+  return n;
+}
+
 export async function serve(argv: string[], io: CliIo): Promise<number> {
   const values = parseFlags(argv, {
     host: { type: 'string', default: '127.0.0.1' },
@@ -62,26 +82,41 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     'env-file': { type: 'string' },
     'no-watch': { type: 'boolean', default: false },
     'idle-ms': { type: 'string' },
+    'retention-count': { type: 'string' },
+    'retention-days': { type: 'string' },
+    'public-url': { type: 'string' },
   });
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port is a number from 0 to 65535');
   const logger = lineLogger((line) => io.stderr.write(line + '\n'), (io.env['HOOKBENCH_LOG_LEVEL'] as 'info' | undefined) ?? 'info');
 
-  let config;
+  let config: WranglerConfig | undefined;
+  let entry: string | undefined;
+  let prebuilt: string | undefined;
   try {
-    const configFile = values.config ?? (values.worker ? findWranglerConfig(path.dirname(path.resolve(values.worker))) : findWranglerConfig(process.cwd()));
+    const configFile = values.config ?? (values.worker ? findWranglerConfig(path.dirname(path.resolve(values.worker))) : undefined);
     config = configFile ? readWranglerConfig(path.resolve(configFile)) : undefined;
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;
   }
-  const entry = values.worker ? path.resolve(values.worker) : config?.main;
-  if (!entry) throw new UsageError('no worker: pass --worker FILE, or run next to a wrangler config that names its "main"');
+  entry = values.worker ? path.resolve(values.worker) : config?.main;
+  if (!entry) {
+    // No worker of the user's: the built-in webhook worker.
+    config = defaultWorkerConfig({
+      retentionCount: optionalNumber(values['retention-count'], '--retention-count'),
+      retentionDays: optionalNumber(values['retention-days'], '--retention-days'),
+      publicUrl: values['public-url'],
+    });
+    prebuilt = prebuiltDefaultWorker();
+    entry = prebuilt ?? path.resolve(__dirname, '..', '..', 'workers', 'default', 'index.ts');
+  }
   if (!fs.existsSync(entry)) throw new UsageError(`the worker entry ${entry} does not exist`);
 
   const sql = await loadSqlJs();
   const worker = await WorkerHost.start({
     entry,
+    prebuilt,
     config,
     secrets: secretsFrom(values['env-file'], io.env),
     dataDir: path.resolve(values.data),
@@ -96,6 +131,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   io.stdout.write(`listening on ${url}\n`);
   const stopWatching = watchEventLoop(logger);
 
+  routeConsole(logger);
   process.on('unhandledRejection', (reason) => logger.error(`[agents] unhandled rejection in worker code: ${(reason as Error)?.stack ?? String(reason)}`));
   process.on('uncaughtException', (error) => logger.error(`[agents] uncaught exception in worker code: ${error.stack ?? String(error)}`));
 

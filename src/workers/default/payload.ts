@@ -1,0 +1,17 @@
+/**
+ * Parses a verified body: JSON, or form fields (Twilio, Slack slash commands; Slack
+ * interactivity puts its JSON in a `payload` field). Throws on anything else.
+ */
+import { parseForm } from '../../core/signing';
+
+export function parsePayload(body: Uint8Array, contentType: string | null): unknown {
+  const text = Buffer.from(body).toString('utf8').replace(/^\uFEFF/, '');
+  // JSON text is JSON whatever the header says (curl -d labels everything as a form).
+  const looksLikeJson = /^\s*[[{]/.test(text);
+  if (!looksLikeJson && contentType?.toLowerCase().includes('application/x-www-form-urlencoded')) {
+    const form = parseForm(body);
+    const embedded = form['payload']?.[0];
+    return embedded !== undefined ? JSON.parse(embedded) : form;
+  }
+  return JSON.parse(text);
+}

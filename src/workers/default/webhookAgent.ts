@@ -1,0 +1,165 @@
+/**
+ * One agent per entity (repository, customer, workspace, shop…): verifies each delivery on the raw
+ * bytes, dedups by the provider's delivery id, stores it in the seed's `events` table, applies
+ * retention, and keeps a small state that every connected client receives.
+ */
+import { createHash } from 'node:crypto';
+import { Agent, callable } from 'agents';
+import { locate, normalizeHeaders, schemeFor, type HeaderMap, type ProviderName } from '../../core/signing';
+import { describeEvent } from './describe';
+import { parsePayload } from './payload';
+import { webhookRoute } from './routes';
+
+export interface WebhookEnv {
+  readonly WEBHOOK_AGENT: unknown;
+  /** Keep this many newest events (default 100; 0 keeps all). */
+  readonly HOOKBENCH_RETENTION_COUNT?: string;
+  /** Delete events older than this many days (default 30; 0 keeps them). */
+  readonly HOOKBENCH_RETENTION_DAYS?: string;
+  /** The public URL Twilio signs when the receiver sits behind a tunnel. */
+  readonly HOOKBENCH_PUBLIC_URL?: string;
+  readonly [secret: string]: unknown;
+}
+
+export interface WebhookState {
+  lastEventType: string | null;
+  lastEventAt: string | null;
+  stats: { total: number; byType: Record<string, number> };
+}
+
+export interface StoredEvent {
+  id: string;
+  type: string;
+  action: string | null;
+  title: string;
+  description: string | null;
+  url: string | null;
+  actor: string | null;
+  payload: string | null;
+  timestamp: string;
+}
+
+export interface Delivery {
+  readonly provider: ProviderName;
+  readonly event: StoredEvent;
+}
+
+const text = (body: string, status: number, headers: Record<string, string> = {}) =>
+  new Response(body, { status, headers: { 'content-type': 'text/plain;charset=UTF-8', ...headers } });
+
+/** The URL the provider signed: a configured public URL, or what a tunnel forwarded, or the request's. */
+function signedUrl(request: Request, env: WebhookEnv): string {
+  const url = new URL(request.url);
+  if (env.HOOKBENCH_PUBLIC_URL) return new URL(url.pathname + url.search, env.HOOKBENCH_PUBLIC_URL).toString();
+  const proto = request.headers.get('x-forwarded-proto');
+  const host = request.headers.get('x-forwarded-host');
+  if (proto || host) return `${proto ?? url.protocol.slice(0, -1)}://${host ?? url.host}${url.pathname}${url.search}`;
+  return request.url;
+}
+
+export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
+  override initialState: WebhookState = { lastEventType: null, lastEventAt: null, stats: { total: 0, byType: {} } };
+
+  override onStart(): void {
+    this.sql`CREATE TABLE IF NOT EXISTS events (
+      id TEXT PRIMARY KEY,
+      type TEXT NOT NULL,
+      action TEXT,
+      title TEXT NOT NULL,
+      description TEXT,
+      url TEXT,
+      actor TEXT,
+      payload TEXT,
+      timestamp TEXT NOT NULL
+    )`;
+    this.sql`CREATE INDEX IF NOT EXISTS idx_events_timestamp ON events (timestamp DESC)`;
+  }
+
+  override async onRequest(request: Request): Promise<Response> {
+    if (request.method !== 'POST') return text('Method not allowed', 405);
+    const route = webhookRoute(new URL(request.url), request.headers);
+    if (!route) return text('Not found', 404);
+    const body = new Uint8Array(await request.arrayBuffer());
+    const headers = normalizeHeaders(request.headers.entries());
+    if (!route.provider) {
+      return this.reject('unknown', 'missing_header: no provider signature header (X-Hub-Signature-256, Stripe-Signature, …)');
+    }
+    const scheme = schemeFor(route.provider);
+    const secret = this.env[scheme.shape.secretEnv];
+    const verdict = scheme.verify({ secret: typeof secret === 'string' ? secret : undefined, body, headers, url: signedUrl(request, this.env) });
+    if (!verdict.valid) return this.reject(route.provider, `${verdict.reason}: ${verdict.message}`);
+
+    let payload: unknown;
+    try {
+      payload = parsePayload(body, request.headers.get('content-type'));
+    } catch {
+      return text('Invalid', 400, { 'x-hookbench-provider': route.provider });
+    }
+    const event = this.toEvent(route.provider, headers, request.headers, payload, body);
+    const info = { 'x-hookbench-provider': route.provider, 'x-hookbench-verification': 'valid', 'x-hookbench-event': event.id };
+    if (route.queued) {
+      await this.queue('processDelivery', { provider: route.provider, event });
+      return text('Accepted', 202, info);
+    }
+    const stored = this.store(event);
+    return text('OK', 200, { ...info, 'x-hookbench-stored': String(stored) });
+  }
+
+  /** Rejected deliveries are logged for security monitoring, never with the secret or signature. */
+  private reject(provider: string, reason: string): Response {
+    console.warn(`[security] rejected a ${provider} webhook for ${this.name}: ${reason}`);
+    return text('Invalid signature', 401, { 'x-hookbench-provider': provider, 'x-hookbench-verification': reason });
+  }
+
+  private toEvent(provider: ProviderName, headers: HeaderMap, raw: Headers, payload: unknown, body: Uint8Array): StoredEvent {
+    const { shape } = schemeFor(provider);
+    const type = locate(shape.eventType, headers, payload) ?? 'unknown';
+    const action = locate(shape.action, headers, payload) ?? null;
+    // Without a delivery id, identical bodies are the same delivery: the provider retried it.
+    const id = locate(shape.deliveryId, headers, payload) ?? `sha256:${createHash('sha256').update(body).digest('hex')}`;
+    const summary = describeEvent(provider, type, action ?? undefined, payload, raw);
+    return { id, type, action, ...summary, payload: JSON.stringify(payload), timestamp: new Date().toISOString() };
+  }
+
+  /** The queued variant's deferred work, run by the queue after the 202. */
+  processDelivery(delivery: Delivery): void {
+    this.store(delivery.event);
+  }
+
+  /** Dedup, insert, retention, state. Answers false for a duplicate delivery. */
+  private store(event: StoredEvent): boolean {
+    if (this.sql`SELECT 1 AS seen FROM events WHERE id = ${event.id}`.length > 0) return false;
+    this.sql`INSERT INTO events (id, type, action, title, description, url, actor, payload, timestamp)
+      VALUES (${event.id}, ${event.type}, ${event.action}, ${event.title}, ${event.description}, ${event.url}, ${event.actor}, ${event.payload}, ${event.timestamp})`;
+    this.applyRetention();
+    const { stats } = this.state;
+    this.setState({
+      lastEventType: event.type,
+      lastEventAt: event.timestamp,
+      stats: { total: stats.total + 1, byType: { ...stats.byType, [event.type]: (stats.byType[event.type] ?? 0) + 1 } },
+    });
+    return true;
+  }
+
+  private applyRetention(): void {
+    const keep = Number(this.env.HOOKBENCH_RETENTION_COUNT ?? 100);
+    const days = Number(this.env.HOOKBENCH_RETENTION_DAYS ?? 30);
+    if (keep > 0) this.sql`DELETE FROM events WHERE id NOT IN (SELECT id FROM events ORDER BY timestamp DESC LIMIT ${keep})`;
+    if (days > 0) this.sql`DELETE FROM events WHERE timestamp < ${new Date(Date.now() - days * 86_400_000).toISOString()}`;
+  }
+
+  @callable({ description: 'The newest events, newest first' })
+  getEvents(limit = 20): StoredEvent[] {
+    return this.sql<StoredEvent>`SELECT * FROM events ORDER BY timestamp DESC LIMIT ${limit}`;
+  }
+
+  @callable({ description: 'The newest events of one type, newest first' })
+  getEventsByType(type: string, limit = 20): StoredEvent[] {
+    return this.sql<StoredEvent>`SELECT * FROM events WHERE type = ${type} ORDER BY timestamp DESC LIMIT ${limit}`;
+  }
+
+  @callable({ description: 'One event by its id' })
+  getEvent(id: string): StoredEvent | null {
+    return this.sql<StoredEvent>`SELECT * FROM events WHERE id = ${id}`[0] ?? null;
+  }
+}
