@@ -6,12 +6,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { format } from 'node:util';
 import * as esbuild from 'esbuild';
 import { lineLogger, type Logger } from '../../core/log';
 import { loadSqlJs } from '../../core/runtime/sqljs';
 import { ConfigError, findWranglerConfig, parseDevVars, readWranglerConfig, type WranglerConfig } from '../../core/runtime/wranglerConfig';
 import { defaultWorkerConfig, prebuiltDefaultWorker } from '../defaultWorker';
+import { routeConsole } from '../consoleRoute';
 import { Receiver } from '../receiver';
 import { WorkerHost } from '../workerHost';
 import { parseFlags, UsageError } from './args';
@@ -54,15 +54,6 @@ function watchEventLoop(logger: Logger): () => void {
     clearInterval(timer);
     histogram.disable();
   };
-}
-
-/** Worker code logs with console.*: those lines join the serve log, tagged [worker]. */
-function routeConsole(logger: Logger): void {
-  const line = (args: unknown[]) => `[worker] ${format(...args)}`;
-  console.log = console.info = (...args: unknown[]) => logger.info(line(args));
-  console.debug = (...args: unknown[]) => logger.debug(line(args));
-  console.warn = (...args: unknown[]) => logger.warn(line(args));
-  console.error = (...args: unknown[]) => logger.error(line(args));
 }
 
 function optionalNumber(text: string | undefined, flag: string): number | undefined {

@@ -4,6 +4,15 @@
  */
 import { parseForm } from '../../core/signing';
 
+/**
+ * The text stored in the `payload` column: a JSON body as it arrived (re-serialising would round
+ * 18-digit ids and reorder nothing but still change bytes), other bodies as JSON of their fields.
+ */
+export function payloadText(body: Uint8Array, payload: unknown): string {
+  const text = Buffer.from(body).toString('utf8').replace(/^\uFEFF/, '');
+  return /^\s*[[{]/.test(text) ? text : JSON.stringify(payload);
+}
+
 export function parsePayload(body: Uint8Array, contentType: string | null): unknown {
   const text = Buffer.from(body).toString('utf8').replace(/^\uFEFF/, '');
   // JSON text is JSON whatever the header says (curl -d labels everything as a form).

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { Agent, callable } from 'agents';
 import { locate, normalizeHeaders, schemeFor, type HeaderMap, type ProviderName } from '../../core/signing';
 import { describeEvent } from './describe';
-import { parsePayload } from './payload';
+import { parsePayload, payloadText } from './payload';
 import { webhookRoute } from './routes';
 
 export interface WebhookEnv {
@@ -82,7 +82,7 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
     const body = new Uint8Array(await request.arrayBuffer());
     const headers = normalizeHeaders(request.headers.entries());
     if (!route.provider) {
-      return this.reject('unknown', 'missing_header: no provider signature header (X-Hub-Signature-256, Stripe-Signature, …)');
+      return this.reject('unknown', 'missing_header: no provider signature header (X-Hub-Signature-256, Stripe-Signature, ...)');
     }
     const scheme = schemeFor(route.provider);
     const secret = this.env[scheme.shape.secretEnv];
@@ -108,7 +108,9 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
   /** Rejected deliveries are logged for security monitoring, never with the secret or signature. */
   private reject(provider: string, reason: string): Response {
     console.warn(`[security] rejected a ${provider} webhook for ${this.name}: ${reason}`);
-    return text('Invalid signature', 401, { 'x-hookbench-provider': provider, 'x-hookbench-verification': reason });
+    // Header values are Latin-1: anything else in a reason is replaced rather than failing the reply.
+    const headerSafe = reason.replace(/[^\x20-\x7e]/g, '?');
+    return text('Invalid signature', 401, { 'x-hookbench-provider': provider, 'x-hookbench-verification': headerSafe });
   }
 
   private toEvent(provider: ProviderName, headers: HeaderMap, raw: Headers, payload: unknown, body: Uint8Array): StoredEvent {
@@ -118,7 +120,7 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
     // Without a delivery id, identical bodies are the same delivery: the provider retried it.
     const id = locate(shape.deliveryId, headers, payload) ?? `sha256:${createHash('sha256').update(body).digest('hex')}`;
     const summary = describeEvent(provider, type, action ?? undefined, payload, raw);
-    return { id, type, action, ...summary, payload: JSON.stringify(payload), timestamp: new Date().toISOString() };
+    return { id, type, action, ...summary, payload: payloadText(body, payload), timestamp: new Date().toISOString() };
   }
 
   /** The queued variant's deferred work, run by the queue after the 202. */

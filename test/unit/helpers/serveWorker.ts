@@ -7,7 +7,9 @@ import * as esbuild from 'esbuild';
 import WebSocket from 'ws';
 import { lineLogger } from '../../../src/core/log';
 import { loadSqlJs } from '../../../src/core/runtime/sqljs';
-import { findWranglerConfig, readWranglerConfig } from '../../../src/core/runtime/wranglerConfig';
+import { findWranglerConfig, readWranglerConfig, type WranglerConfig } from '../../../src/core/runtime/wranglerConfig';
+import { defaultWorkerConfig, type DefaultWorkerSettings } from '../../../src/server/defaultWorker';
+import { routeConsole } from '../../../src/server/consoleRoute';
 import { Receiver } from '../../../src/server/receiver';
 import { WorkerHost } from '../../../src/server/workerHost';
 
@@ -38,16 +40,34 @@ export function projectRoot(): string {
   return dir;
 }
 
-export async function serveFixture(name: string, options: { dataDir?: string; secrets?: Record<string, string>; idleMs?: number; root?: string; watch?: boolean } = {}): Promise<Served> {
+export interface ServeOptions {
+  dataDir?: string;
+  secrets?: Record<string, string>;
+  idleMs?: number;
+  root?: string;
+  watch?: boolean;
+  bodyLimit?: number;
+  /** Serve this entry with this config instead of a fixture folder. */
+  worker?: { entry: string; config: WranglerConfig };
+}
+
+/** The built-in webhook worker, from source, with the given secrets and settings. */
+export function serveDefaultWorker(options: ServeOptions & { settings?: DefaultWorkerSettings } = {}): Promise<Served> {
+  const entry = path.join(projectRoot(), 'src', 'workers', 'default', 'index.ts');
+  return serveFixture('default', { ...options, worker: { entry, config: defaultWorkerConfig(options.settings ?? {}) } });
+}
+
+export async function serveFixture(name: string, options: ServeOptions = {}): Promise<Served> {
   const root = options.root ?? path.join(projectRoot(), 'test', 'fixtures', 'workers', name);
   const events: InstanceEvent[] = [];
   const listeners = new Set<() => void>();
-  const config = readWranglerConfig(findWranglerConfig(root)!);
+  const config = options.worker?.config ?? readWranglerConfig(findWranglerConfig(root)!);
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), `hb-${name}-`));
   const logs: string[] = [];
   const logger = lineLogger((line) => logs.push(line), 'debug');
+  const restoreConsole = routeConsole(logger);
   const worker = await WorkerHost.start({
-    entry: config.main!,
+    entry: options.worker?.entry ?? config.main!,
     config,
     secrets: options.secrets ?? {},
     dataDir,
@@ -61,7 +81,7 @@ export async function serveFixture(name: string, options: { dataDir?: string; se
       for (const listener of [...listeners]) listener();
     },
   });
-  const receiver = new Receiver({ host: '127.0.0.1', port: 0, runtime: () => worker.runtime(), logger });
+  const receiver = new Receiver({ host: '127.0.0.1', port: 0, runtime: () => worker.runtime(), logger, bodyLimit: options.bodyLimit });
   const url = await receiver.listen();
   return {
     url,
@@ -83,6 +103,7 @@ export async function serveFixture(name: string, options: { dataDir?: string; se
     async stop() {
       await receiver.close();
       await worker.stop();
+      restoreConsole();
     },
   };
 }
