@@ -37,15 +37,10 @@ export function toRequest(req: IncomingMessage, url: string, body: Buffer | unde
   return new Request(url, { method, headers, body: hasBody ? body : undefined });
 }
 
-export async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    if (name === 'set-cookie') return;
-    headers[name] = value;
-  });
+/** Streams a response (server-sent events and the like) with the given headers. */
+export async function writeResponse(res: ServerResponse, response: Response, headers: Record<string, string>): Promise<void> {
   const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) headers['set-cookie'] = cookies;
-  res.writeHead(response.status, response.statusText, headers);
+  res.writeHead(response.status, response.statusText, cookies.length > 0 ? { ...headers, 'set-cookie': cookies } : headers);
   if (response.body) {
     for await (const chunk of response.body) res.write(chunk);
   }

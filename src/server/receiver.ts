@@ -10,6 +10,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../core/log';
 import { UPGRADE, type UpgradeResponse } from '../core/runtime/instanceHost';
 import type { WorkerRuntime } from '../core/runtime/workerRuntime';
+import type { AdminApi } from './adminApi';
+import type { DeliveryLog } from './deliveryLog';
 import { BodyTooLargeError, readBody, requestUrl, toRequest, writeResponse, writeText } from './httpAdapter';
 
 export interface ReceiverOptions {
@@ -18,7 +20,12 @@ export interface ReceiverOptions {
   readonly runtime: () => Promise<WorkerRuntime>;
   readonly logger: Logger;
   readonly bodyLimit?: number;
+  readonly admin?: AdminApi;
+  readonly deliveries?: DeliveryLog;
 }
+
+/** What the worker says about a delivery, in response headers the receiver takes off the wire. */
+const INFO_PREFIX = 'x-hookbench-';
 
 export class Receiver {
   private readonly server: http.Server;
@@ -45,28 +52,74 @@ export class Receiver {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const started = performance.now();
+    const url = new URL(requestUrl(req, this.origin));
     let body: Buffer;
     try {
       body = await readBody(req, this.options.bodyLimit ?? 25 * 1024 * 1024);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) {
-        res.setHeader('connection', 'close');
-        return writeText(res, 413, 'Payload Too Large');
-      }
-      return writeText(res, 400, 'Bad Request');
+      const tooLarge = error instanceof BodyTooLargeError;
+      if (tooLarge) res.setHeader('connection', 'close');
+      writeText(res, tooLarge ? 413 : 400, tooLarge ? 'Payload Too Large' : 'Bad Request');
+      this.record(req, url, Buffer.alloc(0), res.statusCode, {}, tooLarge ? 'Payload Too Large' : 'Bad Request', started, {});
+      return;
     }
+    if (this.options.admin?.handles(url.pathname)) return this.options.admin.handle(req, res, url, body);
+    let status = 500;
+    let responseHeaders: Record<string, string> = {};
+    let responseBody = '';
+    let info: Record<string, string> = {};
     try {
       const runtime = await this.options.runtime();
-      const response = await runtime.fetch(toRequest(req, requestUrl(req, this.origin), body));
-      await writeResponse(res, response);
+      const response = await runtime.fetch(toRequest(req, url.toString(), body));
+      ({ info, headers: responseHeaders } = splitInfo(response.headers));
+      status = response.status;
+      if (isStreaming(response)) {
+        responseBody = '(streamed)';
+        await writeResponse(res, response, responseHeaders);
+      } else {
+        const bytes = Buffer.from(await response.arrayBuffer());
+        responseBody = bytes.toString('utf8');
+        const cookies = response.headers.getSetCookie();
+        res.writeHead(status, response.statusText, cookies.length > 0 ? { ...responseHeaders, 'set-cookie': cookies } : responseHeaders);
+        res.end(bytes);
+      }
     } catch (error) {
       this.options.logger.error(`[receiver] ${req.method} ${req.url}: ${(error as Error)?.stack ?? String(error)}`);
-      writeText(res, 500, (error as Error)?.stack ?? String(error));
+      responseBody = (error as Error)?.stack ?? String(error);
+      writeText(res, 500, responseBody);
+    }
+    this.record(req, url, body, status, responseHeaders, responseBody, started, info);
+  }
+
+  private record(req: http.IncomingMessage, url: URL, body: Buffer, status: number, responseHeaders: Record<string, string>, responseBody: string, started: number, info: Record<string, string>): void {
+    if (!this.options.deliveries) return;
+    const requestHeaders: Record<string, string> = {};
+    for (let i = 0; i < req.rawHeaders.length; i += 2) requestHeaders[req.rawHeaders[i]!] = req.rawHeaders[i + 1]!;
+    try {
+      this.options.deliveries.record({
+        time: new Date().toISOString(),
+        method: req.method ?? 'GET',
+        path: url.pathname + url.search,
+        requestHeaders,
+        requestBody: body,
+        status,
+        responseHeaders,
+        responseBody,
+        durationMs: performance.now() - started,
+        provider: info['provider'] ?? null,
+        entity: info['entity'] === undefined ? null : safeDecode(info['entity']),
+        verification: info['verification'] ?? null,
+      });
+    } catch (error) {
+      this.options.logger.error(`[receiver] could not record a delivery: ${(error as Error).message}`);
     }
   }
 
   private async upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy());
+    const url = new URL(requestUrl(req, this.origin));
+    if (this.options.admin?.handles(url.pathname)) return this.options.admin.upgrade(req, socket, head, url);
     try {
       const runtime = await this.options.runtime();
       const response = await runtime.fetch(toRequest(req, requestUrl(req, this.origin), undefined));
@@ -87,11 +140,36 @@ export class Receiver {
   /** Stops accepting, lets open requests finish, closes WebSockets. */
   async close(): Promise<void> {
     for (const client of this.wss.clients) client.close(1001, 'Server shutting down');
+    this.options.admin?.close();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       this.server.closeIdleConnections();
     });
   }
+}
+
+/** Splits the worker's x-hookbench-* notes from the headers that go to the client. */
+function splitInfo(headers: Headers): { info: Record<string, string>; headers: Record<string, string> } {
+  const info: Record<string, string> = {};
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (name.startsWith(INFO_PREFIX)) info[name.slice(INFO_PREFIX.length)] = value;
+    else if (name !== 'set-cookie') out[name] = value;
+  });
+  return { info, headers: out };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function isStreaming(response: Response): boolean {
+  const type = response.headers.get('content-type') ?? '';
+  return type.startsWith('text/event-stream') || type.startsWith('application/x-ndjson');
 }
 
 function rejectUpgrade(socket: Duplex, status: number, body: string): void {

@@ -3,6 +3,7 @@
  * before the first request, every reply behind the output gate, alarms and agent jobs on timers,
  * and evicted after a quiet spell with no connections (the next request wakes it again).
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import type { Logger } from '../log';
@@ -70,6 +71,9 @@ export class InstanceHost {
   private wake(): Promise<Live> {
     this.live ??= (async () => {
       const db = await DurableDatabase.open({ sql: this.deps.sql, dir: this.deps.dir, snapshotAfterBytes: this.deps.snapshotAfterBytes });
+      // The folder name is an encoding (hashed for long names): keep the real name beside it.
+      const nameFile = path.join(this.deps.dir, 'name');
+      if (!fs.existsSync(nameFile)) fs.writeFileSync(nameFile, this.name, 'utf8');
       if (db.droppedBytes > 0) this.deps.logger.warn(`${this.name}: dropped a torn journal tail of ${db.droppedBytes} bytes (never acknowledged)`);
       const timers = new Set<NodeJS.Timeout>();
       const gate = new OutputGate(db, (error) => this.deps.logger.error(`${this.name}: ${(error as Error).message}`));
@@ -106,6 +110,19 @@ export class InstanceHost {
       this.active--;
       this.armIdle();
     }
+  }
+
+  /** Runs `fn` against the woken instance's database (the admin API's inspector). */
+  inspect<T>(fn: (db: DurableDatabase, object: unknown) => T): Promise<T> {
+    return this.run(async ({ db, object }) => fn(db, object));
+  }
+
+  get connectionCount(): number {
+    return this.connections;
+  }
+
+  get directory(): string {
+    return this.deps.dir;
   }
 
   async ensureStarted(): Promise<void> {

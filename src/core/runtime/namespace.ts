@@ -3,6 +3,7 @@
  * and stubs whose `fetch` and methods reach the instance, like DO RPC.
  */
 import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DurableObjectId } from './durableObject';
 import { InstanceHost, type DurableObjectClass, type HostDeps } from './instanceHost';
@@ -50,9 +51,36 @@ export class DurableObjectNamespace {
     return host;
   }
 
-  /** Names of the instances woken since start. */
-  knownNames(): string[] {
-    return [...this.hosts.keys()];
+  /** The folder holding this namespace's instances. */
+  get directory(): string {
+    return this.deps.dir;
+  }
+
+  /** Every instance with data on disk or awake now, by name. */
+  instanceNames(): string[] {
+    const names = new Set(this.hosts.keys());
+    if (fs.existsSync(this.deps.dir)) {
+      for (const entry of fs.readdirSync(this.deps.dir)) {
+        const file = path.join(this.deps.dir, entry, 'name');
+        if (fs.existsSync(file)) names.add(fs.readFileSync(file, 'utf8'));
+      }
+    }
+    return [...names].sort();
+  }
+
+  existingHost(name: string): InstanceHost | undefined {
+    return this.hosts.get(name);
+  }
+
+  /** Closes the instance and deletes its data. */
+  async destroy(name: string): Promise<boolean> {
+    const host = this.hosts.get(name);
+    const dir = path.join(this.deps.dir, encodeName(name));
+    await host?.shutdown();
+    this.hosts.delete(name);
+    if (!fs.existsSync(dir)) return host !== undefined;
+    await fs.promises.rm(dir, { recursive: true, force: true });
+    return true;
   }
 
   async shutdown(): Promise<void> {

@@ -1,6 +1,6 @@
 // Sign and verify webhooks of every supported provider on the raw bytes.
 export * from './types';
-export { createGeneric, GENERIC_DEFAULTS, type GenericOptions } from './generic';
+export { createGeneric, generic, GENERIC_DEFAULTS, type GenericOptions } from './generic';
 export { normalizeHeaders } from './headers';
 export { atPath, locate } from './locate';
 export { detectProvider, isProviderName, schemeFor } from './registry';

@@ -12,8 +12,7 @@ import { loadSqlJs } from '../../core/runtime/sqljs';
 import { ConfigError, findWranglerConfig, parseDevVars, readWranglerConfig, type WranglerConfig } from '../../core/runtime/wranglerConfig';
 import { defaultWorkerConfig, prebuiltDefaultWorker } from '../defaultWorker';
 import { routeConsole } from '../consoleRoute';
-import { Receiver } from '../receiver';
-import { WorkerHost } from '../workerHost';
+import { startServer } from '../server';
 import { parseFlags, UsageError } from './args';
 import type { CliIo } from './io';
 
@@ -27,7 +26,10 @@ export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 878
 
 function secretsFrom(envFile: string | undefined, env: NodeJS.ProcessEnv): Record<string, string> {
   const secrets: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined && /_(SECRET|TOKEN|KEY)$/.test(key)) secrets[key] = value;
+  for (const [key, value] of Object.entries(env)) {
+    // Hookbench's own tokens (admin, render, sink) are never handed to worker code.
+    if (value !== undefined && /_(SECRET|TOKEN|KEY)$/.test(key) && !key.startsWith('HOOKBENCH_')) secrets[key] = value;
+  }
   if (envFile) {
     let text: string;
     try {
@@ -76,6 +78,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     'retention-count': { type: 'string' },
     'retention-days': { type: 'string' },
     'public-url': { type: 'string' },
+    'admin-token': { type: 'string' },
   });
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port is a number from 0 to 65535');
@@ -104,22 +107,23 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   }
   if (!fs.existsSync(entry)) throw new UsageError(`the worker entry ${entry} does not exist`);
 
-  const sql = await loadSqlJs();
-  const worker = await WorkerHost.start({
+  const server = await startServer({
+    host: values.host,
+    port,
+    dataDir: path.resolve(values.data),
     entry,
     prebuilt,
     config,
     secrets: secretsFrom(values['env-file'], io.env),
-    dataDir: path.resolve(values.data),
-    sql,
-    logger,
-    esbuild,
     watch: !values['no-watch'],
+    sql: await loadSqlJs(),
+    esbuild,
+    logger,
     idleMs: values['idle-ms'] === undefined ? undefined : Number(values['idle-ms']),
+    adminToken: values['admin-token'] ?? io.env['HOOKBENCH_ADMIN_TOKEN'],
+    sinkSecret: io.env['HOOKBENCH_SINK_SECRET'],
   });
-  const receiver = new Receiver({ host: values.host, port, runtime: () => worker.runtime(), logger });
-  const url = await receiver.listen();
-  io.stdout.write(`listening on ${url}\n`);
+  io.stdout.write(`listening on ${server.url}\n`);
   const stopWatching = watchEventLoop(logger);
 
   routeConsole(logger);
@@ -133,8 +137,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   });
   logger.info('[receiver] stopping: draining requests and committing every instance');
   stopWatching();
-  await receiver.close();
-  await worker.stop();
+  await server.stop();
   logger.info('[receiver] stopped');
   return 0;
 }

@@ -11,7 +11,8 @@ import type { WebhookEnv } from './webhookAgent';
 
 export { WebhookAgent } from './webhookAgent';
 
-const text = (body: string, status: number) => new Response(body, { status, headers: { 'content-type': 'text/plain;charset=UTF-8' } });
+const text = (body: string, status: number, provider?: string) =>
+  new Response(body, { status, headers: { 'content-type': 'text/plain;charset=UTF-8', ...(provider ? { 'x-hookbench-provider': provider } : {}) } });
 
 export default {
   async fetch(request: Request, env: WebhookEnv): Promise<Response> {
@@ -28,10 +29,10 @@ export default {
         try {
           payload = parsePayload(body, request.headers.get('content-type'));
         } catch {
-          return text('Invalid', 400);
+          return text('Invalid', 400, route.provider);
         }
         const found = locate(shape.entity, normalizeHeaders(request.headers.entries()), payload);
-        if (found === undefined) return text(`Missing ${shape.entityField}`, 400);
+        if (found === undefined) return text(`Missing ${shape.entityField}`, 400, route.provider);
         entity = sanitizeEntity(found);
       }
       const agent = await getAgentByName(env.WEBHOOK_AGENT as never, entity!);

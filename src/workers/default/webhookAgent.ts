@@ -93,10 +93,10 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
     try {
       payload = parsePayload(body, request.headers.get('content-type'));
     } catch {
-      return text('Invalid', 400, { 'x-hookbench-provider': route.provider });
+      return text('Invalid', 400, { 'x-hookbench-provider': route.provider, 'x-hookbench-entity': encodeURIComponent(this.name), 'x-hookbench-verification': 'valid' });
     }
     const event = this.toEvent(route.provider, headers, request.headers, payload, body);
-    const info = { 'x-hookbench-provider': route.provider, 'x-hookbench-verification': 'valid', 'x-hookbench-event': event.id };
+    const info = { 'x-hookbench-provider': route.provider, 'x-hookbench-entity': encodeURIComponent(this.name), 'x-hookbench-verification': 'valid', 'x-hookbench-event': encodeURIComponent(event.id) };
     if (route.queued) {
       await this.queue('processDelivery', { provider: route.provider, event });
       return text('Accepted', 202, info);
@@ -110,7 +110,7 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
     console.warn(`[security] rejected a ${provider} webhook for ${this.name}: ${reason}`);
     // Header values are Latin-1: anything else in a reason is replaced rather than failing the reply.
     const headerSafe = reason.replace(/[^\x20-\x7e]/g, '?');
-    return text('Invalid signature', 401, { 'x-hookbench-provider': provider, 'x-hookbench-verification': headerSafe });
+    return text('Invalid signature', 401, { 'x-hookbench-provider': provider, 'x-hookbench-entity': encodeURIComponent(this.name), 'x-hookbench-verification': headerSafe });
   }
 
   private toEvent(provider: ProviderName, headers: HeaderMap, raw: Headers, payload: unknown, body: Uint8Array): StoredEvent {

@@ -10,8 +10,7 @@ import { loadSqlJs } from '../../../src/core/runtime/sqljs';
 import { findWranglerConfig, readWranglerConfig, type WranglerConfig } from '../../../src/core/runtime/wranglerConfig';
 import { defaultWorkerConfig, type DefaultWorkerSettings } from '../../../src/server/defaultWorker';
 import { routeConsole } from '../../../src/server/consoleRoute';
-import { Receiver } from '../../../src/server/receiver';
-import { WorkerHost } from '../../../src/server/workerHost';
+import { startServer, type RunningServer } from '../../../src/server/server';
 
 export interface InstanceEvent {
   readonly kind: 'woken' | 'evicted';
@@ -24,6 +23,7 @@ export interface Served {
   readonly dataDir: string;
   readonly logs: string[];
   readonly events: InstanceEvent[];
+  readonly server: RunningServer;
   /** Resolves when an instance event matching `kind` and `name` has happened (now or later). */
   nextEvent(kind: InstanceEvent['kind'], name: string, count?: number): Promise<void>;
   stop(): Promise<void>;
@@ -47,6 +47,8 @@ export interface ServeOptions {
   root?: string;
   watch?: boolean;
   bodyLimit?: number;
+  adminToken?: string;
+  sinkSecret?: string;
   /** Serve this entry with this config instead of a fixture folder. */
   worker?: { entry: string; config: WranglerConfig };
 }
@@ -66,23 +68,28 @@ export async function serveFixture(name: string, options: ServeOptions = {}): Pr
   const logs: string[] = [];
   const logger = lineLogger((line) => logs.push(line), 'debug');
   const restoreConsole = routeConsole(logger);
-  const worker = await WorkerHost.start({
+  const server = await startServer({
+    host: '127.0.0.1',
+    port: 0,
+    dataDir,
     entry: options.worker?.entry ?? config.main!,
     config,
     secrets: options.secrets ?? {},
-    dataDir,
-    sql: await loadSqlJs(),
-    logger,
-    esbuild,
     watch: options.watch ?? false,
+    sql: await loadSqlJs(),
+    esbuild,
+    logger,
     idleMs: options.idleMs,
-    onInstance: (event) => {
-      events.push(event);
-      for (const listener of [...listeners]) listener();
-    },
+    bodyLimit: options.bodyLimit,
+    adminToken: options.adminToken,
+    sinkSecret: options.sinkSecret,
   });
-  const receiver = new Receiver({ host: '127.0.0.1', port: 0, runtime: () => worker.runtime(), logger, bodyLimit: options.bodyLimit });
-  const url = await receiver.listen();
+  server.instanceEvents.event((event) => {
+    if (event.kind === 'deleted') return;
+    events.push({ kind: event.kind, namespace: event.namespace, name: event.name });
+    for (const listener of [...listeners]) listener();
+  });
+  const url = server.url;
   return {
     url,
     dataDir,
@@ -100,9 +107,9 @@ export async function serveFixture(name: string, options: ServeOptions = {}): Pr
         listeners.add(listener);
       });
     },
+    server,
     async stop() {
-      await receiver.close();
-      await worker.stop();
+      await server.stop();
       restoreConsole();
     },
   };

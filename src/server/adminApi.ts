@@ -1,0 +1,217 @@
+/**
+ * The admin API (DESIGN §3.4) under /__hookbench/: instances, deliveries, read-only queries, the
+ * live feed, and the outbound sink. Everything but `POST /__hookbench/sink/<name>` needs
+ * `Authorization: Bearer <admin token>` (or `?token=` for the live WebSocket, which browsers
+ * cannot give headers); with no token configured those routes answer 403. Shapes: docs/admin-api.md.
+ */
+import type * as http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Emitter } from '../core/events';
+import type { Logger } from '../core/log';
+import { statementKind } from '../core/runtime/durableDatabase';
+import type { DurableObjectNamespace } from '../core/runtime/namespace';
+import { camelCaseToKebabCase } from '../core/runtime/protocol';
+import type { WorkerRuntime } from '../core/runtime/workerRuntime';
+import { safeEqualText } from '../core/signing/crypto';
+import type { DeliveryLog } from './deliveryLog';
+import type { Sink } from './sink';
+
+export interface InstanceEvent {
+  readonly kind: 'woken' | 'evicted' | 'deleted';
+  readonly namespace: string;
+  readonly name: string;
+}
+
+export interface AdminDeps {
+  readonly token: string | undefined;
+  readonly runtime: () => Promise<WorkerRuntime>;
+  readonly deliveries: DeliveryLog;
+  readonly sink: Sink;
+  readonly instanceEvents: Emitter<InstanceEvent>;
+  readonly logger: Logger;
+}
+
+export const ADMIN_PREFIX = '/__hookbench/';
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function json(res: http.ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(body);
+}
+
+function decode(segment: string | undefined, what: string): string {
+  if (segment === undefined || segment === '') throw new HttpError(404, `missing ${what}`);
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, `${what} is not valid percent-encoding`);
+  }
+}
+
+export class AdminApi {
+  private readonly wss = new WebSocketServer({ noServer: true });
+
+  constructor(private readonly deps: AdminDeps) {}
+
+  handles(pathname: string): boolean {
+    return pathname.startsWith(ADMIN_PREFIX);
+  }
+
+  private authorized(req: http.IncomingMessage, url: URL): boolean {
+    const { token } = this.deps;
+    if (!token) throw new HttpError(403, 'the admin API is off: start serve with --admin-token or HOOKBENCH_ADMIN_TOKEN');
+    const header = req.headers.authorization ?? '';
+    const given = header.startsWith('Bearer ') ? header.slice(7) : (url.searchParams.get('token') ?? '');
+    return safeEqualText(given, token);
+  }
+
+  async handle(req: http.IncomingMessage, res: http.ServerResponse, url: URL, body: Buffer): Promise<void> {
+    try {
+      const [, , area, ...rest] = url.pathname.split('/');
+      if (area === 'sink' && req.method === 'POST') return await this.capture(req, res, decode(rest[0], 'sink name'), body);
+      if (!this.authorized(req, url)) throw new HttpError(401, 'missing or wrong admin token');
+      switch (area) {
+        case 'instances':
+          return await this.instances(req, res, rest, body);
+        case 'deliveries':
+          return this.deliveries(req, res, url, rest);
+        case 'sink':
+          if (req.method !== 'GET') throw new HttpError(405, 'GET or POST');
+          return json(res, 200, { captures: this.deps.sink.list(rest[0] === undefined ? undefined : decode(rest[0], 'sink name'), limitOf(url)) });
+        default:
+          throw new HttpError(404, `no admin route ${url.pathname}`);
+      }
+    } catch (error) {
+      if (error instanceof HttpError) return json(res, error.status, { error: error.message });
+      this.deps.logger.error(`[admin] ${req.method} ${url.pathname}: ${(error as Error)?.stack ?? String(error)}`);
+      json(res, 500, { error: (error as Error)?.message ?? String(error) });
+    }
+  }
+
+  private async capture(req: http.IncomingMessage, res: http.ServerResponse, name: string, body: Buffer): Promise<void> {
+    const headers: Record<string, string> = {};
+    for (let i = 0; i < req.rawHeaders.length; i += 2) headers[req.rawHeaders[i]!] = req.rawHeaders[i + 1]!;
+    const capture = await this.deps.sink.capture(name, headers, body);
+    json(res, 200, { received: true, id: capture.id, verification: capture.verification });
+  }
+
+  private async namespace(segment: string | undefined): Promise<DurableObjectNamespace> {
+    const wanted = decode(segment, 'namespace');
+    const runtime = await this.deps.runtime();
+    const found = runtime.namespaces.find((n) => n.binding === wanted || camelCaseToKebabCase(n.binding) === wanted);
+    if (!found) throw new HttpError(404, `no namespace ${wanted}`);
+    return found;
+  }
+
+  private async instances(req: http.IncomingMessage, res: http.ServerResponse, rest: string[], body: Buffer): Promise<void> {
+    if (rest.length === 0) {
+      if (req.method !== 'GET') throw new HttpError(405, 'GET');
+      const runtime = await this.deps.runtime();
+      const instances = runtime.namespaces.flatMap((namespace) =>
+        namespace.instanceNames().map((name) => {
+          const host = namespace.existingHost(name);
+          return { namespace: namespace.binding, agent: camelCaseToKebabCase(namespace.binding), className: namespace.className, name, awake: host?.isAwake ?? false, connections: host?.connectionCount ?? 0 };
+        }),
+      );
+      return json(res, 200, { instances });
+    }
+    const namespace = await this.namespace(rest[0]);
+    const name = decode(rest[1], 'instance name');
+    const host = namespace.host(name);
+    if (rest[2] === 'query' && rest.length === 3) {
+      if (req.method !== 'POST') throw new HttpError(405, 'POST');
+      const { sql, params } = parseQuery(body);
+      const result = await host.inspect((db) => db.exec(sql, params));
+      return json(res, 200, { columns: result.columns, rows: result.rows.map((row) => row.map((v) => (v instanceof Uint8Array ? { base64: Buffer.from(v).toString('base64') } : v))) });
+    }
+    if (rest.length !== 2) throw new HttpError(404, 'no such admin route');
+    if (req.method === 'DELETE') {
+      const deleted = await namespace.destroy(name);
+      if (!deleted) throw new HttpError(404, `no instance ${name}`);
+      this.deps.instanceEvents.fire({ kind: 'deleted', namespace: namespace.binding, name });
+      return json(res, 200, { deleted: true, namespace: namespace.binding, name });
+    }
+    if (req.method !== 'GET') throw new HttpError(405, 'GET or DELETE');
+    if (!namespace.instanceNames().includes(name)) throw new HttpError(404, `no instance ${name}`);
+    const details = await host.inspect((db) => {
+      const stateRow = tableExists(db, 'cf_agents_state') ? db.exec("SELECT state FROM cf_agents_state WHERE id = 'cf_state_row_id'").rows[0] : undefined;
+      const tables = db
+        .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_hookbench%' ORDER BY name")
+        .rows.map(([table]) => ({ name: String(table), rows: Number(db.exec(`SELECT count(*) FROM "${String(table).replace(/"/g, '""')}"`).rows[0]![0]) }));
+      return { state: stateRow ? (JSON.parse(String(stateRow[0])) as unknown) : null, tables };
+    });
+    json(res, 200, { namespace: namespace.binding, agent: camelCaseToKebabCase(namespace.binding), name, awake: host.isAwake, connections: host.connectionCount, ...details });
+  }
+
+  private deliveries(req: http.IncomingMessage, res: http.ServerResponse, url: URL, rest: string[]): void {
+    if (req.method !== 'GET') throw new HttpError(405, 'GET');
+    if (rest.length === 0) return json(res, 200, { deliveries: this.deps.deliveries.list(limitOf(url)) });
+    const record = this.deps.deliveries.get(decode(rest[0], 'delivery id'));
+    if (!record) throw new HttpError(404, 'no such delivery');
+    const { requestBody, ...rest_ } = record;
+    json(res, 200, { ...rest_, requestBody: requestBody.toString('utf8'), requestBodyBase64: requestBody.toString('base64') });
+  }
+
+  /** The live feed: instance, delivery and outbound events as JSON messages. */
+  upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, url: URL): void {
+    let ok = false;
+    try {
+      ok = url.pathname === `${ADMIN_PREFIX}live` && this.authorized(req, url);
+    } catch {
+      ok = false;
+    }
+    if (!ok) {
+      socket.end('HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      const send = (message: unknown) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(message));
+      const subscriptions = [
+        this.deps.deliveries.onDidRecord((delivery) => send({ type: 'delivery', delivery })),
+        this.deps.instanceEvents.event((event) => send({ type: 'instance', ...event })),
+        this.deps.sink.onDidCapture(({ bodyBase64: _b, ...capture }) => send({ type: 'outbound', capture })),
+      ];
+      ws.on('close', () => subscriptions.forEach((s) => s.dispose()));
+      send({ type: 'hello' });
+    });
+  }
+
+  close(): void {
+    for (const client of this.wss.clients) client.close(1001, 'Server shutting down');
+  }
+}
+
+function limitOf(url: URL): number {
+  const limit = Number(url.searchParams.get('limit') ?? 100);
+  return Number.isInteger(limit) && limit > 0 ? Math.min(limit, 10_000) : 100;
+}
+
+function tableExists(db: { exec(sql: string, params?: never[]): { rows: unknown[][] } }, name: string): boolean {
+  return db.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '${name}'`).rows.length > 0;
+}
+
+function parseQuery(body: Buffer): { sql: string; params: (string | number | null)[] } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'the body is not JSON: send {"sql": "SELECT …", "params": []}');
+  }
+  const { sql, params = [] } = (parsed ?? {}) as { sql?: unknown; params?: unknown };
+  if (typeof sql !== 'string' || sql.trim() === '') throw new HttpError(400, '"sql" must be a non-empty string');
+  if (!Array.isArray(params) || !params.every((p) => p === null || typeof p === 'string' || typeof p === 'number')) throw new HttpError(400, '"params" must be an array of strings, numbers or nulls');
+  if (statementKind(sql) !== 'read' || sql.includes(';') && sql.trim().replace(/;\s*$/, '').includes(';')) {
+    throw new HttpError(400, 'only one read-only statement (SELECT, EXPLAIN, VALUES or a PRAGMA read) is allowed');
+  }
+  return { sql, params };
+}

@@ -1,0 +1,85 @@
+/**
+ * Composes the serve process: the worker on the runtime, the deliveries log, the outbound sink,
+ * the admin API and the receiver in front. `hookbench serve` and the tests both start it here.
+ */
+import * as path from 'node:path';
+import type * as esbuildType from 'esbuild';
+import type { SqlJsStatic } from 'sql.js';
+import { Emitter } from '../core/events';
+import type { Logger } from '../core/log';
+import type { WranglerConfig } from '../core/runtime/wranglerConfig';
+import { AdminApi, type InstanceEvent } from './adminApi';
+import { DeliveryLog } from './deliveryLog';
+import { Receiver } from './receiver';
+import { Sink } from './sink';
+import { WorkerHost } from './workerHost';
+
+export interface ServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly entry: string;
+  readonly prebuilt?: string;
+  readonly config: WranglerConfig | undefined;
+  readonly secrets: Readonly<Record<string, string>>;
+  readonly watch: boolean;
+  readonly sql: SqlJsStatic;
+  readonly esbuild: typeof esbuildType;
+  readonly logger: Logger;
+  readonly idleMs?: number;
+  readonly bodyLimit?: number;
+  readonly adminToken?: string;
+  readonly sinkSecret?: string;
+}
+
+export interface RunningServer {
+  readonly url: string;
+  readonly worker: WorkerHost;
+  readonly deliveries: DeliveryLog;
+  readonly sink: Sink;
+  readonly instanceEvents: Emitter<InstanceEvent>;
+  /** Stops accepting, drains, commits and snapshots everything. */
+  stop(): Promise<void>;
+}
+
+/** Internal files live beside the namespaces, under a name no encoded binding can take. */
+export function internalDir(dataDir: string, part: string): string {
+  return path.join(dataDir, '_hookbench', part);
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const instanceEvents = new Emitter<InstanceEvent>();
+  const worker = await WorkerHost.start({
+    entry: options.entry,
+    prebuilt: options.prebuilt,
+    config: options.config,
+    secrets: options.secrets,
+    dataDir: options.dataDir,
+    sql: options.sql,
+    logger: options.logger,
+    esbuild: options.esbuild,
+    watch: options.watch,
+    idleMs: options.idleMs,
+    onInstance: (event) => instanceEvents.fire(event),
+  });
+  const deliveries = await DeliveryLog.open({ sql: options.sql, dir: internalDir(options.dataDir, 'deliveries') });
+  const sink = await Sink.open(options.sql, internalDir(options.dataDir, 'sink'), options.sinkSecret);
+  const runtime = () => worker.runtime();
+  const admin = new AdminApi({ token: options.adminToken, runtime, deliveries, sink, instanceEvents, logger: options.logger });
+  const receiver = new Receiver({ host: options.host, port: options.port, runtime, logger: options.logger, bodyLimit: options.bodyLimit, admin, deliveries });
+  const url = await receiver.listen();
+  return {
+    url,
+    worker,
+    deliveries,
+    sink,
+    instanceEvents,
+    async stop() {
+      await receiver.close();
+      await worker.stop();
+      await deliveries.close();
+      await sink.close();
+      instanceEvents.dispose();
+    },
+  };
+}
