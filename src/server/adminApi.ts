@@ -127,11 +127,16 @@ export class AdminApi {
     }
     const namespace = await this.namespace(rest[0]);
     const name = decode(rest[1], 'instance name');
-    const host = namespace.host(name);
+    const exists = namespace.instanceNames().includes(name);
+    // Asking about an instance must not create one.
+    const host = () => {
+      if (!exists) throw new HttpError(404, `no instance ${name}`);
+      return namespace.host(name);
+    };
     if (rest[2] === 'query' && rest.length === 3) {
       if (req.method !== 'POST') throw new HttpError(405, 'POST');
       const { sql, params } = parseQuery(body);
-      const result = await host.inspect((db) => db.exec(sql, params));
+      const result = await host().inspect((db) => db.exec(sql, params));
       return json(res, 200, { columns: result.columns, rows: result.rows.map((row) => row.map((v) => (v instanceof Uint8Array ? { base64: Buffer.from(v).toString('base64') } : v))) });
     }
     if (rest.length !== 2) throw new HttpError(404, 'no such admin route');
@@ -142,15 +147,15 @@ export class AdminApi {
       return json(res, 200, { deleted: true, namespace: namespace.binding, name });
     }
     if (req.method !== 'GET') throw new HttpError(405, 'GET or DELETE');
-    if (!namespace.instanceNames().includes(name)) throw new HttpError(404, `no instance ${name}`);
-    const details = await host.inspect((db) => {
+    const instance = host();
+    const details = await instance.inspect((db) => {
       const stateRow = tableExists(db, 'cf_agents_state') ? db.exec("SELECT state FROM cf_agents_state WHERE id = 'cf_state_row_id'").rows[0] : undefined;
       const tables = db
         .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_hookbench%' ORDER BY name")
         .rows.map(([table]) => ({ name: String(table), rows: Number(db.exec(`SELECT count(*) FROM "${String(table).replace(/"/g, '""')}"`).rows[0]![0]) }));
       return { state: stateRow ? (JSON.parse(String(stateRow[0])) as unknown) : null, tables };
     });
-    json(res, 200, { namespace: namespace.binding, agent: camelCaseToKebabCase(namespace.binding), name, awake: host.isAwake, connections: host.connectionCount, ...details });
+    json(res, 200, { namespace: namespace.binding, agent: camelCaseToKebabCase(namespace.binding), name, awake: instance.isAwake, connections: instance.connectionCount, ...details });
   }
 
   private deliveries(req: http.IncomingMessage, res: http.ServerResponse, url: URL, rest: string[]): void {

@@ -1,0 +1,139 @@
+// The admin API, the deliveries log, the sink and the live feed, against the built-in worker.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import WebSocket from 'ws';
+import { schemeFor } from '../../../src/core/signing';
+import { serveDefaultWorker, type Served } from '../helpers/serveWorker';
+import { githubPush, SECRETS } from '../workers/payloads';
+
+const TOKEN = 'admin-token-for-tests';
+const SINK_SECRET = 'sink-secret';
+let served: Served;
+before(async () => {
+  served = await serveDefaultWorker({ secrets: SECRETS, adminToken: TOKEN, sinkSecret: SINK_SECRET });
+});
+after(() => served.stop());
+
+const admin = async (urlPath: string, init: RequestInit = {}, token: string | null = TOKEN) => {
+  const headers = new Headers(init.headers);
+  if (token !== null) headers.set('authorization', `Bearer ${token}`);
+  const response = await fetch(`${served.url}/__hookbench/${urlPath}`, { ...init, headers });
+  return { status: response.status, body: (await response.json()) as any };
+};
+
+const webhook = (urlPath: string, delivery: { body: string; headers: Record<string, string> }) =>
+  fetch(served.url + urlPath, { method: 'POST', body: delivery.body, headers: delivery.headers });
+
+describe('admin token', () => {
+  it('refuses a missing or wrong token with 401, in constant time', async () => {
+    assert.equal((await admin('instances', {}, null)).status, 401);
+    assert.equal((await admin('instances', {}, 'wrong')).status, 401);
+    assert.equal((await admin('instances', {}, TOKEN + 'x')).status, 401);
+    assert.deepEqual((await admin('instances', {}, 'wrong')).body, { error: 'missing or wrong admin token' });
+  });
+
+  it('answers 403 on every admin route when no token is configured', async () => {
+    const open = await serveDefaultWorker({ secrets: SECRETS });
+    try {
+      const response = await fetch(`${open.url}/__hookbench/instances`, { headers: { authorization: 'Bearer anything' } });
+      assert.equal(response.status, 403);
+      assert.match(((await response.json()) as { error: string }).error, /admin-token/);
+    } finally {
+      await open.stop();
+    }
+  });
+});
+
+describe('instances', () => {
+  it('lists instances, shows state and tables, runs read-only queries, deletes', async () => {
+    assert.equal((await webhook('/webhooks/github/admin-repo', githubPush('Acme/Admin', 'adm-1'))).status, 200);
+    const list = await admin('instances');
+    assert.ok(list.body.instances.some((i: { name: string; namespace: string; agent: string }) => i.name === 'admin-repo' && i.namespace === 'WEBHOOK_AGENT' && i.agent === 'webhook-agent'));
+
+    const details = await admin('instances/webhook-agent/admin-repo');
+    assert.equal(details.status, 200);
+    assert.equal(details.body.state.lastEventType, 'push');
+    assert.deepEqual(details.body.tables.find((t: { name: string }) => t.name === 'events'), { name: 'events', rows: 1 });
+
+    const query = await admin('instances/WEBHOOK_AGENT/admin-repo/query', { method: 'POST', body: JSON.stringify({ sql: 'SELECT id, type FROM events WHERE type = ?', params: ['push'] }) });
+    assert.deepEqual(query.body, { columns: ['id', 'type'], rows: [['adm-1', 'push']] });
+    for (const sql of ['DELETE FROM events', 'UPDATE events SET type = 1', 'SELECT 1; DELETE FROM events', 'PRAGMA foreign_keys = ON']) {
+      const refused = await admin('instances/webhook-agent/admin-repo/query', { method: 'POST', body: JSON.stringify({ sql }) });
+      assert.equal(refused.status, 400, sql);
+    }
+    assert.equal((await admin('instances/webhook-agent/admin-repo/query', { method: 'POST', body: '{' })).status, 400);
+    assert.equal((await admin('instances/nope/admin-repo')).status, 404);
+    assert.equal((await admin('instances/webhook-agent/never-seen')).status, 404);
+
+    const dir = path.join(served.dataDir, 'nwebhook-agent', 'nadmin-repo');
+    assert.ok(fs.existsSync(dir));
+    assert.deepEqual((await admin('instances/webhook-agent/admin-repo', { method: 'DELETE' })).body, { deleted: true, namespace: 'WEBHOOK_AGENT', name: 'admin-repo' });
+    assert.equal(fs.existsSync(dir), false);
+    assert.ok(!(await admin('instances')).body.instances.some((i: { name: string }) => i.name === 'admin-repo'));
+  });
+});
+
+describe('deliveries log', () => {
+  it('records accepted and rejected requests with raw bytes, status, provider, entity and the verification outcome', async () => {
+    const good = githubPush('Acme/Log', 'log-good');
+    const goodResponse = await webhook('/webhooks/github/log-entity', good);
+    assert.equal(goodResponse.headers.get('x-hookbench-verification'), null, 'internal notes stay off the wire');
+    const bad = { body: good.body + ' ', headers: good.headers };
+    assert.equal((await webhook('/webhooks/github/log-entity', bad)).status, 401);
+    const { body } = await admin('deliveries?limit=5');
+    const [rejected, accepted] = body.deliveries as { id: string; status: number; provider: string; entity: string; verification: string; path: string; requestBytes: number }[];
+    assert.equal(rejected!.status, 401);
+    assert.equal(rejected!.provider, 'github');
+    assert.equal(rejected!.entity, 'log-entity');
+    assert.match(rejected!.verification, /^mismatch: X-Hub-Signature-256 does not match/);
+    assert.equal(accepted!.status, 200);
+    assert.equal(accepted!.verification, 'valid');
+    assert.equal(accepted!.path, '/webhooks/github/log-entity');
+    const full = await admin(`deliveries/${accepted!.id}`);
+    assert.equal(Buffer.from(full.body.requestBodyBase64, 'base64').toString('utf8'), good.body);
+    assert.equal(full.body.responseBody, 'OK');
+    assert.equal(full.body.requestHeaders['x-github-delivery'], 'log-good');
+    assert.equal((await admin('deliveries/not-an-id')).status, 404);
+  });
+});
+
+describe('sink and live feed', () => {
+  it('captures outbound webhooks byte for byte, checks X-Signature, and streams everything on the live feed', async () => {
+    const live = new WebSocket(`${served.url.replace('http', 'ws')}/__hookbench/live?token=${TOKEN}`);
+    const messages: { type: string }[] = [];
+    await new Promise<void>((resolve, reject) => {
+      live.on('message', (data) => {
+        messages.push(JSON.parse(data.toString()));
+        if (messages.length === 1) resolve();
+      });
+      live.on('error', reject);
+    });
+    const body = '{"text":"Deployed ✓"}';
+    const signature = schemeFor('generic').sign({ secret: SINK_SECRET, body: Buffer.from(body) }).headers['X-Signature']!;
+    const good = await fetch(`${served.url}/__hookbench/sink/chat`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'X-Signature': signature } });
+    assert.deepEqual(((await good.json()) as { verification: string }).verification, 'valid');
+    const bad = await fetch(`${served.url}/__hookbench/sink/chat`, { method: 'POST', body, headers: { 'X-Signature': '00' } });
+    assert.match(((await bad.json()) as { verification: string }).verification, /^mismatch/);
+    await webhook('/webhooks/github/live-entity', githubPush('Acme/Live', 'live-1'));
+    const deadline = Date.now() + 5000;
+    const has = (type: string) => messages.some((m) => m.type === type);
+    while (!(has('outbound') && has('delivery') && has('instance')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(has('outbound') && has('delivery') && has('instance'), JSON.stringify(messages.map((m) => m.type)));
+    const captures = (await admin('sink/chat')).body.captures as { body: string; verification: string }[];
+    assert.equal(captures[0]!.body, body);
+    assert.match(captures[0]!.verification, /^mismatch/);
+    assert.equal(captures[1]!.verification, 'valid');
+    live.close();
+  });
+
+  it('refuses the live feed without the token', async () => {
+    const refused = new WebSocket(`${served.url.replace('http', 'ws')}/__hookbench/live`);
+    const outcome = await new Promise<string>((resolve) => {
+      refused.on('open', () => resolve('open'));
+      refused.on('error', (error) => resolve(error.message));
+    });
+    assert.match(outcome, /401/);
+  });
+});
