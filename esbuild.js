@@ -14,8 +14,27 @@ const withBench = args.has('--bench');
 /** ws loads these optional native accelerators with a try/require; never bundle them. */
 const optionalNative = ['bufferutil', 'utf-8-validate'];
 
+/**
+ * `hookbench:github-examples`: GitHub's real webhook payloads (@octokit/webhooks-examples), one
+ * example per event with the list of its actions, reduced at build time from the 4 MB index.
+ * @type {esbuild.Plugin}
+ */
+const githubExamples = {
+  name: 'github-examples',
+  setup(build) {
+    build.onResolve({ filter: /^hookbench:github-examples$/ }, () => ({ path: 'github-examples', namespace: 'hookbench' }));
+    build.onLoad({ filter: /.*/, namespace: 'hookbench' }, () => {
+      /** @type {{ name: string, actions: string[], examples: Record<string, unknown>[] }[]} */
+      const all = /** @type {any} */ (require('@octokit/webhooks-examples'));
+      const reduced = Object.fromEntries(all.map((event) => [event.name, { actions: event.actions, example: event.examples[0] }]));
+      return { contents: JSON.stringify(reduced), loader: 'json' };
+    });
+  },
+};
+
 /** @type {esbuild.BuildOptions} */
 const nodeBase = {
+  plugins: [githubExamples],
   bundle: true,
   platform: 'node',
   target: 'node20',

@@ -3,6 +3,7 @@
 import { version } from '../package.json';
 import { UsageError } from './server/commands/args';
 import { processIo, type CliIo } from './server/commands/io';
+import { send, sendUsage } from './server/commands/send';
 import { serve, serveUsage } from './server/commands/serve';
 import { sign, signUsage } from './server/commands/sign';
 import { verify, verifyUsage } from './server/commands/verify';
@@ -15,6 +16,7 @@ interface Command {
 
 const commands: Record<string, Command> = {
   serve: { summary: 'run a worker on the Agents SDK emulation behind the local receiver', usage: serveUsage, run: serve },
+  send: { summary: 'sign a test webhook for a provider and POST it', usage: sendUsage, run: send },
   sign: { summary: 'sign a webhook body (stdin) for a provider', usage: signUsage, run: sign },
   verify: { summary: "check a webhook body's signature", usage: verifyUsage, run: verify },
 };

@@ -40,7 +40,7 @@ export function toRequest(req: IncomingMessage, url: string, body: Buffer | unde
 /** Streams a response (server-sent events and the like) with the given headers. */
 export async function writeResponse(res: ServerResponse, response: Response, headers: Record<string, string>): Promise<void> {
   const cookies = response.headers.getSetCookie();
-  res.writeHead(response.status, response.statusText, cookies.length > 0 ? { ...headers, 'set-cookie': cookies } : headers);
+  res.writeHead(response.status, response.statusText || undefined, cookies.length > 0 ? { ...headers, 'set-cookie': cookies } : headers);
   if (response.body) {
     for await (const chunk of response.body) res.write(chunk);
   }

@@ -81,7 +81,7 @@ export class Receiver {
         const bytes = Buffer.from(await response.arrayBuffer());
         responseBody = bytes.toString('utf8');
         const cookies = response.headers.getSetCookie();
-        res.writeHead(status, response.statusText, cookies.length > 0 ? { ...responseHeaders, 'set-cookie': cookies } : responseHeaders);
+        res.writeHead(status, response.statusText || undefined, cookies.length > 0 ? { ...responseHeaders, 'set-cookie': cookies } : responseHeaders);
         res.end(bytes);
       }
     } catch (error) {

@@ -2,6 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 
 const CLI = path.resolve(__dirname, '../../../../../dist/cli.js');
@@ -97,5 +98,34 @@ describe('hookbench', () => {
     const unknown = hookbench(['frobnicate']);
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /unknown command "frobnicate"/);
+  });
+});
+
+describe('hookbench send', () => {
+  it('lists templates and refuses an unknown event with a pointer to the list', () => {
+    assert.match(hookbench(['send', '--list', '--provider', 'shopify']).stdout, /orders\/create/);
+    const unknown = hookbench(['send', '--provider', 'github', '--url', 'http://127.0.0.1:9/x', '--event', 'nope', '--secret', 's']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /no github event "nope" \(hookbench send --list --provider github shows them\)/);
+  });
+
+  it('prints the exact signed request with --dry-run', () => {
+    const dry = hookbench(['send', '--provider', 'stripe', '--url', 'http://127.0.0.1:9/webhooks/stripe', '--event', 'invoice.paid', '--entity', 'cus_42', '--secret', 'whsec_x', '--dry-run']);
+    assert.equal(dry.code, 0);
+    assert.match(dry.stdout, /^POST http:\/\/127\.0\.0\.1:9\/webhooks\/stripe\n/);
+    assert.match(dry.stdout, /Stripe-Signature: t=\d+,v1=[0-9a-f]{64}/);
+    assert.match(dry.stdout, /"customer": "cus_42"/);
+  });
+
+  it('reports a connection failure clearly and exits 1', async () => {
+    // A port that was free a moment ago: nothing listens there now.
+    const net = await import('node:net');
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const result = hookbench(['send', '--provider', 'github', '--url', `http://127.0.0.1:${port}/webhooks/github`, '--event', 'push', '--secret', 's']);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /ECONNREFUSED/);
   });
 });
