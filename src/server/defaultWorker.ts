@@ -11,6 +11,8 @@ export interface DefaultWorkerSettings {
   readonly retentionCount?: number;
   readonly retentionDays?: number;
   readonly publicUrl?: string;
+  readonly outboundUrl?: string;
+  readonly chatUrl?: string;
 }
 
 export function defaultWorkerConfig(settings: DefaultWorkerSettings): WranglerConfig {
@@ -18,6 +20,8 @@ export function defaultWorkerConfig(settings: DefaultWorkerSettings): WranglerCo
   if (settings.retentionCount !== undefined) vars['HOOKBENCH_RETENTION_COUNT'] = String(settings.retentionCount);
   if (settings.retentionDays !== undefined) vars['HOOKBENCH_RETENTION_DAYS'] = String(settings.retentionDays);
   if (settings.publicUrl !== undefined) vars['HOOKBENCH_PUBLIC_URL'] = settings.publicUrl;
+  if (settings.outboundUrl !== undefined) vars['OUTBOUND_WEBHOOK_URL'] = settings.outboundUrl;
+  if (settings.chatUrl !== undefined) vars['CHAT_WEBHOOK_URL'] = settings.chatUrl;
   return { file: '(built-in)', main: undefined, durableObjects: [{ name: 'WEBHOOK_AGENT', className: 'WebhookAgent' }], vars };
 }
 

@@ -19,6 +19,7 @@ import type { CliIo } from './io';
 export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 8787] [--data .hookbench]
          [--worker FILE] [--config wrangler.jsonc|toml] [--env-file .dev.vars] [--no-watch]
          [--retention-count N] [--retention-days D] [--public-url URL]
+         [--outbound-url URL] [--chat-url URL] [--admin-token T]
   Runs a worker on the Agents SDK emulation: yours with --worker (its Durable Object bindings and
   vars from the wrangler config next to it or given with --config), otherwise the built-in
   webhook worker. Secrets come from the environment (names ending in _SECRET, _TOKEN or _KEY) and
@@ -79,6 +80,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     'retention-days': { type: 'string' },
     'public-url': { type: 'string' },
     'admin-token': { type: 'string' },
+    'outbound-url': { type: 'string' },
+    'chat-url': { type: 'string' },
   });
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port is a number from 0 to 65535');
@@ -101,6 +104,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       retentionCount: optionalNumber(values['retention-count'], '--retention-count'),
       retentionDays: optionalNumber(values['retention-days'], '--retention-days'),
       publicUrl: values['public-url'],
+      outboundUrl: values['outbound-url'],
+      chatUrl: values['chat-url'],
     });
     prebuilt = prebuiltDefaultWorker();
     entry = prebuilt ?? path.resolve(__dirname, '..', '..', 'workers', 'default', 'index.ts');

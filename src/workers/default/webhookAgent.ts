@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { Agent, callable } from 'agents';
 import { locate, normalizeHeaders, schemeFor, type HeaderMap, type ProviderName } from '../../core/signing';
+import { notifyChat, sendJsonWebhook } from '../../core/outbound';
 import { describeEvent } from './describe';
 import { parsePayload, payloadText } from './payload';
 import { webhookRoute } from './routes';
@@ -18,6 +19,11 @@ export interface WebhookEnv {
   readonly HOOKBENCH_RETENTION_DAYS?: string;
   /** The public URL Twilio signs when the receiver sits behind a tunnel. */
   readonly HOOKBENCH_PUBLIC_URL?: string;
+  /** Forward every stored event here as signed JSON (X-Signature with OUTBOUND_WEBHOOK_SECRET). */
+  readonly OUTBOUND_WEBHOOK_URL?: string;
+  readonly OUTBOUND_WEBHOOK_SECRET?: string;
+  /** Post a one-line chat notification ({"text"}) for every stored event. */
+  readonly CHAT_WEBHOOK_URL?: string;
   readonly [secret: string]: unknown;
 }
 
@@ -140,7 +146,20 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
       lastEventAt: event.timestamp,
       stats: { total: stats.total + 1, byType: { ...stats.byType, [event.type]: (stats.byType[event.type] ?? 0) + 1 } },
     });
+    this.ctx.waitUntil(this.sendOutbound(event));
     return true;
+  }
+
+  /** Outbound webhooks after the response (seed §4.5); failures are logged with their status. */
+  private async sendOutbound(event: StoredEvent): Promise<void> {
+    const { OUTBOUND_WEBHOOK_URL, OUTBOUND_WEBHOOK_SECRET, CHAT_WEBHOOK_URL } = this.env;
+    const { payload: _payload, ...summary } = event;
+    const sends: Promise<unknown>[] = [];
+    if (OUTBOUND_WEBHOOK_URL) sends.push(sendJsonWebhook(OUTBOUND_WEBHOOK_URL, { entity: this.name, event: summary }, { secret: OUTBOUND_WEBHOOK_SECRET }));
+    if (CHAT_WEBHOOK_URL) sends.push(notifyChat(CHAT_WEBHOOK_URL, `${this.name}: ${event.title}`));
+    for (const result of await Promise.allSettled(sends)) {
+      if (result.status === 'rejected') console.error(`[outbound] ${(result.reason as Error).message}`);
+    }
   }
 
   private applyRetention(): void {

@@ -1,0 +1,1 @@
+export { notifyChat, OutboundWebhookError, sendJsonWebhook, type SendOptions } from './sendWebhook';
