@@ -1,12 +1,15 @@
 /**
  * The deliveries log: every request the receiver passes to the worker, accepted or rejected, with
  * its raw bytes, the response, timing, and what the worker said about it (provider, entity,
- * verification). Kept in its own durable database, bounded by count and by body size.
+ * verification). A bounded ring in memory, persisted as append-only NDJSON in two rotating files
+ * (each holds at most the bound, so together they always hold the newest deliveries); on start
+ * the newest are read back and a torn last line is skipped. Writing a log line costs one append,
+ * not a database write and an fsync on the request's path.
  */
 import { randomUUID } from 'node:crypto';
-import type { SqlJsStatic } from 'sql.js';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Emitter } from '../core/events';
-import { DurableDatabase } from '../core/runtime/durableDatabase';
 
 export interface DeliveryRecord {
   readonly id: string;
@@ -30,7 +33,6 @@ export interface DeliveryRecord {
 export type DeliverySummary = Omit<DeliveryRecord, 'requestBody' | 'responseBody'> & { readonly requestBytes: number };
 
 export interface DeliveryLogOptions {
-  readonly sql: SqlJsStatic;
   readonly dir: string;
   /** Deliveries kept (default 1000). */
   readonly maxCount?: number;
@@ -38,88 +40,101 @@ export interface DeliveryLogOptions {
   readonly maxBodyBytes?: number;
 }
 
-const COLUMNS = 'id, time, method, path, request_headers, request_body, request_truncated, request_bytes, status, response_headers, response_body, duration_ms, provider, entity, verification';
+interface Stored extends DeliverySummary {
+  readonly body: string;
+  readonly responseBody: string;
+}
 
-type Row = Record<string, string | number | Uint8Array | null>;
+const FILES = ['deliveries-a.ndjson', 'deliveries-b.ndjson'] as const;
 
 export class DeliveryLog {
   private readonly recorded = new Emitter<DeliverySummary>();
   readonly onDidRecord = this.recorded.event;
-  private readonly maxCount: number;
-  private readonly maxBodyBytes: number;
+  private readonly ring: Stored[];
+  private current: number;
+  private linesInCurrent: number;
+  private stream: fs.WriteStream;
 
   private constructor(
-    private readonly db: DurableDatabase,
-    options: DeliveryLogOptions,
+    private readonly dir: string,
+    private readonly maxCount: number,
+    private readonly maxBodyBytes: number,
   ) {
-    this.maxCount = options.maxCount ?? 1000;
-    this.maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+    fs.mkdirSync(dir, { recursive: true });
+    const read = FILES.map((file) => readLines(path.join(dir, file)));
+    // The file written last is the one whose newest line is newer.
+    const newest = (lines: Stored[]) => lines.at(-1)?.time ?? '';
+    this.current = newest(read[1]!) > newest(read[0]!) ? 1 : 0;
+    this.ring = [...read[1 - this.current]!, ...read[this.current]!].slice(-maxCount);
+    this.linesInCurrent = read[this.current]!.length;
+    this.stream = this.open(this.current, 'a');
   }
 
   static async open(options: DeliveryLogOptions): Promise<DeliveryLog> {
-    const db = await DurableDatabase.open({ sql: options.sql, dir: options.dir });
-    db.exec(`CREATE TABLE IF NOT EXISTS deliveries (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, time TEXT NOT NULL, method TEXT NOT NULL,
-      path TEXT NOT NULL, request_headers TEXT NOT NULL, request_body BLOB, request_truncated INTEGER NOT NULL,
-      request_bytes INTEGER NOT NULL, status INTEGER NOT NULL, response_headers TEXT NOT NULL, response_body TEXT,
-      duration_ms REAL NOT NULL, provider TEXT, entity TEXT, verification TEXT)`);
-    await db.commit();
-    return new DeliveryLog(db, options);
+    return new DeliveryLog(options.dir, options.maxCount ?? 1000, options.maxBodyBytes ?? 1024 * 1024);
   }
 
-  /** Records a delivery; it is on disk soon after (group commit), never holding up the response. */
+  private open(index: number, flags: 'a' | 'w'): fs.WriteStream {
+    return fs.createWriteStream(path.join(this.dir, FILES[index]!), { flags });
+  }
+
   record(delivery: Omit<DeliveryRecord, 'id' | 'requestTruncated'>): DeliverySummary {
-    const id = randomUUID();
     const truncated = delivery.requestBody.length > this.maxBodyBytes;
     const body = truncated ? delivery.requestBody.subarray(0, this.maxBodyBytes) : delivery.requestBody;
-    this.db.exec(`INSERT INTO deliveries (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-      id, delivery.time, delivery.method, delivery.path, JSON.stringify(delivery.requestHeaders), new Uint8Array(body),
-      truncated ? 1 : 0, delivery.requestBody.length, delivery.status, JSON.stringify(delivery.responseHeaders),
-      delivery.responseBody.slice(0, 64 * 1024), delivery.durationMs, delivery.provider, delivery.entity, delivery.verification,
-    ]);
-    this.db.exec('DELETE FROM deliveries WHERE seq <= (SELECT max(seq) FROM deliveries) - ?', [this.maxCount]);
-    void this.db.commit().catch(() => undefined);
-    const { requestBody: _b, responseBody: _r, ...rest } = delivery;
-    const summary: DeliverySummary = { ...rest, id, requestTruncated: truncated, requestBytes: delivery.requestBody.length };
+    const { requestBody: _b, responseBody, ...rest } = delivery;
+    const summary: DeliverySummary = { ...rest, id: randomUUID(), requestTruncated: truncated, requestBytes: delivery.requestBody.length };
+    const stored: Stored = { ...summary, body: body.toString('base64'), responseBody: responseBody.slice(0, 64 * 1024) };
+    this.ring.push(stored);
+    if (this.ring.length > this.maxCount) this.ring.shift();
+    if (this.linesInCurrent >= this.maxCount) {
+      // The other file holds only deliveries older than everything in this one: start it afresh.
+      this.stream.end();
+      this.current = 1 - this.current;
+      this.stream = this.open(this.current, 'w');
+      this.linesInCurrent = 0;
+    }
+    this.stream.write(JSON.stringify(stored) + '\n');
+    this.linesInCurrent++;
     this.recorded.fire(summary);
     return summary;
   }
 
   /** Newest first. */
   list(limit = 100): DeliverySummary[] {
-    const rows = this.db.exec(`SELECT ${COLUMNS.replace(', request_body', '').replace(', response_body', '')} FROM deliveries ORDER BY seq DESC LIMIT ?`, [Math.max(1, Math.min(limit, 10_000))]);
-    return rows.rows.map((values) => toSummary(Object.fromEntries(rows.columns.map((c, i) => [c, values[i]!])) as Row));
+    return this.ring
+      .slice(-Math.max(1, limit))
+      .reverse()
+      .map(({ body: _b, responseBody: _r, ...summary }) => summary);
   }
 
   get(id: string): DeliveryRecord | undefined {
-    const rows = this.db.exec(`SELECT ${COLUMNS} FROM deliveries WHERE id = ?`, [id]);
-    const values = rows.rows[0];
-    if (!values) return undefined;
-    const row = Object.fromEntries(rows.columns.map((c, i) => [c, values[i]!])) as Row;
-    const { requestBytes: _n, ...summary } = toSummary(row);
-    return { ...summary, requestBody: Buffer.from((row['request_body'] as Uint8Array | null) ?? new Uint8Array()), responseBody: String(row['response_body'] ?? '') };
+    const found = this.ring.find((d) => d.id === id);
+    if (!found) return undefined;
+    const { body, requestBytes: _n, ...rest } = found;
+    return { ...rest, requestBody: Buffer.from(body, 'base64') };
   }
 
   async close(): Promise<void> {
     this.recorded.dispose();
-    await this.db.close();
+    await new Promise<void>((resolve) => this.stream.end(resolve));
   }
 }
 
-function toSummary(row: Row): DeliverySummary {
-  return {
-    id: String(row['id']),
-    time: String(row['time']),
-    method: String(row['method']),
-    path: String(row['path']),
-    requestHeaders: JSON.parse(String(row['request_headers'])) as Record<string, string>,
-    requestTruncated: row['request_truncated'] === 1,
-    requestBytes: Number(row['request_bytes']),
-    status: Number(row['status']),
-    responseHeaders: JSON.parse(String(row['response_headers'])) as Record<string, string>,
-    durationMs: Number(row['duration_ms']),
-    provider: (row['provider'] as string | null) ?? null,
-    entity: (row['entity'] as string | null) ?? null,
-    verification: (row['verification'] as string | null) ?? null,
-  };
+function readLines(file: string): Stored[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const out: Stored[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    try {
+      out.push(JSON.parse(line) as Stored);
+    } catch {
+      // A line cut short by a crash: that delivery is not in the log.
+    }
+  }
+  return out;
 }

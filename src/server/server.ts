@@ -62,7 +62,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     idleMs: options.idleMs,
     onInstance: (event) => instanceEvents.fire(event),
   });
-  const deliveries = await DeliveryLog.open({ sql: options.sql, dir: internalDir(options.dataDir, 'deliveries') });
+  const deliveries = await DeliveryLog.open({ dir: internalDir(options.dataDir, 'deliveries') });
   const sink = await Sink.open(options.sql, internalDir(options.dataDir, 'sink'), options.sinkSecret);
   const runtime = () => worker.runtime();
   const admin = new AdminApi({ token: options.adminToken, runtime, deliveries, sink, instanceEvents, logger: options.logger });

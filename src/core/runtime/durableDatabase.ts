@@ -10,7 +10,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Database, SqlJsStatic } from 'sql.js';
+import type { Database, SqlJsStatic, Statement as SqlJsStatement } from 'sql.js';
 import { StorageCorruptError } from './errors';
 import { JournalWriter, readJournal, type SqlValue, type Statement } from './journal';
 import { readSnapshot, syncDirectory, writeSnapshot } from './snapshot';
@@ -60,6 +60,8 @@ function journalGenerations(dir: string): number[] {
 export class DurableDatabase {
   private group: Statement[] = [];
   private broken: Error | undefined;
+  /** Compiled statements by SQL text: agents run the same few statements on every request. */
+  private readonly prepared = new Map<string, SqlJsStatement>();
   /** Write statements executed so far, and how many of them are known durable. */
   private writes = 0;
   private durableWrites = 0;
@@ -113,7 +115,8 @@ export class DurableDatabase {
     if (kind === 'transaction') {
       throw new Error('To execute a transaction, use ctx.storage.transactionSync() instead of SQL BEGIN, COMMIT or SAVEPOINT statements');
     }
-    const statement = this.db.prepare(text);
+    const statement = this.statement(text);
+    let reusable = true;
     try {
       statement.bind(params as never);
       const columns = statement.getColumnNames();
@@ -126,9 +129,34 @@ export class DurableDatabase {
         this.writes += 1;
       }
       return { columns, rows, rowsWritten };
+    } catch (error) {
+      // A statement that failed is compiled afresh next time.
+      reusable = false;
+      throw error;
     } finally {
-      statement.free();
+      if (reusable && this.prepared.get(text) === statement) statement.reset();
+      else {
+        if (this.prepared.get(text) === statement) this.prepared.delete(text);
+        statement.free();
+      }
     }
+  }
+
+  private statement(text: string): SqlJsStatement {
+    const cached = this.prepared.get(text);
+    if (cached) return cached;
+    const statement = this.db.prepare(text);
+    // DDL changes what compiled statements mean; only plain DML and reads are kept.
+    if (/^\s*(SELECT|INSERT|UPDATE|DELETE|REPLACE)\b/i.test(text)) {
+      if (this.prepared.size >= 128) this.releasePrepared();
+      this.prepared.set(text, statement);
+    }
+    return statement;
+  }
+
+  private releasePrepared(): void {
+    for (const statement of this.prepared.values()) statement.free();
+    this.prepared.clear();
   }
 
   /**
@@ -200,6 +228,7 @@ export class DurableDatabase {
     this.db.run(`INSERT OR REPLACE INTO ${META} (k, v) VALUES ('seq', ?)`, [this.seq]);
     // export() closes and reopens the sql.js database: nothing may be prepared across it, and the
     // pragmas are back to their defaults afterwards.
+    this.releasePrepared();
     const image = this.db.export();
     tune(this.db);
     const previous = this.journal;
@@ -224,6 +253,7 @@ export class DurableDatabase {
       if (snapshot && this.journal.size > 0) await this.snapshot();
     }
     await this.journal.close().catch(() => undefined);
+    this.releasePrepared();
     this.db.close();
   }
 

@@ -103,8 +103,11 @@ export class InstanceHost {
     try {
       const live = await this.wake();
       if (live.object instanceof Agent) await live.object.__unsafe_ensureInitialized();
+      const before = live.db.writeCount;
       const result = await fn(live);
-      await live.db.commit();
+      // The output gate: hold the result until what it wrote is durable. Code that wrote nothing
+      // (a read, getAgentByName's start) must not wait for other requests' commits.
+      if (live.db.writeCount > before || live.db.writeCount > live.db.durableWriteCount) await live.db.commit();
       return result;
     } finally {
       this.active--;

@@ -165,7 +165,8 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
   private applyRetention(): void {
     const keep = Number(this.env.HOOKBENCH_RETENTION_COUNT ?? 100);
     const days = Number(this.env.HOOKBENCH_RETENTION_DAYS ?? 30);
-    if (keep > 0) this.sql`DELETE FROM events WHERE id NOT IN (SELECT id FROM events ORDER BY timestamp DESC LIMIT ${keep})`;
+    // Walks the timestamp index past the newest `keep` rows and deletes what is left.
+    if (keep > 0) this.sql`DELETE FROM events WHERE rowid IN (SELECT rowid FROM events ORDER BY timestamp DESC LIMIT -1 OFFSET ${keep})`;
     if (days > 0) this.sql`DELETE FROM events WHERE timestamp < ${new Date(Date.now() - days * 86_400_000).toISOString()}`;
   }
 

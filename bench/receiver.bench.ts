@@ -1,0 +1,155 @@
+// The whole receiving path: `hookbench serve` with the built-in worker (signature check on the raw
+// bytes, dedup, insert, retention, setState, journal fsync, deliveries log), fed signed 3.3 KB
+// GitHub pushes with unique delivery ids over 100 entities on 32 keep-alive connections by a load
+// generator on the same 2 cores, against a bare node:http server answering 200 without work, in
+// the same run. Then the latency from a POST to the state frame at a connected client.
+// Issue targets: ≥ 5,000 requests/s, p99 ≤ 20 ms, ≥ 50 % of the bare server's rate.
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Pool } from 'undici';
+import WebSocket from 'ws';
+import { schemeFor } from '../src/core/signing';
+import { report, type BenchResult } from './harness';
+
+const root = path.resolve(__dirname, '..', '..');
+const SECRET = 'bench-github-secret';
+const CONNECTIONS = 32;
+
+/** A push delivery of about 3.3 KB, like the seed's benchmark. */
+function pushBody(entity: number, n: number): string {
+  const repo = `acme/repo-${entity}`;
+  const payload = {
+    ref: 'refs/heads/main',
+    before: '6113728f27ae82c7b1a177c8d03f9e96e0adf246',
+    after: '0000000000000000000000000000000000000000'.slice(0, 40 - String(n).length) + n,
+    repository: { id: 1296269 + entity, name: `repo-${entity}`, full_name: repo, private: false, html_url: `https://github.com/${repo}`, owner: { login: 'acme', id: 1, type: 'Organization' }, description: 'A repository', default_branch: 'main' },
+    pusher: { name: 'octocat', email: 'octocat@github.com' },
+    sender: { login: 'octocat', id: 583231, type: 'User' },
+    compare: `https://github.com/${repo}/compare/6113728f27ae...${n}`,
+    commits: [{ id: String(n), message: 'Update README.md', timestamp: '2026-11-22T03:00:00Z', author: { name: 'Octo Cat', email: 'octocat@github.com', username: 'octocat' }, added: [], removed: [], modified: ['README.md'] }],
+    head_commit: { id: String(n), message: 'Update README.md', timestamp: '2026-11-22T03:00:00Z' },
+  };
+  const text = JSON.stringify(payload);
+  return JSON.stringify({ ...payload, padding: 'x'.repeat(Math.max(0, 3300 - text.length - 14)) });
+}
+
+function signedPush(n: number): { body: string; headers: Record<string, string> } {
+  const body = pushBody(n % 100, n);
+  const { headers } = schemeFor('github').sign({ secret: SECRET, body: Buffer.from(body) });
+  return { body, headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': `bench-${process.pid}-${n}`, 'x-hub-signature-256': headers['X-Hub-Signature-256']! } };
+}
+
+async function load(url: string, seconds: number, startAt: number): Promise<{ rate: number; p50: number; p99: number; errors: number; next: number }> {
+  const pool = new Pool(url, { connections: CONNECTIONS, pipelining: 1 });
+  const latencies: number[] = [];
+  let next = startAt;
+  let errors = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < deadline) {
+        const { body, headers } = signedPush(next++);
+        const t = performance.now();
+        const response = await pool.request({ method: 'POST', path: '/webhooks/github', body, headers });
+        await response.body.dump();
+        if (response.statusCode !== 200) errors++;
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  return { rate: latencies.length / elapsed, p50: latencies[Math.floor(latencies.length / 2)]!, p99: latencies[Math.floor(latencies.length * 0.99)]!, errors, next };
+}
+
+async function startServe(): Promise<{ url: string; stop: () => void }> {
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-bench-recv-'));
+  const child = spawn(process.execPath, [path.join(root, 'dist', 'cli.js'), 'serve', '--port', '0', '--data', data], {
+    env: { ...process.env, GITHUB_WEBHOOK_SECRET: SECRET, HOOKBENCH_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /listening on (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+async function stateFrameLatency(url: string): Promise<{ p50: number; p99: number }> {
+  const ws = new WebSocket(`${url.replace('http', 'ws')}/agents/webhook-agent/acme-repo-7`);
+  const frames: number[] = [];
+  let waiting: (() => void) | undefined;
+  ws.on('message', () => {
+    frames.push(performance.now());
+    waiting?.();
+  });
+  await new Promise((r) => ws.once('open', r));
+  while (frames.length < 3) await new Promise<void>((r) => (waiting = r));
+  const samples: number[] = [];
+  for (let i = 0; i < 300; i++) {
+    const { body, headers } = signedPush(1_000_000 + i * 100 + 7);
+    const seen = frames.length;
+    const t = performance.now();
+    const frame = new Promise<void>((r) => (waiting = () => frames.length > seen && r()));
+    await fetch(`${url}/webhooks/github`, { method: 'POST', body, headers });
+    await frame;
+    samples.push(frames[seen]! - t);
+  }
+  ws.close();
+  samples.sort((a, b) => a - b);
+  return { p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
+}
+
+async function main(): Promise<void> {
+  const serve = await startServe();
+  const warm = await load(serve.url, 3, 0);
+  const measured = await load(serve.url, 10, warm.next);
+  const latency = await stateFrameLatency(serve.url);
+  serve.stop();
+
+  const bare = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.end('OK'));
+  });
+  await new Promise<void>((r) => bare.listen(0, '127.0.0.1', r));
+  const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
+  await load(bareUrl, 2, 0);
+  const baseline = await load(bareUrl, 10, 0);
+  bare.close();
+
+  const results: BenchResult[] = [
+    {
+      name: `signed GitHub pushes (3.3 KB, unique ids, 100 entities, c=32, durable) through hookbench serve — p50 ${measured.p50.toFixed(1)} ms, p99 ${measured.p99.toFixed(1)} ms, ${measured.errors} non-200`,
+      unit: 'requests/s',
+      value: measured.rate,
+      baseline: `bare node:http answering 200 (p50 ${baseline.p50.toFixed(1)} ms, p99 ${baseline.p99.toFixed(1)} ms)`,
+      baselineValue: baseline.rate,
+      ratio: measured.rate / baseline.rate,
+      target: 0.5,
+    },
+    {
+      name: 'POST → cf_agent_state frame at a connected client, p50 (ms)',
+      unit: 'ms',
+      value: latency.p50,
+      baseline: 'p99 (ms)',
+      baselineValue: latency.p99,
+      ratio: latency.p50 / latency.p99,
+    },
+  ];
+  report('receiver', results);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
