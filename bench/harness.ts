@@ -1,5 +1,6 @@
 // Shared by every benchmark: interleaved timing against a same-run baseline, and the result shape
 // scripts/bench.mjs collects. Figures are ratios to the baseline, never absolute pass/fail times.
+import type { AddressInfo } from 'node:net';
 
 export interface BenchResult {
   readonly name: string;
@@ -51,4 +52,79 @@ export function compareThroughput(subject: () => unknown, baseline: () => unknow
 /** Prints the results as the one JSON line scripts/bench.mjs reads. */
 export function report(suite: string, results: BenchResult[]): void {
   process.stdout.write(JSON.stringify({ suite, results }) + '\n');
+}
+
+/** `hookbench serve` from dist/ as a child process on port 0; resolves once it listens. */
+export async function startServeProcess(args: string[], env: Record<string, string> = {}): Promise<{ url: string; stop: () => void }> {
+  const { spawn } = await import('node:child_process');
+  const path = await import('node:path');
+  const cli = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (\S+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+export interface LoadResult {
+  readonly rate: number;
+  readonly p50: number;
+  readonly p99: number;
+  /** Answers other than 200. */
+  readonly errors: number;
+  /** The index the next request would have had. */
+  readonly next: number;
+}
+
+/**
+ * POSTs as fast as `connections` keep-alive connections allow for `seconds`, the i-th request made
+ * by `request(i)`; resolves with requests/s and latency percentiles.
+ */
+export async function httpLoad(
+  url: string,
+  seconds: number,
+  request: (i: number) => { path: string; body: string; headers?: Record<string, string> },
+  { connections = 32, startAt = 0 } = {},
+): Promise<LoadResult> {
+  const { Pool } = await import('undici');
+  const pool = new Pool(url, { connections, pipelining: 1 });
+  const latencies: number[] = [];
+  let next = startAt;
+  let errors = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < deadline) {
+        const { path, body, headers } = request(next++);
+        const t = performance.now();
+        const response = await pool.request({ method: 'POST', path, body, headers });
+        await response.body.dump();
+        if (response.statusCode !== 200) errors++;
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  return { rate: latencies.length / elapsed, p50: latencies[Math.floor(latencies.length / 2)]!, p99: latencies[Math.floor(latencies.length * 0.99)]!, errors, next };
+}
+
+/** A bare node:http server answering 200 without work: the baseline of the HTTP benchmarks. */
+export async function startBareServer(): Promise<{ url: string; close: () => void }> {
+  const http = await import('node:http');
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.end('OK'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
 }

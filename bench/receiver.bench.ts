@@ -4,18 +4,13 @@
 // generator on the same 2 cores, against a bare node:http server answering 200 without work, in
 // the same run. Then the latency from a POST to the state frame at a connected client.
 // Issue targets: ≥ 5,000 requests/s, p99 ≤ 20 ms, ≥ 50 % of the bare server's rate.
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Pool } from 'undici';
 import WebSocket from 'ws';
 import { schemeFor } from '../src/core/signing';
-import { report, type BenchResult } from './harness';
+import { httpLoad, report, startBareServer, startServeProcess, type BenchResult } from './harness';
 
-const root = path.resolve(__dirname, '..', '..');
 const SECRET = 'bench-github-secret';
 const CONNECTIONS = 32;
 
@@ -43,48 +38,6 @@ function signedPush(n: number): { body: string; headers: Record<string, string> 
   return { body, headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': `bench-${process.pid}-${n}`, 'x-hub-signature-256': headers['X-Hub-Signature-256']! } };
 }
 
-async function load(url: string, seconds: number, startAt: number): Promise<{ rate: number; p50: number; p99: number; errors: number; next: number }> {
-  const pool = new Pool(url, { connections: CONNECTIONS, pipelining: 1 });
-  const latencies: number[] = [];
-  let next = startAt;
-  let errors = 0;
-  const deadline = performance.now() + seconds * 1000;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (performance.now() < deadline) {
-        const { body, headers } = signedPush(next++);
-        const t = performance.now();
-        const response = await pool.request({ method: 'POST', path: '/webhooks/github', body, headers });
-        await response.body.dump();
-        if (response.statusCode !== 200) errors++;
-        latencies.push(performance.now() - t);
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  await pool.close();
-  latencies.sort((a, b) => a - b);
-  return { rate: latencies.length / elapsed, p50: latencies[Math.floor(latencies.length / 2)]!, p99: latencies[Math.floor(latencies.length * 0.99)]!, errors, next };
-}
-
-async function startServe(): Promise<{ url: string; stop: () => void }> {
-  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-bench-recv-'));
-  const child = spawn(process.execPath, [path.join(root, 'dist', 'cli.js'), 'serve', '--port', '0', '--data', data], {
-    env: { ...process.env, GITHUB_WEBHOOK_SECRET: SECRET, HOOKBENCH_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve) => {
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /listening on (\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
-}
-
 async function stateFrameLatency(url: string): Promise<{ p50: number; p99: number }> {
   const ws = new WebSocket(`${url.replace('http', 'ws')}/agents/webhook-agent/acme-repo-7`);
   const frames: number[] = [];
@@ -110,21 +63,19 @@ async function stateFrameLatency(url: string): Promise<{ p50: number; p99: numbe
   return { p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
 }
 
+const push = (i: number) => ({ path: '/webhooks/github', ...signedPush(i) });
+
 async function main(): Promise<void> {
-  const serve = await startServe();
-  const warm = await load(serve.url, 3, 0);
-  const measured = await load(serve.url, 10, warm.next);
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-bench-recv-'));
+  const serve = await startServeProcess(['--data', data], { GITHUB_WEBHOOK_SECRET: SECRET, HOOKBENCH_LOG_LEVEL: 'warn' });
+  const warm = await httpLoad(serve.url, 3, push, { connections: CONNECTIONS });
+  const measured = await httpLoad(serve.url, 10, push, { connections: CONNECTIONS, startAt: warm.next });
   const latency = await stateFrameLatency(serve.url);
   serve.stop();
 
-  const bare = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.end('OK'));
-  });
-  await new Promise<void>((r) => bare.listen(0, '127.0.0.1', r));
-  const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
-  await load(bareUrl, 2, 0);
-  const baseline = await load(bareUrl, 10, 0);
+  const bare = await startBareServer();
+  await httpLoad(bare.url, 2, push, { connections: CONNECTIONS });
+  const baseline = await httpLoad(bare.url, 10, push, { connections: CONNECTIONS });
   bare.close();
 
   const results: BenchResult[] = [

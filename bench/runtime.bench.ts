@@ -5,21 +5,17 @@
 //  - cold wake: first request to a never-used instance against a warm request to a woken one;
 //  - HTTP: requests/s of `hookbench serve` for the counter worker (insert + setState per request),
 //    32 keep-alive connections, against a bare node:http server answering 200.
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
-import { Pool } from 'undici';
 import { nullLogger } from '../src/core/log';
 import { JournalWriter } from '../src/core/runtime/journal';
 import { bundleWorker, evaluateWorker } from '../src/core/runtime/loader';
 import { loadSqlJs } from '../src/core/runtime/sqljs';
 import { WorkerRuntime } from '../src/core/runtime/workerRuntime';
 import { findWranglerConfig, readWranglerConfig } from '../src/core/runtime/wranglerConfig';
-import { report, type BenchResult } from './harness';
+import { httpLoad, report, startBareServer, startServeProcess, type BenchResult } from './harness';
 
 const root = path.resolve(__dirname, '..', '..');
 const counterDir = path.join(root, 'test', 'fixtures', 'workers', 'counter');
@@ -138,52 +134,15 @@ async function coldWake(): Promise<BenchResult[]> {
   ];
 }
 
-async function httpLoad(url: string, path_: (i: number) => string, body: (i: number) => string, seconds: number): Promise<{ rate: number; p50: number; p99: number }> {
-  const pool = new Pool(url, { connections: 32, pipelining: 1 });
-  const deadline = performance.now() + seconds * 1000;
-  const latencies: number[] = [];
-  let count = 0;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      while (performance.now() < deadline) {
-        const i = count++;
-        const t = performance.now();
-        const response = await pool.request({ method: 'POST', path: path_(i), body: body(i) });
-        await response.body.dump();
-        if (response.statusCode !== 200) throw new Error(`status ${response.statusCode}`);
-        latencies.push(performance.now() - t);
-      }
-    }),
-  );
-  const elapsed = (performance.now() - start) / 1000;
-  await pool.close();
-  latencies.sort((a, b) => a - b);
-  return { rate: latencies.length / elapsed, p50: latencies[Math.floor(latencies.length / 2)]!, p99: latencies[Math.floor(latencies.length * 0.99)]! };
-}
-
 async function httpThroughput(): Promise<BenchResult[]> {
-  const cli = path.join(root, 'dist', 'cli.js');
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--worker', path.join(counterDir, 'src', 'index.ts'), '--data', tmp(), '--no-watch'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve) => {
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /listening on (\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-  });
-  await httpLoad(url, (i) => `/agents/counter-agent/entity-${i % 100}`, (i) => `warm-${i}`, 2);
-  const served = await httpLoad(url, (i) => `/agents/counter-agent/entity-${i % 100}`, (i) => `user-${i}`, 8);
-  child.kill('SIGTERM');
-  const bare = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.end('OK'));
-  });
-  await new Promise<void>((r) => bare.listen(0, '127.0.0.1', r));
-  const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
-  await httpLoad(bareUrl, () => '/', () => 'x', 1);
-  const baseline = await httpLoad(bareUrl, () => '/', (i) => `user-${i}`, 8);
+  const serve = await startServeProcess(['--worker', path.join(counterDir, 'src', 'index.ts'), '--data', tmp(), '--no-watch']);
+  const post = (body: (i: number) => string) => (i: number) => ({ path: `/agents/counter-agent/entity-${i % 100}`, body: body(i) });
+  await httpLoad(serve.url, 2, post((i) => `warm-${i}`));
+  const served = await httpLoad(serve.url, 8, post((i) => `user-${i}`));
+  serve.stop();
+  const bare = await startBareServer();
+  await httpLoad(bare.url, 1, post(() => 'x'));
+  const baseline = await httpLoad(bare.url, 8, post((i) => `user-${i}`));
   bare.close();
   return [
     {

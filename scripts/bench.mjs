@@ -28,6 +28,14 @@ for (const file of files.sort()) {
   if (line) suites.push(JSON.parse(line));
 }
 
+// A run of some suites replaces those suites in the day's results and keeps the others.
+const resultsFile = path.join(root, 'bench', 'results', `${new Date().toISOString().slice(0, 10)}.json`);
+if (only.length > 0 && fs.existsSync(resultsFile)) {
+  const previous = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
+  for (const suite of previous.suites ?? []) if (!suites.some((s) => s.suite === suite.suite)) suites.push(suite);
+  suites.sort((a, b) => a.suite.localeCompare(b.suite));
+}
+
 const machine = {
   cpu: os.cpus()[0]?.model ?? 'unknown',
   cores: os.cpus().length,
