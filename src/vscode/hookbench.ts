@@ -2,17 +2,23 @@ import * as vscode from 'vscode';
 import { DisposableStore } from '../core/events';
 import { tagged, type Logger } from '../core/log';
 import { registerCommand } from './commands';
+import { registerReceiverCommands } from './receiverCommands';
+import { Secrets } from './secrets';
+import { ServerController } from './server/serverController';
 import { registerViews, type ViewId } from './views/registerViews';
 
 /** What `activate` returns: the handles the integration tests (and other extensions) use. */
 export interface HookbenchApi {
   readonly logger: Logger;
   readonly views: Readonly<Record<ViewId, vscode.TreeView<unknown>>>;
+  readonly server: ServerController;
+  readonly secrets: Secrets;
 }
 
 /**
- * Composes the extension: one log channel, the views and the commands, all owned by a store that
- * lives as long as the extension.
+ * Composes the extension: one log channel, the views, the receiver (a `hookbench serve` process)
+ * with its status bar, the secrets, and the commands, all owned by a store that lives as long as
+ * the extension.
  */
 export function createHookbench(context: vscode.ExtensionContext): HookbenchApi {
   const store = new DisposableStore();
@@ -24,6 +30,13 @@ export function createHookbench(context: vscode.ExtensionContext): HookbenchApi 
 
   registerCommand(store, logger, 'hookbench.showLog', () => channel.show(true));
 
+  const secrets = new Secrets(context.secrets);
+  const server = store.add(new ServerController(context, tagged(channel, 'receiver'), secrets));
+  registerReceiverCommands(store, logger, server, secrets);
+
   logger.info(`Hookbench ${String(context.extension.packageJSON.version)} activated`);
-  return { logger, views };
+  if (vscode.workspace.getConfiguration('hookbench').get<boolean>('receiver.autoStart', true)) {
+    void vscode.commands.executeCommand('hookbench.receiver.start');
+  }
+  return { logger, views, server, secrets };
 }

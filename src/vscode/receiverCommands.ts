@@ -1,0 +1,86 @@
+/** Commands of the receiver (start, stop, restart, copy URL, status menu) and of the secrets. */
+import * as vscode from 'vscode';
+import type { DisposableStore } from '../core/events';
+import type { Logger } from '../core/log';
+import { registerCommand, reportError } from './commands';
+import { PROVIDER_SECRETS, type Secrets } from './secrets';
+import type { ServerController } from './server/serverController';
+
+const PROVIDER_PATHS = ['github', 'stripe', 'twilio', 'slack', 'shopify', 'standard', 'generic'];
+
+export function registerReceiverCommands(store: DisposableStore, logger: Logger, server: ServerController, secrets: Secrets): void {
+  const start = async () => {
+    try {
+      const url = await server.start();
+      logger.info(`receiver listening on ${url}`);
+      return url;
+    } catch (error) {
+      reportError(logger, 'the receiver could not start', error);
+      return undefined;
+    }
+  };
+  registerCommand(store, logger, 'hookbench.receiver.start', start);
+  registerCommand(store, logger, 'hookbench.receiver.stop', () => server.stop());
+  registerCommand(store, logger, 'hookbench.receiver.restart', async () => {
+    await server.stop();
+    return start();
+  });
+
+  registerCommand(store, logger, 'hookbench.receiver.copyUrl', async (provider?: unknown) => {
+    const url = server.url ?? (await start());
+    if (!url) return undefined;
+    const chosen =
+      typeof provider === 'string'
+        ? provider
+        : (await vscode.window.showQuickPick(PROVIDER_PATHS, { title: 'Copy Webhook URL', placeHolder: 'Which provider will call it?' }));
+    if (!chosen) return undefined;
+    const webhookUrl = `${url}/webhooks/${chosen}`;
+    await vscode.env.clipboard.writeText(webhookUrl);
+    void vscode.window.showInformationMessage(`Copied ${webhookUrl}`);
+    return webhookUrl;
+  });
+
+  registerCommand(store, logger, 'hookbench.receiver.showMenu', async () => {
+    const running = server.state.kind === 'running';
+    const items: (vscode.QuickPickItem & { command: string })[] = running
+      ? [
+          { label: '$(copy) Copy Webhook URL', command: 'hookbench.receiver.copyUrl' },
+          { label: '$(debug-restart) Restart Receiver', command: 'hookbench.receiver.restart' },
+          { label: '$(debug-stop) Stop Receiver', command: 'hookbench.receiver.stop' },
+          { label: '$(key) Set Webhook Secret', command: 'hookbench.secret.set' },
+          { label: '$(output) Show Log', command: 'hookbench.showLog' },
+        ]
+      : [
+          { label: '$(play) Start Receiver', command: 'hookbench.receiver.start' },
+          { label: '$(key) Set Webhook Secret', command: 'hookbench.secret.set' },
+          { label: '$(output) Show Log', command: 'hookbench.showLog' },
+        ];
+    const picked = await vscode.window.showQuickPick(items, { title: running ? `Hookbench on ${server.url}` : 'Hookbench receiver' });
+    if (picked) await vscode.commands.executeCommand(picked.command);
+  });
+
+  const pickProvider = async (title: string) =>
+    (await vscode.window.showQuickPick(
+      PROVIDER_SECRETS.map((p) => ({ label: p.provider, description: p.env, env: p.env })),
+      { title, placeHolder: 'Provider' },
+    ))?.env;
+
+  registerCommand(store, logger, 'hookbench.secret.set', async (env?: unknown, value?: unknown) => {
+    const name = typeof env === 'string' ? env : await pickProvider('Set Webhook Secret');
+    if (!name) return;
+    const secret =
+      typeof value === 'string'
+        ? value
+        : await vscode.window.showInputBox({ title: `Set ${name}`, prompt: 'Kept in VS Code secret storage and passed to the receiver as environment; never written to settings or logs.', password: true, ignoreFocusOut: true, validateInput: (v) => (v.trim() === '' ? 'The secret cannot be empty' : undefined) });
+    if (!secret) return;
+    await secrets.set(name, secret);
+    logger.info(`${name} set (secret storage)`);
+  });
+
+  registerCommand(store, logger, 'hookbench.secret.clear', async (env?: unknown) => {
+    const name = typeof env === 'string' ? env : await pickProvider('Clear Webhook Secret');
+    if (!name) return;
+    await secrets.clear(name);
+    logger.info(`${name} cleared`);
+  });
+}

@@ -1,0 +1,106 @@
+/**
+ * One `hookbench serve` child process, run with the extension host's own Node
+ * (`process.execPath`): started, its log lines forwarded, its URL read from "listening on", and
+ * stopped with SIGTERM (the server drains and commits) or, after a grace period, SIGKILL.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Emitter } from '../../core/events';
+import { parseLogLine, type Logger } from '../../core/log';
+
+export type ServeState = { kind: 'starting' } | { kind: 'running'; url: string } | { kind: 'stopped' } | { kind: 'failed'; message: string };
+
+export interface ServeLaunch {
+  readonly cli: string;
+  readonly args: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+}
+
+export class ServeProcess {
+  private child: ChildProcess | undefined;
+  private readonly changed = new Emitter<ServeState>();
+  readonly onDidChangeState = this.changed.event;
+  private current: ServeState = { kind: 'stopped' };
+  private stopping = false;
+
+  constructor(private readonly logger: Logger) {}
+
+  get state(): ServeState {
+    return this.current;
+  }
+
+  private set(state: ServeState): void {
+    this.current = state;
+    this.changed.fire(state);
+  }
+
+  /** Starts the server; resolves with its URL, or rejects with what it printed before exiting. */
+  start(launch: ServeLaunch): Promise<string> {
+    if (this.child) throw new Error('the server is already running');
+    this.stopping = false;
+    this.set({ kind: 'starting' });
+    const child = spawn(process.execPath, [launch.cli, 'serve', ...launch.args], { cwd: launch.cwd, env: launch.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    let stderrTail = '';
+    forEachLine(child.stderr!, (line) => {
+      stderrTail = (stderrTail + line + '\n').slice(-2000);
+      const parsed = parseLogLine(line);
+      if (!parsed) return this.logger.info(line);
+      this.logger[parsed.level](parsed.message);
+    });
+    return new Promise((resolve, reject) => {
+      forEachLine(child.stdout!, (line) => {
+        const match = /^listening on (http:\/\/\S+)$/.exec(line);
+        if (match) {
+          this.set({ kind: 'running', url: match[1]! });
+          resolve(match[1]!);
+        } else this.logger.info(line);
+      });
+      child.once('error', (error) => {
+        this.child = undefined;
+        this.set({ kind: 'failed', message: error.message });
+        reject(error);
+      });
+      child.once('exit', (code, signal) => {
+        this.child = undefined;
+        const message = `the server exited with ${signal ?? `code ${code}`}${stderrTail ? `: ${lastLines(stderrTail)}` : ''}`;
+        if (this.stopping || code === 0) this.set({ kind: 'stopped' });
+        else this.set({ kind: 'failed', message });
+        reject(new Error(message));
+      });
+    });
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+  async stop(graceMs = 10_000): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    this.stopping = true;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  dispose(): void {
+    this.child?.kill('SIGTERM');
+    this.changed.dispose();
+  }
+}
+
+function forEachLine(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  let buffered = '';
+  stream.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      onLine(buffered.slice(0, newline));
+      buffered = buffered.slice(newline + 1);
+    }
+  });
+}
+
+function lastLines(text: string): string {
+  return text.trim().split('\n').slice(-3).join(' | ');
+}

@@ -1,0 +1,153 @@
+/**
+ * Keeps the local receiver running for the workspace: builds the serve command line from the
+ * settings (host, port, data folder, worker, retention), hands the provider secrets and a fresh
+ * admin token over as environment (never as arguments, never in settings), restarts it when any
+ * of those change, and shows its state in the status bar and the `hookbench.receiverRunning` key.
+ */
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { DisposableStore, Emitter } from '../../core/events';
+import type { Logger } from '../../core/log';
+import { findWranglerConfig, readWranglerConfig } from '../../core/runtime/wranglerConfig';
+import type { Secrets } from '../secrets';
+import { ServeProcess, type ServeLaunch, type ServeState } from './serveProcess';
+
+const RESTART_ON = ['hookbench.receiver.host', 'hookbench.receiver.port', 'hookbench.dataDirectory', 'hookbench.worker', 'hookbench.retention'];
+
+export class ServerController implements vscode.Disposable {
+  private readonly store = new DisposableStore();
+  private readonly process: ServeProcess;
+  private readonly status: vscode.StatusBarItem;
+  private readonly changed = new Emitter<ServeState>();
+  readonly onDidChangeState = this.changed.event;
+  /** A fresh token per session: the admin API is the extension's alone. */
+  readonly adminToken = randomBytes(24).toString('hex');
+  private pending: Promise<string> | undefined;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly logger: Logger,
+    private readonly secrets: Secrets,
+  ) {
+    this.process = new ServeProcess(logger);
+    this.store.add(this.process);
+    this.status = this.store.add(vscode.window.createStatusBarItem('hookbench.receiver', vscode.StatusBarAlignment.Left, 50));
+    this.status.name = 'Hookbench Receiver';
+    this.status.command = 'hookbench.receiver.showMenu';
+    this.store.add(this.process.onDidChangeState((state) => this.render(state)));
+    this.render(this.process.state);
+    this.status.show();
+    this.store.add(
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (RESTART_ON.some((section) => event.affectsConfiguration(section))) void this.restartIfRunning('settings changed');
+      }),
+    );
+    this.store.add(this.secrets.onDidChange(() => void this.restartIfRunning('a webhook secret changed')));
+    this.store.add(vscode.workspace.onDidGrantWorkspaceTrust(() => void this.restartIfRunning('the workspace is trusted now')));
+  }
+
+  get state(): ServeState {
+    return this.process.state;
+  }
+
+  get url(): string | undefined {
+    return this.process.state.kind === 'running' ? this.process.state.url : undefined;
+  }
+
+  /** Starts the receiver (or returns the start in progress); resolves with its URL. */
+  start(): Promise<string> {
+    if (this.url) return Promise.resolve(this.url);
+    this.pending ??= this.launch()
+      .then((launch) => this.process.start(launch))
+      .finally(() => (this.pending = undefined));
+    return this.pending;
+  }
+
+  async stop(): Promise<void> {
+    await this.pending?.catch(() => undefined);
+    await this.process.stop();
+  }
+
+  async restart(): Promise<string> {
+    await this.stop();
+    return this.start();
+  }
+
+  private async restartIfRunning(reason: string): Promise<void> {
+    if (this.process.state.kind !== 'running' && this.process.state.kind !== 'starting') return;
+    this.logger.info(`restarting the receiver: ${reason}`);
+    await this.restart().catch(() => undefined);
+  }
+
+  private async launch(): Promise<ServeLaunch> {
+    const settings = vscode.workspace.getConfiguration('hookbench');
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const base = folder ?? this.context.globalStorageUri.fsPath;
+    const data = path.resolve(base, settings.get<string>('dataDirectory', '.hookbench'));
+    const args = [
+      '--host', settings.get<string>('receiver.host', '127.0.0.1'),
+      '--port', String(settings.get<number>('receiver.port', 8787)),
+      '--data', data,
+      '--retention-count', String(settings.get<number>('retention.maxEvents', 100)),
+      '--retention-days', String(settings.get<number>('retention.maxAgeDays', 30)),
+      ...this.workerArgs(folder),
+    ];
+    const env = { ...process.env, ...(await this.secrets.asEnvironment()), HOOKBENCH_ADMIN_TOKEN: this.adminToken };
+    return { cli: this.context.asAbsolutePath(path.join('dist', 'cli.js')), args, env, cwd: base };
+  }
+
+  /**
+   * The workspace's own agents worker when the folder is trusted and has one (a wrangler config
+   * with Durable Object bindings, or `hookbench.worker.entry`); otherwise the built-in worker.
+   */
+  private workerArgs(folder: string | undefined): string[] {
+    if (!folder || !vscode.workspace.isTrusted) return [];
+    const settings = vscode.workspace.getConfiguration('hookbench', vscode.Uri.file(folder));
+    const entry = settings.get<string>('worker.entry', '');
+    const configSetting = settings.get<string>('worker.config', '');
+    const config = configSetting ? path.resolve(folder, configSetting) : findWranglerConfig(folder);
+    if (entry) return ['--worker', path.resolve(folder, entry), ...(config ? ['--config', config] : [])];
+    if (!config || !fs.existsSync(config)) return [];
+    try {
+      const parsed = readWranglerConfig(config);
+      if (parsed.main && parsed.durableObjects.length > 0) return ['--config', config, '--worker', parsed.main];
+    } catch (error) {
+      this.logger.warn(`ignoring ${config}: ${(error as Error).message}`);
+    }
+    return [];
+  }
+
+  private render(state: ServeState): void {
+    void vscode.commands.executeCommand('setContext', 'hookbench.receiverRunning', state.kind === 'running');
+    this.status.backgroundColor = undefined;
+    switch (state.kind) {
+      case 'running': {
+        const port = new URL(state.url).port;
+        this.status.text = `$(radio-tower) Hookbench :${port}`;
+        this.status.tooltip = new vscode.MarkdownString(`Hookbench receiver on \`${state.url}\`\n\nPOST webhooks to \`${state.url}/webhooks/<provider>/<entity>\``);
+        break;
+      }
+      case 'starting':
+        this.status.text = '$(sync~spin) Hookbench';
+        this.status.tooltip = 'Hookbench receiver is starting';
+        break;
+      case 'stopped':
+        this.status.text = '$(circle-slash) Hookbench';
+        this.status.tooltip = 'Hookbench receiver is stopped';
+        break;
+      case 'failed':
+        this.status.text = '$(error) Hookbench';
+        this.status.tooltip = `Hookbench receiver failed: ${state.message}`;
+        this.status.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+        break;
+    }
+    this.changed.fire(state);
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+    this.store.dispose();
+  }
+}
