@@ -16,6 +16,7 @@ const USER_SETTINGS = {
   'extensions.autoUpdate': false,
   'update.mode': 'none',
   'git.openRepositoryInParentFolders': 'never',
+  'remote.autoForwardPorts': false,
 };
 
 /**
