@@ -19,7 +19,7 @@ import type { CliIo } from './io';
 export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 8787] [--data .hookbench]
          [--worker FILE] [--config wrangler.jsonc|toml] [--env-file .dev.vars] [--no-watch]
          [--retention-count N] [--retention-days D] [--public-url URL]
-         [--outbound-url URL] [--chat-url URL] [--admin-token T]
+         [--outbound-url URL] [--chat-url URL] [--admin-token T] [--exit-with-parent]
   Runs a worker on the Agents SDK emulation: yours with --worker (its Durable Object bindings and
   vars from the wrangler config next to it or given with --config), otherwise the built-in
   webhook worker. Secrets come from the environment (names ending in _SECRET, _TOKEN or _KEY) and
@@ -82,6 +82,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     'admin-token': { type: 'string' },
     'outbound-url': { type: 'string' },
     'chat-url': { type: 'string' },
+    'exit-with-parent': { type: 'boolean', default: false },
   });
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port is a number from 0 to 65535');
@@ -139,10 +140,30 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     const stop = () => resolve();
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
+    // The extension keeps a pipe on stdin and never writes to it: it closes when the extension
+    // host goes away, however it goes (a killed code-server, a crash), and the server follows.
+    if (values['exit-with-parent']) {
+      process.stdin.once('end', stop);
+      process.stdin.once('close', stop);
+      process.stdin.resume();
+    }
   });
   logger.info('[receiver] stopping: draining requests and committing every instance');
   stopWatching();
-  await server.stop();
-  logger.info('[receiver] stopped');
-  return 0;
+  // Whatever happens while stopping (a data folder deleted under us, a stuck connection), the
+  // process ends: after the grace period, or as soon as the shutdown finished or failed.
+  const deadline = setTimeout(() => {
+    logger.error('[receiver] shutdown took longer than 20 s; exiting anyway');
+    process.exit(1);
+  }, 20_000);
+  try {
+    await server.stop();
+    logger.info('[receiver] stopped');
+  } catch (error) {
+    logger.error(`[receiver] shutdown failed: ${(error as Error)?.stack ?? String(error)}`);
+    process.exit(1);
+  }
+  clearTimeout(deadline);
+  // Watchers and the esbuild service must not keep a stopped server alive.
+  process.exit(0);
 }

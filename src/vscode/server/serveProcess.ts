@@ -39,7 +39,8 @@ export class ServeProcess {
     if (this.child) throw new Error('the server is already running');
     this.stopping = false;
     this.set({ kind: 'starting' });
-    const child = spawn(process.execPath, [launch.cli, 'serve', ...launch.args], { cwd: launch.cwd, env: launch.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // stdin stays an open pipe: `--exit-with-parent` makes the server stop when it closes.
+    const child = spawn(process.execPath, [launch.cli, 'serve', '--exit-with-parent', ...launch.args], { cwd: launch.cwd, env: launch.env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.child = child;
     let stderrTail = '';
     forEachLine(child.stderr!, (line) => {
