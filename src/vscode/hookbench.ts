@@ -5,12 +5,17 @@ import { registerCommand } from './commands';
 import { registerReceiverCommands } from './receiverCommands';
 import { Secrets } from './secrets';
 import { ServerController } from './server/serverController';
-import { registerViews, type ViewId } from './views/registerViews';
+import { HookbenchDocuments, SCHEME } from './documents';
+import { registerExplorerCommands } from './explorerCommands';
+import { ExplorerSession } from './views/explorerSession';
+import { registerViews, type ViewId, type Views } from './views/registerViews';
 
 /** What `activate` returns: the handles the integration tests (and other extensions) use. */
 export interface HookbenchApi {
   readonly logger: Logger;
   readonly views: Readonly<Record<ViewId, vscode.TreeView<unknown>>>;
+  readonly trees: Views['trees'];
+  readonly explorer: ExplorerSession;
   readonly server: ServerController;
   readonly secrets: Secrets;
 }
@@ -26,17 +31,20 @@ export function createHookbench(context: vscode.ExtensionContext): HookbenchApi 
 
   const channel = store.add(vscode.window.createOutputChannel('Hookbench', { log: true }));
   const logger = tagged(channel, 'extension');
-  const views = registerViews(store);
-
   registerCommand(store, logger, 'hookbench.showLog', () => channel.show(true));
 
   const secrets = new Secrets(context.secrets);
   const server = store.add(new ServerController(context, tagged(channel, 'receiver'), secrets));
   registerReceiverCommands(store, logger, server, secrets);
 
+  const explorer = store.add(new ExplorerSession(server, tagged(channel, 'explorer')));
+  const { views, trees } = registerViews(store, explorer);
+  store.add(vscode.workspace.registerTextDocumentContentProvider(SCHEME, new HookbenchDocuments(explorer)));
+  registerExplorerCommands(store, logger, explorer);
+
   logger.info(`Hookbench ${String(context.extension.packageJSON.version)} activated`);
   if (vscode.workspace.getConfiguration('hookbench').get<boolean>('receiver.autoStart', true)) {
     void vscode.commands.executeCommand('hookbench.receiver.start');
   }
-  return { logger, views, server, secrets };
+  return { logger, views, trees, explorer, server, secrets };
 }

@@ -76,3 +76,63 @@ describe('Receiver', () => {
     assert.equal((await fetch(`${url}/__hookbench/instances`)).status, 401);
   });
 });
+
+describe('Explorer', () => {
+  /** Resolves once `predicate` holds after a tree change (the trees redraw on the live feed). */
+  async function untilTree<T>(hookbench: HookbenchApi, read: () => Promise<T>, predicate: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    let value = await read();
+    while (!predicate(value)) {
+      if (Date.now() > deadline) throw new Error(`the tree never showed what was expected: ${JSON.stringify(value).slice(0, 300)}`);
+      await new Promise<void>((resolve) => {
+        const sub = hookbench.explorer.onDidChange(() => {
+          sub.dispose();
+          resolve();
+        });
+        setTimeout(() => {
+          sub.dispose();
+          resolve();
+        }, 500);
+      });
+      value = await read();
+    }
+    return value;
+  }
+
+  it('shows a signed POST in the Agents tree with its state and events, live', async () => {
+    const hookbench = await api();
+    await hookbench.server.start();
+    // A new secret restarts the receiver (on a new port: the tests ask for port 0).
+    const restarted = nextRestart(hookbench);
+    await hookbench.secrets.set('GITHUB_WEBHOOK_SECRET', 'explorer-secret');
+    const url = await restarted;
+    const push = signedPush('explorer-secret', 'tree-1');
+    const response = await fetch(`${url}/webhooks/github/tree-entity`, { method: 'POST', body: push.body, headers: push.headers });
+    assert.equal(response.status, 200);
+    const tree = hookbench.trees.agents;
+    const namespaces = await untilTree(hookbench, () => tree.getChildren(), (n) => n.length > 0);
+    const instances = await untilTree(hookbench, () => tree.getChildren(namespaces[0]), (list) => list.some((i) => i.kind === 'instance' && i.name === 'tree-entity'));
+    const instance = instances.find((i) => i.kind === 'instance' && i.name === 'tree-entity')!;
+    const item = tree.getTreeItem(instance);
+    assert.match(String(item.description), /1 event · push · \d+ s ago/);
+    const [state, events] = await tree.getChildren(instance);
+    const stateValues = await tree.getChildren(state);
+    assert.ok(stateValues.some((v) => v.kind === 'value' && v.key === 'lastEventType' && v.value === 'push'));
+    const eventNodes = await tree.getChildren(events);
+    assert.equal(eventNodes.length, 1);
+    assert.match(String(tree.getTreeItem(eventNodes[0]!).label), /^push · /);
+  });
+
+  it('marks a bad signature in Deliveries as 401 with the reason', async () => {
+    const hookbench = await api();
+    const url = await hookbench.server.start();
+    const push = signedPush('not-the-secret', 'tree-bad');
+    assert.equal((await fetch(`${url}/webhooks/github/tree-entity`, { method: 'POST', body: push.body, headers: push.headers })).status, 401);
+    const tree = hookbench.trees.deliveries;
+    const list = await untilTree(hookbench, () => tree.getChildren(), (d) => d.some((x) => x.status === 401 && x.verification?.startsWith('mismatch')));
+    const rejected = list.find((x) => x.status === 401)!;
+    const item = tree.getTreeItem(rejected);
+    assert.equal(item.label, '401 POST /webhooks/github/tree-entity');
+    assert.match(String(item.description), /github · tree-entity · mismatch/);
+  });
+});

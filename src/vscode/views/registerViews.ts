@@ -1,19 +1,26 @@
 import * as vscode from 'vscode';
 import type { DisposableStore } from '../../core/events';
-import { PlaceholderTree } from './placeholderTree';
+import { AgentsTree, type AgentNode } from './agentsTree';
+import { DeliveriesTree } from './deliveriesTree';
+import type { ExplorerSession } from './explorerSession';
+import { OutboundTree } from './outboundTree';
 
 /** The views of the Hookbench activity-bar container, as declared in `package.json`. */
 export const VIEW_IDS = ['hookbench.agents', 'hookbench.deliveries', 'hookbench.outbound'] as const;
 export type ViewId = (typeof VIEW_IDS)[number];
 
-export function registerViews(store: DisposableStore): Record<ViewId, vscode.TreeView<unknown>> {
-  const entries = VIEW_IDS.map((id) => {
-    const view = vscode.window.createTreeView<unknown>(id, {
-      treeDataProvider: new PlaceholderTree(),
-      showCollapseAll: id === 'hookbench.agents',
-    });
-    store.add(view);
-    return [id, view] as const;
-  });
-  return Object.fromEntries(entries) as Record<ViewId, vscode.TreeView<unknown>>;
+export interface Views {
+  readonly trees: { readonly agents: AgentsTree; readonly deliveries: DeliveriesTree; readonly outbound: OutboundTree };
+  readonly views: Readonly<Record<ViewId, vscode.TreeView<unknown>>>;
+}
+
+export function registerViews(store: DisposableStore, session: ExplorerSession): Views {
+  const trees = { agents: new AgentsTree(session), deliveries: new DeliveriesTree(session), outbound: new OutboundTree(session) };
+  const agents = store.add(vscode.window.createTreeView<AgentNode>('hookbench.agents', { treeDataProvider: trees.agents, showCollapseAll: true }));
+  const deliveries = store.add(vscode.window.createTreeView('hookbench.deliveries', { treeDataProvider: trees.deliveries }));
+  const outbound = store.add(vscode.window.createTreeView('hookbench.outbound', { treeDataProvider: trees.outbound }));
+  return {
+    trees,
+    views: { 'hookbench.agents': agents, 'hookbench.deliveries': deliveries, 'hookbench.outbound': outbound } as Record<ViewId, vscode.TreeView<unknown>>,
+  };
 }

@@ -1,0 +1,131 @@
+/**
+ * The Agents view: namespace → instance (events, last event type, when) → State (the JSON as
+ * expandable key/value items) and Events (newest first). Nodes are plain data with stable ids;
+ * `getTreeItem` builds a fresh item each time.
+ */
+import * as vscode from 'vscode';
+import type { EventRow, InstanceDetails } from '../client/adminClient';
+import { relativeTime, type ExplorerSession } from './explorerSession';
+
+export type AgentNode =
+  | { kind: 'namespace'; namespace: string; agent: string }
+  | { kind: 'instance'; namespace: string; agent: string; name: string; details: InstanceDetails | undefined }
+  | { kind: 'state'; namespace: string; name: string; state: unknown }
+  | { kind: 'value'; id: string; key: string; value: unknown }
+  | { kind: 'events'; namespace: string; name: string; count: number }
+  | { kind: 'event'; namespace: string; name: string; event: EventRow };
+
+interface WebhookState {
+  lastEventType?: string | null;
+  lastEventAt?: string | null;
+  stats?: { total?: number };
+}
+
+function preview(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `[${value.length}]`;
+  if (typeof value === 'object') return `{${Object.keys(value as object).length}}`;
+  return JSON.stringify(value);
+}
+
+export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
+  private readonly changed = new vscode.EventEmitter<AgentNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(private readonly session: ExplorerSession) {
+    session.onDidChange(() => this.changed.fire(undefined));
+  }
+
+  async getChildren(node?: AgentNode): Promise<AgentNode[]> {
+    const client = this.session.client;
+    if (!client) return [];
+    if (!node) {
+      const instances = await client.instances();
+      const seen = new Map<string, AgentNode>();
+      for (const i of instances) if (!seen.has(i.namespace)) seen.set(i.namespace, { kind: 'namespace', namespace: i.namespace, agent: i.agent });
+      return [...seen.values()];
+    }
+    switch (node.kind) {
+      case 'namespace': {
+        const instances = (await client.instances()).filter((i) => i.namespace === node.namespace);
+        const details = await Promise.all(instances.map((i) => client.instance(i.namespace, i.name).catch(() => undefined)));
+        return instances.map((i, n) => ({ kind: 'instance' as const, namespace: i.namespace, agent: i.agent, name: i.name, details: details[n] }));
+      }
+      case 'instance': {
+        const children: AgentNode[] = [{ kind: 'state', namespace: node.namespace, name: node.name, state: node.details?.state ?? null }];
+        const events = node.details?.tables.find((t) => t.name === 'events');
+        if (events) children.push({ kind: 'events', namespace: node.namespace, name: node.name, count: events.rows });
+        return children;
+      }
+      case 'state':
+        return valueChildren(`${node.namespace}/${node.name}/state`, node.state);
+      case 'value':
+        return valueChildren(node.id, node.value);
+      case 'events':
+        return (await client.events(node.namespace, node.name)).map((event) => ({ kind: 'event' as const, namespace: node.namespace, name: node.name, event }));
+      case 'event':
+        return [];
+    }
+  }
+
+  getTreeItem(node: AgentNode): vscode.TreeItem {
+    const collapsed = vscode.TreeItemCollapsibleState.Collapsed;
+    switch (node.kind) {
+      case 'namespace':
+        return Object.assign(new vscode.TreeItem(node.agent, vscode.TreeItemCollapsibleState.Expanded), {
+          id: `ns:${node.namespace}`,
+          description: node.namespace,
+          iconPath: new vscode.ThemeIcon('symbol-namespace'),
+          contextValue: 'hookbench.namespace',
+        });
+      case 'instance': {
+        const state = (node.details?.state ?? {}) as WebhookState;
+        const count = node.details?.tables.find((t) => t.name === 'events')?.rows;
+        const parts = [count === undefined ? undefined : `${count} event${count === 1 ? '' : 's'}`, state.lastEventType ?? undefined, state.lastEventAt ? relativeTime(state.lastEventAt) : undefined];
+        const tooltip = new vscode.MarkdownString(`**${node.name}** (${node.agent})\n\n${node.details?.awake ? 'awake' : 'asleep'} · ${node.details?.connections ?? 0} connection(s)`);
+        return Object.assign(new vscode.TreeItem(node.name, collapsed), {
+          id: `i:${node.namespace}/${node.name}`,
+          description: parts.filter(Boolean).join(' · '),
+          tooltip,
+          iconPath: new vscode.ThemeIcon(node.details?.awake ? 'circle-filled' : 'circle-outline'),
+          contextValue: 'hookbench.instance',
+        });
+      }
+      case 'state':
+        return Object.assign(new vscode.TreeItem('State', collapsed), { id: `s:${node.namespace}/${node.name}`, iconPath: new vscode.ThemeIcon('json'), contextValue: 'hookbench.state' });
+      case 'value': {
+        const expandable = node.value !== null && typeof node.value === 'object';
+        return Object.assign(new vscode.TreeItem(node.key, expandable ? collapsed : vscode.TreeItemCollapsibleState.None), {
+          id: `v:${node.id}`,
+          description: preview(node.value),
+          tooltip: expandable ? undefined : JSON.stringify(node.value),
+          contextValue: 'hookbench.value',
+        });
+      }
+      case 'events':
+        return Object.assign(new vscode.TreeItem('Events', collapsed), {
+          id: `e:${node.namespace}/${node.name}`,
+          description: String(node.count),
+          iconPath: new vscode.ThemeIcon('history'),
+          contextValue: 'hookbench.events',
+        });
+      case 'event': {
+        const { event } = node;
+        const label = [event.type, event.action, event.title].filter(Boolean).join(' · ');
+        return Object.assign(new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None), {
+          id: `ev:${node.namespace}/${node.name}/${event.id}`,
+          description: relativeTime(event.timestamp),
+          tooltip: new vscode.MarkdownString(`**${event.title}**\n\n\`${event.id}\` · ${event.timestamp}`),
+          iconPath: new vscode.ThemeIcon('mail'),
+          contextValue: 'hookbench.event',
+          command: { command: 'hookbench.event.openPayload', title: 'Open Payload', arguments: [node] },
+        });
+      }
+    }
+  }
+}
+
+function valueChildren(id: string, value: unknown): AgentNode[] {
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value as Record<string, unknown>).map(([key, v]) => ({ kind: 'value' as const, id: `${id}/${key}`, key, value: v }));
+}

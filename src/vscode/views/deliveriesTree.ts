@@ -1,0 +1,38 @@
+/**
+ * The Deliveries view: every request the receiver saw, newest first; rejected ones show their
+ * status and why (a 401 says "stale", "mismatch", "no_secret"…).
+ */
+import * as vscode from 'vscode';
+import type { DeliverySummary } from '../client/adminClient';
+import { relativeTime, type ExplorerSession } from './explorerSession';
+
+export class DeliveriesTree implements vscode.TreeDataProvider<DeliverySummary> {
+  private readonly changed = new vscode.EventEmitter<DeliverySummary | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(private readonly session: ExplorerSession) {
+    session.onDidChange(() => this.changed.fire(undefined));
+  }
+
+  async getChildren(node?: DeliverySummary): Promise<DeliverySummary[]> {
+    if (node || !this.session.client) return [];
+    return this.session.client.deliveries(200);
+  }
+
+  getTreeItem(d: DeliverySummary): vscode.TreeItem {
+    const ok = d.status >= 200 && d.status < 300;
+    const reason = d.verification && d.verification !== 'valid' ? d.verification.split(':')[0] : undefined;
+    const item = new vscode.TreeItem(`${d.status} ${d.method} ${d.path}`, vscode.TreeItemCollapsibleState.None);
+    item.id = `d:${d.id}`;
+    item.description = [d.provider, d.entity, reason, relativeTime(d.time)].filter(Boolean).join(' · ');
+    item.iconPath = ok
+      ? new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'))
+      : new vscode.ThemeIcon(d.status >= 500 ? 'error' : 'warning', new vscode.ThemeColor(d.status >= 500 ? 'testing.iconFailed' : 'problemsWarningIcon.foreground'));
+    item.tooltip = new vscode.MarkdownString(
+      [`**${d.status}** ${d.method} \`${d.path}\``, `${d.time} · ${d.durationMs.toFixed(1)} ms · ${d.requestBytes} bytes`, d.verification ? `verification: ${d.verification}` : '', d.entity ? `entity: ${d.entity}` : ''].filter(Boolean).join('\n\n'),
+    );
+    item.contextValue = ok ? 'hookbench.delivery' : 'hookbench.delivery.rejected';
+    item.command = { command: 'hookbench.delivery.open', title: 'Open Request and Response', arguments: [d] };
+    return item;
+  }
+}

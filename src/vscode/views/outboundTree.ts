@@ -1,0 +1,29 @@
+/** The Outbound view: webhooks agents sent to the local sink, with their signature check. */
+import * as vscode from 'vscode';
+import type { CaptureSummary } from '../client/adminClient';
+import { relativeTime, type ExplorerSession } from './explorerSession';
+
+export class OutboundTree implements vscode.TreeDataProvider<CaptureSummary> {
+  private readonly changed = new vscode.EventEmitter<CaptureSummary | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(private readonly session: ExplorerSession) {
+    session.onDidChange(() => this.changed.fire(undefined));
+  }
+
+  async getChildren(node?: CaptureSummary): Promise<CaptureSummary[]> {
+    if (node || !this.session.client) return [];
+    return this.session.client.captures(200);
+  }
+
+  getTreeItem(c: CaptureSummary): vscode.TreeItem {
+    const verdict = c.verification === null ? 'unsigned check off' : c.verification === 'valid' ? 'signature valid' : c.verification.split(':')[0]!;
+    const item = new vscode.TreeItem(`${c.sink} · ${c.body.length > 60 ? c.body.slice(0, 57) + '…' : c.body}`, vscode.TreeItemCollapsibleState.None);
+    item.id = `o:${c.id}`;
+    item.description = `${verdict} · ${relativeTime(c.time)}`;
+    item.iconPath = new vscode.ThemeIcon(c.verification === 'valid' ? 'verified' : c.verification === null ? 'arrow-right' : 'unverified');
+    item.tooltip = new vscode.MarkdownString(`sink \`${c.sink}\` · ${c.time}\n\nverification: ${c.verification ?? 'no sink secret set'}`);
+    item.contextValue = 'hookbench.capture';
+    return item;
+  }
+}
