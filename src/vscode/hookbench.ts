@@ -7,6 +7,7 @@ import { Secrets } from './secrets';
 import { ServerController } from './server/serverController';
 import { HookbenchDocuments, SCHEME } from './documents';
 import { registerExplorerCommands } from './explorerCommands';
+import { registerWebhookCommands } from './webhookCommands';
 import { ExplorerSession } from './views/explorerSession';
 import { registerViews, type ViewId, type Views } from './views/registerViews';
 
@@ -41,6 +42,7 @@ export function createHookbench(context: vscode.ExtensionContext): HookbenchApi 
   const { views, trees } = registerViews(store, explorer);
   store.add(vscode.workspace.registerTextDocumentContentProvider(SCHEME, new HookbenchDocuments(explorer)));
   registerExplorerCommands(store, logger, explorer);
+  registerWebhookCommands(store, logger, server, secrets, explorer);
 
   logger.info(`Hookbench ${String(context.extension.packageJSON.version)} activated`);
   if (vscode.workspace.getConfiguration('hookbench').get<boolean>('receiver.autoStart', true)) {

@@ -136,3 +136,46 @@ describe('Explorer', () => {
     assert.match(String(item.description), /github · tree-entity · mismatch/);
   });
 });
+
+/** Makes sure the secret is stored (a change restarts the receiver); resolves with the receiver's URL. */
+async function withSecret(hookbench: HookbenchApi, env: string, value: string): Promise<string> {
+  const url = await hookbench.server.start();
+  if ((await hookbench.secrets.get(env)) === value) return url;
+  const restarted = nextRestart(hookbench);
+  await hookbench.secrets.set(env, value);
+  return restarted;
+}
+
+describe('Send and replay', () => {
+  it('sends a template signed with the stored secret, and it is stored', async () => {
+    const hookbench = await api();
+    const base = await withSecret(hookbench, 'STRIPE_WEBHOOK_SECRET', 'whsec_send_test');
+    const payload = JSON.stringify({ id: 'evt_sent_1', type: 'invoice.paid', data: { object: { object: 'invoice', customer: 'cus_sent' } } });
+    const result = (await vscode.commands.executeCommand('hookbench.webhook.send', { provider: 'stripe', event: 'invoice.paid', entity: 'cus_sent', payload })) as { status: number; body: string };
+    assert.deepEqual([result.status, result.body], [200, 'OK']);
+    const rows = (await (await fetch(`${base}/__hookbench/instances/webhook-agent/cus_sent/query`, { method: 'POST', headers: { authorization: `Bearer ${hookbench.server.adminToken}` }, body: JSON.stringify({ sql: 'SELECT id FROM events' }) })).json()) as { rows: string[][] };
+    assert.deepEqual(rows.rows, [['evt_sent_1']]);
+  });
+
+  it('replays a delivery re-signed after the tolerance window, while the as-received replay is stale', async () => {
+    const hookbench = await api();
+    const url = await withSecret(hookbench, 'STRIPE_WEBHOOK_SECRET', 'whsec_send_test');
+    // A Stripe delivery signed 10 minutes ago: past the 300 s window.
+    const body = JSON.stringify({ id: 'evt_old_1', type: 'invoice.paid', data: { object: { object: 'invoice', customer: 'cus_replay' } } });
+    const old = Math.floor(Date.now() / 1000) - 600;
+    const { headers } = schemeFor('stripe').sign({ secret: 'whsec_send_test', body: Buffer.from(body), timestamp: old });
+    const first = await fetch(`${url}/webhooks/stripe/cus_replay`, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json' } });
+    assert.equal(first.status, 401, 'the old signature is already stale');
+    const client = hookbench.explorer.client!;
+    const delivery = (await client.deliveries(20)).find((d) => d.path === '/webhooks/stripe/cus_replay')!;
+    assert.match(delivery.verification ?? '', /^stale/);
+    const asReceived = (await vscode.commands.executeCommand('hookbench.delivery.replay', delivery)) as { status: number };
+    assert.equal(asReceived.status, 401);
+    const resigned = (await vscode.commands.executeCommand('hookbench.delivery.replayResigned', delivery)) as { status: number; body: string };
+    assert.deepEqual([resigned.status, resigned.body], [200, 'OK']);
+    const curl = (await vscode.commands.executeCommand('hookbench.delivery.copyCurl', delivery)) as string;
+    assert.match(curl, /^curl -X POST '.*\/webhooks\/stripe\/cus_replay'/);
+    assert.match(curl, /-H 'Stripe-Signature: t=\d+,v1=[0-9a-f]{64}'/i);
+    assert.ok(curl.includes(`--data-binary '${body}'`));
+  });
+});

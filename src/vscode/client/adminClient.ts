@@ -104,7 +104,7 @@ export class AdminClient {
     return (await this.get<{ deliveries: DeliverySummary[] }>(`deliveries?limit=${limit}`)).deliveries;
   }
 
-  delivery(id: string): Promise<DeliverySummary & { requestHeaders: Record<string, string>; requestBody: string; responseHeaders: Record<string, string>; responseBody: string }> {
+  delivery(id: string): Promise<DeliverySummary & { requestHeaders: Record<string, string>; requestBody: string; requestBodyBase64: string; responseHeaders: Record<string, string>; responseBody: string }> {
     return this.get(`deliveries/${encodeURIComponent(id)}`);
   }
 
