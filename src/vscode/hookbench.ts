@@ -19,6 +19,8 @@ export interface HookbenchApi {
   readonly explorer: ExplorerSession;
   readonly server: ServerController;
   readonly secrets: Secrets;
+  /** Milliseconds from the start of activation to its end, and to the receiver listening. */
+  readonly timings: { activationMs: number; receiverReadyMs: Promise<number> };
 }
 
 /**
@@ -27,6 +29,7 @@ export interface HookbenchApi {
  * the extension.
  */
 export function createHookbench(context: vscode.ExtensionContext): HookbenchApi {
+  const started = performance.now();
   const store = new DisposableStore();
   context.subscriptions.push(store);
 
@@ -44,9 +47,18 @@ export function createHookbench(context: vscode.ExtensionContext): HookbenchApi 
   registerExplorerCommands(store, logger, explorer);
   registerWebhookCommands(store, logger, server, secrets, explorer);
 
-  logger.info(`Hookbench ${String(context.extension.packageJSON.version)} activated`);
+  const activationMs = performance.now() - started;
+  logger.info(`Hookbench ${String(context.extension.packageJSON.version)} activated in ${activationMs.toFixed(1)} ms`);
   if (vscode.workspace.getConfiguration('hookbench').get<boolean>('receiver.autoStart', true)) {
     void vscode.commands.executeCommand('hookbench.receiver.start');
   }
-  return { logger, views, trees, explorer, server, secrets };
+  const receiverReadyMs = new Promise<number>((resolve) => {
+    if (server.url) return resolve(performance.now() - started);
+    const sub = server.onDidChangeState((state) => {
+      if (state.kind !== 'running') return;
+      sub.dispose();
+      resolve(performance.now() - started);
+    });
+  });
+  return { logger, views, trees, explorer, server, secrets, timings: { activationMs, receiverReadyMs } };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { HookbenchApi } from '../../src/vscode/hookbench';
+import { reportFigure } from './reporter';
 
 const EXTENSION_ID = 'hookbench.hookbench';
 
@@ -41,6 +42,17 @@ describe('Activation', () => {
       assert.ok(view, `view ${id} is created`);
       await becomesVisible(view, id);
     }
+  });
+
+  it('opens its walkthrough', async () => {
+    await activated();
+    await vscode.commands.executeCommand('workbench.action.openWalkthrough', 'hookbench.hookbench#hookbench.gettingStarted', false);
+  });
+
+  it('reports how long activation and the receiver start take', async () => {
+    const { api } = await activated();
+    reportFigure('activation', `${api.timings.activationMs.toFixed(1)} ms`);
+    reportFigure('activation to receiver listening', `${(await api.timings.receiverReadyMs).toFixed(0)} ms`);
   });
 
   it('opens the Hookbench log', async () => {

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
 import type { ServeState } from '../../src/vscode/server/serveProcess';
 import type { HookbenchApi } from '../../src/vscode/hookbench';
+import { reportFigure } from './reporter';
 
 async function api(): Promise<HookbenchApi> {
   const ext = vscode.extensions.getExtension<HookbenchApi>('hookbench.hookbench')!;
@@ -121,6 +122,26 @@ describe('Explorer', () => {
     const eventNodes = await tree.getChildren(events);
     assert.equal(eventNodes.length, 1);
     assert.match(String(tree.getTreeItem(eventNodes[0]!).label), /^push · /);
+  });
+
+  it('measures POST → Agents tree update', async () => {
+    const hookbench = await api();
+    const url = await withSecret(hookbench, 'GITHUB_WEBHOOK_SECRET', 'explorer-secret');
+    const samples: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      const push = signedPush('explorer-secret', `timing-${i}`);
+      const updated = new Promise<number>((resolve) => {
+        const sub = hookbench.explorer.onDidChange(() => {
+          sub.dispose();
+          resolve(performance.now());
+        });
+      });
+      const t = performance.now();
+      assert.equal((await fetch(`${url}/webhooks/github/timing`, { method: 'POST', body: push.body, headers: push.headers })).status, 200);
+      samples.push((await updated) - t);
+    }
+    samples.sort((a, b) => a - b);
+    reportFigure('POST → tree update event (p50, includes the 100 ms coalescing window)', `${samples[7]!.toFixed(0)} ms`);
   });
 
   it('marks a bad signature in Deliveries as 401 with the reason', async () => {

@@ -4,6 +4,14 @@ import Mocha from 'mocha';
 const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_TEST_FAIL, EVENT_TEST_PASS, EVENT_TEST_PENDING } =
   Mocha.Runner.constants;
 
+/** Writes a measured figure into the report (the suite asserts nothing about time). */
+export function reportFigure(name: string, value: string): void {
+  const line = `figure: ${name}: ${value}`;
+  console.log(line);
+  const file = process.env['HOOKBENCH_TEST_REPORT'];
+  if (file) fs.appendFileSync(file, line + '\n');
+}
+
 /**
  * A spec-style reporter that writes every line to the extension host's console and, when the
  * launcher sets `HOOKBENCH_TEST_REPORT`, appends it to that file: the launcher streams the file to
