@@ -6,13 +6,18 @@ import type { DeliverySummary } from './client/adminClient';
 import { registerCommand } from './commands';
 import { HookbenchDocuments } from './documents';
 import type { AgentNode } from './views/agentsTree';
+import type { AttachedWorker, AttachedWorkers } from './views/attachedWorkers';
 import type { ExplorerSession } from './views/explorerSession';
 
-export function registerExplorerCommands(store: DisposableStore, logger: Logger, session: ExplorerSession): void {
+export function registerExplorerCommands(store: DisposableStore, logger: Logger, session: ExplorerSession, attached: AttachedWorkers): void {
   registerCommand(store, logger, 'hookbench.event.openPayload', async (node: unknown) => {
     const n = node as AgentNode;
     if (n?.kind !== 'event') return;
-    const doc = await vscode.workspace.openTextDocument(HookbenchDocuments.eventUri(n.namespace, n.name, n.event.id));
+    // A deployed worker's event carries its payload (from getEvents); local ones are read on demand.
+    const doc =
+      typeof n.event.payload === 'string'
+        ? await vscode.workspace.openTextDocument({ language: 'json', content: prettyJson(n.event.payload) })
+        : await vscode.workspace.openTextDocument(HookbenchDocuments.eventUri(n.namespace, n.name, n.event.id));
     await vscode.languages.setTextDocumentLanguage(doc, 'json');
     await vscode.window.showTextDocument(doc, { preview: true });
   });
@@ -34,4 +39,29 @@ export function registerExplorerCommands(store: DisposableStore, logger: Logger,
   });
 
   registerCommand(store, logger, 'hookbench.views.refresh', () => session.schedule());
+
+  registerCommand(store, logger, 'hookbench.worker.attach', async (args?: unknown) => {
+    const given = (args ?? {}) as Partial<AttachedWorker>;
+    const baseUrl = given.baseUrl ?? (await vscode.window.showInputBox({ title: 'Attach to Deployed Worker (1/3)', prompt: 'Base URL of the worker', placeHolder: 'https://my-worker.example.workers.dev', validateInput: (v) => (/^https?:\/\/[^/]+/.test(v) ? undefined : 'An http(s) URL') }));
+    if (!baseUrl) return;
+    const agent = given.agent ?? (await vscode.window.showInputBox({ title: 'Attach to Deployed Worker (2/3)', prompt: 'Agent URL segment (/agents/<agent>/<name>)', value: 'webhook-agent' }));
+    if (!agent) return;
+    const names = given.names ?? (await vscode.window.showInputBox({ title: 'Attach to Deployed Worker (3/3)', prompt: 'Entity names to watch, comma-separated', placeHolder: 'acme-widgets, cus_123' }))?.split(',').map((n) => n.trim()).filter(Boolean);
+    if (!names?.length) return;
+    await attached.attach({ baseUrl: baseUrl.replace(/\/$/, ''), agent, names });
+  });
+
+  registerCommand(store, logger, 'hookbench.worker.detach', async (node?: unknown) => {
+    const n = node as AgentNode | undefined;
+    const baseUrl = n?.kind === 'attached' ? n.worker.baseUrl : (await vscode.window.showQuickPick(attached.list().map((w) => w.baseUrl), { title: 'Detach' }));
+    if (baseUrl) await attached.detach(baseUrl);
+  });
+}
+
+function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
 }

@@ -8,6 +8,7 @@ import { ServerController } from './server/serverController';
 import { HookbenchDocuments, SCHEME } from './documents';
 import { registerExplorerCommands } from './explorerCommands';
 import { registerWebhookCommands } from './webhookCommands';
+import { AttachedWorkers } from './views/attachedWorkers';
 import { ExplorerSession } from './views/explorerSession';
 import { registerViews, type ViewId, type Views } from './views/registerViews';
 
@@ -42,9 +43,10 @@ export function createHookbench(context: vscode.ExtensionContext): HookbenchApi 
   registerReceiverCommands(store, logger, server, secrets);
 
   const explorer = store.add(new ExplorerSession(server, tagged(channel, 'explorer')));
-  const { views, trees } = registerViews(store, explorer);
+  const attached = store.add(new AttachedWorkers(context.workspaceState));
+  const { views, trees } = registerViews(store, explorer, attached);
   store.add(vscode.workspace.registerTextDocumentContentProvider(SCHEME, new HookbenchDocuments(explorer)));
-  registerExplorerCommands(store, logger, explorer);
+  registerExplorerCommands(store, logger, explorer, attached);
   registerWebhookCommands(store, logger, server, secrets, explorer);
 
   const activationMs = performance.now() - started;

@@ -78,28 +78,28 @@ describe('Receiver', () => {
   });
 });
 
-describe('Explorer', () => {
-  /** Resolves once `predicate` holds after a tree change (the trees redraw on the live feed). */
-  async function untilTree<T>(hookbench: HookbenchApi, read: () => Promise<T>, predicate: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    let value = await read();
-    while (!predicate(value)) {
-      if (Date.now() > deadline) throw new Error(`the tree never showed what was expected: ${JSON.stringify(value).slice(0, 300)}`);
-      await new Promise<void>((resolve) => {
-        const sub = hookbench.explorer.onDidChange(() => {
-          sub.dispose();
-          resolve();
-        });
-        setTimeout(() => {
-          sub.dispose();
-          resolve();
-        }, 500);
+/** Resolves once `predicate` holds after a tree change (the trees redraw on the live feed). */
+async function untilTree<T>(hookbench: HookbenchApi, read: () => Promise<T>, predicate: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!predicate(value)) {
+    if (Date.now() > deadline) throw new Error(`the tree never showed what was expected: ${JSON.stringify(value).slice(0, 300)}`);
+    await new Promise<void>((resolve) => {
+      const sub = hookbench.explorer.onDidChange(() => {
+        sub.dispose();
+        resolve();
       });
-      value = await read();
-    }
-    return value;
+      setTimeout(() => {
+        sub.dispose();
+        resolve();
+      }, 500);
+    });
+    value = await read();
   }
+  return value;
+}
 
+describe('Explorer', () => {
   it('shows a signed POST in the Agents tree with its state and events, live', async () => {
     const hookbench = await api();
     await hookbench.server.start();
@@ -198,5 +198,29 @@ describe('Send and replay', () => {
     assert.match(curl, /^curl -X POST '.*\/webhooks\/stripe\/cus_replay'/);
     assert.match(curl, /-H 'Stripe-Signature: t=\d+,v1=[0-9a-f]{64}'/i);
     assert.ok(curl.includes(`--data-binary '${body}'`));
+  });
+});
+
+describe('Attach to Deployed Worker', () => {
+  it('shows a worker’s instances through the agents protocol alone', async () => {
+    const hookbench = await api();
+    const url = await withSecret(hookbench, 'GITHUB_WEBHOOK_SECRET', 'explorer-secret');
+    const push = signedPush('explorer-secret', 'attached-1');
+    assert.equal((await fetch(`${url}/webhooks/github/attached-entity`, { method: 'POST', body: push.body, headers: push.headers })).status, 200);
+    // The local receiver stands in for a deployed worker: only /agents/… is used.
+    await vscode.commands.executeCommand('hookbench.worker.attach', { baseUrl: url, agent: 'webhook-agent', names: ['attached-entity'] });
+    const tree = hookbench.trees.agents;
+    const roots = await tree.getChildren();
+    const attached = roots.find((n) => n.kind === 'attached')!;
+    assert.ok(attached, 'the attached worker is a root of the Agents view');
+    const [remote] = await tree.getChildren(attached);
+    const description = await untilTree(hookbench, async () => String(tree.getTreeItem(remote!).description), (d) => d.startsWith('push'));
+    assert.match(description, /^push · \d+ s ago · 1 total$/);
+    const [, events] = await tree.getChildren(remote);
+    const eventNodes = await tree.getChildren(events);
+    assert.equal(eventNodes.length, 1);
+    assert.ok(eventNodes[0]!.kind === 'event' && typeof eventNodes[0]!.event.payload === 'string');
+    await vscode.commands.executeCommand('hookbench.worker.detach', attached);
+    assert.ok(!(await tree.getChildren()).some((n) => n.kind === 'attached'));
   });
 });

@@ -5,15 +5,19 @@
  */
 import * as vscode from 'vscode';
 import type { EventRow, InstanceDetails } from '../client/adminClient';
+import type { AttachedWorker, AttachedWorkers } from './attachedWorkers';
 import { relativeTime, type ExplorerSession } from './explorerSession';
 
 export type AgentNode =
+  | { kind: 'attached'; worker: AttachedWorker }
+  | { kind: 'remote'; worker: AttachedWorker; name: string }
+  | { kind: 'remoteEvents'; worker: AttachedWorker; name: string }
   | { kind: 'namespace'; namespace: string; agent: string }
   | { kind: 'instance'; namespace: string; agent: string; name: string; details: InstanceDetails | undefined }
   | { kind: 'state'; namespace: string; name: string; state: unknown }
   | { kind: 'value'; id: string; key: string; value: unknown }
   | { kind: 'events'; namespace: string; name: string; count: number }
-  | { kind: 'event'; namespace: string; name: string; event: EventRow };
+  | { kind: 'event'; namespace: string; name: string; event: EventRow & { payload?: string | null } };
 
 interface WebhookState {
   lastEventType?: string | null;
@@ -32,19 +36,39 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
   private readonly changed = new vscode.EventEmitter<AgentNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
 
-  constructor(private readonly session: ExplorerSession) {
+  constructor(
+    private readonly session: ExplorerSession,
+    private readonly attached: AttachedWorkers,
+  ) {
     session.onDidChange(() => this.changed.fire(undefined));
+    attached.onDidChange(() => session.schedule());
   }
 
   async getChildren(node?: AgentNode): Promise<AgentNode[]> {
-    const client = this.session.client;
-    if (!client) return [];
     if (!node) {
+      const remote: AgentNode[] = this.attached.list().map((worker) => ({ kind: 'attached', worker }));
+      const client = this.session.client;
+      if (!client) return remote;
       const instances = await client.instances();
       const seen = new Map<string, AgentNode>();
       for (const i of instances) if (!seen.has(i.namespace)) seen.set(i.namespace, { kind: 'namespace', namespace: i.namespace, agent: i.agent });
-      return [...seen.values()];
+      return [...seen.values(), ...remote];
     }
+    if (node.kind === 'attached') return node.worker.names.map((name) => ({ kind: 'remote' as const, worker: node.worker, name }));
+    if (node.kind === 'remote') {
+      const state = this.attached.connection(node.worker, node.name)?.state;
+      return [
+        { kind: 'state', namespace: `remote:${node.worker.baseUrl}`, name: node.name, state: state ?? null },
+        { kind: 'remoteEvents', worker: node.worker, name: node.name },
+      ];
+    }
+    if (node.kind === 'remoteEvents') {
+      const connection = this.attached.connection(node.worker, node.name);
+      const events = ((await connection?.call('getEvents', [50]).catch(() => [])) ?? []) as (EventRow & { payload?: string })[];
+      return events.map((event) => ({ kind: 'event' as const, namespace: `remote:${node.worker.baseUrl}`, name: node.name, event }));
+    }
+    const client = this.session.client;
+    if (!client) return [];
     switch (node.kind) {
       case 'namespace': {
         const instances = (await client.instances()).filter((i) => i.namespace === node.namespace);
@@ -71,6 +95,31 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
   getTreeItem(node: AgentNode): vscode.TreeItem {
     const collapsed = vscode.TreeItemCollapsibleState.Collapsed;
     switch (node.kind) {
+      case 'attached':
+        return Object.assign(new vscode.TreeItem(new URL(node.worker.baseUrl).host, vscode.TreeItemCollapsibleState.Expanded), {
+          id: `a:${node.worker.baseUrl}|${node.worker.agent}`,
+          description: `deployed · ${node.worker.agent}`,
+          tooltip: node.worker.baseUrl,
+          iconPath: new vscode.ThemeIcon('cloud'),
+          contextValue: 'hookbench.attached',
+        });
+      case 'remote': {
+        const connection = this.attached.connection(node.worker, node.name);
+        const state = (connection?.state ?? {}) as WebhookState;
+        const description = connection?.error ? `not connected: ${connection.error}` : [state.lastEventType ?? undefined, state.lastEventAt ? relativeTime(state.lastEventAt) : undefined, state.stats?.total === undefined ? undefined : `${state.stats.total} total`].filter(Boolean).join(' · ');
+        return Object.assign(new vscode.TreeItem(node.name, collapsed), {
+          id: `r:${node.worker.baseUrl}|${node.worker.agent}|${node.name}`,
+          description,
+          iconPath: new vscode.ThemeIcon(connection?.error ? 'debug-disconnect' : 'circle-filled'),
+          contextValue: 'hookbench.remoteInstance',
+        });
+      }
+      case 'remoteEvents':
+        return Object.assign(new vscode.TreeItem('Events', collapsed), {
+          id: `re:${node.worker.baseUrl}|${node.worker.agent}|${node.name}`,
+          description: 'getEvents(50)',
+          iconPath: new vscode.ThemeIcon('history'),
+        });
       case 'namespace':
         return Object.assign(new vscode.TreeItem(node.agent, vscode.TreeItemCollapsibleState.Expanded), {
           id: `ns:${node.namespace}`,

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { DisposableStore } from '../../core/events';
 import { AgentsTree, type AgentNode } from './agentsTree';
 import { DeliveriesTree } from './deliveriesTree';
+import type { AttachedWorkers } from './attachedWorkers';
 import type { ExplorerSession } from './explorerSession';
 import { OutboundTree } from './outboundTree';
 
@@ -14,8 +15,8 @@ export interface Views {
   readonly views: Readonly<Record<ViewId, vscode.TreeView<unknown>>>;
 }
 
-export function registerViews(store: DisposableStore, session: ExplorerSession): Views {
-  const trees = { agents: new AgentsTree(session), deliveries: new DeliveriesTree(session), outbound: new OutboundTree(session) };
+export function registerViews(store: DisposableStore, session: ExplorerSession, attached: AttachedWorkers): Views {
+  const trees = { agents: new AgentsTree(session, attached), deliveries: new DeliveriesTree(session), outbound: new OutboundTree(session) };
   const agents = store.add(vscode.window.createTreeView<AgentNode>('hookbench.agents', { treeDataProvider: trees.agents, showCollapseAll: true }));
   const deliveries = store.add(vscode.window.createTreeView('hookbench.deliveries', { treeDataProvider: trees.deliveries }));
   const outbound = store.add(vscode.window.createTreeView('hookbench.outbound', { treeDataProvider: trees.outbound }));

@@ -1,0 +1,69 @@
+/**
+ * Deployed workers the Agents view shows beside the local receiver: a base URL, the agent's URL
+ * segment and the entity names to watch, remembered per workspace. Each entity is one
+ * agents-protocol connection.
+ */
+import type * as vscode from 'vscode';
+import { Emitter } from '../../core/events';
+import { AgentConnection } from '../client/agentConnection';
+
+export interface AttachedWorker {
+  readonly baseUrl: string;
+  readonly agent: string;
+  readonly names: readonly string[];
+}
+
+const KEY = 'hookbench.attachedWorkers';
+
+export class AttachedWorkers implements vscode.Disposable {
+  private readonly connections = new Map<string, AgentConnection>();
+  private readonly changed = new Emitter<void>();
+  readonly onDidChange = this.changed.event;
+
+  constructor(private readonly memento: vscode.Memento) {
+    for (const worker of this.list()) this.open(worker);
+  }
+
+  list(): AttachedWorker[] {
+    return this.memento.get<AttachedWorker[]>(KEY, []);
+  }
+
+  async attach(worker: AttachedWorker): Promise<void> {
+    const others = this.list().filter((w) => !(w.baseUrl === worker.baseUrl && w.agent === worker.agent));
+    await this.memento.update(KEY, [...others, worker]);
+    this.open(worker);
+    this.changed.fire();
+  }
+
+  async detach(baseUrl: string): Promise<void> {
+    await this.memento.update(KEY, this.list().filter((w) => w.baseUrl !== baseUrl));
+    for (const [key, connection] of this.connections) {
+      if (key.startsWith(`${baseUrl}|`)) {
+        connection.dispose();
+        this.connections.delete(key);
+      }
+    }
+    this.changed.fire();
+  }
+
+  connection(worker: AttachedWorker, name: string): AgentConnection | undefined {
+    return this.connections.get(`${worker.baseUrl}|${worker.agent}|${name}`);
+  }
+
+  private open(worker: AttachedWorker): void {
+    for (const name of worker.names) {
+      const key = `${worker.baseUrl}|${worker.agent}|${name}`;
+      if (this.connections.has(key)) continue;
+      const ws = worker.baseUrl.replace(/^http/, 'ws').replace(/\/$/, '');
+      const connection = new AgentConnection(`${ws}/agents/${worker.agent}/${encodeURIComponent(name)}`);
+      connection.onDidChangeState(() => this.changed.fire());
+      this.connections.set(key, connection);
+    }
+  }
+
+  dispose(): void {
+    for (const connection of this.connections.values()) connection.dispose();
+    this.connections.clear();
+    this.changed.dispose();
+  }
+}
