@@ -18,7 +18,7 @@ import type { DeliveryLog } from './deliveryLog';
 import type { Sink } from './sink';
 
 export interface InstanceEvent {
-  readonly kind: 'woken' | 'evicted' | 'deleted';
+  readonly kind: 'woken' | 'evicted' | 'deleted' | 'changed';
   readonly namespace: string;
   readonly name: string;
 }
@@ -138,6 +138,12 @@ export class AdminApi {
       const { sql, params } = parseQuery(body);
       const result = await host().inspect((db) => db.exec(sql, params));
       return json(res, 200, { columns: result.columns, rows: result.rows.map((row) => row.map((v) => (v instanceof Uint8Array ? { base64: Buffer.from(v).toString('base64') } : v))) });
+    }
+    if (rest[2] === 'events' && rest.length === 3) {
+      if (req.method !== 'DELETE') throw new HttpError(405, 'DELETE');
+      const deleted = await host().inspect((db) => (tableExists(db, 'events') ? db.exec('DELETE FROM events').rowsWritten : 0));
+      this.deps.instanceEvents.fire({ kind: 'changed', namespace: namespace.binding, name });
+      return json(res, 200, { deleted });
     }
     if (rest.length !== 2) throw new HttpError(404, 'no such admin route');
     if (req.method === 'DELETE') {

@@ -27,6 +27,8 @@ export interface DeliveryRecord {
   readonly entity: string | null;
   /** "valid", a failure reason with its message, or null when the worker said nothing. */
   readonly verification: string | null;
+  /** The id of the event the delivery was stored as (or recognised as a duplicate of). */
+  readonly event?: string | null;
 }
 
 /** A delivery without its bodies, for lists and the live feed. */

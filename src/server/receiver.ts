@@ -110,6 +110,7 @@ export class Receiver {
         provider: info['provider'] ?? null,
         entity: info['entity'] === undefined ? null : safeDecode(info['entity']),
         verification: info['verification'] ?? null,
+        event: info['event'] === undefined ? null : safeDecode(info['event']),
       });
     } catch (error) {
       this.options.logger.error(`[receiver] could not record a delivery: ${(error as Error).message}`);

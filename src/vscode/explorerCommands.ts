@@ -38,6 +38,17 @@ export function registerExplorerCommands(store: DisposableStore, logger: Logger,
     session.schedule();
   });
 
+  // `confirmed` is for callers that already asked (tests, other extensions); menus pass the node only.
+  registerCommand(store, logger, 'hookbench.instance.clearEvents', async (node: unknown, confirmed?: unknown) => {
+    const n = node as AgentNode;
+    if (n?.kind !== 'instance' || !session.client) return undefined;
+    const answer = confirmed === true ? 'Clear Events' : await vscode.window.showWarningMessage(`Delete every stored event of ${n.name}? Its state stays as it is.`, { modal: true }, 'Clear Events');
+    if (answer !== 'Clear Events') return undefined;
+    const deleted = await session.client.clearEvents(n.namespace, n.name);
+    session.schedule();
+    return deleted;
+  });
+
   registerCommand(store, logger, 'hookbench.views.refresh', () => session.schedule());
 
   registerCommand(store, logger, 'hookbench.worker.attach', async (args?: unknown) => {

@@ -12,6 +12,7 @@ import type { DeliverySummary } from './client/adminClient';
 import { registerCommand } from './commands';
 import type { Secrets } from './secrets';
 import type { ServerController } from './server/serverController';
+import type { AgentNode } from './views/agentsTree';
 import type { ExplorerSession } from './views/explorerSession';
 
 export interface SendArgs {
@@ -85,8 +86,20 @@ export function registerWebhookCommands(store: DisposableStore, logger: Logger, 
     return post(signed.url ?? url, { ...delivery.headers, ...signed.headers }, body);
   });
 
+  /** A delivery, or the delivery an Agents-view event was stored from. */
+  const deliveryOf = async (raw: unknown): Promise<DeliverySummary | undefined> => {
+    const node = raw as AgentNode | DeliverySummary | undefined;
+    if (node && 'kind' in node) {
+      if (node.kind !== 'event' || !session.client) return undefined;
+      const found = (await session.client.deliveries(10_000)).find((d) => d.event === node.event.id && d.status < 400);
+      if (!found) throw new Error(`the request that stored ${node.event.id} is no longer in the deliveries log`);
+      return found;
+    }
+    return node;
+  };
+
   const replay = async (raw: unknown, resign: boolean): Promise<SendResult | undefined> => {
-    const summary = raw as DeliverySummary;
+    const summary = await deliveryOf(raw);
     const client = session.client;
     if (!summary?.id || !client) return undefined;
     const full = await client.delivery(summary.id);
@@ -109,7 +122,7 @@ export function registerWebhookCommands(store: DisposableStore, logger: Logger, 
   registerCommand(store, logger, 'hookbench.delivery.replayResigned', (d: unknown) => replay(d, true));
 
   registerCommand(store, logger, 'hookbench.delivery.copyCurl', async (raw: unknown) => {
-    const summary = raw as DeliverySummary;
+    const summary = await deliveryOf(raw);
     const client = session.client;
     if (!summary?.id || !client) return undefined;
     const full = await client.delivery(summary.id);

@@ -224,3 +224,28 @@ describe('Attach to Deployed Worker', () => {
     assert.ok(!(await tree.getChildren()).some((n) => n.kind === 'attached'));
   });
 });
+
+describe('Agents view actions', () => {
+  it('replays an event re-signed from the Agents view, and clears an instance’s events', async () => {
+    const hookbench = await api();
+    const url = await withSecret(hookbench, 'GITHUB_WEBHOOK_SECRET', 'explorer-secret');
+    const push = signedPush('explorer-secret', 'action-1');
+    assert.equal((await fetch(`${url}/webhooks/github/action-entity`, { method: 'POST', body: push.body, headers: push.headers })).status, 200);
+    const tree = hookbench.trees.agents;
+    const [namespace] = (await tree.getChildren()).filter((n) => n.kind === 'namespace');
+    const instances = await untilTree(hookbench, () => tree.getChildren(namespace), (list) => list.some((i) => i.kind === 'instance' && i.name === 'action-entity'));
+    const instance = instances.find((i) => i.kind === 'instance' && i.name === 'action-entity')!;
+    const [, events] = await tree.getChildren(instance);
+    const [event] = await tree.getChildren(events);
+    const replayed = (await vscode.commands.executeCommand('hookbench.delivery.replayResigned', event)) as { status: number; body: string };
+    assert.deepEqual([replayed.status, replayed.body], [200, 'OK'], 'a duplicate of a stored delivery still answers 200 OK');
+    const curl = (await vscode.commands.executeCommand('hookbench.delivery.copyCurl', event)) as string;
+    assert.match(curl, /\/webhooks\/github\/action-entity/);
+    assert.equal(await vscode.commands.executeCommand('hookbench.instance.clearEvents', instance, true), 1);
+    const cleared = await untilTree(hookbench, async () => {
+      const list = await tree.getChildren(namespace);
+      return list.find((i) => i.kind === 'instance' && i.name === 'action-entity');
+    }, (node) => node !== undefined && String(tree.getTreeItem(node).description).startsWith('0 events'));
+    assert.ok(cleared);
+  });
+});

@@ -39,6 +39,7 @@ export interface DeliverySummary {
   readonly entity: string | null;
   readonly verification: string | null;
   readonly requestBytes: number;
+  readonly event?: string | null;
 }
 
 export interface CaptureSummary {
@@ -52,7 +53,7 @@ export interface CaptureSummary {
 export type LiveMessage =
   | { type: 'hello' }
   | { type: 'delivery'; delivery: DeliverySummary }
-  | { type: 'instance'; kind: 'woken' | 'evicted' | 'deleted'; namespace: string; name: string }
+  | { type: 'instance'; kind: 'woken' | 'evicted' | 'deleted' | 'changed'; namespace: string; name: string }
   | { type: 'outbound'; capture: CaptureSummary };
 
 export class AdminClient {
@@ -94,6 +95,10 @@ export class AdminClient {
   async payload(namespace: string, name: string, id: string): Promise<string | undefined> {
     const [row] = await this.query(namespace, name, 'SELECT payload FROM events WHERE id = ?', [id]);
     return row?.['payload'] as string | undefined;
+  }
+
+  async clearEvents(namespace: string, name: string): Promise<number> {
+    return (await this.get<{ deleted: number }>(`instances/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/events`, { method: 'DELETE' })).deleted;
   }
 
   async deleteInstance(namespace: string, name: string): Promise<void> {

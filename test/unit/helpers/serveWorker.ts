@@ -85,7 +85,7 @@ export async function serveFixture(name: string, options: ServeOptions = {}): Pr
     sinkSecret: options.sinkSecret,
   });
   server.instanceEvents.event((event) => {
-    if (event.kind === 'deleted') return;
+    if (event.kind === 'deleted' || event.kind === 'changed') return;
     events.push({ kind: event.kind, namespace: event.namespace, name: event.name });
     for (const listener of [...listeners]) listener();
   });

@@ -139,3 +139,17 @@ describe('sink and live feed', () => {
     assert.match(outcome, /401/);
   });
 });
+
+describe('clearing events', () => {
+  it('deletes an instance’s events, keeps its state, and links deliveries to the events they stored', async () => {
+    await webhook('/webhooks/github/clear-me', githubPush('Acme/Clear', 'clear-1'));
+    await webhook('/webhooks/github/clear-me', githubPush('Acme/Clear', 'clear-2'));
+    const deliveries = (await admin('deliveries?limit=2')).body.deliveries as { event: string }[];
+    assert.deepEqual(deliveries.map((d) => d.event), ['clear-2', 'clear-1']);
+    assert.deepEqual((await admin('instances/webhook-agent/clear-me/events', { method: 'DELETE' })).body, { deleted: 2 });
+    const details = await admin('instances/webhook-agent/clear-me');
+    assert.equal(details.body.tables.find((t: { name: string }) => t.name === 'events').rows, 0);
+    assert.equal(details.body.state.stats.total, 2);
+    assert.equal((await admin('instances/webhook-agent/nobody/events', { method: 'DELETE' })).status, 404);
+  });
+});
