@@ -65,3 +65,20 @@ export function parseLogLine(line: string): { time: string; level: LogLevel; mes
   if (!match) return undefined;
   return { time: match[1]!, level: match[2] as LogLevel, message: match[3]! };
 }
+
+/** Passes every message on to `logger` and keeps the newest `size` lines for inspection. */
+export function recording(logger: Logger, size = 500): Logger & { lines(): readonly string[] } {
+  const kept: string[] = [];
+  const keep = (level: LogLevel, message: string | Error) => {
+    kept.push(`${level} ${message instanceof Error ? (message.stack ?? message.message) : message}`);
+    if (kept.length > size) kept.shift();
+  };
+  return {
+    trace: (m) => (keep('trace', m), logger.trace(m)),
+    debug: (m) => (keep('debug', m), logger.debug(m)),
+    info: (m) => (keep('info', m), logger.info(m)),
+    warn: (m) => (keep('warn', m), logger.warn(m)),
+    error: (m) => (keep('error', m), logger.error(m)),
+    lines: () => [...kept],
+  };
+}

@@ -22,6 +22,16 @@ export function registerExplorerCommands(store: DisposableStore, logger: Logger,
     await vscode.window.showTextDocument(doc, { preview: true });
   });
 
+  registerCommand(store, logger, 'hookbench.event.copyPayload', async (node: unknown) => {
+    const n = node as AgentNode;
+    if (n?.kind !== 'event') return undefined;
+    const payload = typeof n.event.payload === 'string' ? n.event.payload : await session.client?.payload(n.namespace, n.name, n.event.id);
+    if (payload === undefined || payload === null) throw new Error(`the payload of ${n.event.id} is no longer stored`);
+    await vscode.env.clipboard.writeText(payload);
+    void vscode.window.showInformationMessage(`Copied the payload of ${n.event.id}.`);
+    return payload;
+  });
+
   registerCommand(store, logger, 'hookbench.delivery.open', async (delivery: unknown) => {
     const d = delivery as DeliverySummary;
     if (!d?.id) return;

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../core/events';
-import { tagged, type Logger } from '../core/log';
+import { recording, tagged, type Logger } from '../core/log';
 import { registerCommand } from './commands';
 import { registerReceiverCommands } from './receiverCommands';
 import { Secrets } from './secrets';
@@ -20,6 +20,8 @@ export interface HookbenchApi {
   readonly explorer: ExplorerSession;
   readonly server: ServerController;
   readonly secrets: Secrets;
+  /** The newest lines written to the Hookbench log. */
+  recentLog(): readonly string[];
   /** Milliseconds from the start of activation to its end, and to the receiver listening. */
   readonly timings: { activationMs: number; receiverReadyMs: Promise<number> };
 }
@@ -35,14 +37,15 @@ export function createHookbench(context: vscode.ExtensionContext): HookbenchApi 
   context.subscriptions.push(store);
 
   const channel = store.add(vscode.window.createOutputChannel('Hookbench', { log: true }));
-  const logger = tagged(channel, 'extension');
+  const log = recording(channel);
+  const logger = tagged(log, 'extension');
   registerCommand(store, logger, 'hookbench.showLog', () => channel.show(true));
 
   const secrets = new Secrets(context.secrets);
-  const server = store.add(new ServerController(context, tagged(channel, 'receiver'), secrets));
+  const server = store.add(new ServerController(context, tagged(log, 'receiver'), secrets));
   registerReceiverCommands(store, logger, server, secrets);
 
-  const explorer = store.add(new ExplorerSession(server, tagged(channel, 'explorer')));
+  const explorer = store.add(new ExplorerSession(server, tagged(log, 'explorer')));
   const attached = store.add(new AttachedWorkers(context.workspaceState));
   const { views, trees } = registerViews(store, explorer, attached);
   store.add(vscode.workspace.registerTextDocumentContentProvider(SCHEME, new HookbenchDocuments(explorer)));
@@ -62,5 +65,5 @@ export function createHookbench(context: vscode.ExtensionContext): HookbenchApi 
       resolve(performance.now() - started);
     });
   });
-  return { logger, views, trees, explorer, server, secrets, timings: { activationMs, receiverReadyMs } };
+  return { logger, views, trees, explorer, server, secrets, recentLog: () => log.lines(), timings: { activationMs, receiverReadyMs } };
 }

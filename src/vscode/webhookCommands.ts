@@ -79,7 +79,14 @@ export function registerWebhookCommands(store: DisposableStore, logger: Logger, 
       body = Buffer.from(doc.getText());
     }
     const base = server.url ?? (await server.start());
-    const url = args.url ?? `${base}/webhooks/${provider}/${encodeURIComponent(entity || 'test')}`;
+    const local = `${base}/webhooks/${provider}/${encodeURIComponent(entity || 'test')}`;
+    let url = args.url ?? (args.payload !== undefined ? local : undefined);
+    if (url === undefined) {
+      const target = await vscode.window.showQuickPick([{ label: 'Local receiver', description: local, url: local }, { label: 'Another URL…', description: 'a tunnel, a deployed worker, another tool', url: '' }], { title: 'Send to' });
+      if (!target) return undefined;
+      url = target.url || (await vscode.window.showInputBox({ title: 'Send to URL', value: local, validateInput: (v) => (/^https?:\/\//.test(v) ? undefined : 'An http(s) URL') }));
+      if (!url) return undefined;
+    }
     const secret = await secretFor(provider);
     if (!secret) return undefined;
     const signed = schemeFor(provider).sign({ secret, body, url });

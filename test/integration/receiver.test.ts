@@ -55,6 +55,12 @@ describe('Receiver', () => {
     const response = await fetch(`${url}/webhooks/github`, { method: 'POST', body: push.body, headers: push.headers });
     assert.equal(response.status, 200);
     assert.ok(!JSON.stringify(vscode.workspace.getConfiguration('hookbench')).includes('integration-secret'));
+    // A rejected delivery makes the receiver log a security line: no secret in it, nor anywhere in the log.
+    const forged = signedPush('forged-secret', 'int-forged');
+    assert.equal((await fetch(`${url}/webhooks/github`, { method: 'POST', body: forged.body, headers: forged.headers })).status, 401);
+    const log = hookbench.recentLog();
+    assert.ok(log.some((line) => line.includes('[security]')), 'the rejection was logged');
+    assert.ok(!log.some((line) => line.includes('integration-secret') || line.includes(hookbench.server.adminToken)));
     const instances = (await (await fetch(`${url}/__hookbench/instances`, { headers: { authorization: `Bearer ${hookbench.server.adminToken}` } })).json()) as { instances: { name: string }[] };
     assert.ok(instances.instances.some((i) => i.name === 'acme-integration'));
   });
@@ -241,6 +247,8 @@ describe('Agents view actions', () => {
     assert.deepEqual([replayed.status, replayed.body], [200, 'OK'], 'a duplicate of a stored delivery still answers 200 OK');
     const curl = (await vscode.commands.executeCommand('hookbench.delivery.copyCurl', event)) as string;
     assert.match(curl, /\/webhooks\/github\/action-entity/);
+    const payload = (await vscode.commands.executeCommand('hookbench.event.copyPayload', event)) as string;
+    assert.equal(payload, push.body);
     assert.equal(await vscode.commands.executeCommand('hookbench.instance.clearEvents', instance, true), 1);
     const cleared = await untilTree(hookbench, async () => {
       const list = await tree.getChildren(namespace);

@@ -126,7 +126,8 @@ export class ServerController implements vscode.Disposable {
       case 'running': {
         const port = new URL(state.url).port;
         this.status.text = `$(radio-tower) Hookbench :${port}`;
-        this.status.tooltip = new vscode.MarkdownString(`Hookbench receiver on \`${state.url}\`\n\nPOST webhooks to \`${state.url}/webhooks/<provider>/<entity>\``);
+        const restricted = vscode.workspace.isTrusted ? '' : '\n\nRestricted mode: this folder is not trusted, so the built-in worker runs, never the folder\'s own code.';
+        this.status.tooltip = new vscode.MarkdownString(`Hookbench receiver on \`${state.url}\`\n\nPOST webhooks to \`${state.url}/webhooks/<provider>/<entity>\`${restricted}`);
         break;
       }
       case 'starting':

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { lineLogger, parseLogLine, tagged } from '../../../src/core/log';
+import { lineLogger, parseLogLine, recording, tagged } from '../../../src/core/log';
 
 const fixedClock = () => new Date('2026-01-02T03:04:05.678Z');
 
@@ -55,5 +55,17 @@ describe('parseLogLine', () => {
   it('answers undefined for a line of another shape', () => {
     assert.equal(parseLogLine('npm warn something'), undefined);
     assert.equal(parseLogLine('2026-01-02T03:04:05.678Z loud nope'), undefined);
+  });
+});
+
+describe('recording', () => {
+  it('passes messages on and keeps only the newest lines', () => {
+    const passed: string[] = [];
+    const log = recording(lineLogger((l) => passed.push(l), 'trace', fixedClock), 2);
+    log.info('one');
+    log.warn('two');
+    log.error(new Error('three'));
+    assert.equal(passed.length, 3);
+    assert.deepEqual(log.lines().map((l) => l.split('\n')[0]), ['warn two', 'error Error: three']);
   });
 });
