@@ -14,8 +14,10 @@ export class HookbenchDocuments implements vscode.TextDocumentContentProvider {
     return vscode.Uri.from({ scheme: SCHEME, path: `/event/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/${encodeURIComponent(id)}.json` });
   }
 
-  static deliveryUri(id: string): vscode.Uri {
-    return vscode.Uri.from({ scheme: SCHEME, path: `/delivery/${encodeURIComponent(id)}.http` });
+  /** The tab reads "401 POST webhooks-stripe.http"; the id in the folder part finds the delivery. */
+  static deliveryUri(id: string, status: number, method: string, path: string): vscode.Uri {
+    const title = `${status} ${method} ${path.replace(/^\//, '').replace(/[/?#%]/g, '-') || 'root'}`;
+    return vscode.Uri.from({ scheme: SCHEME, path: `/delivery/${encodeURIComponent(id)}/${title}.http` });
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
@@ -33,7 +35,7 @@ export class HookbenchDocuments implements vscode.TextDocumentContentProvider {
       }
     }
     if (parts[0] === 'delivery') {
-      const d = await client.delivery(parts[1]!.replace(/\.http$/, ''));
+      const d = await client.delivery(parts[1]!);
       const headers = (h: Record<string, string>) => Object.entries(h).map(([k, v]) => `${k}: ${v}`).join('\n');
       return `${d.method} ${d.path}\n${headers(d.requestHeaders)}\n\n${d.requestBody}\n\n### ${d.status} · ${d.durationMs.toFixed(1)} ms · ${d.verification ?? ''}\n${headers(d.responseHeaders)}\n\n${d.responseBody}\n`;
     }

@@ -35,7 +35,7 @@ export function registerExplorerCommands(store: DisposableStore, logger: Logger,
   registerCommand(store, logger, 'hookbench.delivery.open', async (delivery: unknown) => {
     const d = delivery as DeliverySummary;
     if (!d?.id) return;
-    const doc = await vscode.workspace.openTextDocument(HookbenchDocuments.deliveryUri(d.id));
+    const doc = await vscode.workspace.openTextDocument(HookbenchDocuments.deliveryUri(d.id, d.status, d.method, d.path));
     await vscode.window.showTextDocument(doc, { preview: true });
   });
 

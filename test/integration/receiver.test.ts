@@ -128,6 +128,10 @@ describe('Explorer', () => {
     const eventNodes = await tree.getChildren(events);
     assert.equal(eventNodes.length, 1);
     assert.match(String(tree.getTreeItem(eventNodes[0]!).label), /^push · /);
+    await vscode.commands.executeCommand('hookbench.event.openPayload', eventNodes[0]);
+    const doc = vscode.window.activeTextEditor!.document;
+    assert.equal(doc.languageId, 'json');
+    assert.deepEqual(JSON.parse(doc.getText()), JSON.parse(push.body));
   });
 
   it('measures POST → Agents tree update', async () => {
@@ -161,6 +165,11 @@ describe('Explorer', () => {
     const item = tree.getTreeItem(rejected);
     assert.equal(item.label, '401 POST /webhooks/github/tree-entity');
     assert.match(String(item.description), /github · tree-entity · mismatch/);
+    await vscode.commands.executeCommand('hookbench.delivery.open', rejected);
+    const doc = vscode.window.activeTextEditor!.document;
+    assert.match(doc.uri.path, /401 POST webhooks-github-tree-entity\.http$/);
+    assert.match(doc.getText(), /^POST \/webhooks\/github\/tree-entity\n/);
+    assert.match(doc.getText(), /### 401 · [\d.]+ ms · mismatch: X-Hub-Signature-256 does not match/);
   });
 });
 

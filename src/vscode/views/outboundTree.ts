@@ -17,7 +17,7 @@ export class OutboundTree implements vscode.TreeDataProvider<CaptureSummary> {
   }
 
   getTreeItem(c: CaptureSummary): vscode.TreeItem {
-    const verdict = c.verification === null ? 'unsigned check off' : c.verification === 'valid' ? 'signature valid' : c.verification.split(':')[0]!;
+    const verdict = c.verification === null ? 'not checked (no sink secret)' : c.verification === 'valid' ? 'signature valid' : `signature ${c.verification.split(':')[0]!}`;
     const item = new vscode.TreeItem(`${c.sink} · ${c.body.length > 60 ? c.body.slice(0, 57) + '…' : c.body}`, vscode.TreeItemCollapsibleState.None);
     item.id = `o:${c.id}`;
     item.description = `${verdict} · ${relativeTime(c.time)}`;
