@@ -3,20 +3,13 @@
  * status and why (a 401 says "stale", "mismatch", "no_secret"…).
  */
 import * as vscode from 'vscode';
-import type { DeliverySummary } from '../client/adminClient';
-import { relativeTime, type ExplorerSession } from './explorerSession';
+import type { AdminClient, DeliverySummary } from '../client/adminClient';
+import { relativeTime } from './explorerSession';
+import { ListTree } from './listTree';
 
-export class DeliveriesTree implements vscode.TreeDataProvider<DeliverySummary> {
-  private readonly changed = new vscode.EventEmitter<DeliverySummary | undefined>();
-  readonly onDidChangeTreeData = this.changed.event;
-
-  constructor(private readonly session: ExplorerSession) {
-    session.onDidChange(() => this.changed.fire(undefined));
-  }
-
-  async getChildren(node?: DeliverySummary): Promise<DeliverySummary[]> {
-    if (node || !this.session.client) return [];
-    return this.session.client.deliveries(200);
+export class DeliveriesTree extends ListTree<DeliverySummary> {
+  protected load(client: AdminClient): Promise<DeliverySummary[]> {
+    return client.deliveries(200);
   }
 
   getTreeItem(d: DeliverySummary): vscode.TreeItem {

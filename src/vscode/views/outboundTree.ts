@@ -1,19 +1,12 @@
 /** The Outbound view: webhooks agents sent to the local sink, with their signature check. */
 import * as vscode from 'vscode';
-import type { CaptureSummary } from '../client/adminClient';
-import { relativeTime, type ExplorerSession } from './explorerSession';
+import type { AdminClient, CaptureSummary } from '../client/adminClient';
+import { relativeTime } from './explorerSession';
+import { ListTree } from './listTree';
 
-export class OutboundTree implements vscode.TreeDataProvider<CaptureSummary> {
-  private readonly changed = new vscode.EventEmitter<CaptureSummary | undefined>();
-  readonly onDidChangeTreeData = this.changed.event;
-
-  constructor(private readonly session: ExplorerSession) {
-    session.onDidChange(() => this.changed.fire(undefined));
-  }
-
-  async getChildren(node?: CaptureSummary): Promise<CaptureSummary[]> {
-    if (node || !this.session.client) return [];
-    return this.session.client.captures(200);
+export class OutboundTree extends ListTree<CaptureSummary> {
+  protected load(client: AdminClient): Promise<CaptureSummary[]> {
+    return client.captures(200);
   }
 
   getTreeItem(c: CaptureSummary): vscode.TreeItem {

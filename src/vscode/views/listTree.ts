@@ -1,0 +1,23 @@
+import * as vscode from 'vscode';
+import type { AdminClient } from '../client/adminClient';
+import type { ExplorerSession } from './explorerSession';
+
+/** A flat, live list view over the admin API: redrawn whenever the explorer session changes. */
+export abstract class ListTree<T> implements vscode.TreeDataProvider<T> {
+  private readonly changed = new vscode.EventEmitter<T | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(private readonly session: ExplorerSession) {
+    session.onDidChange(() => this.changed.fire(undefined));
+  }
+
+  async getChildren(node?: T): Promise<T[]> {
+    const client = this.session.client;
+    if (node || !client) return [];
+    return this.load(client);
+  }
+
+  protected abstract load(client: AdminClient): Promise<T[]>;
+
+  abstract getTreeItem(item: T): vscode.TreeItem;
+}
