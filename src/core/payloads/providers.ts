@@ -104,7 +104,7 @@ export function providerTemplates(): Template[] {
       provider: 'slack',
       event: 'slash_command',
       description: 'a slash command (form-encoded, as Slack sends it)',
-      build: (c) => form({ token: 'gIkuvaNzQIHg97ATvDxqgjtO', team_id: c.entity ?? 'T0001', team_domain: 'example', channel_id: 'C2147483705', channel_name: 'test', user_id: 'U2147483697', user_name: 'Steve', command: '/weather', text: '94070', response_url: 'https://hooks.slack.com/commands/1234/5678', trigger_id: `${unix(c.now)}.1234.${c.id.slice(0, 8)}` }, {}),
+      build: (c) => form({ token: 'example-verification-token', team_id: c.entity ?? 'T0001', team_domain: 'example', channel_id: 'C2147483705', channel_name: 'test', user_id: 'U2147483697', user_name: 'Steve', command: '/weather', text: '94070', response_url: 'https://hooks.slack.com/commands/1234/5678', trigger_id: `${unix(c.now)}.1234.${c.id.slice(0, 8)}` }, {}),
     },
 
     shopifyTemplate('orders/create', 'an order was created', order),
