@@ -255,10 +255,6 @@ export class Agent<Env = unknown, State = unknown> extends DurableObject<Env> {
     await runInAgentContext({ agent: this, connection, request: undefined }, () => this.#guard(connection, () => this.onClose(connection, code, reason, wasClean)));
   }
 
-  get __hb_connectionCount(): number {
-    return this.#connections.size;
-  }
-
   async #guard(connection: Connection, fn: () => unknown): Promise<void> {
     try {
       await fn();

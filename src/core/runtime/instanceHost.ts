@@ -252,7 +252,3 @@ export class InstanceHost {
     if (live) await (await live).db.close().catch(() => undefined);
   }
 }
-
-export function instanceDir(root: string, namespace: string, encodedName: string): string {
-  return path.join(root, namespace, encodedName);
-}

@@ -105,10 +105,6 @@ export class JournalWriter {
     this.pending.push(encodeRecord(record));
   }
 
-  get hasPending(): boolean {
-    return this.pending.length > 0;
-  }
-
   /** Bytes durably in the file. */
   get size(): number {
     return this.bytes;
