@@ -6,13 +6,13 @@
 import { getAgentByName, routeAgentRequest } from 'agents';
 import { locate, normalizeHeaders, schemeFor } from '../../core/signing';
 import { parsePayload } from './payload';
+import { textResponse } from './responses';
 import { sanitizeEntity, webhookRoute } from './routes';
 import type { WebhookEnv } from './webhookAgent';
 
 export { WebhookAgent } from './webhookAgent';
 
-const text = (body: string, status: number, provider?: string) =>
-  new Response(body, { status, headers: { 'content-type': 'text/plain;charset=UTF-8', ...(provider ? { 'x-hookbench-provider': provider } : {}) } });
+const text = (body: string, status: number, provider?: string) => textResponse(body, status, provider ? { 'x-hookbench-provider': provider } : {});
 
 export default {
   async fetch(request: Request, env: WebhookEnv): Promise<Response> {
@@ -27,7 +27,7 @@ export default {
         const body = new Uint8Array(await request.clone().arrayBuffer());
         let payload: unknown;
         try {
-          payload = parsePayload(body, request.headers.get('content-type'));
+          payload = parsePayload(body, request.headers.get('content-type')).payload;
         } catch {
           return text('Invalid', 400, route.provider);
         }

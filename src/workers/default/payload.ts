@@ -4,23 +4,24 @@
  */
 import { parseForm } from '../../core/signing';
 
-/**
- * The text stored in the `payload` column: a JSON body as it arrived (re-serialising would round
- * 18-digit ids and reorder nothing but still change bytes), other bodies as JSON of their fields.
- */
-export function payloadText(body: Uint8Array, payload: unknown): string {
-  const text = Buffer.from(body).toString('utf8').replace(/^\uFEFF/, '');
-  return /^\s*[[{]/.test(text) ? text : JSON.stringify(payload);
+export interface ParsedPayload {
+  readonly payload: unknown;
+  /**
+   * The text stored in the `payload` column: a JSON body as it arrived (re-serialising would
+   * round 18-digit ids and change the bytes), other bodies as JSON of their fields.
+   */
+  readonly stored: string;
 }
 
-export function parsePayload(body: Uint8Array, contentType: string | null): unknown {
+export function parsePayload(body: Uint8Array, contentType: string | null): ParsedPayload {
   const text = Buffer.from(body).toString('utf8').replace(/^\uFEFF/, '');
   // JSON text is JSON whatever the header says (curl -d labels everything as a form).
   const looksLikeJson = /^\s*[[{]/.test(text);
   if (!looksLikeJson && contentType?.toLowerCase().includes('application/x-www-form-urlencoded')) {
     const form = parseForm(body);
     const embedded = form['payload']?.[0];
-    return embedded !== undefined ? JSON.parse(embedded) : form;
+    const payload = embedded !== undefined ? (JSON.parse(embedded) as unknown) : form;
+    return { payload, stored: JSON.stringify(payload) };
   }
-  return JSON.parse(text);
+  return { payload: JSON.parse(text) as unknown, stored: text };
 }

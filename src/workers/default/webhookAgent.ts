@@ -8,7 +8,8 @@ import { Agent, callable } from 'agents';
 import { locate, normalizeHeaders, schemeFor, type HeaderMap, type ProviderName } from '../../core/signing';
 import { notifyChat, sendJsonWebhook } from '../../core/outbound';
 import { describeEvent } from './describe';
-import { parsePayload, payloadText } from './payload';
+import { parsePayload, type ParsedPayload } from './payload';
+import { textResponse } from './responses';
 import { webhookRoute } from './routes';
 
 export interface WebhookEnv {
@@ -50,9 +51,6 @@ export interface Delivery {
   readonly event: StoredEvent;
 }
 
-const text = (body: string, status: number, headers: Record<string, string> = {}) =>
-  new Response(body, { status, headers: { 'content-type': 'text/plain;charset=UTF-8', ...headers } });
-
 /** The URL the provider signed: a configured public URL, or what a tunnel forwarded, or the request's. */
 function signedUrl(request: Request, env: WebhookEnv): string {
   const url = new URL(request.url);
@@ -82,9 +80,9 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
   }
 
   override async onRequest(request: Request): Promise<Response> {
-    if (request.method !== 'POST') return text('Method not allowed', 405);
+    if (request.method !== 'POST') return textResponse('Method not allowed', 405);
     const route = webhookRoute(new URL(request.url), request.headers);
-    if (!route) return text('Not found', 404);
+    if (!route) return textResponse('Not found', 404);
     const body = new Uint8Array(await request.arrayBuffer());
     const headers = normalizeHeaders(request.headers.entries());
     if (!route.provider) {
@@ -95,20 +93,20 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
     const verdict = scheme.verify({ secret: typeof secret === 'string' ? secret : undefined, body, headers, url: signedUrl(request, this.env) });
     if (!verdict.valid) return this.reject(route.provider, `${verdict.reason}: ${verdict.message}`);
 
-    let payload: unknown;
+    let parsed: ParsedPayload;
     try {
-      payload = parsePayload(body, request.headers.get('content-type'));
+      parsed = parsePayload(body, request.headers.get('content-type'));
     } catch {
-      return text('Invalid', 400, { 'x-hookbench-provider': route.provider, 'x-hookbench-entity': encodeURIComponent(this.name), 'x-hookbench-verification': 'valid' });
+      return textResponse('Invalid', 400, { 'x-hookbench-provider': route.provider, 'x-hookbench-entity': encodeURIComponent(this.name), 'x-hookbench-verification': 'valid' });
     }
-    const event = this.toEvent(route.provider, headers, request.headers, payload, body);
+    const event = this.toEvent(route.provider, headers, request.headers, parsed, body);
     const info = { 'x-hookbench-provider': route.provider, 'x-hookbench-entity': encodeURIComponent(this.name), 'x-hookbench-verification': 'valid', 'x-hookbench-event': encodeURIComponent(event.id) };
     if (route.queued) {
       await this.queue('processDelivery', { provider: route.provider, event });
-      return text('Accepted', 202, info);
+      return textResponse('Accepted', 202, info);
     }
     const stored = this.store(event);
-    return text('OK', 200, { ...info, 'x-hookbench-stored': String(stored) });
+    return textResponse('OK', 200, { ...info, 'x-hookbench-stored': String(stored) });
   }
 
   /** Rejected deliveries are logged for security monitoring, never with the secret or signature. */
@@ -116,17 +114,17 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
     console.warn(`[security] rejected a ${provider} webhook for ${this.name}: ${reason}`);
     // Header values are Latin-1: anything else in a reason is replaced rather than failing the reply.
     const headerSafe = reason.replace(/[^\x20-\x7e]/g, '?');
-    return text('Invalid signature', 401, { 'x-hookbench-provider': provider, 'x-hookbench-entity': encodeURIComponent(this.name), 'x-hookbench-verification': headerSafe });
+    return textResponse('Invalid signature', 401, { 'x-hookbench-provider': provider, 'x-hookbench-entity': encodeURIComponent(this.name), 'x-hookbench-verification': headerSafe });
   }
 
-  private toEvent(provider: ProviderName, headers: HeaderMap, raw: Headers, payload: unknown, body: Uint8Array): StoredEvent {
+  private toEvent(provider: ProviderName, headers: HeaderMap, raw: Headers, { payload, stored }: ParsedPayload, body: Uint8Array): StoredEvent {
     const { shape } = schemeFor(provider);
     const type = locate(shape.eventType, headers, payload) ?? 'unknown';
     const action = locate(shape.action, headers, payload) ?? null;
     // Without a delivery id, identical bodies are the same delivery: the provider retried it.
     const id = locate(shape.deliveryId, headers, payload) ?? `sha256:${createHash('sha256').update(body).digest('hex')}`;
     const summary = describeEvent(provider, type, action ?? undefined, payload, raw);
-    return { id, type, action, ...summary, payload: payloadText(body, payload), timestamp: new Date().toISOString() };
+    return { id, type, action, ...summary, payload: stored, timestamp: new Date().toISOString() };
   }
 
   /** The queued variant's deferred work, run by the queue after the 202. */

@@ -29,7 +29,7 @@ describe('templates', () => {
     const cases: [string, string, string][] = [['github', 'push', 'acme/widgets'], ['stripe', 'invoice.paid', 'cus_X'], ['twilio', 'sms.received', 'AC9'], ['slack', 'app_mention', 'T9'], ['shopify', 'orders/create', 'shop.myshopify.com'], ['standard', 'invoice.paid', 'cust_9']];
     for (const [provider, event, entity] of cases) {
       const delivery = buildDelivery(findTemplate(provider as never, event)!, { entity });
-      const payload = parsePayload(delivery.body, delivery.headers['content-type'] ?? null);
+      const { payload } = parsePayload(delivery.body, delivery.headers['content-type'] ?? null);
       assert.equal(locate(schemeFor(provider).shape.entity, normalizeHeaders(delivery.headers), payload), entity, `${provider} ${event}`);
     }
   });
