@@ -127,7 +127,7 @@ export class AdminApi {
     }
     const namespace = await this.namespace(rest[0]);
     const name = decode(rest[1], 'instance name');
-    const exists = namespace.instanceNames().includes(name);
+    const exists = namespace.has(name);
     // Asking about an instance must not create one.
     const host = () => {
       if (!exists) throw new HttpError(404, `no instance ${name}`);

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
 import type { ServeState } from '../../src/vscode/server/serveProcess';
 import type { HookbenchApi } from '../../src/vscode/hookbench';
+import type { AgentNode } from '../../src/vscode/views/agentsTree';
 import { reportFigure } from './reporter';
 
 async function api(): Promise<HookbenchApi> {
@@ -105,6 +106,13 @@ async function untilTree<T>(hookbench: HookbenchApi, read: () => Promise<T>, pre
   return value;
 }
 
+/** The instances under the first local namespace, read from fresh roots as a redraw does. */
+async function instancesNow(hookbench: HookbenchApi): Promise<AgentNode[]> {
+  const tree = hookbench.trees.agents;
+  const namespace = (await tree.getChildren()).find((n) => n.kind === 'namespace');
+  return namespace ? tree.getChildren(namespace) : [];
+}
+
 describe('Explorer', () => {
   it('shows a signed POST in the Agents tree with its state and events, live', async () => {
     const hookbench = await api();
@@ -117,8 +125,7 @@ describe('Explorer', () => {
     const response = await fetch(`${url}/webhooks/github/tree-entity`, { method: 'POST', body: push.body, headers: push.headers });
     assert.equal(response.status, 200);
     const tree = hookbench.trees.agents;
-    const namespaces = await untilTree(hookbench, () => tree.getChildren(), (n) => n.length > 0);
-    const instances = await untilTree(hookbench, () => tree.getChildren(namespaces[0]), (list) => list.some((i) => i.kind === 'instance' && i.name === 'tree-entity'));
+    const instances = await untilTree(hookbench, () => instancesNow(hookbench), (list) => list.some((i) => i.kind === 'instance' && i.name === 'tree-entity'));
     const instance = instances.find((i) => i.kind === 'instance' && i.name === 'tree-entity')!;
     const item = tree.getTreeItem(instance);
     assert.match(String(item.description), /1 event · push · \d+ s ago/);
@@ -247,8 +254,7 @@ describe('Agents view actions', () => {
     const push = signedPush('explorer-secret', 'action-1');
     assert.equal((await fetch(`${url}/webhooks/github/action-entity`, { method: 'POST', body: push.body, headers: push.headers })).status, 200);
     const tree = hookbench.trees.agents;
-    const [namespace] = (await tree.getChildren()).filter((n) => n.kind === 'namespace');
-    const instances = await untilTree(hookbench, () => tree.getChildren(namespace), (list) => list.some((i) => i.kind === 'instance' && i.name === 'action-entity'));
+    const instances = await untilTree(hookbench, () => instancesNow(hookbench), (list) => list.some((i) => i.kind === 'instance' && i.name === 'action-entity'));
     const instance = instances.find((i) => i.kind === 'instance' && i.name === 'action-entity')!;
     const [, events] = await tree.getChildren(instance);
     const [event] = await tree.getChildren(events);
@@ -260,7 +266,7 @@ describe('Agents view actions', () => {
     assert.equal(payload, push.body);
     assert.equal(await vscode.commands.executeCommand('hookbench.instance.clearEvents', instance, true), 1);
     const cleared = await untilTree(hookbench, async () => {
-      const list = await tree.getChildren(namespace);
+      const list = await instancesNow(hookbench);
       return list.find((i) => i.kind === 'instance' && i.name === 'action-entity');
     }, (node) => node !== undefined && String(tree.getTreeItem(node).description).startsWith('0 events'));
     assert.ok(cleared);

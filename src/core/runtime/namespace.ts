@@ -68,6 +68,11 @@ export class DurableObjectNamespace {
     return [...names].sort();
   }
 
+  /** True when the instance is known here or has data on disk (without listing every instance). */
+  has(name: string): boolean {
+    return this.hosts.has(name) || fs.existsSync(path.join(this.deps.dir, encodeName(name), 'name'));
+  }
+
   existingHost(name: string): InstanceHost | undefined {
     return this.hosts.get(name);
   }

@@ -4,7 +4,7 @@
  * `getTreeItem` builds a fresh item each time.
  */
 import * as vscode from 'vscode';
-import type { EventRow, InstanceDetails } from '../client/adminClient';
+import type { EventRow, InstanceDetails, InstanceSummary } from '../client/adminClient';
 import type { AttachedWorker, AttachedWorkers } from './attachedWorkers';
 import { relativeTime, type ExplorerSession } from './explorerSession';
 
@@ -12,7 +12,7 @@ export type AgentNode =
   | { kind: 'attached'; worker: AttachedWorker }
   | { kind: 'remote'; worker: AttachedWorker; name: string }
   | { kind: 'remoteEvents'; worker: AttachedWorker; name: string }
-  | { kind: 'namespace'; namespace: string; agent: string }
+  | { kind: 'namespace'; namespace: string; agent: string; instances: InstanceSummary[] }
   | { kind: 'instance'; namespace: string; agent: string; name: string; details: InstanceDetails | undefined }
   | { kind: 'state'; namespace: string; name: string; state: unknown }
   | { kind: 'value'; id: string; key: string; value: unknown }
@@ -49,10 +49,14 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
       const remote: AgentNode[] = this.attached.list().map((worker) => ({ kind: 'attached', worker }));
       const client = this.session.client;
       if (!client) return remote;
-      const instances = await client.instances();
-      const seen = new Map<string, AgentNode>();
-      for (const i of instances) if (!seen.has(i.namespace)) seen.set(i.namespace, { kind: 'namespace', namespace: i.namespace, agent: i.agent });
-      return [...seen.values(), ...remote];
+      // One fetch per redraw: each namespace node carries its instances.
+      const byNamespace = new Map<string, AgentNode & { kind: 'namespace' }>();
+      for (const i of await client.instances()) {
+        const node = byNamespace.get(i.namespace) ?? { kind: 'namespace' as const, namespace: i.namespace, agent: i.agent, instances: [] };
+        node.instances.push(i);
+        byNamespace.set(i.namespace, node);
+      }
+      return [...byNamespace.values(), ...remote];
     }
     if (node.kind === 'attached') return node.worker.names.map((name) => ({ kind: 'remote' as const, worker: node.worker, name }));
     if (node.kind === 'remote') {
@@ -71,7 +75,7 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
     if (!client) return [];
     switch (node.kind) {
       case 'namespace': {
-        const instances = (await client.instances()).filter((i) => i.namespace === node.namespace);
+        const { instances } = node;
         const details = await Promise.all(instances.map((i) => client.instance(i.namespace, i.name).catch(() => undefined)));
         return instances.map((i, n) => ({ kind: 'instance' as const, namespace: i.namespace, agent: i.agent, name: i.name, details: details[n] }));
       }
