@@ -59,7 +59,9 @@ export async function startServeProcess(args: string[], env: Record<string, stri
   const { spawn } = await import('node:child_process');
   const path = await import('node:path');
   const cli = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // HOOKBENCH_BENCH_PROFILE=<dir> writes a CPU profile of the server process there.
+  const profile = process.env.HOOKBENCH_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.HOOKBENCH_BENCH_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, cli, 'serve', '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
