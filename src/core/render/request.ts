@@ -50,6 +50,9 @@ export interface RenderRequest {
   readonly elements: { selector: string }[];
   readonly visibleLinksOnly: boolean;
   readonly excludeExternalLinks: boolean;
+  readonly interestingOnly: boolean;
+  /** accessibilityTree: the CSS selector of the subtree's root. */
+  readonly root?: string;
 }
 
 const RESOURCE_TYPES = new Set(['document', 'stylesheet', 'image', 'media', 'font', 'script', 'texttrack', 'xhr', 'fetch', 'prefetch', 'eventsource', 'websocket', 'manifest', 'signedexchange', 'ping', 'cspviolationreport', 'preflight', 'other']);
@@ -69,6 +72,14 @@ const SCREENSHOT_OPTIONS = new Set(['captureBeyondViewport', 'clip', 'encoding',
 const PDF_OPTIONS = new Set(['displayHeaderFooter', 'footerTemplate', 'headerTemplate', 'format', 'width', 'height', 'landscape', 'margin', 'omitBackground', 'outline', 'pageRanges', 'preferCSSPageSize', 'printBackground', 'scale', 'tagged', 'timeout']);
 const PDF_FORMATS = new Set(['letter', 'legal', 'tabloid', 'ledger', 'a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6']);
 const SNAPSHOT_FORMATS = new Set(['content', 'screenshot', 'markdown', 'accessibilityTree']);
+
+/**
+ * A reject/allow request pattern as a regular expression. The docs write patterns like
+ * `"/^.*\\.(css)"`: a leading slash, with or without a closing one, is a delimiter, not part of it.
+ */
+export function requestPattern(text: string): RegExp {
+  return new RegExp(text.replace(/^\/(.*)\/$/s, '$1').replace(/^\/(.*)$/s, '$1'));
+}
 
 const bad = (field: string, problem: string) => new RenderError(400, 400, `${field}: ${problem}`);
 
@@ -170,7 +181,7 @@ export function validateRenderRequest(endpoint: string, raw: unknown): RenderReq
     const list = optional(body, field, stringArray) ?? [];
     for (const p of list) {
       try {
-        new RegExp(p.replace(/^\/(.*)\/$/, '$1'));
+        requestPattern(p);
       } catch {
         throw bad(field, `"${p}" is not a regular expression`);
       }
@@ -240,5 +251,7 @@ export function validateRenderRequest(endpoint: string, raw: unknown): RenderReq
     elements: (elements as { selector: string }[]) ?? [],
     visibleLinksOnly: optional(body, 'visibleLinksOnly', boolean) ?? false,
     excludeExternalLinks: optional(body, 'excludeExternalLinks', boolean) ?? false,
+    interestingOnly: optional(body, 'interestingOnly', boolean) ?? true,
+    ...(body['root'] !== undefined ? { root: string(body['root'], 'root') } : {}),
   };
 }

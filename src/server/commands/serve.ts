@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import * as esbuild from 'esbuild';
 import { lineLogger, type Logger } from '../../core/log';
@@ -12,6 +13,7 @@ import { loadSqlJs } from '../../core/runtime/sqljs';
 import { ConfigError, findWranglerConfig, parseDevVars, readWranglerConfig, type WranglerConfig } from '../../core/runtime/wranglerConfig';
 import { defaultWorkerConfig, prebuiltDefaultWorker } from '../defaultWorker';
 import { routeConsole } from '../consoleRoute';
+import { RenderServer } from '../render/renderServer';
 import { startServer } from '../server';
 import { parseFlags, UsageError } from './args';
 import type { CliIo } from './io';
@@ -20,10 +22,14 @@ export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 878
          [--worker FILE] [--config wrangler.jsonc|toml] [--env-file .dev.vars] [--no-watch]
          [--retention-count N] [--retention-days D] [--public-url URL]
          [--outbound-url URL] [--chat-url URL] [--admin-token T] [--exit-with-parent]
+         [--render-port 8788] [--no-render] [--render-rate 30] [--render-concurrency 4]
   Runs a worker on the Agents SDK emulation: yours with --worker (its Durable Object bindings and
   vars from the wrangler config next to it or given with --config), otherwise the built-in
   webhook worker. Secrets come from the environment (names ending in _SECRET, _TOKEN or _KEY) and
-  --env-file. --port 0 picks a free port. Prints "listening on http://HOST:PORT".`;
+  --env-file. --port 0 picks a free port. Prints "listening on http://HOST:PORT".
+  The Browser Rendering emulator (Chromium starts on the first render) listens on --render-port
+  and prints "render on http://HOST:PORT/client/v4"; its Bearer token is HOOKBENCH_RENDER_TOKEN,
+  or a random one, printed. --render-rate is requests a second before 429 (0: no limit).`;
 
 function secretsFrom(envFile: string | undefined, env: NodeJS.ProcessEnv): Record<string, string> {
   const secrets: Record<string, string> = {};
@@ -66,6 +72,30 @@ function optionalNumber(text: string | undefined, flag: string): number | undefi
   return n;
 }
 
+function port(text: string, flag: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`${flag} is a number from 0 to 65535`);
+  return n;
+}
+
+async function startRender(values: { host: string; 'render-port': string; 'render-rate'?: string; 'render-concurrency'?: string }, io: CliIo, logger: Logger): Promise<RenderServer> {
+  const given = io.env['HOOKBENCH_RENDER_TOKEN'];
+  const token = given || randomBytes(24).toString('base64url');
+  const concurrency = optionalNumber(values['render-concurrency'], '--render-concurrency');
+  const render = new RenderServer({
+    host: values.host,
+    port: port(values['render-port'], '--render-port'),
+    token,
+    logger,
+    ratePerSecond: optionalNumber(values['render-rate'], '--render-rate'),
+    ...(concurrency ? { concurrency } : {}),
+  });
+  const url = await render.listen();
+  io.stdout.write(`render on ${url}\n`);
+  if (!given) io.stdout.write(`render token ${token} (set HOOKBENCH_RENDER_TOKEN to choose it)\n`);
+  return render;
+}
+
 export async function serve(argv: string[], io: CliIo): Promise<number> {
   const values = parseFlags(argv, {
     host: { type: 'string', default: '127.0.0.1' },
@@ -83,9 +113,11 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     'outbound-url': { type: 'string' },
     'chat-url': { type: 'string' },
     'exit-with-parent': { type: 'boolean', default: false },
+    'render-port': { type: 'string', default: '8788' },
+    'no-render': { type: 'boolean', default: false },
+    'render-rate': { type: 'string' },
+    'render-concurrency': { type: 'string' },
   });
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port is a number from 0 to 65535');
   const logger = lineLogger((line) => io.stderr.write(line + '\n'), (io.env['HOOKBENCH_LOG_LEVEL'] as 'info' | undefined) ?? 'info');
 
   let config: WranglerConfig | undefined;
@@ -115,7 +147,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
 
   const server = await startServer({
     host: values.host,
-    port,
+    port: port(values.port, '--port'),
     dataDir: path.resolve(values.data),
     entry,
     prebuilt,
@@ -130,6 +162,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     sinkSecret: io.env['HOOKBENCH_SINK_SECRET'],
   });
   io.stdout.write(`listening on ${server.url}\n`);
+  const render = values['no-render'] ? undefined : await startRender(values, io, logger);
   const stopWatching = watchEventLoop(logger);
 
   routeConsole(logger);
@@ -157,6 +190,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     process.exit(1);
   }, 20_000);
   try {
+    await render?.close();
     await server.stop();
     logger.info('[receiver] stopped');
   } catch (error) {

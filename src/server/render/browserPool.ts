@@ -1,0 +1,138 @@
+/**
+ * One warm Chromium (Debian's, through puppeteer-core) shared by every render: a fresh incognito
+ * context per request so no cookie, cache or storage leaks between renders, at most `concurrency`
+ * pages at once (the rest wait in line, a bounded line), and a new browser launched on the next
+ * request after Chromium dies or is killed.
+ */
+import * as fs from 'node:fs';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Logger } from '../../core/log';
+import { RenderError } from '../../core/render/errors';
+
+export interface BrowserPoolOptions {
+  readonly logger: Logger;
+  /** Defaults to HOOKBENCH_CHROMIUM, then Debian's /usr/bin/chromium. */
+  readonly executablePath?: string;
+  /** Pages rendering at once (default 4). */
+  readonly concurrency?: number;
+  /** Requests allowed to wait for a page before 503 "No browser available" (default 64). */
+  readonly maxQueue?: number;
+}
+
+const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+
+export function findChromium(explicit?: string): string {
+  const wanted = explicit ?? process.env['HOOKBENCH_CHROMIUM'];
+  if (wanted) return wanted;
+  const found = CHROMIUM_CANDIDATES.find((candidate) => fs.existsSync(candidate));
+  if (!found) throw new RenderError(503, 503, 'No browser available: Chromium is not installed (Debian: apt-get install chromium), or set HOOKBENCH_CHROMIUM');
+  return found;
+}
+
+const LAUNCH_ARGS = [
+  // Root in a container has no user namespaces for the sandbox; pages come from the developer's own requests.
+  '--no-sandbox',
+  '--disable-dev-shm-usage',
+  '--disable-gpu',
+  '--hide-scrollbars',
+  '--mute-audio',
+  '--no-first-run',
+  '--no-default-browser-check',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  // Fonts must load in pages that are never shown; throttled timers would stall document.fonts.ready.
+  '--disable-background-timer-throttling',
+  '--disable-renderer-backgrounding',
+  '--disable-backgrounding-occluded-windows',
+];
+
+export class BrowserPool {
+  readonly #options: BrowserPoolOptions;
+  #browser: Promise<Browser> | undefined;
+  #active = 0;
+  readonly #waiting: (() => void)[] = [];
+  #closed = false;
+  /** Chromium launches so far (the tests and the benchmark read it). */
+  launches = 0;
+
+  constructor(options: BrowserPoolOptions) {
+    this.#options = options;
+  }
+
+  get concurrency(): number {
+    return this.#options.concurrency ?? 4;
+  }
+
+  /** Runs `work` on a new page in a new incognito context, closed afterwards whatever happens. */
+  async withPage<T>(work: (page: Page) => Promise<T>): Promise<T> {
+    await this.#acquire();
+    try {
+      const browser = await this.#ensureBrowser();
+      const context = await browser.createBrowserContext();
+      try {
+        const page = await context.newPage();
+        return await work(page);
+      } finally {
+        await context.close().catch(() => undefined);
+      }
+    } finally {
+      this.#release();
+    }
+  }
+
+  /** The running browser's process id, if any (fault-injection tests kill it). */
+  async pid(): Promise<number | undefined> {
+    const browser = await this.#browser?.catch(() => undefined);
+    return browser?.process()?.pid;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const browser = await this.#browser?.catch(() => undefined);
+    this.#browser = undefined;
+    await browser?.close().catch(() => browser.process()?.kill('SIGKILL'));
+  }
+
+  #ensureBrowser(): Promise<Browser> {
+    if (this.#closed) return Promise.reject(new RenderError(503, 503, 'No browser available: the render emulator is stopping'));
+    this.#browser ??= this.#launch();
+    return this.#browser;
+  }
+
+  async #launch(): Promise<Browser> {
+    const executablePath = findChromium(this.#options.executablePath);
+    this.launches++;
+    const started = performance.now();
+    try {
+      const browser = await puppeteer.launch({ executablePath, headless: true, args: LAUNCH_ARGS, defaultViewport: null, protocolTimeout: 120_000 });
+      this.#options.logger.info(`[render] Chromium ${await browser.version()} started in ${Math.round(performance.now() - started)} ms`);
+      browser.once('disconnected', () => {
+        if (this.#closed) return;
+        this.#options.logger.warn('[render] Chromium exited; the next render starts a new one');
+        this.#browser = undefined;
+      });
+      return browser;
+    } catch (error) {
+      this.#browser = undefined;
+      throw new RenderError(503, 503, `No browser available: Chromium at ${executablePath} did not start: ${(error as Error).message}`);
+    }
+  }
+
+  #acquire(): Promise<void> {
+    if (this.#active < this.concurrency) {
+      this.#active++;
+      return Promise.resolve();
+    }
+    if (this.#waiting.length >= (this.#options.maxQueue ?? 64)) {
+      return Promise.reject(new RenderError(503, 503, 'No browser available. Please try again in a few minutes.'));
+    }
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  #release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#active--;
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * The local Browser Rendering emulator (DESIGN §3.5): Cloudflare's REST routes under
+ * `/client/v4/accounts/<id>/browser-rendering/<endpoint>` (and `/browser-run/`), the Bearer token,
+ * the v4 envelopes and status codes, `X-Browser-Ms-Used`, a rate limit answering 429 with
+ * Retry-After; plus Hookbench's own `POST /hookbench/font-report` and `GET /hookbench/fonts`.
+ */
+import { execFile } from 'node:child_process';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import type { Logger } from '../../core/log';
+import { catalogWith, type CatalogEntry } from '../../core/render/fontCatalog';
+import { failureEnvelope, RenderError, successEnvelope } from '../../core/render/errors';
+import { validateRenderRequest, type RenderRequest } from '../../core/render/request';
+import { safeEqualText } from '../../core/signing/crypto';
+import { BodyTooLargeError, readBody } from '../httpAdapter';
+import { runAction, type ActionResult } from './actions';
+import { BrowserPool } from './browserPool';
+import { renderFailure } from './failures';
+import { preparePage } from './preparePage';
+import { RateLimit } from './rateLimit';
+
+export interface RenderServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly token: string;
+  readonly logger: Logger;
+  /** Requests a second before 429 (default 30, Workers Paid; 0 turns the limit off). */
+  readonly ratePerSecond?: number;
+  readonly concurrency?: number;
+  readonly executablePath?: string;
+  /** The largest request body (default 50 MB, as Cloudflare's /pdf). */
+  readonly bodyLimit?: number;
+}
+
+const ROUTE = /^\/client\/v4\/accounts\/([^/]+)\/(?:browser-rendering|browser-run)\/([A-Za-z]+)\/?$/;
+export const WAIT_FOR_FONTS_HEADER = 'x-hookbench-wait-for-fonts';
+
+async function installedFamilies(): Promise<string[]> {
+  try {
+    const { stdout } = await promisify(execFile)('fc-list', [':', 'family'], { maxBuffer: 16 * 1024 * 1024 });
+    return stdout.split('\n').filter((line) => line.trim() !== '');
+  } catch {
+    return [];
+  }
+}
+
+export class RenderServer {
+  readonly pool: BrowserPool;
+  readonly #options: RenderServerOptions;
+  readonly #server: http.Server;
+  readonly #rate: RateLimit;
+  #url = '';
+
+  constructor(options: RenderServerOptions) {
+    this.#options = options;
+    this.pool = new BrowserPool({ logger: options.logger, concurrency: options.concurrency, executablePath: options.executablePath });
+    this.#rate = new RateLimit(options.ratePerSecond ?? 30);
+    this.#server = http.createServer((req, res) => void this.#handle(req, res));
+    this.#server.headersTimeout = 30_000;
+    this.#server.requestTimeout = 6 * 60_000;
+  }
+
+  /** `http://HOST:PORT/client/v4`, the base URL a Cloudflare client takes. */
+  get url(): string {
+    return this.#url;
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.#options.port, this.#options.host, () => resolve());
+    });
+    const { port } = this.#server.address() as AddressInfo;
+    const host = this.#options.host.includes(':') ? `[${this.#options.host}]` : this.#options.host;
+    this.#url = `http://${host}:${port}/client/v4`;
+    return this.#url;
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#server.closeAllConnections();
+    await this.pool.close();
+  }
+
+  async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const started = performance.now();
+    let browserMs = 0;
+    const headers = (): Record<string, string> => ({ 'x-browser-ms-used': String(Math.round(browserMs)) });
+    try {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const route = this.#route(req.method ?? 'GET', url.pathname);
+      if (!this.#authorized(req)) throw new RenderError(401, 10000, 'Authentication failed');
+      if (route === 'fonts') return this.#json(res, 200, successEnvelope(catalogWith(await installedFamilies()) satisfies CatalogEntry[]), headers());
+      const retryAfter = this.#rate.take();
+      if (retryAfter > 0) throw new RenderError(429, 429, 'Rate limit exceeded', retryAfter);
+      if (url.searchParams.get('browser') === 'kitesurf') throw new RenderError(400, 400, 'browser: the Kitesurf engine is not available locally');
+      const request = await this.#readRequest(req, route);
+      const waitForFonts = String(req.headers[WAIT_FOR_FONTS_HEADER] ?? 'true').toLowerCase() !== 'false';
+      const browserStart = performance.now();
+      try {
+        const { result, fonts } = await this.pool.withPage(async (page) => {
+          const prepared = await preparePage(page, request, { waitForFonts });
+          return { result: await runAction(page, request, prepared, route, waitForFonts), fonts: prepared.fonts };
+        });
+        browserMs = performance.now() - browserStart;
+        this.#answer(res, result, { ...headers(), 'x-hookbench-fonts': fonts });
+      } catch (error) {
+        browserMs = performance.now() - browserStart;
+        throw error;
+      }
+    } catch (error) {
+      const failure = renderFailure(error);
+      if (failure.status >= 500) this.#options.logger.warn(`[render] ${req.method} ${req.url} → ${failure.status}: ${failure.message}`);
+      const extra: Record<string, string> = failure.retryAfter !== undefined ? { 'retry-after': String(failure.retryAfter) } : {};
+      this.#json(res, failure.status, failureEnvelope(failure), { ...headers(), ...extra });
+    } finally {
+      this.#options.logger.debug(`[render] ${req.method} ${req.url} ${res.statusCode} in ${Math.round(performance.now() - started)} ms`);
+    }
+  }
+
+  /** The endpoint a path names, 'font-report' or 'fonts'; 404 and 405 otherwise. */
+  #route(method: string, pathname: string): RenderRequest['endpoint'] | 'font-report' | 'fonts' {
+    if (pathname === '/hookbench/fonts') {
+      if (method !== 'GET') throw new RenderError(405, 405, 'Method not allowed: GET /hookbench/fonts');
+      return 'fonts';
+    }
+    const endpoint = pathname === '/hookbench/font-report' ? 'font-report' : ROUTE.exec(pathname)?.[2];
+    if (!endpoint) throw new RenderError(404, 404, `No route for ${pathname}: use /client/v4/accounts/<account id>/browser-rendering/<endpoint>`);
+    if (method !== 'POST') throw new RenderError(405, 405, `Method not allowed: ${method} (Quick Actions are POST)`);
+    if (endpoint === 'crawl') throw new RenderError(501, 501, 'The crawl endpoint is not available locally');
+    return endpoint as RenderRequest['endpoint'] | 'font-report';
+  }
+
+  #authorized(req: http.IncomingMessage): boolean {
+    const header = req.headers.authorization ?? '';
+    return header.startsWith('Bearer ') && safeEqualText(header.slice(7), this.#options.token);
+  }
+
+  async #readRequest(req: http.IncomingMessage, route: RenderRequest['endpoint'] | 'font-report'): Promise<RenderRequest> {
+    let body: Buffer;
+    try {
+      body = await readBody(req, this.#options.bodyLimit ?? 50 * 1024 * 1024);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) throw new RenderError(413, 413, 'Error: request entity too large');
+      throw error;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(body.toString('utf8'));
+    } catch (error) {
+      throw new RenderError(400, 400, `body: not valid JSON (${(error as Error).message})`);
+    }
+    if (route !== 'font-report') return validateRenderRequest(route, json);
+    // The font report takes a screenshot's or a PDF's body; PDF options change nothing it reports.
+    const { pdfOptions: _pdf, ...rest } = (json ?? {}) as Record<string, unknown>;
+    return validateRenderRequest('screenshot', rest);
+  }
+
+  #answer(res: http.ServerResponse, result: ActionResult, headers: Record<string, string>): void {
+    if (result.kind === 'json') return this.#json(res, 200, successEnvelope(result.result, result.meta), headers);
+    res.writeHead(200, { ...headers, 'content-type': result.contentType, 'content-length': String(result.bytes.byteLength) });
+    res.end(result.bytes);
+  }
+
+  #json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
+    if (res.headersSent) return void res.end();
+    const text = JSON.stringify(body);
+    res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
+    res.end(text);
+  }
+}
