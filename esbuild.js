@@ -141,6 +141,8 @@ function copyAssets() {
   if (production) fs.rmSync('dist', { recursive: true, force: true });
   fs.mkdirSync('dist', { recursive: true });
   fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm');
+  // pdf.js renders PDF pages in the render preview; its worker is loaded by the webview.
+  fs.copyFileSync(require.resolve('pdfjs-dist/build/pdf.worker.min.mjs'), 'dist/pdf.worker.min.mjs');
   if (production) copyEsbuildRuntime();
 }
 

@@ -61,7 +61,7 @@ export async function startServeProcess(args: string[], env: Record<string, stri
   const cli = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
   // HOOKBENCH_BENCH_PROFILE=<dir> writes a CPU profile of the server process there.
   const profile = process.env.HOOKBENCH_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.HOOKBENCH_BENCH_PROFILE}`] : [];
-  const child = spawn(process.execPath, [...profile, cli, 'serve', '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...profile, cli, 'serve', '--port', '0', '--render-port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {

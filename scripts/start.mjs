@@ -10,7 +10,7 @@ import { ensureCodeServer, ensureDebianPackages, ensureNpmPackages, root } from 
 
 const port = Number(process.env.HOOKBENCH_VSCODE_PORT ?? 8080);
 
-await ensureDebianPackages(['ripgrep', 'libkrb5-dev']);
+await ensureDebianPackages();
 await ensureNpmPackages();
 const codeServerDir = await ensureCodeServer();
 step('Build');

@@ -26,6 +26,7 @@ async function main() {
   const codeServerDir = await ensureCodeServer();
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hookbench-vscode-'));
   const artifacts = path.join(root, 'out', 'test', 'vscode-web');
+  fs.rmSync(artifacts, { recursive: true, force: true });
   fs.mkdirSync(artifacts, { recursive: true });
   const report = path.join(stateDir, 'report.txt');
   fs.writeFileSync(report, '');
@@ -46,14 +47,23 @@ async function main() {
     defaultViewport: { width: 1400, height: 900 },
   });
   let offset = 0;
+  /** @type {import('puppeteer-core').Page | undefined} */
+  let workbench;
+  // A test asks for a screenshot of the workbench with a "screenshot: NAME" line in its report.
   const streamReport = () => {
     const text = fs.readFileSync(report, 'utf8');
-    process.stdout.write(text.slice(offset));
+    const fresh = text.slice(offset);
+    process.stdout.write(fresh);
     offset = text.length;
+    for (const match of fresh.matchAll(/^screenshot: ([\w-]+)$/gm)) {
+      const file = path.join(artifacts, `${match[1]}.png`);
+      void workbench?.screenshot({ path: `${file}.tmp.png` }).then(() => fs.renameSync(`${file}.tmp.png`, file));
+    }
   };
   const ticker = setInterval(streamReport, 250);
   try {
     const page = await browser.newPage();
+    workbench = page;
     const consoleLog = fs.createWriteStream(path.join(artifacts, 'browser-console.log'));
     page.on('console', (m) => consoleLog.write(`${m.type()} ${m.text()}\n`));
     const exitCode = new Promise((resolve) => page.exposeFunction('codeAutomationExit', (/** @type {number} */ code) => resolve(code)));

@@ -3,6 +3,7 @@
 import { version } from '../package.json';
 import { UsageError } from './server/commands/args';
 import { processIo, type CliIo } from './server/commands/io';
+import { render, renderUsage } from './server/commands/render';
 import { send, sendUsage } from './server/commands/send';
 import { serve, serveUsage } from './server/commands/serve';
 import { sign, signUsage } from './server/commands/sign';
@@ -18,6 +19,7 @@ const commands: Record<string, Command> = {
   serve: { summary: 'run a worker on the Agents SDK emulation behind the local receiver', usage: serveUsage, run: serve },
   send: { summary: 'sign a test webhook for a provider and POST it', usage: sendUsage, run: send },
   sign: { summary: 'sign a webhook body (stdin) for a provider', usage: signUsage, run: sign },
+  render: { summary: 'render a page to PNG/PDF through Browser Rendering (local or Cloudflare)', usage: renderUsage, run: render },
   verify: { summary: "check a webhook body's signature", usage: verifyUsage, run: verify },
 };
 

@@ -10,8 +10,18 @@ import { run, runQuiet, step } from './run.mjs';
 
 export const root = path.resolve(import.meta.dirname, '../..');
 
-/** Debian packages: the browser that drives VS Code and renders pages, ripgrep for VS Code's search, Kerberos headers for code-server's native module. */
-export const DEBIAN_PACKAGES = ['chromium', 'ripgrep', 'libkrb5-dev'];
+/**
+ * The fonts that reproduce Cloudflare Browser Rendering's installed set as far as Debian's main
+ * archive allows (src/core/render/fontCatalog.ts says which family each gives; a unit test keeps
+ * the two lists equal).
+ */
+export const FONT_PACKAGES = [
+  'fonts-dejavu', 'fonts-freefont-ttf', 'fonts-gfs-neohellenic', 'fonts-indic', 'fonts-ipafont-gothic', 'fonts-kacst', 'fonts-liberation',
+  'fonts-noto-cjk', 'fonts-noto-color-emoji', 'fonts-open-sans', 'fonts-roboto', 'fonts-thai-tlwg', 'fonts-urw-base35', 'fonts-wqy-zenhei', 'ttf-bitstream-vera',
+];
+
+/** Debian packages: the browser that drives VS Code and renders pages, ripgrep for VS Code's search, Kerberos headers for code-server's native module, and the fonts. */
+export const DEBIAN_PACKAGES = ['chromium', 'ripgrep', 'libkrb5-dev', ...FONT_PACKAGES];
 
 export const CODE_SERVER_VERSION = '4.100.3';
 

@@ -3,6 +3,7 @@ import { DisposableStore } from '../core/events';
 import { recording, tagged, type Logger } from '../core/log';
 import { registerCommand } from './commands';
 import { registerReceiverCommands } from './receiverCommands';
+import { registerRenderCommands } from './render/renderCommands';
 import { Secrets } from './secrets';
 import { ServerController } from './server/serverController';
 import { HookbenchDocuments, SCHEME } from './documents';
@@ -51,6 +52,7 @@ export function createHookbench(context: vscode.ExtensionContext): HookbenchApi 
   store.add(vscode.workspace.registerTextDocumentContentProvider(SCHEME, new HookbenchDocuments(explorer)));
   registerExplorerCommands(store, logger, explorer, attached);
   registerWebhookCommands(store, logger, server, secrets, explorer);
+  registerRenderCommands(store, tagged(log, 'render'), context, server);
 
   const activationMs = performance.now() - started;
   logger.info(`Hookbench ${String(context.extension.packageJSON.version)} activated in ${activationMs.toFixed(1)} ms`);

@@ -59,3 +59,20 @@ export class FileReporter {
     });
   }
 }
+
+/**
+ * Asks the web launcher for a screenshot of the workbench (out/test/vscode-web/NAME.png) and waits
+ * for it; resolves false where no launcher takes screenshots (the desktop launcher).
+ */
+export async function requestScreenshot(name: string, extensionRoot: string, timeoutMs = 15_000): Promise<boolean> {
+  const file = process.env['HOOKBENCH_TEST_REPORT'];
+  if (!file) return false;
+  const png = `${extensionRoot}/out/test/vscode-web/${name}.png`;
+  fs.rmSync(png, { force: true });
+  fs.appendFileSync(file, `screenshot: ${name}\n`);
+  for (const started = Date.now(); Date.now() - started < timeoutMs; ) {
+    if (fs.existsSync(png)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}

@@ -78,7 +78,7 @@ function port(text: string, flag: string): number {
   return n;
 }
 
-async function startRender(values: { host: string; 'render-port': string; 'render-rate'?: string; 'render-concurrency'?: string }, io: CliIo, logger: Logger): Promise<RenderServer> {
+async function startRender(values: { host: string; 'render-port': string; 'render-rate'?: string; 'render-concurrency'?: string }, io: CliIo, logger: Logger): Promise<RenderServer | undefined> {
   const given = io.env['HOOKBENCH_RENDER_TOKEN'];
   const token = given || randomBytes(24).toString('base64url');
   const concurrency = optionalNumber(values['render-concurrency'], '--render-concurrency');
@@ -90,7 +90,15 @@ async function startRender(values: { host: string; 'render-port': string; 'rende
     ratePerSecond: optionalNumber(values['render-rate'], '--render-rate'),
     ...(concurrency ? { concurrency } : {}),
   });
-  const url = await render.listen();
+  let url: string;
+  try {
+    url = await render.listen();
+  } catch (error) {
+    // The receiver is what serve is for: a busy render port (another window's emulator) costs the emulator only.
+    logger.warn(`[render] the Browser Rendering emulator did not start on port ${values['render-port']}: ${(error as Error).message}; choose another with --render-port (0: any free port)`);
+    await render.close().catch(() => undefined);
+    return undefined;
+  }
   io.stdout.write(`render on ${url}\n`);
   if (!given) io.stdout.write(`render token ${token} (set HOOKBENCH_RENDER_TOKEN to choose it)\n`);
   return render;
@@ -161,8 +169,9 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     adminToken: values['admin-token'] ?? io.env['HOOKBENCH_ADMIN_TOKEN'],
     sinkSecret: io.env['HOOKBENCH_SINK_SECRET'],
   });
-  io.stdout.write(`listening on ${server.url}\n`);
+  // The emulator's line comes first: whoever waits for "listening on" then knows both.
   const render = values['no-render'] ? undefined : await startRender(values, io, logger);
+  io.stdout.write(`listening on ${server.url}\n`);
   const stopWatching = watchEventLoop(logger);
 
   routeConsole(logger);

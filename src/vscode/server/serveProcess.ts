@@ -22,6 +22,8 @@ export class ServeProcess {
   readonly onDidChangeState = this.changed.event;
   private current: ServeState = { kind: 'stopped' };
   private stopping = false;
+  /** The Browser Rendering emulator's base URL, once the server printed it. */
+  renderUrl: string | undefined;
 
   constructor(private readonly logger: Logger) {}
 
@@ -38,6 +40,7 @@ export class ServeProcess {
   start(launch: ServeLaunch): Promise<string> {
     if (this.child) throw new Error('the server is already running');
     this.stopping = false;
+    this.renderUrl = undefined;
     this.set({ kind: 'starting' });
     // stdin stays an open pipe: `--exit-with-parent` makes the server stop when it closes.
     const child = spawn(process.execPath, [launch.cli, 'serve', '--exit-with-parent', ...launch.args], { cwd: launch.cwd, env: launch.env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -52,7 +55,9 @@ export class ServeProcess {
     return new Promise((resolve, reject) => {
       forEachLine(child.stdout!, (line) => {
         const match = /^listening on (http:\/\/\S+)$/.exec(line);
-        if (match) {
+        const render = /^render on (http:\/\/\S+)$/.exec(line);
+        if (render) this.renderUrl = render[1]!;
+        else if (match) {
           this.set({ kind: 'running', url: match[1]! });
           resolve(match[1]!);
         } else this.logger.info(line);

@@ -14,7 +14,7 @@ import { findWranglerConfig, readWranglerConfig } from '../../core/runtime/wrang
 import type { Secrets } from '../secrets';
 import { ServeProcess, type ServeLaunch, type ServeState } from './serveProcess';
 
-const RESTART_ON = ['hookbench.receiver.host', 'hookbench.receiver.port', 'hookbench.dataDirectory', 'hookbench.worker', 'hookbench.retention'];
+const RESTART_ON = ['hookbench.receiver.host', 'hookbench.receiver.port', 'hookbench.dataDirectory', 'hookbench.worker', 'hookbench.retention', 'hookbench.render.port'];
 
 export class ServerController implements vscode.Disposable {
   private readonly store = new DisposableStore();
@@ -24,6 +24,8 @@ export class ServerController implements vscode.Disposable {
   readonly onDidChangeState = this.changed.event;
   /** A fresh token per session: the admin API is the extension's alone. */
   readonly adminToken = randomBytes(24).toString('hex');
+  /** The local render emulator's Bearer token, also fresh per session. */
+  readonly renderToken = randomBytes(24).toString('hex');
   private pending: Promise<string> | undefined;
 
   constructor(
@@ -54,6 +56,11 @@ export class ServerController implements vscode.Disposable {
 
   get url(): string | undefined {
     return this.process.state.kind === 'running' ? this.process.state.url : undefined;
+  }
+
+  /** The local Browser Rendering emulator's `…/client/v4` URL, when it runs. */
+  get renderUrl(): string | undefined {
+    return this.url ? this.process.renderUrl : undefined;
   }
 
   /** Starts the receiver (or returns the start in progress); resolves with its URL. */
@@ -92,9 +99,10 @@ export class ServerController implements vscode.Disposable {
       '--data', data,
       '--retention-count', String(settings.get<number>('retention.maxEvents', 100)),
       '--retention-days', String(settings.get<number>('retention.maxAgeDays', 30)),
+      '--render-port', String(settings.get<number>('render.port', 8788)),
       ...this.workerArgs(folder),
     ];
-    const env = { ...process.env, ...(await this.secrets.asEnvironment()), HOOKBENCH_ADMIN_TOKEN: this.adminToken };
+    const env = { ...process.env, ...(await this.secrets.asEnvironment()), HOOKBENCH_ADMIN_TOKEN: this.adminToken, HOOKBENCH_RENDER_TOKEN: this.renderToken };
     return { cli: this.context.asAbsolutePath(path.join('dist', 'cli.js')), args, env, cwd: base };
   }
 

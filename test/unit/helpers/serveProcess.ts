@@ -13,7 +13,7 @@ export interface ServeProcess {
 
 export function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
   const cli = path.join(projectRoot(), 'dist', 'cli.js');
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', ...args], {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--render-port', '0', ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

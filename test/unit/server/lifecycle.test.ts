@@ -104,7 +104,7 @@ describe('exit with the parent', () => {
   it('stops gracefully when its stdin closes (the extension host went away)', async () => {
     const { spawn } = await import('node:child_process');
     const data = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-parent-'));
-    const child = spawn(process.execPath, [path.join(projectRoot(), 'dist', 'cli.js'), 'serve', '--port', '0', '--data', data, '--exit-with-parent'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(projectRoot(), 'dist', 'cli.js'), 'serve', '--port', '0', '--render-port', '0', '--data', data, '--exit-with-parent'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     await new Promise<void>((resolve) => child.stdout.on('data', (c: Buffer) => c.toString().includes('listening on') && resolve()));

@@ -1,5 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as path from 'node:path';
 import { catalogWith, FONT_CATALOG, fontPackages } from '../../../../src/core/render/fontCatalog';
 import { fontFaceCss, fontSrc, sniffFontFormat } from '../../../../src/core/render/fontFace';
 
@@ -14,6 +16,18 @@ describe('font catalog', () => {
     const packages = fontPackages();
     for (const p of ['fonts-noto-cjk', 'fonts-noto-color-emoji', 'fonts-thai-tlwg', 'fonts-kacst', 'fonts-liberation', 'fonts-dejavu']) assert.ok(packages.includes(p), p);
     assert.equal(FONT_CATALOG.find((f) => f.name === 'Lucida Handwriting')!.debianPackage, undefined);
+  });
+
+  it('is what the set-up step installs', async () => {
+    const setup = (await import(path.resolve('scripts/lib/setup.mjs'))) as { FONT_PACKAGES: string[]; DEBIAN_PACKAGES: string[] };
+    assert.deepEqual([...setup.FONT_PACKAGES].sort(), fontPackages());
+    for (const p of fontPackages()) assert.ok(setup.DEBIAN_PACKAGES.includes(p), p);
+  });
+
+  it('every package-backed family is installed on this machine (the set-up step ran)', () => {
+    const families = execFileSync('fc-list', [':', 'family'], { encoding: 'utf8' }).split('\n');
+    const missing = catalogWith(families).filter((f) => f.debianPackage && !f.installed && f.debianPackage !== 'fonts-urw-base35');
+    assert.deepEqual(missing.map((f) => f.family), []);
   });
 
   it('marks what fontconfig reports as installed, localized names included', () => {

@@ -3,7 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { RenderClientError } from '../../../../src/core/render/client';
+import type { RenderClientError } from '../../../../src/core/render/client';
 import { FONT_FILE, pngSize, startEmulator, startSite, TOKEN, type Emulator, type Site } from './fixtures';
 
 let emulator: Emulator;

@@ -1,7 +1,7 @@
 // A render emulator on loopback with Debian's Chromium, a client for it, and a small site the
 // pages come from, which records what the browser asked for.
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { RenderClient } from '../../../../src/core/render/client';
 import { lineLogger } from '../../../../src/core/log';
 import { RenderServer, type RenderServerOptions } from '../../../../src/server/render/renderServer';
@@ -48,7 +48,7 @@ export interface Site {
 export async function startSite(fontBytes: Buffer): Promise<Site> {
   const seen: Site['seen'] = [];
   const pages = new Map<string, string>();
-  const sockets = new Set<import('node:net').Socket>();
+  const sockets = new Set<Socket>();
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://site');
     seen.push({ path: url.pathname, headers: req.headers });
