@@ -19,8 +19,8 @@ const commands: Record<string, Command> = {
   serve: { summary: 'run a worker on the Agents SDK emulation behind the local receiver', usage: serveUsage, run: serve },
   send: { summary: 'sign a test webhook for a provider and POST it', usage: sendUsage, run: send },
   sign: { summary: 'sign a webhook body (stdin) for a provider', usage: signUsage, run: sign },
-  render: { summary: 'render a page to PNG/PDF through Browser Rendering (local or Cloudflare)', usage: renderUsage, run: render },
   verify: { summary: "check a webhook body's signature", usage: verifyUsage, run: verify },
+  render: { summary: 'render a page to PNG/PDF through Browser Rendering (local or Cloudflare)', usage: renderUsage, run: render },
 };
 
 function usage(): string {

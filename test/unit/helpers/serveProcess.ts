@@ -7,6 +7,7 @@ export interface ServeProcess {
   readonly url: string;
   readonly child: ChildProcess;
   readonly stderr: () => string;
+  readonly stdout: () => string;
   /** Sends the signal and resolves with the exit code (or signal name). */
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
@@ -30,6 +31,7 @@ export function startServe(args: string[], env: Record<string, string> = {}): Pr
           url: match[1]!,
           child,
           stderr: () => stderr,
+          stdout: () => stdout,
           stop: (signal = 'SIGTERM') => {
             child.kill(signal);
             return exited;
