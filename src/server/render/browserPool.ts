@@ -2,12 +2,14 @@
  * One warm Chromium (Debian's, through puppeteer-core) shared by every render: a fresh incognito
  * context per request so no cookie, cache or storage leaks between renders, at most `concurrency`
  * pages at once (the rest wait in line, a bounded line), and a new browser launched on the next
- * request after Chromium dies or is killed.
+ * request after Chromium dies or is killed. A new page costs Chromium a renderer process (100–200 ms
+ * here), so one spare context and page are opened ahead of the next request, never used twice.
  */
 import * as fs from 'node:fs';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 import type { Logger } from '../../core/log';
 import { RenderError } from '../../core/render/errors';
+import { DEFAULT_USER_AGENT } from '../../core/render/request';
 
 export interface BrowserPoolOptions {
   readonly logger: Logger;
@@ -17,6 +19,16 @@ export interface BrowserPoolOptions {
   readonly concurrency?: number;
   /** Requests allowed to wait for a page before 503 "No browser available" (default 64). */
   readonly maxQueue?: number;
+}
+
+const DEFAULT_VIEWPORT = { width: 1920, height: 1080, deviceScaleFactor: 1, isMobile: false, hasTouch: false, isLandscape: false };
+const primed = new WeakMap<Page, { viewport: string; userAgent: string }>();
+
+/** Whether a page from the pool already has this viewport and user agent (setting them again costs 10–60 ms). */
+export function alreadySet(page: Page, viewport: typeof DEFAULT_VIEWPORT, userAgent: string): { viewport: boolean; userAgent: boolean } {
+  const set = primed.get(page);
+  const same = { ...DEFAULT_VIEWPORT, ...viewport };
+  return { viewport: set?.viewport === JSON.stringify(same), userAgent: set?.userAgent === userAgent };
 }
 
 const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -53,6 +65,7 @@ export class BrowserPool {
   #active = 0;
   readonly #waiting: (() => void)[] = [];
   #closed = false;
+  #spare: Promise<{ browser: Browser; context: BrowserContext; page: Page }> | undefined;
   /** Chromium launches so far (the tests and the benchmark read it). */
   launches = 0;
 
@@ -68,17 +81,46 @@ export class BrowserPool {
   async withPage<T>(work: (page: Page) => Promise<T>): Promise<T> {
     await this.#acquire();
     try {
-      const browser = await this.#ensureBrowser();
-      const context = await browser.createBrowserContext();
+      const { context, page } = await this.#freshPage();
       try {
-        const page = await context.newPage();
         return await work(page);
       } finally {
         await context.close().catch(() => undefined);
+        this.#prepareSpare();
       }
     } finally {
       this.#release();
     }
+  }
+
+  /** Opens the next spare once a render is done, so building it never slows a render down. */
+  #prepareSpare(): void {
+    const browser = this.#browser;
+    if (this.#closed || this.#spare || !browser) return;
+    this.#spare = browser.then((b) => this.#open(b));
+    this.#spare.catch(() => undefined);
+  }
+
+  /** The spare page when it belongs to the running browser, else a new one; then the next spare. */
+  async #freshPage(): Promise<{ context: BrowserContext; page: Page }> {
+    // Taken synchronously: two requests arriving together must never share the spare.
+    const pending = this.#spare;
+    this.#spare = undefined;
+    const spare = await pending?.catch(() => undefined);
+    const browser = await this.#ensureBrowser();
+    const taken = spare && spare.browser === browser && browser.connected ? spare : await this.#open(browser);
+    if (spare && spare !== taken) void spare.context.close().catch(() => undefined);
+    return taken;
+  }
+
+  /** A new context and page, set to Cloudflare's default viewport and user agent, which most requests keep. */
+  async #open(browser: Browser): Promise<{ browser: Browser; context: BrowserContext; page: Page }> {
+    const context = await browser.createBrowserContext();
+    const page = await context.newPage();
+    await page.setViewport(DEFAULT_VIEWPORT);
+    await page.setUserAgent(DEFAULT_USER_AGENT);
+    primed.set(page, { viewport: JSON.stringify(DEFAULT_VIEWPORT), userAgent: DEFAULT_USER_AGENT });
+    return { browser, context, page };
   }
 
   /** The running browser's process id, if any (fault-injection tests kill it). */
@@ -89,6 +131,8 @@ export class BrowserPool {
 
   async close(): Promise<void> {
     this.#closed = true;
+    const spare = await this.#spare?.catch(() => undefined);
+    await spare?.context.close().catch(() => undefined);
     const browser = await this.#browser?.catch(() => undefined);
     this.#browser = undefined;
     await browser?.close().catch(() => browser.process()?.kill('SIGKILL'));

@@ -8,6 +8,7 @@
 import type { HTTPRequest, Page } from 'puppeteer-core';
 import { RenderError } from '../../core/render/errors';
 import { requestPattern, type RenderRequest } from '../../core/render/request';
+import { alreadySet } from './browserPool';
 import { attempt, within } from './failures';
 import { fontsReadyInPage, scrollThroughPage } from './pageScripts';
 
@@ -60,8 +61,9 @@ async function setUp(page: Page, request: RenderRequest): Promise<void> {
     });
     await page.setCookie(...(cookies as unknown as Parameters<Page['setCookie']>));
   }
-  await page.setViewport(request.viewport);
-  await page.setUserAgent(request.userAgent);
+  const already = alreadySet(page, request.viewport, request.userAgent);
+  if (!already.viewport) await page.setViewport(request.viewport);
+  if (!already.userAgent) await page.setUserAgent(request.userAgent);
   if (request.authenticate) await page.authenticate(request.authenticate);
   if (Object.keys(request.setExtraHTTPHeaders).length > 0) await page.setExtraHTTPHeaders(request.setExtraHTTPHeaders);
   if (!request.setJavaScriptEnabled) await page.setJavaScriptEnabled(false);
