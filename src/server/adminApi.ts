@@ -136,7 +136,14 @@ export class AdminApi {
     if (rest[2] === 'query' && rest.length === 3) {
       if (req.method !== 'POST') throw new HttpError(405, 'POST');
       const { sql, params } = parseQuery(body);
-      const result = await host().inspect((db) => db.exec(sql, params));
+      const result = await host().inspect((db) => {
+        try {
+          return db.exec(sql, params);
+        } catch (error) {
+          // The caller's SQL is at fault (syntax, unknown table), not the server.
+          throw new HttpError(400, `SQL error: ${(error as Error).message}`);
+        }
+      });
       return json(res, 200, { columns: result.columns, rows: result.rows.map((row) => row.map((v) => (v instanceof Uint8Array ? { base64: Buffer.from(v).toString('base64') } : v))) });
     }
     if (rest[2] === 'events' && rest.length === 3) {

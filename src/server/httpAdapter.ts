@@ -23,10 +23,27 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   return Buffer.concat(chunks, size);
 }
 
+export class BadRequestTargetError extends Error {}
+
+const SAFE_HOST = /^(?:[\w.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The request's absolute URL. The target is a path (`//evil.example/x` stays a path, never a host);
+ * the Host header is used only when it is a plain host[:port]. An unparseable target throws
+ * BadRequestTargetError, which callers answer with 400.
+ */
 export function requestUrl(req: IncomingMessage, fallbackOrigin: string): string {
   const host = req.headers.host;
-  const origin = host && /^[\w.:[\]-]+$/.test(host) ? `http://${host}` : fallbackOrigin;
-  return new URL(req.url ?? '/', origin).toString();
+  const origin = host && SAFE_HOST.test(host) ? `http://${host}` : fallbackOrigin;
+  const target = req.url ?? '/';
+  try {
+    if (target.startsWith('/')) return new URL(origin + target).toString();
+    // The absolute form (`POST http://host/path`) keeps only its path and query.
+    const absolute = new URL(target);
+    return new URL(origin + absolute.pathname + absolute.search).toString();
+  } catch {
+    throw new BadRequestTargetError(`bad request target ${JSON.stringify(target.slice(0, 200))}`);
+  }
 }
 
 export function toRequest(req: IncomingMessage, url: string, body: Buffer | undefined): Request {

@@ -53,7 +53,13 @@ export class Receiver {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const started = performance.now();
-    const url = new URL(requestUrl(req, this.origin));
+    let url: URL;
+    try {
+      url = new URL(requestUrl(req, this.origin));
+    } catch {
+      req.resume();
+      return writeText(res, 400, 'Bad Request');
+    }
     let body: Buffer;
     try {
       body = await readBody(req, this.options.bodyLimit ?? 25 * 1024 * 1024);
@@ -119,11 +125,16 @@ export class Receiver {
 
   private async upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy());
-    const url = new URL(requestUrl(req, this.origin));
+    let url: URL;
+    try {
+      url = new URL(requestUrl(req, this.origin));
+    } catch {
+      return rejectUpgrade(socket, 400, 'Bad Request');
+    }
     if (this.options.admin?.handles(url.pathname)) return this.options.admin.upgrade(req, socket, head, url);
     try {
       const runtime = await this.options.runtime();
-      const response = await runtime.fetch(toRequest(req, requestUrl(req, this.origin), undefined));
+      const response = await runtime.fetch(toRequest(req, url.toString(), undefined));
       const accept = (response as Partial<UpgradeResponse>)[UPGRADE];
       if (!accept) return rejectUpgrade(socket, response.status, await response.text());
       this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {

@@ -4,6 +4,7 @@
  * as cURL. Secrets come from SecretStorage and only ever go into request headers.
  */
 import * as vscode from 'vscode';
+import { curlCommand, HOP_BY_HOP } from '../core/curl';
 import type { DisposableStore } from '../core/events';
 import type { Logger } from '../core/log';
 import { buildDelivery, findTemplate, templatesFor } from '../core/payloads';
@@ -33,8 +34,6 @@ export interface SendResult {
 }
 
 /** Headers a replay must not copy: the client sets them for the new connection. */
-const HOP_BY_HOP = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding']);
-
 export function registerWebhookCommands(store: DisposableStore, logger: Logger, server: ServerController, secrets: Secrets, session: ExplorerSession): void {
   const secretFor = async (provider: ProviderName): Promise<string | undefined> => {
     const env = schemeFor(provider).shape.secretEnv;
@@ -138,23 +137,4 @@ export function registerWebhookCommands(store: DisposableStore, logger: Logger, 
     void vscode.window.showInformationMessage('Copied the request as a cURL command.');
     return curl;
   });
-}
-
-const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
-
-/** A shell command that sends exactly these bytes: text inline, anything else through base64. */
-export function curlCommand(url: string, method: string, headers: Record<string, string>, body: Buffer): string {
-  const headerArgs = Object.entries(headers)
-    .filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase()))
-    .map(([name, value]) => ` \\\n  -H ${quote(`${name}: ${value}`)}`)
-    .join('');
-  const text = body.toString('utf8');
-  const control = [...text].some((ch) => {
-    const code = ch.charCodeAt(0);
-    return code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d;
-  });
-  const printable = Buffer.from(text, 'utf8').equals(body) && !control;
-  if (body.length === 0) return `curl -X ${method} ${quote(url)}${headerArgs}`;
-  if (printable) return `curl -X ${method} ${quote(url)}${headerArgs} \\\n  --data-binary ${quote(text)}`;
-  return `printf %s ${quote(body.toString('base64'))} | base64 -d | curl -X ${method} ${quote(url)}${headerArgs} \\\n  --data-binary @-`;
 }

@@ -4,6 +4,7 @@
  * failures as `RenderClientError` with the status, Cloudflare's codes and Retry-After.
  */
 import { request } from 'undici';
+import { shellQuote } from '../curl';
 
 export const CLOUDFLARE_API = 'https://api.cloudflare.com/client/v4';
 
@@ -45,8 +46,6 @@ export function endpointUrl(target: RenderTarget, endpoint: string): string {
 export function hookbenchUrl(target: RenderTarget, route: 'font-report' | 'fonts'): string {
   return new URL(`/hookbench/${route}`, target.baseUrl).toString();
 }
-
-const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /** The request as a cURL command; the token shows only when asked, otherwise `$CLOUDFLARE_API_TOKEN`. */
 export function renderCurl(target: RenderTarget, endpoint: string, body: unknown, revealToken = false): string {

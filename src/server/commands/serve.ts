@@ -49,8 +49,12 @@ function secretsFrom(envFile: string | undefined, env: NodeJS.ProcessEnv): Recor
   return secrets;
 }
 
-/** Reports the event loop being blocked (user code spinning), without crashing anything. */
-function watchEventLoop(logger: Logger): () => void {
+/**
+ * Reports the event loop being blocked (user code spinning), without crashing anything. Started
+ * before the server is ready: the histogram needs a first tick before it can measure a block, and
+ * a request may arrive within milliseconds of "listening on". `ready()` forgets start-up's own delays.
+ */
+function watchEventLoop(logger: Logger): { ready(): void; stop(): void } {
   const histogram = monitorEventLoopDelay({ resolution: 20 });
   histogram.enable();
   const timer = setInterval(() => {
@@ -59,9 +63,12 @@ function watchEventLoop(logger: Logger): () => void {
     histogram.reset();
   }, 2000);
   timer.unref();
-  return () => {
-    clearInterval(timer);
-    histogram.disable();
+  return {
+    ready: () => histogram.reset(),
+    stop: () => {
+      clearInterval(timer);
+      histogram.disable();
+    },
   };
 }
 
@@ -153,6 +160,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   }
   if (!fs.existsSync(entry)) throw new UsageError(`the worker entry ${entry} does not exist`);
 
+  const watch = watchEventLoop(logger);
   const server = await startServer({
     host: values.host,
     port: port(values.port, '--port'),
@@ -171,8 +179,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   });
   // The emulator's line comes first: whoever waits for "listening on" then knows both.
   const render = values['no-render'] ? undefined : await startRender(values, io, logger);
+  watch.ready();
   io.stdout.write(`listening on ${server.url}\n`);
-  const stopWatching = watchEventLoop(logger);
 
   routeConsole(logger);
   process.on('unhandledRejection', (reason) => logger.error(`[agents] unhandled rejection in worker code: ${(reason as Error)?.stack ?? String(reason)}`));
@@ -191,7 +199,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     }
   });
   logger.info('[receiver] stopping: draining requests and committing every instance');
-  stopWatching();
+  watch.stop();
   // Whatever happens while stopping (a data folder deleted under us, a stuck connection), the
   // process ends: after the grace period, or as soon as the shutdown finished or failed.
   const deadline = setTimeout(() => {

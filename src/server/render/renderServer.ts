@@ -13,7 +13,7 @@ import { catalogWith, type CatalogEntry } from '../../core/render/fontCatalog';
 import { failureEnvelope, RenderError, successEnvelope } from '../../core/render/errors';
 import { validateRenderRequest, type RenderRequest } from '../../core/render/request';
 import { safeEqualText } from '../../core/signing/crypto';
-import { BodyTooLargeError, readBody } from '../httpAdapter';
+import { BodyTooLargeError, readBody, requestUrl } from '../httpAdapter';
 import { runAction, type ActionResult } from './actions';
 import { BrowserPool } from './browserPool';
 import { renderFailure } from './failures';
@@ -88,7 +88,12 @@ export class RenderServer {
     let browserMs = 0;
     const headers = (): Record<string, string> => ({ 'x-browser-ms-used': String(Math.round(browserMs)) });
     try {
-      const url = new URL(req.url ?? '/', 'http://localhost');
+      let url: URL;
+      try {
+        url = new URL(requestUrl(req, 'http://localhost'));
+      } catch {
+        throw new RenderError(400, 400, 'Bad request target');
+      }
       const route = this.#route(req.method ?? 'GET', url.pathname);
       if (!this.#authorized(req)) throw new RenderError(401, 10000, 'Authentication failed');
       if (route === 'fonts') return this.#json(res, 200, successEnvelope(catalogWith(await installedFamilies()) satisfies CatalogEntry[]), headers());

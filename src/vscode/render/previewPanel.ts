@@ -20,6 +20,8 @@ export class PreviewPanel implements vscode.Disposable {
   private static current: PreviewPanel | undefined;
   private last: { bytes: Buffer; contentType: string } | undefined;
   private lastForm: PreviewForm | undefined;
+  /** Messages held until the webview is ready; undefined once it is. */
+  private waiting: ToWebview[] | undefined = [];
   private readonly displayedEmitter = new vscode.EventEmitter<Extract<ToExtension, { type: 'displayed' }>>();
   /** Fires when the webview has drawn a capture (tests wait for it). */
   readonly onDidDisplay = this.displayedEmitter.event;
@@ -72,19 +74,31 @@ export class PreviewPanel implements vscode.Disposable {
   private post(message: ToWebview): void {
     this.sent.push(message);
     if (this.sent.length > 50) this.sent.shift();
-    void this.panel.webview.postMessage(message);
+    // A webview drops messages that arrive before its script runs: hold them until it says ready.
+    if (this.waiting) this.waiting.push(message);
+    else void this.panel.webview.postMessage(message);
+  }
+
+  private flushWaiting(): void {
+    const held = this.waiting ?? [];
+    this.waiting = undefined;
+    for (const message of held) void this.panel.webview.postMessage(message);
   }
 
   private async receive(message: ToExtension): Promise<void> {
     try {
       switch (message.type) {
-        case 'ready':
-          return this.post({
+        case 'ready': {
+          const init: ToWebview = {
             type: 'init',
             ...(this.lastForm ? { form: this.lastForm } : {}),
             catalog: await this.catalog(),
             target: (await resolveTarget(this.server, this.context.secrets).catch(() => undefined))?.label ?? 'no target',
-          });
+          };
+          this.sent.push(init);
+          void this.panel.webview.postMessage(init);
+          return this.flushWaiting();
+        }
         case 'displayed':
           return this.displayedEmitter.fire(message);
         case 'render':
