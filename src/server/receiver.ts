@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../core/log';
+import { StorageWriteError } from '../core/runtime/errors';
 import { UPGRADE, type UpgradeResponse } from '../core/runtime/instanceHost';
 import type { WorkerRuntime } from '../core/runtime/workerRuntime';
 import type { AdminApi } from './adminApi';
@@ -91,9 +92,19 @@ export class Receiver {
         res.end(bytes);
       }
     } catch (error) {
-      this.options.logger.error(`[receiver] ${req.method} ${req.url}: ${(error as Error)?.stack ?? String(error)}`);
-      responseBody = (error as Error)?.stack ?? String(error);
-      writeText(res, 500, responseBody);
+      const storage = storageFailure(error);
+      if (storage) {
+        // Providers retry a 503: the delivery comes back once the disk takes writes again.
+        this.options.logger.error(`[receiver] ${req.method} ${url.pathname}: ${storage.message}`);
+        status = 503;
+        responseBody = `Service Unavailable: ${storage.message}`;
+        if (!res.headersSent) res.setHeader('retry-after', '30');
+        writeText(res, 503, responseBody);
+      } else {
+        this.options.logger.error(`[receiver] ${req.method} ${req.url}: ${(error as Error)?.stack ?? String(error)}`);
+        responseBody = (error as Error)?.stack ?? String(error);
+        writeText(res, 500, responseBody);
+      }
     }
     this.record(req, url, body, status, responseHeaders, responseBody, started, info);
   }
@@ -161,6 +172,12 @@ export class Receiver {
 }
 
 /** Splits the worker's x-hookbench-* notes from the headers that go to the client. */
+/** The storage failure behind an error, however user code wrapped it. */
+function storageFailure(error: unknown): StorageWriteError | undefined {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as Error).cause, depth++) if (e instanceof StorageWriteError) return e;
+  return undefined;
+}
+
 function splitInfo(headers: Headers): { info: Record<string, string>; headers: Record<string, string> } {
   const info: Record<string, string> = {};
   const out: Record<string, string> = {};

@@ -11,7 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic, Statement as SqlJsStatement } from 'sql.js';
-import { StorageCorruptError } from './errors';
+import { StorageCorruptError, StorageWriteError } from './errors';
 import { JournalWriter, readJournal, type SqlValue, type Statement } from './journal';
 import { readSnapshot, syncDirectory, writeSnapshot } from './snapshot';
 
@@ -193,7 +193,7 @@ export class DurableDatabase {
       (error: unknown) => {
         // The disk refused the write: the memory image is ahead of the disk, so the instance
         // must not answer anything more until it is reopened from what is durable.
-        this.broken ??= new Error(`journal write failed, the instance is stopped: ${(error as Error).message}`, { cause: error });
+        this.broken ??= new StorageWriteError(error);
         throw this.broken;
       },
     );
@@ -255,6 +255,11 @@ export class DurableDatabase {
     await this.journal.close().catch(() => undefined);
     this.releasePrepared();
     this.db.close();
+  }
+
+  /** True once a journal write failed: the memory image is ahead of the disk. */
+  get isBroken(): boolean {
+    return this.broken !== undefined;
   }
 
   private assertUsable(): void {

@@ -19,3 +19,18 @@ export class StorageCorruptError extends Error {
     super(`${path}: ${detail}`);
   }
 }
+
+/**
+ * The disk refused a journal write (full, read-only, failing). Nothing of the failed group was
+ * acknowledged; the instance is closed and reopened from what is durable on the next request.
+ */
+export class StorageWriteError extends Error {
+  override readonly name = 'StorageWriteError';
+  readonly code: string;
+  constructor(cause: unknown) {
+    const code = (cause as NodeJS.ErrnoException)?.code ?? 'EIO';
+    const what = code === 'ENOSPC' || code === 'EDQUOT' ? 'the disk is full' : code === 'EROFS' ? 'the disk is read-only' : 'the disk refused the write';
+    super(`${what} (${code}): this change was not stored; nothing acknowledged is lost, and writes resume once the disk takes them`, { cause });
+    this.code = code;
+  }
+}

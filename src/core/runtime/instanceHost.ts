@@ -9,6 +9,7 @@ import type { SqlJsStatic } from 'sql.js';
 import type { Logger } from '../log';
 import { Agent } from './agent';
 import { Connection, type Socket } from './connection';
+import { StorageWriteError } from './errors';
 import { DurableDatabase } from './durableDatabase';
 import { DurableObjectState, type DurableObjectId, type InstanceServices } from './durableObject';
 import { nanoid } from './jobs';
@@ -109,6 +110,9 @@ export class InstanceHost {
       // (a read, getAgentByName's start) must not wait for other requests' commits.
       if (live.db.writeCount > before || live.db.writeCount > live.db.durableWriteCount) await live.db.commit();
       return result;
+    } catch (error) {
+      if (error instanceof StorageWriteError) this.dropBroken();
+      throw error;
     } finally {
       this.active--;
       this.armIdle();
@@ -226,6 +230,22 @@ export class InstanceHost {
     if (this.jobTimer || this.alarmTimer) return;
     this.idleTimer = setTimeout(() => void this.evict(), this.deps.idleMs);
     this.idleTimer.unref();
+  }
+
+  /**
+   * Forgets an instance whose journal write failed, without a snapshot (its memory is ahead of the
+   * disk): the next request reopens it from what is durable.
+   */
+  private dropBroken(): void {
+    const live = this.live;
+    if (!live) return;
+    this.live = undefined;
+    clearTimeout(this.jobTimer);
+    clearTimeout(this.alarmTimer);
+    this.jobTimer = this.alarmTimer = undefined;
+    this.deps.logger.error(`${this.name}: a journal write failed; closed, it reopens from disk on the next request`);
+    void live.then((l) => l.db.close({ snapshot: false })).catch(() => undefined);
+    this.deps.onEvict?.(this.name);
   }
 
   /** Closes the database (with a snapshot) and forgets the object; the next request wakes it. */

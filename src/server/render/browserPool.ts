@@ -68,6 +68,8 @@ export class BrowserPool {
   #spare: Promise<{ browser: Browser; context: BrowserContext; page: Page }> | undefined;
   /** Chromium launches so far (the tests and the benchmark read it). */
   launches = 0;
+  /** Times Chromium went away while running: a render that saw this change lost its browser. */
+  crashes = 0;
 
   constructor(options: BrowserPoolOptions) {
     this.#options = options;
@@ -153,6 +155,7 @@ export class BrowserPool {
       this.#options.logger.info(`[render] Chromium ${await browser.version()} started in ${Math.round(performance.now() - started)} ms`);
       browser.once('disconnected', () => {
         if (this.#closed) return;
+        this.crashes++;
         this.#options.logger.warn('[render] Chromium exited; the next render starts a new one');
         this.#browser = undefined;
       });

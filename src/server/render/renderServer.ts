@@ -103,6 +103,7 @@ export class RenderServer {
       const request = await this.#readRequest(req, route);
       const waitForFonts = String(req.headers[WAIT_FOR_FONTS_HEADER] ?? 'true').toLowerCase() !== 'false';
       const browserStart = performance.now();
+      const crashes = this.pool.crashes;
       try {
         const { result, fonts } = await this.pool.withPage(async (page) => {
           const prepared = await preparePage(page, request, { waitForFonts });
@@ -112,6 +113,8 @@ export class RenderServer {
         this.#answer(res, result, { ...headers(), 'x-hookbench-fonts': fonts });
       } catch (error) {
         browserMs = performance.now() - browserStart;
+        // Whatever Puppeteer said, the cause was the browser going away mid-render.
+        if (this.pool.crashes !== crashes && !(error instanceof RenderError)) throw new RenderError(422, 6001, `the browser closed during the render (${(error as Error).message})`);
         throw error;
       }
     } catch (error) {

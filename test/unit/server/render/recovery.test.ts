@@ -57,4 +57,19 @@ describe('browser pool', () => {
     assert.equal(emulator.server.pool.launches, launches + 1);
     assert.notEqual(await emulator.server.pool.pid(), pid);
   });
+
+  it('answers a render in flight when Chromium is killed with an error, and serves the next one', async () => {
+    await content({ html: '<p>warm</p>' });
+    const pid = (await emulator.server.pool.pid())!;
+    const inFlight = content({ html: '<p>slow</p>', waitForTimeout: 3000 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    process.kill(pid, 'SIGKILL');
+    const error = await inFlight;
+    assert.ok(error instanceof RenderClientError, `the render in flight answered ${String(error)}`);
+    assert.ok(error.status === 422 || error.status === 503, `${error.status} ${error.message}`);
+    assert.match(await content({ html: '<p>next</p>' }), /next/);
+  });
 });
