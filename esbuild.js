@@ -99,7 +99,7 @@ function configs() {
   if (withBench) {
     list.push({
       ...nodeBase,
-      entryPoints: listFiles('bench', '.bench.ts'),
+      entryPoints: [...listFiles('bench', '.bench.ts'), 'bench/soak.ts'],
       outdir: 'out/bench',
       outbase: 'bench',
       packages: 'external',

@@ -55,7 +55,7 @@ export function report(suite: string, results: BenchResult[]): void {
 }
 
 /** `hookbench serve` from dist/ as a child process on port 0; resolves once it listens. */
-export async function startServeProcess(args: string[], env: Record<string, string> = {}): Promise<{ url: string; stop: () => void }> {
+export async function startServeProcess(args: string[], env: Record<string, string> = {}): Promise<{ url: string; pid: number; stop: () => void; exited: Promise<number | null> }> {
   const { spawn } = await import('node:child_process');
   const path = await import('node:path');
   const cli = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
@@ -71,7 +71,8 @@ export async function startServeProcess(args: string[], env: Record<string, stri
     });
     child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
   });
-  return { url, stop: () => child.kill('SIGTERM') };
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { url, pid: child.pid!, stop: () => child.kill('SIGTERM'), exited };
 }
 
 export interface LoadResult {
