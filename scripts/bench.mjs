@@ -9,7 +9,7 @@ import { run, step } from './lib/run.mjs';
 import { ensureNpmPackages, root } from './lib/setup.mjs';
 
 await ensureNpmPackages();
-await run(process.execPath, ['esbuild.js', '--bench'], { cwd: root });
+await run(process.execPath, ['esbuild.js', '--bench', '--tests'], { cwd: root });
 const only = process.argv.slice(2);
 const dir = path.join(root, 'out', 'bench');
 const files = fs.readdirSync(dir).filter((f) => f.endsWith('.bench.js') && (only.length === 0 || only.some((o) => f.startsWith(o))));

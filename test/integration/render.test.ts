@@ -93,4 +93,24 @@ describe('Render preview', () => {
     assert.ok(error && error.type === 'error');
     assert.match(error.message, /only http and https/);
   });
+
+  it('serves the webview under a strict Content Security Policy: no inline or eval, scripts by nonce only', async () => {
+    const panel = (await vscode.commands.executeCommand<PreviewPanel>('hookbench.render.openPreview'))!;
+    const html = panel.panel.webview.html;
+    const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? '';
+    const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+    assert.deepEqual(directives.get('default-src'), ["'none'"]);
+    assert.equal(directives.get('script-src')?.length, 1);
+    assert.match(directives.get('script-src')![0]!, /^'nonce-[A-Za-z0-9+/=]{16,}'$/);
+    assert.deepEqual(directives.get('worker-src'), ['blob:']);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|unsafe-hashes/);
+    assert.doesNotMatch(csp, /(^|\s)(\*|https?:|data:\s*;?\s*$)(\s|;|$)/, 'no wildcard or scheme-wide source');
+    assert.ok(!directives.get('script-src')!.includes('data:') && !directives.get('connect-src')!.some((v) => v === '*' || v === 'https:'));
+    assert.ok(panel.panel.webview.options.localResourceRoots?.every((root) => root.path.endsWith('/dist')), 'only dist/ is readable');
+    // Every script tag carries the nonce; no token or secret is in the page.
+    for (const tag of html.match(/<script[^>]*>/g) ?? []) assert.match(tag, /nonce="/);
+    const hookbench = await api();
+    assert.ok(!html.includes(hookbench.server.renderToken) && !html.includes(hookbench.server.adminToken));
+    assert.ok(!JSON.stringify(panel.sent).includes(hookbench.server.renderToken), 'no message to the webview carries the token');
+  });
 });
