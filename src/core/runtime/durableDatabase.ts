@@ -44,6 +44,8 @@ export interface ExecResult {
   readonly rowsWritten: number;
 }
 
+const MIN_SNAPSHOT_LIMIT = 256 * 1024;
+
 function journalName(generation: number): string {
   return `journal-${String(generation).padStart(8, '0')}.log`;
 }
@@ -66,6 +68,8 @@ export class DurableDatabase {
   private writes = 0;
   private durableWrites = 0;
   private snapshotting: Promise<void> | undefined;
+  /** Bytes of the newest snapshot: the journal may grow to twice that before the next one. */
+  private snapshotBytes = 0;
 
   private constructor(
     private readonly db: Database,
@@ -105,7 +109,9 @@ export class DurableDatabase {
     const generation = generations.at(-1) ?? 1;
     const journal = new JournalWriter(path.join(dir, journalName(generation)));
     await syncDirectory(dir);
-    return new DurableDatabase(db, journal, generation, dir, seq, snapshotAfterBytes, droppedBytes);
+    const opened = new DurableDatabase(db, journal, generation, dir, seq, snapshotAfterBytes, droppedBytes);
+    opened.snapshotBytes = fs.existsSync(snapshotFile) ? fs.statSync(snapshotFile).size : 0;
+    return opened;
   }
 
   /** Runs one statement; every statement that may write is added to the current write group. */
@@ -217,7 +223,16 @@ export class DurableDatabase {
   }
 
   private maybeSnapshot(): void {
-    if (this.journal.size >= this.snapshotAfterBytes && !this.snapshotting) void this.snapshot().catch(() => undefined);
+    if (this.journal.size >= this.snapshotLimit() && !this.snapshotting) void this.snapshot().catch(() => undefined);
+  }
+
+  /**
+   * When the journal is due a snapshot: at twice the database's size (at least 256 KiB), at most
+   * `snapshotAfterBytes`. A thousand small instances then keep a few hundred KiB of journal each
+   * instead of 4 MiB, and reopening replays little.
+   */
+  private snapshotLimit(): number {
+    return Math.min(this.snapshotAfterBytes, Math.max(MIN_SNAPSHOT_LIMIT, 2 * this.snapshotBytes));
   }
 
   /** Writes a snapshot of everything in memory and drops the journal generations it covers. */
@@ -230,6 +245,7 @@ export class DurableDatabase {
     // pragmas are back to their defaults afterwards.
     this.releasePrepared();
     const image = this.db.export();
+    this.snapshotBytes = image.byteLength;
     tune(this.db);
     const previous = this.journal;
     this.generation += 1;
