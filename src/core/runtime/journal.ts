@@ -85,6 +85,7 @@ function write(fd: number, buffer: Buffer): Promise<number> {
 }
 const fdatasync = promisify(fs.fdatasync);
 const close = promisify(fs.close);
+const open = promisify(fs.open);
 
 /** Appends records and makes them durable in group commits: one write + fdatasync per batch. */
 export class JournalWriter {
@@ -93,13 +94,15 @@ export class JournalWriter {
   private next: Promise<void> | undefined;
   private bytes: number;
 
-  /** Opens (creating) `file` for appending, synchronously, so a writer can be swapped in one step. */
+  /**
+   * Creates `file` if needed, synchronously, so a writer can be swapped in one step. The file is
+   * opened only while a batch is written: a thousand awake instances must not hold a thousand
+   * descriptors (Linux's default limit is 1,024, macOS's 256).
+   */
   constructor(readonly file: string) {
-    this.fd = fs.openSync(file, 'a');
-    this.bytes = fs.fstatSync(this.fd).size;
+    fs.closeSync(fs.openSync(file, 'a'));
+    this.bytes = fs.statSync(file).size;
   }
-
-  private readonly fd: number;
 
   append(record: JournalRecord): void {
     this.pending.push(encodeRecord(record));
@@ -126,9 +129,14 @@ export class JournalWriter {
     const batch = Buffer.concat(this.pending.splice(0));
     this.inFlight = (async () => {
       try {
-        let written = 0;
-        while (written < batch.length) written += await write(this.fd, batch.subarray(written));
-        await fdatasync(this.fd);
+        const fd = await open(this.file, 'a');
+        try {
+          let written = 0;
+          while (written < batch.length) written += await write(fd, batch.subarray(written));
+          await fdatasync(fd);
+        } finally {
+          await close(fd);
+        }
         this.bytes += batch.length;
       } finally {
         this.inFlight = undefined;
@@ -144,6 +152,5 @@ export class JournalWriter {
 
   async close(): Promise<void> {
     await this.flush();
-    await close(this.fd);
   }
 }
