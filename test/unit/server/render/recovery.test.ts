@@ -61,11 +61,15 @@ describe('browser pool', () => {
   it('answers a render in flight when Chromium is killed with an error, and serves the next one', async () => {
     await content({ html: '<p>warm</p>' });
     const pid = (await emulator.server.pool.pid())!;
-    const inFlight = content({ html: '<p>slow</p>', waitForTimeout: 3000 }).then(
+    // The page loads an image from the site: once the site sees it, the render is under way.
+    site.pages.set('/slow', '<p>slow</p><img src="/image.png">');
+    site.seen.length = 0;
+    const inFlight = content({ url: `${site.url}/slow`, waitForTimeout: 5000 }).then(
       () => undefined,
       (error: unknown) => error,
     );
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    for (let waited = 0; !site.seen.some((r) => r.path === '/image.png') && waited < 20_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal((await emulator.server.pool.pid()), pid, 'the render runs on the browser about to be killed');
     process.kill(pid, 'SIGKILL');
     const error = await inFlight;
     assert.ok(error instanceof RenderClientError, `the render in flight answered ${String(error)}`);
