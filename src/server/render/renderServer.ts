@@ -16,7 +16,7 @@ import { safeEqualText } from '../../core/signing/crypto';
 import { BodyTooLargeError, readBody, requestUrl } from '../httpAdapter';
 import { runAction, type ActionResult } from './actions';
 import { BrowserPool } from './browserPool';
-import { renderFailure } from './failures';
+import { renderFailure, within } from './failures';
 import { preparePage } from './preparePage';
 import { RateLimit } from './rateLimit';
 
@@ -107,7 +107,10 @@ export class RenderServer {
       try {
         const { result, fonts } = await this.pool.withPage(async (page) => {
           const prepared = await preparePage(page, request, { waitForFonts });
-          return { result: await runAction(page, request, prepared, route, waitForFonts), fonts: prepared.fonts };
+          // actionTimeout bounds the action itself (Cloudflare: 422 when it runs out).
+          const action = runAction(page, request, prepared, route, waitForFonts);
+          const result = request.actionTimeout !== undefined ? await within(request.actionTimeout, 'the action (actionTimeout)', action) : await action;
+          return { result, fonts: prepared.fonts };
         });
         browserMs = performance.now() - browserStart;
         this.#answer(res, result, { ...headers(), 'x-hookbench-fonts': fonts });

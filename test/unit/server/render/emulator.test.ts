@@ -69,7 +69,8 @@ describe('authentication and routes', () => {
   });
 
   it('answers 429 with Retry-After under a rate limit', async () => {
-    const limited = await startEmulator({ ratePerSecond: 0.5 });
+    // One request every 100 s: the second is refused however slowly the machine renders the first.
+    const limited = await startEmulator({ ratePerSecond: 0.01 });
     try {
       assert.equal((await limited.post('content', { html: '<p>1</p>' })).status, 200);
       const second = await limited.post('content', { html: '<p>2</p>' });
@@ -185,7 +186,7 @@ describe('request fields', () => {
     assert.match(String(answer.kind === 'json' && answer.result), /<div id="late">rgb\(1, 2, 3\)<\/div>/);
   });
 
-  it('times out as 422: navigation past gotoOptions.timeout, a selector that never appears; bestAttempt carries on', async () => {
+  it('times out as 422: navigation past gotoOptions.timeout, a selector that never appears, an action past actionTimeout; bestAttempt carries on', async () => {
     const slow = await emulator.post('content', { url: `${site.url}/hang`, gotoOptions: { timeout: 500 } });
     assert.equal(slow.status, 422);
     assert.equal((await json(slow)).errors[0].code, 6002);
@@ -193,6 +194,9 @@ describe('request fields', () => {
     assert.equal(selector.status, 422);
     const best = await emulator.post('content', { html: '<p>x</p>', waitForSelector: { selector: '#never', timeout: 300 }, bestAttempt: true });
     assert.equal(best.status, 200);
+    const action = await emulator.post('pdf', { html: `<div style="height:20000px">${'<p>page</p>'.repeat(2000)}</div>`, actionTimeout: 1 });
+    assert.equal(action.status, 422);
+    assert.match((await json(action)).errors[0].message, /actionTimeout/);
   });
 
   it('reports an unreachable site with a 5000-range code', async () => {
