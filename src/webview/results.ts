@@ -69,7 +69,7 @@ export function showReport(container: HTMLElement, elements: RenderedElement[], 
     const what = row.insertCell();
     what.append(Object.assign(document.createElement('code'), { textContent: element.selector }), document.createElement('br'), Object.assign(document.createElement('span'), { className: 'sample', textContent: element.text }));
     row.insertCell().textContent = element.requested.join(', ');
-    row.insertCell().textContent = element.fonts.map((f) => `${f.family}${f.custom ? ' (web font)' : ''} ×${f.glyphs}${f.requestedAs === null ? ' — not asked for' : ''}`).join('; ');
+    row.insertCell().textContent = element.fonts.map((f) => `${f.family}${f.custom ? ' (web font)' : ''} ×${f.glyphs}${f.standIn ? ` — same metrics as ${f.requestedAs}` : f.requestedAs === null ? ' — not asked for' : ''}`).join('; ');
   }
   const summary = document.createElement('p');
   summary.className = 'summary';

@@ -84,3 +84,21 @@ export function catalogWith(installedFamilies: Iterable<string>): CatalogEntry[]
   for (const line of installedFamilies) for (const name of line.split(',')) known.add(name.trim().toLowerCase());
   return FONT_CATALOG.map((font) => ({ ...font, installed: font.group === 'generic' || known.has(font.family.toLowerCase()) }));
 }
+
+/**
+ * Installed families that fontconfig substitutes for Cloudflare fonts Debian cannot install, with
+ * the same metrics (so the same line breaks and page count): `/etc/fonts/conf.d/30-metric-aliases.conf`.
+ */
+export const METRIC_STAND_INS: Readonly<Record<string, readonly string[]>> = {
+  'times new roman': ['Liberation Serif'],
+  arial: ['Liberation Sans'],
+  'courier new': ['Liberation Mono'],
+  times: ['Liberation Serif', 'Nimbus Roman'],
+  helvetica: ['Liberation Sans', 'Nimbus Sans'],
+  courier: ['Liberation Mono', 'Nimbus Mono PS'],
+};
+
+/** True when `drawn` is the metric-compatible stand-in for the requested family. */
+export function isStandIn(requested: string, drawn: string): boolean {
+  return METRIC_STAND_INS[requested.toLowerCase()]?.some((f) => f.toLowerCase() === drawn.toLowerCase()) ?? false;
+}

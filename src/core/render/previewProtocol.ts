@@ -38,6 +38,7 @@ export interface RenderedFont {
   readonly custom: boolean;
   readonly glyphs: number;
   readonly requestedAs: string | null;
+  readonly standIn?: boolean;
 }
 
 export interface RenderedElement {

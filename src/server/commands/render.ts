@@ -50,7 +50,7 @@ function font(values: Flags): PreviewFont | undefined {
 
 function printReport(report: FontReport & { fontsReady?: string }, io: CliIo): void {
   for (const element of report.elements) {
-    const fonts = element.fonts.map((f) => `${f.family}${f.custom ? ' (web font)' : ''} ×${f.glyphs}${f.requestedAs ? '' : ' [not requested]'}`).join(', ');
+    const fonts = element.fonts.map((f) => `${f.family}${f.custom ? ' (web font)' : ''} ×${f.glyphs}${f.standIn ? ` [stands in for ${f.requestedAs}]` : f.requestedAs ? '' : ' [not requested]'}`).join(', ');
     io.stdout.write(`${element.fallback ? 'FALLBACK' : 'ok      '} ${element.selector}  "${element.text}"\n         asked: ${element.requested.join(', ')}\n         drawn: ${fonts}\n`);
   }
   if (report.fontsReady) io.stdout.write(`fonts: ${report.fontsReady}\n`);

@@ -5,10 +5,13 @@
  *
  * A drawn font stands for: a named family it is (case-insensitive); for a web font, the first
  * requested family declared with @font-face and loaded; otherwise the first generic family in the
- * list (the system's choice for it, per script). The element is flagged `fallback` when any glyph
+ * list (the system's choice for it, per script). A metric-compatible stand-in (Liberation Serif for
+ * Times New Roman, …) stands for the family it replaces and says so with `standIn`, since Debian
+ * cannot install the Microsoft fonts. The element is flagged `fallback` when any glyph
  * was drawn by a font that does not stand for the first requested family.
  */
 import type { CDPSession, Page } from 'puppeteer-core';
+import { isStandIn } from '../../core/render/fontCatalog';
 
 // These functions run in the page. The Node program has no DOM types, so the globals they touch
 // are declared loosely here, for this module only.
@@ -26,6 +29,8 @@ export interface DrawnFont {
   readonly glyphs: number;
   /** The requested family this font stands for, or null when it stands for none of them. */
   readonly requestedAs: string | null;
+  /** It replaces `requestedAs` with the same metrics (a Microsoft font Debian cannot install). */
+  readonly standIn?: boolean;
 }
 
 export interface ElementFonts {
@@ -58,6 +63,8 @@ export function parseFontFamily(value: string): string[] {
 export function standsFor(font: { familyName: string; isCustomFont: boolean }, requested: string[], loadedWebFonts: Set<string>): string | null {
   const named = requested.find((family) => !GENERIC.has(family.toLowerCase()) && family.toLowerCase() === font.familyName.toLowerCase());
   if (named) return named;
+  const replaced = font.isCustomFont ? undefined : requested.find((family) => isStandIn(family, font.familyName));
+  if (replaced) return replaced;
   if (font.isCustomFont) {
     const web = requested.find((family) => loadedWebFonts.has(family.toLowerCase()));
     if (web) return web;
@@ -116,7 +123,7 @@ async function nodeFonts(session: CDPSession, nodeId: number, loaded: Set<string
     custom: font.isCustomFont,
     glyphs: font.glyphCount,
     requestedAs: standsFor(font, requested, loaded),
-  }));
+  })).map((font) => (font.requestedAs && isStandIn(font.requestedAs, font.family) ? { ...font, standIn: true } : font));
   const first = requested[0]?.toLowerCase();
   return { requested, fonts: drawn, fallback: drawn.some((font) => font.requestedAs?.toLowerCase() !== first) };
 }

@@ -74,6 +74,15 @@ describe('custom fonts through addStyleTag', () => {
     assert.deepEqual(p!.fonts.map((f) => [f.family, f.requestedAs]), [['Liberation Sans', 'sans-serif']]);
   });
 
+  it('a Microsoft font Debian cannot install is drawn by its metric-compatible stand-in, and says so', async () => {
+    const report = await emulator.client.fontReport<Report>({ html: '<p>default</p><p style="font-family: Arial">arial</p>' });
+    const fonts = (text: string) => report.elements.find((e) => e.text === text)!;
+    assert.deepEqual(fonts('default').requested, ['Times New Roman']);
+    assert.deepEqual(fonts('default').fonts.map((f) => [f.family, f.requestedAs, f.standIn]), [['Liberation Serif', 'Times New Roman', true]]);
+    assert.equal(fonts('default').fallback, false);
+    assert.deepEqual(fonts('arial').fonts.map((f) => [f.family, f.requestedAs, f.standIn]), [['Liberation Sans', 'Arial', true]]);
+  });
+
   it('the PDF embeds the injected font', async () => {
     const answer = await emulator.client.render('pdf', { html: TEXT, addStyleTag: [{ content: injected }] });
     assert.equal(answer.kind, 'binary');
