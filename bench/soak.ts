@@ -55,7 +55,12 @@ function journals(dir: string): { total: number; largest: number } {
   let largest = 0;
   for (const file of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
     if (!/journal-\d+\.log$/.test(file)) continue;
-    const size = fs.statSync(path.join(dir, file)).size;
+    let size: number;
+    try {
+      size = fs.statSync(path.join(dir, file)).size;
+    } catch {
+      continue; // a snapshot deleted it between the listing and now
+    }
     total += size;
     largest = Math.max(largest, size);
   }
