@@ -12,7 +12,7 @@ import { formSpec, previewBody } from '../../core/render/previewBody';
 import type { PreviewForm, ToExtension, ToWebview } from '../../core/render/previewProtocol';
 import type { Logger } from '../../core/log';
 import type { ServerController } from '../server/serverController';
-import { resolveTarget } from './renderTarget';
+import { resolveTarget, type ResolvedTarget } from './renderTarget';
 
 export const PREVIEW_VIEW_TYPE = 'hookbench.renderPreview';
 
@@ -89,11 +89,12 @@ export class PreviewPanel implements vscode.Disposable {
     try {
       switch (message.type) {
         case 'ready': {
+          const target = await resolveTarget(this.server, this.context.secrets).catch(() => undefined);
           const init: ToWebview = {
             type: 'init',
             ...(this.lastForm ? { form: this.lastForm } : {}),
-            catalog: await this.catalog(),
-            target: (await resolveTarget(this.server, this.context.secrets).catch(() => undefined))?.label ?? 'no target',
+            catalog: await this.catalog(target),
+            target: target?.label ?? 'no target',
           };
           this.sent.push(init);
           void this.panel.webview.postMessage(init);
@@ -117,8 +118,7 @@ export class PreviewPanel implements vscode.Disposable {
     }
   }
 
-  private async catalog(): Promise<CatalogEntry[]> {
-    const target = await resolveTarget(this.server, this.context.secrets).catch(() => undefined);
+  private async catalog(target: ResolvedTarget | undefined): Promise<CatalogEntry[]> {
     if (target?.local) return new RenderClient(target).fonts<CatalogEntry[]>();
     // Cloudflare has its whole list installed.
     return FONT_CATALOG.map((font) => ({ ...font, installed: true }));
