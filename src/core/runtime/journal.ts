@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import { StorageCorruptError } from './errors';
+import { journalFiles, type OpenFiles } from './openFiles';
 
 export type SqlValue = string | number | null | Uint8Array;
 
@@ -84,8 +85,6 @@ function write(fd: number, buffer: Buffer): Promise<number> {
   return new Promise((resolve, reject) => fs.write(fd, buffer, (error, written) => (error ? reject(error) : resolve(written))));
 }
 const fdatasync = promisify(fs.fdatasync);
-const close = promisify(fs.close);
-const open = promisify(fs.open);
 
 /** Appends records and makes them durable in group commits: one write + fdatasync per batch. */
 export class JournalWriter {
@@ -95,11 +94,13 @@ export class JournalWriter {
   private bytes: number;
 
   /**
-   * Creates `file` if needed, synchronously, so a writer can be swapped in one step. The file is
-   * opened only while a batch is written: a thousand awake instances must not hold a thousand
-   * descriptors (Linux's default limit is 1,024, macOS's 256).
+   * Creates `file` if needed, synchronously, so a writer can be swapped in one step. Its
+   * descriptor comes from `files`, which bounds how many journals are open at once.
    */
-  constructor(readonly file: string) {
+  constructor(
+    readonly file: string,
+    private readonly files: OpenFiles = journalFiles,
+  ) {
     fs.closeSync(fs.openSync(file, 'a'));
     this.bytes = fs.statSync(file).size;
   }
@@ -129,14 +130,11 @@ export class JournalWriter {
     const batch = Buffer.concat(this.pending.splice(0));
     this.inFlight = (async () => {
       try {
-        const fd = await open(this.file, 'a');
-        try {
+        await this.files.use(this.file, async (fd) => {
           let written = 0;
           while (written < batch.length) written += await write(fd, batch.subarray(written));
           await fdatasync(fd);
-        } finally {
-          await close(fd);
-        }
+        });
         this.bytes += batch.length;
       } finally {
         this.inFlight = undefined;
@@ -151,6 +149,10 @@ export class JournalWriter {
   }
 
   async close(): Promise<void> {
-    await this.flush();
+    try {
+      await this.flush();
+    } finally {
+      this.files.release(this.file);
+    }
   }
 }
