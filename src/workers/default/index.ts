@@ -21,13 +21,10 @@ export default {
     if (route) {
       if (request.method !== 'POST') return text('Method not allowed', 405);
       let entity = route.entity;
-      let forward = request;
       if (entity === undefined && route.provider) {
         const { shape } = schemeFor(route.provider);
-        // The agent gets the same bytes again (seed §4.2 rule 4): read once and passed on, which
-        // costs less than a clone (a clone tees the body stream).
-        const body = new Uint8Array(await request.arrayBuffer());
-        forward = new Request(request.url, { method: request.method, headers: request.headers, body });
+        // Read a clone: the agent reads the original body again, byte for byte (seed §4.2 rule 4).
+        const body = new Uint8Array(await request.clone().arrayBuffer());
         let payload: unknown;
         try {
           payload = parsePayload(body, request.headers.get('content-type')).payload;
@@ -39,7 +36,7 @@ export default {
         entity = sanitizeEntity(found);
       }
       const agent = await getAgentByName(env.WEBHOOK_AGENT as never, entity!);
-      return agent.fetch(forward);
+      return agent.fetch(request);
     }
     return (await routeAgentRequest(request, env)) ?? text('Not found', 404);
   },
