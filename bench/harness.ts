@@ -131,3 +131,31 @@ export async function startBareServer(): Promise<{ url: string; close: () => voi
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
 }
+
+/**
+ * The floor under any receiver built on the fetch API here: node:http, the body read, a `Request`,
+ * the seed's router (clone, parse the payload for the entity) and agent (read the bytes again,
+ * verify the HMAC timing-safe, parse), a `Response` read back and written — everything the
+ * built-in worker's path does except the runtime, storage and logging.
+ */
+export async function startFetchFloorServer(verify: (body: Uint8Array, headers: Headers) => boolean): Promise<{ url: string; close: () => void }> {
+  const http = await import('node:http');
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers = new Headers();
+    for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+    const request = new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: Buffer.concat(chunks) });
+    JSON.parse(Buffer.from(await request.clone().arrayBuffer()).toString('utf8'));
+    const body = new Uint8Array(await request.arrayBuffer());
+    const ok = verify(body, request.headers);
+    JSON.parse(Buffer.from(body).toString('utf8'));
+    const response = new Response(ok ? 'OK' : 'Invalid signature', { status: ok ? 200 : 401, headers: { 'content-type': 'text/plain;charset=UTF-8' } });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    res.writeHead(response.status, { 'content-type': 'text/plain;charset=UTF-8' });
+    res.end(bytes);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
+}

@@ -2,14 +2,17 @@
 // bytes, dedup, insert, retention, setState, journal fsync, deliveries log), fed signed 3.3 KB
 // GitHub pushes with unique delivery ids over 100 entities on 32 keep-alive connections by a load
 // generator on the same 2 cores, against a bare node:http server answering 200 without work, in
-// the same run. Then the latency from a POST to the state frame at a connected client.
+// the same run; and against the fetch-API floor (the same steps without the runtime), to show
+// what the runtime itself costs. Then the latency from a POST to the state frame at a connected
+// client.
 // Issue targets: ≥ 5,000 requests/s, p99 ≤ 20 ms, ≥ 50 % of the bare server's rate.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import WebSocket from 'ws';
 import { schemeFor } from '../src/core/signing';
-import { httpLoad, report, startBareServer, startServeProcess, type BenchResult } from './harness';
+import { normalizeHeaders } from '../src/core/signing';
+import { httpLoad, report, startBareServer, startFetchFloorServer, startServeProcess, type BenchResult } from './harness';
 
 const SECRET = 'bench-github-secret';
 const CONNECTIONS = 32;
@@ -78,6 +81,12 @@ async function main(): Promise<void> {
   const baseline = await httpLoad(bare.url, 10, push, { connections: CONNECTIONS });
   bare.close();
 
+  const github = schemeFor('github');
+  const floorServer = await startFetchFloorServer((body, headers) => github.verify({ secret: SECRET, body, headers: normalizeHeaders(headers.entries()) }).valid);
+  await httpLoad(floorServer.url, 2, push, { connections: CONNECTIONS });
+  const floor = await httpLoad(floorServer.url, 10, push, { connections: CONNECTIONS });
+  floorServer.close();
+
   const results: BenchResult[] = [
     {
       name: `signed GitHub pushes (3.3 KB, unique ids, 100 entities, c=32, durable) through hookbench serve — p50 ${measured.p50.toFixed(1)} ms, p99 ${measured.p99.toFixed(1)} ms, ${measured.errors} non-200`,
@@ -87,6 +96,14 @@ async function main(): Promise<void> {
       baselineValue: baseline.rate,
       ratio: measured.rate / baseline.rate,
       target: 0.5,
+    },
+    {
+      name: `the same load through node:http with the fetch-API steps of the seed's pattern and no runtime (Request, clone and parse in the router, verify and parse in the agent, Response; p50 ${floor.p50.toFixed(1)} ms, p99 ${floor.p99.toFixed(1)} ms, ${floor.errors} non-200)`,
+      unit: 'requests/s',
+      value: floor.rate,
+      baseline: 'bare node:http answering 200',
+      baselineValue: baseline.rate,
+      ratio: floor.rate / baseline.rate,
     },
     {
       name: 'POST → cf_agent_state frame at a connected client, p50 (ms)',
