@@ -104,10 +104,10 @@ export class Agent<Env = unknown, State = unknown> extends DurableObject<Env> {
     this.validateStateChange(state, source);
     this.#persistState(state);
     this.#state = { value: state };
-    const frame = broadcastStateFrame(state);
     const exclude = source === 'server' ? undefined : source.id;
+    let frame: string | undefined;
     for (const connection of this.#connections.values()) {
-      if (connection.protocol && connection.id !== exclude) connection.send(frame);
+      if (connection.protocol && connection.id !== exclude) connection.send((frame ??= broadcastStateFrame(state)));
     }
     this.ctx.waitUntil(
       Promise.resolve()

@@ -134,9 +134,13 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
 
   /** Dedup, insert, retention, state. Answers false for a duplicate delivery. */
   private store(event: StoredEvent): boolean {
-    if (this.sql`SELECT 1 AS seen FROM events WHERE id = ${event.id}`.length > 0) return false;
-    this.sql`INSERT INTO events (id, type, action, title, description, url, actor, payload, timestamp)
-      VALUES (${event.id}, ${event.type}, ${event.action}, ${event.title}, ${event.description}, ${event.url}, ${event.actor}, ${event.payload}, ${event.timestamp})`;
+    // The dedup check and the insert in one statement: a delivery id already stored inserts nothing.
+    const inserted = this.ctx.storage.sql.exec(
+      `INSERT INTO events (id, type, action, title, description, url, actor, payload, timestamp)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      event.id, event.type, event.action, event.title, event.description, event.url, event.actor, event.payload, event.timestamp,
+    ).rowsWritten;
+    if (inserted === 0) return false;
     this.applyRetention();
     const { stats } = this.state;
     this.setState({
