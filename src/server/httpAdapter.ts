@@ -47,8 +47,9 @@ export function requestUrl(req: IncomingMessage, fallbackOrigin: string): string
 }
 
 export function toRequest(req: IncomingMessage, url: string, body: Buffer | undefined): Request {
-  const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  // Name/value pairs as they came, repeats included; a Request fills its headers from them directly.
+  const headers: [string, string][] = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
   const method = req.method ?? 'GET';
   const hasBody = body !== undefined && method !== 'GET' && method !== 'HEAD';
   return new Request(url, { method, headers, body: hasBody ? body : undefined });
