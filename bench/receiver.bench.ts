@@ -10,30 +10,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import WebSocket from 'ws';
-import { schemeFor } from '../src/core/signing';
-import { normalizeHeaders } from '../src/core/signing';
+import { normalizeHeaders, schemeFor } from '../src/core/signing';
 import { httpLoad, report, startBareServer, startFetchFloorServer, startServeProcess, type BenchResult } from './harness';
+import { pushBody } from './pushes';
 
 const SECRET = 'bench-github-secret';
 const CONNECTIONS = 32;
-
-/** A push delivery of about 3.3 KB, like the seed's benchmark. */
-function pushBody(entity: number, n: number): string {
-  const repo = `acme/repo-${entity}`;
-  const payload = {
-    ref: 'refs/heads/main',
-    before: '6113728f27ae82c7b1a177c8d03f9e96e0adf246',
-    after: '0000000000000000000000000000000000000000'.slice(0, 40 - String(n).length) + n,
-    repository: { id: 1296269 + entity, name: `repo-${entity}`, full_name: repo, private: false, html_url: `https://github.com/${repo}`, owner: { login: 'acme', id: 1, type: 'Organization' }, description: 'A repository', default_branch: 'main' },
-    pusher: { name: 'octocat', email: 'octocat@github.com' },
-    sender: { login: 'octocat', id: 583231, type: 'User' },
-    compare: `https://github.com/${repo}/compare/6113728f27ae...${n}`,
-    commits: [{ id: String(n), message: 'Update README.md', timestamp: '2026-11-22T03:00:00Z', author: { name: 'Octo Cat', email: 'octocat@github.com', username: 'octocat' }, added: [], removed: [], modified: ['README.md'] }],
-    head_commit: { id: String(n), message: 'Update README.md', timestamp: '2026-11-22T03:00:00Z' },
-  };
-  const text = JSON.stringify(payload);
-  return JSON.stringify({ ...payload, padding: 'x'.repeat(Math.max(0, 3300 - text.length - 14)) });
-}
 
 function signedPush(n: number): { body: string; headers: Record<string, string> } {
   const body = pushBody(n % 100, n);
