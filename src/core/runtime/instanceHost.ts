@@ -56,6 +56,8 @@ export class InstanceHost {
   private jobTimer: NodeJS.Timeout | undefined;
   private alarmTimer: NodeJS.Timeout | undefined;
   private background = new Set<Promise<unknown>>();
+  /** Closes still running: waking again waits for them, so two databases never share the folder. */
+  private closing: Promise<unknown> | undefined;
 
   constructor(
     readonly name: string,
@@ -71,6 +73,9 @@ export class InstanceHost {
 
   private wake(): Promise<Live> {
     this.live ??= (async () => {
+      // A closing snapshot deletes the journal generations it covers: opening before it finishes
+      // would append to a generation about to be deleted.
+      while (this.closing) await this.closing;
       const db = await DurableDatabase.open({ sql: this.deps.sql, dir: this.deps.dir, snapshotAfterBytes: this.deps.snapshotAfterBytes });
       // The folder name is an encoding (hashed for long names): keep the real name beside it.
       const nameFile = path.join(this.deps.dir, 'name');
@@ -244,7 +249,7 @@ export class InstanceHost {
     clearTimeout(this.alarmTimer);
     this.jobTimer = this.alarmTimer = undefined;
     this.deps.logger.error(`${this.name}: a journal write failed; closed, it reopens from disk on the next request`);
-    void live.then((l) => l.db.close({ snapshot: false })).catch(() => undefined);
+    void this.retire(live, { snapshot: false });
     this.deps.onEvict?.(this.name);
   }
 
@@ -256,9 +261,21 @@ export class InstanceHost {
     clearTimeout(this.jobTimer);
     clearTimeout(this.alarmTimer);
     this.jobTimer = this.alarmTimer = undefined;
-    const { db } = await live;
-    await db.close();
+    await this.retire(live, { snapshot: true });
     this.deps.onEvict?.(this.name);
+  }
+
+  /** Closes a database no longer live; failures are logged (its journal holds what is durable). */
+  private retire(live: Promise<Live>, options: { snapshot: boolean }): Promise<void> {
+    const closed = live
+      .then(({ db }) => db.close(options))
+      .catch((error: unknown) => this.deps.logger.error(`${this.name}: closing: ${(error as Error)?.message ?? String(error)}`));
+    const all = Promise.all([this.closing, closed]);
+    this.closing = all;
+    void all.then(() => {
+      if (this.closing === all) this.closing = undefined;
+    });
+    return closed;
   }
 
   /** Drains background work and closes; used at shutdown. */
@@ -269,6 +286,7 @@ export class InstanceHost {
     await Promise.allSettled([...this.background]);
     const live = this.live;
     this.live = undefined;
-    if (live) await (await live).db.close().catch(() => undefined);
+    if (live) await this.retire(live, { snapshot: true });
+    await this.closing;
   }
 }

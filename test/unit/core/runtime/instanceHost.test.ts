@@ -1,0 +1,61 @@
+// An instance evicted while a request arrives: the request waits for the old instance to finish
+// closing (commit, snapshot, old journals deleted) before it opens the folder again, so nothing
+// acknowledged on either side of the eviction is lost.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { nullLogger } from '../../../../src/core/log';
+import type { DurableObjectState } from '../../../../src/core/runtime/durableObject';
+import { InstanceHost, type HostDeps } from '../../../../src/core/runtime/instanceHost';
+import { DurableObjectNamespace } from '../../../../src/core/runtime/namespace';
+import { loadSqlJs } from '../../../../src/core/runtime/sqljs';
+
+class Rows {
+  constructor(private readonly ctx: DurableObjectState) {
+    ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS t (v INTEGER)');
+  }
+
+  async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const v = url.searchParams.get('v');
+    if (v !== null) this.ctx.storage.sql.exec('INSERT INTO t (v) VALUES (?)', Number(v));
+    // Work after the response: its write is still in flight when the instance is evicted.
+    const later = url.searchParams.get('later');
+    if (later !== null) this.ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 1)).then(() => this.ctx.storage.sql.exec('INSERT INTO t (v) VALUES (?)', Number(later))));
+    const rows = this.ctx.storage.sql.exec<{ v: number }>('SELECT v FROM t ORDER BY v').toArray();
+    return Response.json(rows.map((r) => r.v));
+  }
+}
+
+async function host(dir: string): Promise<InstanceHost> {
+  const deps: HostDeps = { sql: await loadSqlJs(), dir, logger: nullLogger, now: Date.now, idleMs: 60_000 };
+  const namespace = new DurableObjectNamespace('ROWS', 'Rows', Rows as never, () => ({}), deps);
+  return namespace.host('one');
+}
+
+describe('instance host', () => {
+  it('keeps every acknowledged write when a request arrives while the instance is being evicted', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-evict-race-'));
+    const first = await host(dir);
+    const acknowledged: number[] = [];
+    const write = async (h: InstanceHost, query: string, ...values: number[]) => {
+      const response = await h.fetch(new Request(`http://do/?${query}`));
+      assert.equal(response.status, 200);
+      acknowledged.push(...values);
+    };
+    for (let round = 0; round < 40; round++) {
+      const v = round * 3;
+      await write(first, `v=${v}&later=${v + 1}`, v, v + 1);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      // The eviction commits the later write and snapshots; the request lands in the middle of it.
+      await Promise.all([first.evict(), write(first, `v=${v + 2}`, v + 2)]);
+    }
+    await first.shutdown();
+    const reopened = await host(dir);
+    const stored = (await (await reopened.fetch(new Request('http://do/'))).json()) as number[];
+    await reopened.shutdown();
+    assert.deepEqual(stored, [...acknowledged].sort((a, b) => a - b));
+  });
+});
