@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../core/log';
-import { StorageWriteError } from '../core/runtime/errors';
+import { InstanceClosedError, StorageWriteError } from '../core/runtime/errors';
 import { UPGRADE, type UpgradeResponse } from '../core/runtime/instanceHost';
 import type { WorkerRuntime } from '../core/runtime/workerRuntime';
 import type { AdminApi } from './adminApi';
@@ -92,13 +92,14 @@ export class Receiver {
         res.end(bytes);
       }
     } catch (error) {
-      const storage = storageFailure(error);
-      if (storage) {
-        // Providers retry a 503: the delivery comes back once the disk takes writes again.
-        this.options.logger.error(`[receiver] ${req.method} ${url.pathname}: ${storage.message}`);
+      const retry = unavailable(error);
+      if (retry) {
+        // Providers retry a 503: the delivery comes back once the disk takes writes again, or
+        // reaches the reloaded worker.
+        this.options.logger.error(`[receiver] ${req.method} ${url.pathname}: ${retry.error.message}`);
         status = 503;
-        responseBody = `Service Unavailable: ${storage.message}`;
-        if (!res.headersSent) res.setHeader('retry-after', '30');
+        responseBody = `Service Unavailable: ${retry.error.message}`;
+        if (!res.headersSent) res.setHeader('retry-after', String(retry.after));
         writeText(res, 503, responseBody);
       } else {
         this.options.logger.error(`[receiver] ${req.method} ${req.url}: ${(error as Error)?.stack ?? String(error)}`);
@@ -171,12 +172,19 @@ export class Receiver {
   }
 }
 
-/** Splits the worker's x-hookbench-* notes from the headers that go to the client. */
-/** The storage failure behind an error, however user code wrapped it. */
-function storageFailure(error: unknown): StorageWriteError | undefined {
-  for (let e = error, depth = 0; e && depth < 5; e = (e as Error).cause, depth++) if (e instanceof StorageWriteError) return e;
+/**
+ * The failure behind an error, however user code wrapped it, that a retry will get past: a disk
+ * that refused a write (retry in 30 s), an instance shut down for a reload (retry at once).
+ */
+function unavailable(error: unknown): { error: Error; after: number } | undefined {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as Error).cause, depth++) {
+    if (e instanceof StorageWriteError) return { error: e, after: 30 };
+    if (e instanceof InstanceClosedError) return { error: e, after: 1 };
+  }
   return undefined;
 }
+
+/** Splits the worker's x-hookbench-* notes from the headers that go to the client. */
 
 function splitInfo(headers: Headers): { info: Record<string, string>; headers: Record<string, string> } {
   const info: Record<string, string> = {};

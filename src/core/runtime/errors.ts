@@ -34,3 +34,14 @@ export class StorageWriteError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * A request reached an instance that was shut down (the worker reloaded, the server is stopping,
+ * the instance was deleted). It did not run; sent again, it reaches the instance's new host.
+ */
+export class InstanceClosedError extends Error {
+  override readonly name = 'InstanceClosedError';
+  constructor(readonly instance: string) {
+    super(`the instance ${JSON.stringify(instance)} was shut down (the worker reloaded or the server is stopping); the request did not run`);
+  }
+}

@@ -9,7 +9,7 @@ import type { SqlJsStatic } from 'sql.js';
 import type { Logger } from '../log';
 import { Agent } from './agent';
 import { Connection, type Socket } from './connection';
-import { StorageWriteError } from './errors';
+import { InstanceClosedError, StorageWriteError } from './errors';
 import { DurableDatabase } from './durableDatabase';
 import { DurableObjectState, type DurableObjectId, type InstanceServices } from './durableObject';
 import { nanoid } from './jobs';
@@ -58,6 +58,9 @@ export class InstanceHost {
   private background = new Set<Promise<unknown>>();
   /** Closes still running: waking again waits for them, so two databases never share the folder. */
   private closing: Promise<unknown> | undefined;
+  /** Set by shutdown: this host takes no more work (a new host serves the instance). */
+  private stopped = false;
+  private onDrained: (() => void) | undefined;
 
   constructor(
     readonly name: string,
@@ -104,6 +107,7 @@ export class InstanceHost {
 
   /** Runs `fn` on the woken instance, then holds its result until the writes it made are durable. */
   private async run<T>(fn: (live: Live) => Promise<T>): Promise<T> {
+    if (this.stopped) throw new InstanceClosedError(this.name);
     this.active++;
     clearTimeout(this.idleTimer);
     try {
@@ -120,6 +124,7 @@ export class InstanceHost {
       throw error;
     } finally {
       this.active--;
+      if (this.active === 0) this.onDrained?.();
       this.armIdle();
     }
   }
@@ -278,8 +283,22 @@ export class InstanceHost {
     return closed;
   }
 
-  /** Drains background work and closes; used at shutdown. */
-  async shutdown(): Promise<void> {
+  /**
+   * Takes no more work, lets requests already running finish (up to `drainMs`), drains background
+   * work and closes; used at shutdown, on reload and before deleting the instance.
+   */
+  async shutdown(drainMs = 10_000): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.jobTimer);
+    clearTimeout(this.alarmTimer);
+    if (this.active > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise<void>((resolve) => (this.onDrained = resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs)))]);
+      clearTimeout(timer);
+      if (this.active > 0) this.deps.logger.warn(`${this.name}: closed with ${this.active} request(s) still running after ${drainMs} ms`);
+    }
+    // Requests that finished during the drain may have armed these again.
     clearTimeout(this.idleTimer);
     clearTimeout(this.jobTimer);
     clearTimeout(this.alarmTimer);

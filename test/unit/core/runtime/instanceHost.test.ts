@@ -1,6 +1,7 @@
-// An instance evicted while a request arrives: the request waits for the old instance to finish
-// closing (commit, snapshot, old journals deleted) before it opens the folder again, so nothing
-// acknowledged on either side of the eviction is lost.
+// Instances closing while requests arrive. Evicted: the request waits for the old database to
+// finish closing (commit, snapshot, old journals deleted) before it opens the folder again, so
+// nothing acknowledged on either side is lost. Shut down (reload, stop): running requests finish,
+// later ones are refused rather than opening a second database on the same folder.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -8,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { nullLogger } from '../../../../src/core/log';
 import type { DurableObjectState } from '../../../../src/core/runtime/durableObject';
-import { InstanceHost, type HostDeps } from '../../../../src/core/runtime/instanceHost';
+import type { HostDeps, InstanceHost } from '../../../../src/core/runtime/instanceHost';
 import { DurableObjectNamespace } from '../../../../src/core/runtime/namespace';
 import { loadSqlJs } from '../../../../src/core/runtime/sqljs';
 
@@ -19,6 +20,8 @@ class Rows {
 
   async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
+    const wait = Number(url.searchParams.get('wait') ?? 0);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const v = url.searchParams.get('v');
     if (v !== null) this.ctx.storage.sql.exec('INSERT INTO t (v) VALUES (?)', Number(v));
     // Work after the response: its write is still in flight when the instance is evicted.
@@ -57,5 +60,23 @@ describe('instance host', () => {
     const stored = (await (await reopened.fetch(new Request('http://do/'))).json()) as number[];
     await reopened.shutdown();
     assert.deepEqual(stored, [...acknowledged].sort((a, b) => a - b));
+  });
+});
+
+describe('instance host shutdown', () => {
+  it('lets a running request finish and store its write, then refuses new work instead of reopening', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-shutdown-drain-'));
+    const first = await host(dir);
+    await first.fetch(new Request('http://do/?v=1'));
+    const slow = first.fetch(new Request('http://do/?wait=150&v=2'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const stopping = first.shutdown();
+    await assert.rejects(first.fetch(new Request('http://do/?v=3')), { name: 'InstanceClosedError' });
+    assert.deepEqual(await (await slow).json(), [1, 2]);
+    await stopping;
+    await assert.rejects(first.fetch(new Request('http://do/?v=4')), { name: 'InstanceClosedError' });
+    const reopened = await host(dir);
+    assert.deepEqual(await (await reopened.fetch(new Request('http://do/'))).json(), [1, 2]);
+    await reopened.shutdown();
   });
 });
