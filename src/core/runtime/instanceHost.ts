@@ -61,6 +61,8 @@ export class InstanceHost {
   /** Set by shutdown: this host takes no more work (a new host serves the instance). */
   private stopped = false;
   private onDrained: (() => void) | undefined;
+  /** Open WebSockets, closed with 1012 when the host shuts down so clients reconnect to the new one. */
+  private readonly sockets = new Set<Socket>();
 
   constructor(
     readonly name: string,
@@ -173,6 +175,7 @@ export class InstanceHost {
     const url = new URL(request.url);
     const id = url.searchParams.get('_pk') ?? nanoid();
     this.connections++;
+    this.sockets.add(socket);
     clearTimeout(this.idleTimer);
     let connection: Connection | undefined;
     const ready = this.run(async ({ object, gate }) => {
@@ -193,6 +196,7 @@ export class InstanceHost {
       },
       close: (code, reason) => {
         this.connections--;
+        this.sockets.delete(socket);
         void ready
           .then((agent) => this.run(() => agent.__hb_close(connection!, code, reason, code !== 1006)))
           .catch(() => undefined)
@@ -298,6 +302,9 @@ export class InstanceHost {
       clearTimeout(timer);
       if (this.active > 0) this.deps.logger.warn(`${this.name}: closed with ${this.active} request(s) still running after ${drainMs} ms`);
     }
+    // 1012 Service Restart: the agents client reconnects, to the new build on a reload.
+    for (const socket of this.sockets) socket.close(1012, 'Service Restart');
+    this.sockets.clear();
     // Requests that finished during the drain may have armed these again.
     clearTimeout(this.idleTimer);
     clearTimeout(this.jobTimer);

@@ -41,11 +41,15 @@ describe('idle eviction', () => {
 });
 
 describe('reload', () => {
-  it('serves the new code after the worker source changes, with the state kept', async () => {
+  it('serves the new code after the worker source changes, with the state kept and WebSocket clients told to reconnect', async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-reload-'));
     fs.cpSync(path.join(projectRoot(), 'test', 'fixtures', 'workers', 'counter'), root, { recursive: true });
     const served = await serveFixture('counter', { root, watch: true });
+    const { FrameClient } = await import('../helpers/serveWorker');
+    const client = new FrameClient(`${served.url}/agents/counter-agent/r`);
     try {
+      await client.opened;
+      const closed = new Promise<number>((resolve) => client.socket.once('close', (code) => resolve(code)));
       assert.equal(await (await fetch(`${served.url}/agents/counter-agent/r`, { method: 'POST', body: 'a' })).text(), '1');
       const file = path.join(root, 'src', 'index.ts');
       fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('return new Response(String(this.state.count));', "return new Response('v2:' + this.state.count);"));
@@ -58,6 +62,7 @@ describe('reload', () => {
       assert.match(text, /^v2:\d+$/);
       assert.ok(Number(text.slice(3)) >= 2, 'the count survived the reload');
       assert.ok(served.logs.some((l) => l.includes('reloaded after a source change')));
+      assert.equal(await closed, 1012, 'a client of the old build is told to reconnect (Service Restart)');
     } finally {
       await served.stop();
     }
