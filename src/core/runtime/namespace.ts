@@ -77,15 +77,22 @@ export class DurableObjectNamespace {
     return this.hosts.get(name);
   }
 
-  /** Closes the instance and deletes its data. */
+  /**
+   * Closes the instance and deletes its data. Until the folder is gone, requests find the instance
+   * shut down (InstanceClosedError, a 503 to retry) rather than opening what is being deleted.
+   */
   async destroy(name: string): Promise<boolean> {
-    const host = this.hosts.get(name);
+    const existed = this.hosts.has(name);
+    const host = this.host(name);
     const dir = path.join(this.deps.dir, encodeName(name));
-    await host?.shutdown();
-    this.hosts.delete(name);
-    if (!fs.existsSync(dir)) return host !== undefined;
-    await fs.promises.rm(dir, { recursive: true, force: true });
-    return true;
+    try {
+      await host.shutdown();
+      if (!fs.existsSync(dir)) return existed;
+      await fs.promises.rm(dir, { recursive: true, force: true });
+      return true;
+    } finally {
+      if (this.hosts.get(name) === host) this.hosts.delete(name);
+    }
   }
 
   async shutdown(): Promise<void> {

@@ -80,3 +80,25 @@ describe('instance host shutdown', () => {
     await reopened.shutdown();
   });
 });
+
+describe('deleting an instance', () => {
+  it('refuses requests while its folder is deleted, asleep or awake, then starts afresh', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-destroy-'));
+    const deps: HostDeps = { sql: await loadSqlJs(), dir, logger: nullLogger, now: Date.now, idleMs: 60_000 };
+    const namespace = () => new DurableObjectNamespace('ROWS', 'Rows', Rows as never, () => ({}), deps);
+    const writer = namespace();
+    await writer.getByName('awake').fetch('http://do/?v=1');
+    await writer.getByName('asleep').fetch('http://do/?v=1');
+    await writer.shutdown();
+    // A new namespace over the same folder: 'asleep' has data on disk and no host yet.
+    const ns = namespace();
+    await ns.getByName('awake').fetch('http://do/?v=2');
+    for (const name of ['awake', 'asleep']) {
+      const destroying = ns.destroy(name);
+      await assert.rejects(ns.getByName(name).fetch('http://do/?v=9'), { name: 'InstanceClosedError' });
+      assert.equal(await destroying, true);
+      assert.deepEqual(await (await ns.getByName(name).fetch('http://do/?v=3')).json(), [3]);
+    }
+    await ns.shutdown();
+  });
+});
