@@ -9,6 +9,7 @@ import { Emitter } from '../core/events';
 import type { Logger } from '../core/log';
 import type { WranglerConfig } from '../core/runtime/wranglerConfig';
 import { AdminApi, type InstanceEvent } from './adminApi';
+import { lockDataFolder } from './dataLock';
 import { DeliveryLog } from './deliveryLog';
 import { Receiver } from './receiver';
 import { Sink } from './sink';
@@ -48,6 +49,16 @@ export function internalDir(dataDir: string, part: string): string {
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const lock = await lockDataFolder(options.dataDir, internalDir(options.dataDir, 'serve.lock'));
+  try {
+    return await startLocked(options, lock.release);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function startLocked(options: ServerOptions, unlock: () => void): Promise<RunningServer> {
   const instanceEvents = new Emitter<InstanceEvent>();
   const worker = await WorkerHost.start({
     entry: options.entry,
@@ -67,7 +78,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const runtime = () => worker.runtime();
   const admin = new AdminApi({ token: options.adminToken, runtime, deliveries, sink, instanceEvents, logger: options.logger });
   const receiver = new Receiver({ host: options.host, port: options.port, runtime, logger: options.logger, bodyLimit: options.bodyLimit, admin, deliveries });
-  const url = await receiver.listen();
+  let url: string;
+  try {
+    url = await receiver.listen();
+  } catch (error) {
+    await worker.stop();
+    await deliveries.close();
+    await sink.close();
+    instanceEvents.dispose();
+    throw error;
+  }
   return {
     url,
     worker,
@@ -80,6 +100,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       await deliveries.close();
       await sink.close();
       instanceEvents.dispose();
+      unlock();
     },
   };
 }

@@ -6,7 +6,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import * as esbuild from 'esbuild';
 import { lineLogger, type Logger } from '../../core/log';
 import { loadSqlJs } from '../../core/runtime/sqljs';
@@ -49,26 +48,31 @@ function secretsFrom(envFile: string | undefined, env: NodeJS.ProcessEnv): Recor
   return secrets;
 }
 
+/** How often the event-loop watch ticks, and how long a block must last to be reported. */
+const WATCH_TICK_MS = 100;
+const BLOCKED_MS = 1000;
+
 /**
- * Reports the event loop being blocked (user code spinning), without crashing anything. Started
- * before the server is ready: the histogram needs a first tick before it can measure a block, and
- * a request may arrive within milliseconds of "listening on". `ready()` forgets start-up's own delays.
+ * Reports the event loop being blocked (user code spinning), without crashing anything: a
+ * heartbeat timer that sees how late it ran, and says so as soon as the block ends. Start-up's
+ * own delays (bundling, compiling sql.js) are ignored until `ready()`.
  */
 function watchEventLoop(logger: Logger): { ready(): void; stop(): void } {
-  const histogram = monitorEventLoopDelay({ resolution: 20 });
-  histogram.enable();
+  let armed = false;
+  let last = performance.now();
   const timer = setInterval(() => {
-    const maxMs = histogram.max / 1e6;
-    if (maxMs > 1000) logger.warn(`[agents] the event loop was blocked for ${Math.round(maxMs)} ms: some agent code runs synchronously for too long`);
-    histogram.reset();
-  }, 2000);
+    const now = performance.now();
+    const blocked = now - last - WATCH_TICK_MS;
+    last = now;
+    if (armed && blocked > BLOCKED_MS) logger.warn(`[agents] the event loop was blocked for ${Math.round(blocked)} ms: some agent code runs synchronously for too long`);
+  }, WATCH_TICK_MS);
   timer.unref();
   return {
-    ready: () => histogram.reset(),
-    stop: () => {
-      clearInterval(timer);
-      histogram.disable();
+    ready: () => {
+      armed = true;
+      last = performance.now();
     },
+    stop: () => clearInterval(timer),
   };
 }
 

@@ -91,8 +91,9 @@ describe('isolation', () => {
     const server = await startServe(['--worker', worker, '--data', data, '--no-watch']);
     try {
       assert.equal(await (await fetch(`${server.url}/agents/counter-agent/spinner/spin`)).text(), 'spun');
-      const reported = new Promise<void>((resolve) => {
-        const check = () => server.stderr().includes('the event loop was blocked') && resolve();
+      const reported = new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no report of the blocked event loop within 10 s:\n${server.stderr()}`)), 10_000);
+        const check = () => server.stderr().includes('the event loop was blocked') && (clearTimeout(timer), resolve());
         check();
         server.child.stderr!.on('data', check);
       });
