@@ -1,7 +1,7 @@
 /**
  * Snapshots of an instance's database: [8-byte magic][u32 crc32][u32 reserved][SQLite image],
- * written to a temp file, fsync'd, renamed over the old one, and the directory fsync'd, so a crash
- * leaves either the old snapshot or the new one, never half of one. A snapshot whose checksum or
+ * written in full to a temp file, fsync'd, renamed over the old one, and the directory fsync'd, so
+ * a crash or a full disk leaves either the old snapshot or the new one, never half of one. A snapshot whose checksum or
  * magic does not match is reported as corrupt, never silently replaced.
  */
 import * as fs from 'node:fs';
@@ -19,13 +19,32 @@ export async function writeSnapshot(file: string, image: Uint8Array): Promise<vo
   const temp = `${file}.tmp`;
   const handle = await fs.promises.open(temp, 'w');
   try {
-    await handle.writev([header, image]);
-    await handle.sync();
-  } finally {
-    await handle.close();
+    try {
+      await writeAll(handle, header, 0);
+      await writeAll(handle, image, HEADER);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    // A full disk: the temp file is no use, and takes room the journal needs.
+    await fs.promises.rm(temp, { force: true }).catch(() => undefined);
+    throw error;
   }
   await fs.promises.rename(temp, file);
   await syncDirectory(path.dirname(file));
+}
+
+/**
+ * Writes all of `data` at `position`. On a nearly full disk the kernel writes what fits and
+ * answers with a short count; only the next write reports ENOSPC, so a single write would leave
+ * a truncated file that looks written.
+ */
+async function writeAll(handle: fs.promises.FileHandle, data: Uint8Array, position: number): Promise<void> {
+  for (let offset = 0; offset < data.length; ) {
+    const { bytesWritten } = await handle.write(data, offset, data.length - offset, position + offset);
+    offset += bytesWritten;
+  }
 }
 
 /** The SQLite image of a snapshot, undefined when there is none yet. */
