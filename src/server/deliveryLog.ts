@@ -1,9 +1,11 @@
 /**
  * The deliveries log: every request the receiver passes to the worker, accepted or rejected, with
  * its raw bytes, the response, timing, and what the worker said about it (provider, entity,
- * verification). A bounded ring in memory, persisted as append-only NDJSON in two rotating files
- * (each holds at most the bound, so together they always hold the newest deliveries); on start
- * the newest are read back and a torn last line is skipped. Writing a log line costs one append,
+ * verification). A ring in memory bounded by count and by bytes (a thousand 1 MiB bodies would
+ * otherwise hold 1.3 GB), persisted as append-only NDJSON files numbered in the order they were
+ * written: each holds at most the bounds, and the two newest together always hold the newest
+ * deliveries. A new file never reuses an old name, so writes still on their way to the previous
+ * file cannot land in it. On start the two newest are read back and a torn last line is skipped. Writing a log line costs one append,
  * not a database write and an fsync on the request's path.
  */
 import { randomUUID } from 'node:crypto';
@@ -40,6 +42,8 @@ export interface DeliveryLogOptions {
   readonly maxCount?: number;
   /** Request bytes kept per delivery (default 1 MiB); larger bodies are kept truncated and marked. */
   readonly maxBodyBytes?: number;
+  /** Bytes of stored deliveries kept in memory, and in each of the two files (default 64 MiB). */
+  readonly maxBytes?: number;
 }
 
 interface Stored extends DeliverySummary {
@@ -47,37 +51,77 @@ interface Stored extends DeliverySummary {
   readonly responseBody: string;
 }
 
-const FILES = ['deliveries-a.ndjson', 'deliveries-b.ndjson'] as const;
+/** Files of earlier versions, which reused two names; read once, then folded into a numbered one. */
+const LEGACY = ['deliveries-a.ndjson', 'deliveries-b.ndjson'] as const;
+
+function fileName(generation: number): string {
+  return `deliveries-${String(generation).padStart(8, '0')}.ndjson`;
+}
+
+function generations(dir: string): number[] {
+  return fs
+    .readdirSync(dir)
+    .map((f) => /^deliveries-(\d{8})\.ndjson$/.exec(f)?.[1])
+    .filter((g): g is string => g !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+}
 
 export class DeliveryLog {
   private readonly recorded = new Emitter<DeliverySummary>();
   readonly onDidRecord = this.recorded.event;
-  private readonly ring: Stored[];
-  private current: number;
+  private readonly ring: Stored[] = [];
+  private ringBytes = 0;
+  private generation: number;
   private linesInCurrent: number;
+  private bytesInCurrent: number;
   private stream: fs.WriteStream;
 
   private constructor(
     private readonly dir: string,
     private readonly maxCount: number,
     private readonly maxBodyBytes: number,
+    private readonly maxBytes: number,
   ) {
     fs.mkdirSync(dir, { recursive: true });
-    const read = FILES.map((file) => readLines(path.join(dir, file)));
-    // The file written last is the one whose newest line is newer.
-    const newest = (lines: Stored[]) => lines.at(-1)?.time ?? '';
-    this.current = newest(read[1]!) > newest(read[0]!) ? 1 : 0;
-    this.ring = [...read[1 - this.current]!, ...read[this.current]!].slice(-maxCount);
-    this.linesInCurrent = read[this.current]!.length;
-    this.stream = this.open(this.current, 'a');
+    const all = generations(dir);
+    for (const old of all.slice(0, -2)) fs.rmSync(path.join(dir, fileName(old)), { force: true });
+    const files = all.slice(-2).map((g) => readLines(path.join(dir, fileName(g))));
+    const legacy = readLegacy(dir);
+    for (const stored of [...legacy, ...files.flat()]) this.keep(stored);
+    this.generation = all.at(-1) ?? 1;
+    this.linesInCurrent = files.at(-1)?.length ?? 0;
+    if (legacy.length > 0) {
+      // Carry what the old files held into a new numbered one, then let them go.
+      this.generation = (all.at(-1) ?? 0) + 1;
+      fs.writeFileSync(path.join(dir, fileName(this.generation)), this.ring.map((d) => JSON.stringify(d) + '\n').join(''));
+      this.linesInCurrent = this.ring.length;
+    }
+    for (const file of LEGACY) fs.rmSync(path.join(dir, file), { force: true });
+    if (endsTorn(path.join(dir, fileName(this.generation)))) {
+      // A crash cut the last line short: appending would glue the next line to it.
+      this.generation += 1;
+      this.linesInCurrent = 0;
+    }
+    this.bytesInCurrent = fileSize(path.join(dir, fileName(this.generation)));
+    this.stream = this.open(this.generation);
   }
 
   static async open(options: DeliveryLogOptions): Promise<DeliveryLog> {
-    return new DeliveryLog(options.dir, options.maxCount ?? 1000, options.maxBodyBytes ?? 1024 * 1024);
+    return new DeliveryLog(options.dir, options.maxCount ?? 1000, options.maxBodyBytes ?? 1024 * 1024, options.maxBytes ?? 64 * 1024 * 1024);
   }
 
-  private open(index: number, flags: 'a' | 'w'): fs.WriteStream {
-    return fs.createWriteStream(path.join(this.dir, FILES[index]!), { flags });
+  /** Adds to the ring, dropping the oldest past either bound (the newest is always kept). */
+  private keep(stored: Stored): void {
+    this.ring.push(stored);
+    this.ringBytes += storedBytes(stored);
+    while (this.ring.length > 1 && (this.ring.length > this.maxCount || this.ringBytes > this.maxBytes)) {
+      this.ringBytes -= storedBytes(this.ring.shift()!);
+    }
+  }
+
+  private open(generation: number): fs.WriteStream {
+    return fs.createWriteStream(path.join(this.dir, fileName(generation)), { flags: 'a' });
   }
 
   record(delivery: Omit<DeliveryRecord, 'id' | 'requestTruncated'>): DeliverySummary {
@@ -86,17 +130,21 @@ export class DeliveryLog {
     const { requestBody: _b, responseBody, ...rest } = delivery;
     const summary: DeliverySummary = { ...rest, id: randomUUID(), requestTruncated: truncated, requestBytes: delivery.requestBody.length };
     const stored: Stored = { ...summary, body: body.toString('base64'), responseBody: responseBody.slice(0, 64 * 1024) };
-    this.ring.push(stored);
-    if (this.ring.length > this.maxCount) this.ring.shift();
-    if (this.linesInCurrent >= this.maxCount) {
-      // The other file holds only deliveries older than everything in this one: start it afresh.
+    this.keep(stored);
+    const line = JSON.stringify(stored) + '\n';
+    if (this.linesInCurrent >= this.maxCount || (this.linesInCurrent > 0 && this.bytesInCurrent + line.length > this.maxBytes)) {
+      // A new file; the one before the current one holds only deliveries older than everything
+      // kept, so it goes.
       this.stream.end();
-      this.current = 1 - this.current;
-      this.stream = this.open(this.current, 'w');
+      fs.rm(path.join(this.dir, fileName(this.generation - 1)), { force: true }, () => undefined);
+      this.generation += 1;
+      this.stream = this.open(this.generation);
       this.linesInCurrent = 0;
+      this.bytesInCurrent = 0;
     }
-    this.stream.write(JSON.stringify(stored) + '\n');
+    this.stream.write(line);
     this.linesInCurrent++;
+    this.bytesInCurrent += line.length;
     this.recorded.fire(summary);
     return summary;
   }
@@ -120,6 +168,41 @@ export class DeliveryLog {
     this.recorded.dispose();
     await new Promise<void>((resolve) => this.stream.end(resolve));
   }
+}
+
+/** What a stored delivery costs in memory, roughly: its two bodies dominate. */
+function storedBytes(stored: Stored): number {
+  return stored.body.length + stored.responseBody.length + 512;
+}
+
+/** True when the file's last line has no newline: a write cut short. */
+function endsTorn(file: string): boolean {
+  const size = fileSize(file);
+  if (size === 0) return false;
+  const last = Buffer.alloc(1);
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.readSync(fd, last, 0, 1, size - 1);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return last[0] !== 0x0a;
+}
+
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** The deliveries of the two reused files of earlier versions, oldest first. */
+function readLegacy(dir: string): Stored[] {
+  const [a, b] = LEGACY.map((file) => readLines(path.join(dir, file))) as [Stored[], Stored[]];
+  // The file written last is the one whose newest line is newer.
+  const newest = (lines: Stored[]) => lines.at(-1)?.time ?? '';
+  return newest(b) > newest(a) ? [...a, ...b] : [...b, ...a];
 }
 
 function readLines(file: string): Stored[] {
