@@ -85,8 +85,8 @@ export class DeliveryLog {
   ) {
     fs.mkdirSync(dir, { recursive: true });
     const all = generations(dir);
-    for (const old of all.slice(0, -2)) fs.rmSync(path.join(dir, fileName(old)), { force: true });
-    const files = all.slice(-2).map((g) => readLines(path.join(dir, fileName(g))));
+    for (const old of all.slice(0, -2)) fs.rmSync(this.file(old), { force: true });
+    const files = all.slice(-2).map((g) => readLines(this.file(g)));
     const legacy = readLegacy(dir);
     for (const stored of [...legacy, ...files.flat()]) this.keep(stored);
     this.generation = all.at(-1) ?? 1;
@@ -94,16 +94,16 @@ export class DeliveryLog {
     if (legacy.length > 0) {
       // Carry what the old files held into a new numbered one, then let them go.
       this.generation = (all.at(-1) ?? 0) + 1;
-      fs.writeFileSync(path.join(dir, fileName(this.generation)), this.ring.map((d) => JSON.stringify(d) + '\n').join(''));
+      fs.writeFileSync(this.file(this.generation), this.ring.map((d) => JSON.stringify(d) + '\n').join(''));
       this.linesInCurrent = this.ring.length;
     }
     for (const file of LEGACY) fs.rmSync(path.join(dir, file), { force: true });
-    if (endsTorn(path.join(dir, fileName(this.generation)))) {
+    if (endsTorn(this.file(this.generation))) {
       // A crash cut the last line short: appending would glue the next line to it.
       this.generation += 1;
       this.linesInCurrent = 0;
     }
-    this.bytesInCurrent = fileSize(path.join(dir, fileName(this.generation)));
+    this.bytesInCurrent = fileSize(this.file(this.generation));
     this.stream = this.open(this.generation);
   }
 
@@ -120,8 +120,12 @@ export class DeliveryLog {
     }
   }
 
+  private file(generation: number): string {
+    return path.join(this.dir, fileName(generation));
+  }
+
   private open(generation: number): fs.WriteStream {
-    return fs.createWriteStream(path.join(this.dir, fileName(generation)), { flags: 'a' });
+    return fs.createWriteStream(this.file(generation), { flags: 'a' });
   }
 
   record(delivery: Omit<DeliveryRecord, 'id' | 'requestTruncated'>): DeliverySummary {
@@ -136,7 +140,7 @@ export class DeliveryLog {
       // A new file; the one before the current one holds only deliveries older than everything
       // kept, so it goes.
       this.stream.end();
-      fs.rm(path.join(this.dir, fileName(this.generation - 1)), { force: true }, () => undefined);
+      fs.rm(this.file(this.generation - 1), { force: true }, () => undefined);
       this.generation += 1;
       this.stream = this.open(this.generation);
       this.linesInCurrent = 0;

@@ -185,7 +185,6 @@ function unavailable(error: unknown): { error: Error; after: number } | undefine
 }
 
 /** Splits the worker's x-hookbench-* notes from the headers that go to the client. */
-
 function splitInfo(headers: Headers): { info: Record<string, string>; headers: Record<string, string> } {
   const info: Record<string, string> = {};
   const out: Record<string, string> = {};

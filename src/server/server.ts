@@ -78,14 +78,18 @@ async function startLocked(options: ServerOptions, unlock: () => void): Promise<
   const runtime = () => worker.runtime();
   const admin = new AdminApi({ token: options.adminToken, runtime, deliveries, sink, instanceEvents, logger: options.logger });
   const receiver = new Receiver({ host: options.host, port: options.port, runtime, logger: options.logger, bodyLimit: options.bodyLimit, admin, deliveries });
-  let url: string;
-  try {
-    url = await receiver.listen();
-  } catch (error) {
+  /** Everything behind the receiver, closed in order. */
+  const closeBehind = async () => {
     await worker.stop();
     await deliveries.close();
     await sink.close();
     instanceEvents.dispose();
+  };
+  let url: string;
+  try {
+    url = await receiver.listen();
+  } catch (error) {
+    await closeBehind();
     throw error;
   }
   return {
@@ -96,10 +100,7 @@ async function startLocked(options: ServerOptions, unlock: () => void): Promise<
     instanceEvents,
     async stop() {
       await receiver.close();
-      await worker.stop();
-      await deliveries.close();
-      await sink.close();
-      instanceEvents.dispose();
+      await closeBehind();
       unlock();
     },
   };

@@ -273,11 +273,6 @@ export class DurableDatabase {
     this.db.close();
   }
 
-  /** True once a journal write failed: the memory image is ahead of the disk. */
-  get isBroken(): boolean {
-    return this.broken !== undefined;
-  }
-
   private assertUsable(): void {
     if (this.broken) throw this.broken;
   }

@@ -254,12 +254,18 @@ export class InstanceHost {
     const live = this.live;
     if (!live) return;
     this.live = undefined;
-    clearTimeout(this.jobTimer);
-    clearTimeout(this.alarmTimer);
-    this.jobTimer = this.alarmTimer = undefined;
+    this.clearTimers();
     this.deps.logger.error(`${this.name}: a journal write failed; closed, it reopens from disk on the next request`);
     void this.retire(live, { snapshot: false });
     this.deps.onEvict?.(this.name);
+  }
+
+  /** Stops the timers that would run this instance again: idle eviction, jobs, the alarm. */
+  private clearTimers(): void {
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.jobTimer);
+    clearTimeout(this.alarmTimer);
+    this.jobTimer = this.alarmTimer = undefined;
   }
 
   /** Closes the database (with a snapshot) and forgets the object; the next request wakes it. */
@@ -267,9 +273,7 @@ export class InstanceHost {
     const live = this.live;
     if (!live || this.active > 0 || this.connections > 0) return;
     this.live = undefined;
-    clearTimeout(this.jobTimer);
-    clearTimeout(this.alarmTimer);
-    this.jobTimer = this.alarmTimer = undefined;
+    this.clearTimers();
     await this.retire(live, { snapshot: true });
     this.deps.onEvict?.(this.name);
   }
@@ -293,9 +297,7 @@ export class InstanceHost {
    */
   async shutdown(drainMs = 10_000): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.idleTimer);
-    clearTimeout(this.jobTimer);
-    clearTimeout(this.alarmTimer);
+    this.clearTimers();
     if (this.active > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([new Promise<void>((resolve) => (this.onDrained = resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs)))]);
@@ -305,10 +307,8 @@ export class InstanceHost {
     // 1012 Service Restart: the agents client reconnects, to the new build on a reload.
     for (const socket of this.sockets) socket.close(1012, 'Service Restart');
     this.sockets.clear();
-    // Requests that finished during the drain may have armed these again.
-    clearTimeout(this.idleTimer);
-    clearTimeout(this.jobTimer);
-    clearTimeout(this.alarmTimer);
+    // Requests that finished during the drain may have armed them again.
+    this.clearTimers();
     await Promise.allSettled([...this.background]);
     const live = this.live;
     this.live = undefined;

@@ -50,7 +50,7 @@ export class OpenFiles {
     if (entry) this.retire(file, entry);
   }
 
-  /** Descriptors held now (for tests and the soak's accounting). */
+  /** Descriptors held now (the tests read it). */
   get size(): number {
     return this.entries.size;
   }

@@ -1,8 +1,8 @@
 /**
  * Snapshots of an instance's database: [8-byte magic][u32 crc32][u32 reserved][SQLite image],
  * written in full to a temp file, fsync'd, renamed over the old one, and the directory fsync'd, so
- * a crash or a full disk leaves either the old snapshot or the new one, never half of one. A snapshot whose checksum or
- * magic does not match is reported as corrupt, never silently replaced.
+ * a crash or a full disk leaves either the old snapshot or the new one, never half of one. A
+ * snapshot whose checksum or magic does not match is reported as corrupt, never silently replaced.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

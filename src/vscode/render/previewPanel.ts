@@ -79,9 +79,11 @@ export class PreviewPanel implements vscode.Disposable {
     else void this.panel.webview.postMessage(message);
   }
 
-  private flushWaiting(): void {
+  /** The webview is ready: `init` goes first, then what was held for it. */
+  private opened(init: ToWebview): void {
     const held = this.waiting ?? [];
     this.waiting = undefined;
+    this.post(init);
     for (const message of held) void this.panel.webview.postMessage(message);
   }
 
@@ -90,15 +92,12 @@ export class PreviewPanel implements vscode.Disposable {
       switch (message.type) {
         case 'ready': {
           const target = await resolveTarget(this.server, this.context.secrets).catch(() => undefined);
-          const init: ToWebview = {
+          return this.opened({
             type: 'init',
             ...(this.lastForm ? { form: this.lastForm } : {}),
             catalog: await this.catalog(target),
             target: target?.label ?? 'no target',
-          };
-          this.sent.push(init);
-          void this.panel.webview.postMessage(init);
-          return this.flushWaiting();
+          });
         }
         case 'displayed':
           return this.displayedEmitter.fire(message);
