@@ -8,6 +8,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { CREATE_NEW, mkdirPrivate, readPrivate, writePrivate } from '../core/runtime/privateFiles';
 
 export class DataFolderInUseError extends Error {
   override readonly name = 'DataFolderInUseError';
@@ -29,7 +30,7 @@ function isRunning(pid: number): boolean {
 
 function ownerOf(file: string): number | undefined {
   try {
-    const pid = Number(fs.readFileSync(file, 'utf8').trim());
+    const pid = Number(readPrivate(file).toString('utf8').trim());
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;
@@ -38,10 +39,10 @@ function ownerOf(file: string): number | undefined {
 
 /** Takes `file` (inside `dataDir`) for this process, or throws DataFolderInUseError. */
 export async function lockDataFolder(dataDir: string, file: string): Promise<DataLock> {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  mkdirPrivate(path.dirname(file));
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+      writePrivate(file, `${process.pid}\n`, CREATE_NEW);
       return {
         release() {
           if (ownerOf(file) === process.pid) fs.rmSync(file, { force: true });

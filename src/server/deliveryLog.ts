@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Emitter } from '../core/events';
+import { APPEND, mkdirPrivate, PRIVATE_FILE_MODE, READ, readPrivate, writePrivate } from '../core/runtime/privateFiles';
 
 export interface DeliveryRecord {
   readonly id: string;
@@ -83,7 +84,7 @@ export class DeliveryLog {
     private readonly maxBodyBytes: number,
     private readonly maxBytes: number,
   ) {
-    fs.mkdirSync(dir, { recursive: true });
+    mkdirPrivate(dir);
     const all = generations(dir);
     for (const old of all.slice(0, -2)) fs.rmSync(this.file(old), { force: true });
     const files = all.slice(-2).map((g) => readLines(this.file(g)));
@@ -94,7 +95,7 @@ export class DeliveryLog {
     if (legacy.length > 0) {
       // Carry what the old files held into a new numbered one, then let them go.
       this.generation = (all.at(-1) ?? 0) + 1;
-      fs.writeFileSync(this.file(this.generation), this.ring.map((d) => JSON.stringify(d) + '\n').join(''));
+      writePrivate(this.file(this.generation), this.ring.map((d) => JSON.stringify(d) + '\n').join(''));
       this.linesInCurrent = this.ring.length;
     }
     for (const file of LEGACY) fs.rmSync(path.join(dir, file), { force: true });
@@ -125,7 +126,9 @@ export class DeliveryLog {
   }
 
   private open(generation: number): fs.WriteStream {
-    return fs.createWriteStream(this.file(generation), { flags: 'a' });
+    // Opened here, never through a link: the stream only writes to the descriptor.
+    const fd = fs.openSync(this.file(generation), APPEND, PRIVATE_FILE_MODE);
+    return fs.createWriteStream(this.file(generation), { fd, flags: 'a' });
   }
 
   record(delivery: Omit<DeliveryRecord, 'id' | 'requestTruncated'>): DeliverySummary {
@@ -140,7 +143,7 @@ export class DeliveryLog {
       // A new file; the one before the current one holds only deliveries older than everything
       // kept, so it goes.
       this.stream.end();
-      fs.rm(this.file(this.generation - 1), { force: true }, () => undefined);
+      fs.rmSync(this.file(this.generation - 1), { force: true });
       this.generation += 1;
       this.stream = this.open(this.generation);
       this.linesInCurrent = 0;
@@ -184,7 +187,7 @@ function endsTorn(file: string): boolean {
   const size = fileSize(file);
   if (size === 0) return false;
   const last = Buffer.alloc(1);
-  const fd = fs.openSync(file, 'r');
+  const fd = fs.openSync(file, READ);
   try {
     fs.readSync(fd, last, 0, 1, size - 1);
   } finally {
@@ -212,18 +215,53 @@ function readLegacy(dir: string): Stored[] {
 function readLines(file: string): Stored[] {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readPrivate(file).toString('utf8');
   } catch {
     return [];
   }
   const out: Stored[] = [];
   for (const line of text.split('\n')) {
     if (line === '') continue;
+    let parsed: unknown;
     try {
-      out.push(JSON.parse(line) as Stored);
+      parsed = JSON.parse(line);
     } catch {
       // A line cut short by a crash: that delivery is not in the log.
+      continue;
     }
+    // A line planted or altered on disk never reaches the views, replay or copy as cURL.
+    if (isStored(parsed)) out.push(parsed);
   }
   return out;
 }
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\uffff]*$/;
+const isText = (v: unknown): v is string => typeof v === 'string';
+const isTextOrNull = (v: unknown): boolean => v === null || v === undefined || typeof v === 'string';
+
+function isHeaders(value: unknown): value is Record<string, string> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return Object.entries(value).every(([name, v]) => TOKEN.test(name) && isText(v) && HEADER_VALUE.test(v));
+}
+
+/** Whether a line read back from disk has the shape, and the safe values, that `record` writes. */
+export function isStored(value: unknown): value is Stored {
+  if (typeof value !== 'object' || value === null) return false;
+  const d = value as Record<string, unknown>;
+  return (
+    isText(d['id']) && /^[\w-]{1,64}$/.test(d['id']) &&
+    isText(d['time']) && !Number.isNaN(Date.parse(d['time'])) &&
+    isText(d['method']) && TOKEN.test(d['method']) && d['method'].length <= 32 &&
+    isText(d['path']) && d['path'].startsWith('/') && !/[\s\x00-\x1f\x7f]/.test(d['path']) &&
+    isHeaders(d['requestHeaders']) && isHeaders(d['responseHeaders']) &&
+    typeof d['requestTruncated'] === 'boolean' &&
+    typeof d['requestBytes'] === 'number' && Number.isInteger(d['requestBytes']) && d['requestBytes'] >= 0 &&
+    typeof d['status'] === 'number' && Number.isInteger(d['status']) && d['status'] >= 100 && d['status'] <= 599 &&
+    typeof d['durationMs'] === 'number' && Number.isFinite(d['durationMs']) &&
+    isText(d['body']) && /^[A-Za-z0-9+/]*={0,2}$/.test(d['body']) &&
+    isText(d['responseBody']) &&
+    isTextOrNull(d['provider']) && isTextOrNull(d['entity']) && isTextOrNull(d['verification']) && isTextOrNull(d['event'])
+  );
+}
+

@@ -1,7 +1,9 @@
 /**
  * The serve process's HTTP and WebSocket front: every request goes to the worker's `fetch`; an
- * upgrade the worker accepts becomes an agents-protocol WebSocket. A failure in user code answers
- * 500 with the error's stack, as `wrangler dev` does, and never takes the process down.
+ * upgrade the worker accepts becomes an agents-protocol WebSocket. Every upgrade and every
+ * non-webhook route passes the origin and host check first (access.ts). A failure in user code
+ * answers 500 and never takes the process down; the stack goes to the log, and into the body only
+ * for a loopback client that is not a browser, as `wrangler dev` shows it.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +14,7 @@ import { InstanceClosedError, StorageWriteError } from '../core/runtime/errors';
 import { UPGRADE, type UpgradeResponse } from '../core/runtime/instanceHost';
 import type { WorkerRuntime } from '../core/runtime/workerRuntime';
 import type { AdminApi } from './adminApi';
+import { checkAccess, DEFAULT_POLICY, forbiddenText, mayShowStack, type AccessPolicy } from './access';
 import type { DeliveryLog } from './deliveryLog';
 import { BodyTooLargeError, readBody, requestUrl, toRequest, writeResponse, writeText } from './httpAdapter';
 
@@ -23,14 +26,25 @@ export interface ReceiverOptions {
   readonly bodyLimit?: number;
   readonly admin?: AdminApi;
   readonly deliveries?: DeliveryLog;
+  /** Who may reach the non-webhook routes and WebSockets (default: loopback and VS Code only). */
+  readonly access?: AccessPolicy;
 }
+
+/**
+ * Cloudflare closes a WebSocket whose received message is over 1 MiB with 1009 "Message is too
+ * large"; ws does the same at `maxPayload`, counted after permessage-deflate inflates it.
+ */
+export const MAX_WEBSOCKET_MESSAGE = 1024 * 1024;
+/** Open WebSockets one client address may hold at once. */
+export const MAX_WEBSOCKETS_PER_CLIENT = 1024;
 
 /** What the worker says about a delivery, in response headers the receiver takes off the wire. */
 const INFO_PREFIX = 'x-hookbench-';
 
 export class Receiver {
   private readonly server: http.Server;
-  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: true });
+  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: true, maxPayload: MAX_WEBSOCKET_MESSAGE });
+  private readonly socketsPerClient = new Map<string, number>();
   private origin = '';
 
   constructor(private readonly options: ReceiverOptions) {
@@ -60,6 +74,15 @@ export class Receiver {
     } catch {
       req.resume();
       return writeText(res, 400, 'Bad Request');
+    }
+    const access = checkAccess(req.headers, url.pathname, { boundHost: this.options.host, policy: this.options.access ?? DEFAULT_POLICY, upgrade: false });
+    if (!access.allowed) {
+      req.resume();
+      this.options.logger.warn(`[security] refused ${req.method} ${url.pathname}: ${access.reason}`);
+      const text = forbiddenText(access.reason);
+      writeText(res, 403, text);
+      this.record(req, url, Buffer.alloc(0), 403, {}, text, started, {});
+      return;
     }
     let body: Buffer;
     try {
@@ -102,8 +125,9 @@ export class Receiver {
         if (!res.headersSent) res.setHeader('retry-after', String(retry.after));
         writeText(res, 503, responseBody);
       } else {
-        this.options.logger.error(`[receiver] ${req.method} ${req.url}: ${(error as Error)?.stack ?? String(error)}`);
-        responseBody = (error as Error)?.stack ?? String(error);
+        const stack = (error as Error)?.stack ?? String(error);
+        this.options.logger.error(`[receiver] ${req.method} ${url.pathname}: ${stack}`);
+        responseBody = mayShowStack(req.headers, req.socket.remoteAddress) ? stack : 'Internal Server Error (the stack is in the Hookbench log)';
         writeText(res, 500, responseBody);
       }
     }
@@ -143,6 +167,16 @@ export class Receiver {
     } catch {
       return rejectUpgrade(socket, 400, 'Bad Request');
     }
+    const access = checkAccess(req.headers, url.pathname, { boundHost: this.options.host, policy: this.options.access ?? DEFAULT_POLICY, upgrade: true });
+    if (!access.allowed) {
+      this.options.logger.warn(`[security] refused a WebSocket to ${url.pathname}: ${access.reason}`);
+      return rejectUpgrade(socket, 403, forbiddenText(access.reason));
+    }
+    const client = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    if ((this.socketsPerClient.get(client) ?? 0) >= MAX_WEBSOCKETS_PER_CLIENT) {
+      this.options.logger.warn(`[security] refused a WebSocket to ${url.pathname}: ${client} already holds ${MAX_WEBSOCKETS_PER_CLIENT}`);
+      return rejectUpgrade(socket, 429, `Too many WebSockets from ${client} (at most ${MAX_WEBSOCKETS_PER_CLIENT} open)`);
+    }
     if (this.options.admin?.handles(url.pathname)) return this.options.admin.upgrade(req, socket, head, url);
     try {
       const runtime = await this.options.runtime();
@@ -150,6 +184,12 @@ export class Receiver {
       const accept = (response as Partial<UpgradeResponse>)[UPGRADE];
       if (!accept) return rejectUpgrade(socket, response.status, await response.text());
       this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+        this.socketsPerClient.set(client, (this.socketsPerClient.get(client) ?? 0) + 1);
+        ws.once('close', () => {
+          const left = (this.socketsPerClient.get(client) ?? 1) - 1;
+          if (left > 0) this.socketsPerClient.set(client, left);
+          else this.socketsPerClient.delete(client);
+        });
         const handlers = accept(ws);
         ws.on('message', (data, isBinary) => handlers.message(isBinary ? new Uint8Array(data as Buffer) : (data as Buffer).toString('utf8')));
         ws.on('close', (code, reason) => handlers.close(code, reason.toString('utf8')));

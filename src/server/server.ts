@@ -8,12 +8,14 @@ import type { SqlJsStatic } from 'sql.js';
 import { Emitter } from '../core/events';
 import type { Logger } from '../core/log';
 import type { WranglerConfig } from '../core/runtime/wranglerConfig';
+import type { AccessPolicy } from './access';
 import { AdminApi, type InstanceEvent } from './adminApi';
 import { lockDataFolder } from './dataLock';
 import { DeliveryLog } from './deliveryLog';
 import { Receiver } from './receiver';
 import { Sink } from './sink';
 import { WorkerHost } from './workerHost';
+import { secureDataFolder } from '../core/runtime/privateFiles';
 
 export interface ServerOptions {
   readonly host: string;
@@ -31,6 +33,8 @@ export interface ServerOptions {
   readonly bodyLimit?: number;
   readonly adminToken?: string;
   readonly sinkSecret?: string;
+  /** Who may reach the non-webhook routes and WebSockets (access.ts). */
+  readonly access?: AccessPolicy;
 }
 
 export interface RunningServer {
@@ -49,6 +53,8 @@ export function internalDir(dataDir: string, part: string): string {
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  // Before anything is read or written there: a cloned repository's folder may hold links.
+  secureDataFolder(options.dataDir);
   const lock = await lockDataFolder(options.dataDir, internalDir(options.dataDir, 'serve.lock'));
   try {
     return await startLocked(options, lock.release);
@@ -77,7 +83,7 @@ async function startLocked(options: ServerOptions, unlock: () => void): Promise<
   const sink = await Sink.open(options.sql, internalDir(options.dataDir, 'sink'), options.sinkSecret);
   const runtime = () => worker.runtime();
   const admin = new AdminApi({ token: options.adminToken, runtime, deliveries, sink, instanceEvents, logger: options.logger });
-  const receiver = new Receiver({ host: options.host, port: options.port, runtime, logger: options.logger, bodyLimit: options.bodyLimit, admin, deliveries });
+  const receiver = new Receiver({ host: options.host, port: options.port, runtime, logger: options.logger, bodyLimit: options.bodyLimit, admin, deliveries, access: options.access });
   /** Everything behind the receiver, closed in order. */
   const closeBehind = async () => {
     await worker.stop();

@@ -217,7 +217,7 @@ describe('Send and replay', () => {
     const resigned = (await vscode.commands.executeCommand('hookbench.delivery.replayResigned', delivery)) as { status: number; body: string };
     assert.deepEqual([resigned.status, resigned.body], [200, 'OK']);
     const curl = (await vscode.commands.executeCommand('hookbench.delivery.copyCurl', delivery)) as string;
-    assert.match(curl, /^curl -X POST '.*\/webhooks\/stripe\/cus_replay'/);
+    assert.match(curl, /^curl -X 'POST' '.*\/webhooks\/stripe\/cus_replay'/);
     assert.match(curl, /-H 'Stripe-Signature: t=\d+,v1=[0-9a-f]{64}'/i);
     assert.ok(curl.includes(`--data-binary '${body}'`));
   });

@@ -18,6 +18,15 @@ export type WaitUntil = 'load' | 'domcontentloaded' | 'networkidle0' | 'networki
 export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0.0.0 Safari/537.36';
 export const MAX_WAIT_MS = 60_000;
 export const MAX_ACTION_MS = 5 * 60_000;
+/**
+ * The most pixels one bitmap (the viewport, a clip, an element or a full page, in device pixels:
+ * width × height × deviceScaleFactor²) may have. Chromium holds it raw at 4 bytes a pixel, then
+ * encodes and base64-copies it over DevTools, so 100 megapixels is about 400 MB at its peak; past
+ * that a request can take gigabytes from the developer's machine. A real capture stays below it:
+ * Chromium draws at most 16384 px per side (its max texture), and a full HD page at scale 2 that
+ * tall is 3840 × 16384 ≈ 63 megapixels.
+ */
+export const MAX_BITMAP_PIXELS = 100_000_000;
 
 export interface RenderRequest {
   readonly endpoint: Endpoint;
@@ -82,6 +91,17 @@ export function requestPattern(text: string): RegExp {
 }
 
 const bad = (field: string, problem: string) => new RenderError(400, 400, `${field}: ${problem}`);
+
+/**
+ * Throws the 400 of an over-large bitmap: `width` × `height` CSS px drawn at `scale` device pixels
+ * a CSS px. The render server calls it too, for what is known only after load (fullPage, selector).
+ */
+export function checkBitmapSize(field: string, width: number, height: number, scale: number): void {
+  const pixels = width * height * scale * scale;
+  if (pixels <= MAX_BITMAP_PIXELS) return;
+  const megapixels = (n: number) => `${Math.round(n / 1e5) / 10} megapixels`;
+  throw bad(field, `${Math.round(width)}×${Math.round(height)} px at scale ${scale} is ${megapixels(pixels)}; a bitmap is limited to ${megapixels(MAX_BITMAP_PIXELS)} (width × height × deviceScaleFactor²)`);
+}
 
 type Json = Record<string, unknown>;
 
@@ -189,6 +209,16 @@ export function validateRenderRequest(endpoint: string, raw: unknown): RenderReq
     return list;
   };
 
+  const view = {
+    width: optional(viewport, 'width', number(1, 16_384), 'viewport.') ?? 1920,
+    height: optional(viewport, 'height', number(1, 16_384), 'viewport.') ?? 1080,
+    deviceScaleFactor: optional(viewport, 'deviceScaleFactor', number(0.1, 10), 'viewport.') ?? 1,
+    isMobile: optional(viewport, 'isMobile', boolean, 'viewport.') ?? false,
+    hasTouch: optional(viewport, 'hasTouch', boolean, 'viewport.') ?? false,
+    isLandscape: optional(viewport, 'isLandscape', boolean, 'viewport.') ?? false,
+  };
+  checkBitmapSize('viewport', view.width, view.height, view.deviceScaleFactor);
+
   const auth = optional(body, 'authenticate', object);
   const screenshotOptions = optional(body, 'screenshotOptions', object) ?? {};
   onlyKnown(screenshotOptions, SCREENSHOT_OPTIONS, 'screenshotOptions');
@@ -197,6 +227,17 @@ export function validateRenderRequest(endpoint: string, raw: unknown): RenderReq
   if (screenshotOptions['quality'] !== undefined) {
     if (type === 'png') throw bad('screenshotOptions.quality', 'is not compatible with the png type');
     number(0, 100)(screenshotOptions['quality'], 'screenshotOptions.quality');
+  }
+  const clip = optional(screenshotOptions, 'clip', object, 'screenshotOptions.');
+  if (clip) {
+    // Chromium draws a clip at its own scale times the device scale factor.
+    const size = (key: string): number => {
+      const value = clip[key];
+      if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw bad(`screenshotOptions.clip.${key}`, 'must be a number above 0');
+      return value;
+    };
+    const clipScale = clip['scale'] === undefined ? 1 : size('scale');
+    checkBitmapSize('screenshotOptions.clip', size('width'), size('height'), clipScale * view.deviceScaleFactor);
   }
   const pdfOptions = optional(body, 'pdfOptions', object) ?? {};
   onlyKnown(pdfOptions, PDF_OPTIONS, 'pdfOptions');
@@ -221,14 +262,7 @@ export function validateRenderRequest(endpoint: string, raw: unknown): RenderReq
     ...(body['actionTimeout'] !== undefined ? { actionTimeout: number(0, MAX_ACTION_MS)(body['actionTimeout'], 'actionTimeout') } : {}),
     addStyleTag: body['addStyleTag'] === undefined ? [] : tags(body['addStyleTag'], 'addStyleTag', () => ({})),
     addScriptTag: body['addScriptTag'] === undefined ? [] : tags(body['addScriptTag'], 'addScriptTag', (item, at) => ({ ...(item['type'] !== undefined ? { type: string(item['type'], `${at}.type`) } : {}), ...(item['id'] !== undefined ? { id: string(item['id'], `${at}.id`) } : {}) })),
-    viewport: {
-      width: optional(viewport, 'width', number(1, 16_384), 'viewport.') ?? 1920,
-      height: optional(viewport, 'height', number(1, 16_384), 'viewport.') ?? 1080,
-      deviceScaleFactor: optional(viewport, 'deviceScaleFactor', number(0.1, 10), 'viewport.') ?? 1,
-      isMobile: optional(viewport, 'isMobile', boolean, 'viewport.') ?? false,
-      hasTouch: optional(viewport, 'hasTouch', boolean, 'viewport.') ?? false,
-      isLandscape: optional(viewport, 'isLandscape', boolean, 'viewport.') ?? false,
-    },
+    viewport: view,
     userAgent: optional(body, 'userAgent', string) ?? DEFAULT_USER_AGENT,
     setExtraHTTPHeaders: headers as Record<string, string>,
     cookies: (optional(body, 'cookies', (v, f) => {

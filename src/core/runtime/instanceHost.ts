@@ -14,6 +14,7 @@ import { DurableDatabase } from './durableDatabase';
 import { DurableObjectState, type DurableObjectId, type InstanceServices } from './durableObject';
 import { nanoid } from './jobs';
 import { OutputGate } from './outputGate';
+import { writePrivate } from './privateFiles';
 
 export interface HostDeps {
   readonly sql: SqlJsStatic;
@@ -84,7 +85,7 @@ export class InstanceHost {
       const db = await DurableDatabase.open({ sql: this.deps.sql, dir: this.deps.dir, snapshotAfterBytes: this.deps.snapshotAfterBytes });
       // The folder name is an encoding (hashed for long names): keep the real name beside it.
       const nameFile = path.join(this.deps.dir, 'name');
-      if (!fs.existsSync(nameFile)) fs.writeFileSync(nameFile, this.name, 'utf8');
+      if (!fs.existsSync(nameFile)) writePrivate(nameFile, this.name);
       if (db.droppedBytes > 0) this.deps.logger.warn(`${this.name}: dropped a torn journal tail of ${db.droppedBytes} bytes (never acknowledged)`);
       const timers = new Set<NodeJS.Timeout>();
       const gate = new OutputGate(db, (error) => this.deps.logger.error(`${this.name}: ${(error as Error).message}`));

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import { StorageCorruptError } from './errors';
 import { journalFiles, type OpenFiles } from './openFiles';
+import { APPEND, PRIVATE_FILE_MODE, readPrivate } from './privateFiles';
 
 export type SqlValue = string | number | null | Uint8Array;
 
@@ -71,13 +72,20 @@ export function decodeRecords(data: Buffer, file: string): { records: JournalRec
 export function readJournal(file: string): { records: JournalRecord[]; droppedBytes: number } {
   let data: Buffer;
   try {
-    data = fs.readFileSync(file);
+    data = readPrivate(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], droppedBytes: 0 };
     throw error;
   }
   const { records, validLength } = decodeRecords(data, file);
-  if (validLength < data.length) fs.truncateSync(file, validLength);
+  if (validLength < data.length) {
+    const fd = fs.openSync(file, APPEND, PRIVATE_FILE_MODE);
+    try {
+      fs.ftruncateSync(fd, validLength);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
   return { records, droppedBytes: data.length - validLength };
 }
 
@@ -101,8 +109,12 @@ export class JournalWriter {
     readonly file: string,
     private readonly files: OpenFiles = journalFiles,
   ) {
-    fs.closeSync(fs.openSync(file, 'a'));
-    this.bytes = fs.statSync(file).size;
+    const fd = fs.openSync(file, APPEND, PRIVATE_FILE_MODE);
+    try {
+      this.bytes = fs.fstatSync(fd).size;
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   append(record: JournalRecord): void {

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { DurableObjectId } from './durableObject';
 import { InstanceHost, type DurableObjectClass, type HostDeps } from './instanceHost';
 import { encodeName } from './names';
+import { readPrivate } from './privateFiles';
 
 export type Stub = { fetch(input: Request | string | URL, init?: RequestInit): Promise<Response> } & Record<string, (...args: unknown[]) => Promise<unknown>>;
 
@@ -62,7 +63,7 @@ export class DurableObjectNamespace {
     if (fs.existsSync(this.deps.dir)) {
       for (const entry of fs.readdirSync(this.deps.dir)) {
         const file = path.join(this.deps.dir, entry, 'name');
-        if (fs.existsSync(file)) names.add(fs.readFileSync(file, 'utf8'));
+        if (fs.existsSync(file)) names.add(readPrivate(file).toString('utf8'));
       }
     }
     return [...names].sort();

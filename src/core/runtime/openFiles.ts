@@ -6,6 +6,7 @@
  */
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
+import { APPEND, PRIVATE_FILE_MODE } from './privateFiles';
 
 const open = promisify(fs.open);
 const close = promisify(fs.close);
@@ -27,7 +28,7 @@ export class OpenFiles {
   async use<T>(file: string, fn: (fd: number) => Promise<T>): Promise<T> {
     let entry = this.entries.get(file);
     if (entry) this.entries.delete(file);
-    else entry = { fd: open(file, 'a'), users: 0, retired: false };
+    else entry = { fd: open(file, APPEND, PRIVATE_FILE_MODE), users: 0, retired: false };
     this.entries.set(file, entry);
     entry.users++;
     this.trim();

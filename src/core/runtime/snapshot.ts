@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { StorageCorruptError } from './errors';
+import { PRIVATE_FILE_MODE, readPrivate, REPLACE } from './privateFiles';
 
 const MAGIC = Buffer.from('HBSNAP01', 'ascii');
 const HEADER = 16;
@@ -17,7 +18,7 @@ export async function writeSnapshot(file: string, image: Uint8Array): Promise<vo
   MAGIC.copy(header, 0);
   header.writeUInt32LE(crc32(image), 8);
   const temp = `${file}.tmp`;
-  const handle = await fs.promises.open(temp, 'w');
+  const handle = await fs.promises.open(temp, REPLACE, PRIVATE_FILE_MODE);
   try {
     try {
       await writeAll(handle, header, 0);
@@ -51,7 +52,7 @@ async function writeAll(handle: fs.promises.FileHandle, data: Uint8Array, positi
 export function readSnapshot(file: string): Uint8Array | undefined {
   let data: Buffer;
   try {
-    data = fs.readFileSync(file);
+    data = readPrivate(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;

@@ -14,6 +14,9 @@ import { defaultWorkerConfig, prebuiltDefaultWorker } from '../defaultWorker';
 import { routeConsole } from '../consoleRoute';
 import { RenderServer } from '../render/renderServer';
 import { startServer } from '../server';
+import { PROVIDERS, schemeFor } from '../../core/signing';
+import type { AccessPolicy } from '../access';
+import { WEBHOOK_PATHS } from '../access';
 import { parseFlags, UsageError } from './args';
 import type { CliIo } from './io';
 
@@ -22,19 +25,34 @@ export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 878
          [--retention-count N] [--retention-days D] [--public-url URL]
          [--outbound-url URL] [--chat-url URL] [--admin-token T] [--exit-with-parent]
          [--render-port 8788] [--no-render] [--render-rate 30] [--render-concurrency 4]
+         [--secret-env NAME]... [--allow-origin ORIGIN]... [--allow-host HOST]... [--webhook-path /PREFIX/]...
   Runs a worker on the Agents SDK emulation: yours with --worker (its Durable Object bindings and
   vars from the wrangler config next to it or given with --config), otherwise the built-in
-  webhook worker. Secrets come from the environment (names ending in _SECRET, _TOKEN or _KEY) and
-  --env-file. --port 0 picks a free port. Prints "listening on http://HOST:PORT".
+  webhook worker. The worker's secrets come from --env-file and, from the environment, only the
+  providers' webhook secrets (GITHUB_WEBHOOK_SECRET, STRIPE_WEBHOOK_SECRET, …) and the variables
+  named with --secret-env: other credentials in your environment never reach worker code.
+  Browsers reach the agents routes, WebSockets, admin API and render emulator only from loopback
+  and VS Code origins; --allow-origin and --allow-host open them to others. Webhook routes
+  (/webhooks/, /webhooks-queued/ and each --webhook-path) are open to every origin.
+  The admin token comes from HOOKBENCH_ADMIN_TOKEN (--admin-token shows it to every user in ps).
+  --port 0 picks a free port. Prints "listening on http://HOST:PORT".
   The Browser Rendering emulator (Chromium starts on the first render) listens on --render-port
   and prints "render on http://HOST:PORT/client/v4"; its Bearer token is HOOKBENCH_RENDER_TOKEN,
   or a random one, printed. --render-rate is requests a second before 429 (0: no limit).`;
 
-function secretsFrom(envFile: string | undefined, env: NodeJS.ProcessEnv): Record<string, string> {
+/** What the worker may read from the environment without being asked: the webhook secrets Hookbench itself names. */
+export const KNOWN_SECRET_NAMES: readonly string[] = [...PROVIDERS.map((p) => schemeFor(p).shape.secretEnv), 'OUTBOUND_WEBHOOK_SECRET'];
+
+/**
+ * The worker's secrets: the known webhook secrets and the `--secret-env` names from the
+ * environment, then the env file. Cloud credentials, GITHUB_TOKEN and Hookbench's own tokens
+ * stay out of worker code unless named (wrangler dev, too, reads only .dev.vars by default).
+ */
+function secretsFrom(envFile: string | undefined, env: NodeJS.ProcessEnv, named: readonly string[]): Record<string, string> {
   const secrets: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) {
-    // Hookbench's own tokens (admin, render, sink) are never handed to worker code.
-    if (value !== undefined && /_(SECRET|TOKEN|KEY)$/.test(key) && !key.startsWith('HOOKBENCH_')) secrets[key] = value;
+  for (const key of [...KNOWN_SECRET_NAMES, ...named]) {
+    const value = env[key];
+    if (value !== undefined && value !== '') secrets[key] = value;
   }
   if (envFile) {
     let text: string;
@@ -89,7 +107,7 @@ function port(text: string, flag: string): number {
   return n;
 }
 
-async function startRender(values: { host: string; 'render-port': string; 'render-rate'?: string; 'render-concurrency'?: string }, io: CliIo, logger: Logger): Promise<RenderServer | undefined> {
+async function startRender(values: { host: string; 'render-port': string; 'render-rate'?: string; 'render-concurrency'?: string }, io: CliIo, logger: Logger, access: AccessPolicy): Promise<RenderServer | undefined> {
   const given = io.env['HOOKBENCH_RENDER_TOKEN'];
   const token = given || randomBytes(24).toString('base64url');
   const concurrency = optionalNumber(values['render-concurrency'], '--render-concurrency');
@@ -99,6 +117,7 @@ async function startRender(values: { host: string; 'render-port': string; 'rende
     token,
     logger,
     ratePerSecond: optionalNumber(values['render-rate'], '--render-rate'),
+    access,
     ...(concurrency ? { concurrency } : {}),
   });
   let url: string;
@@ -113,6 +132,20 @@ async function startRender(values: { host: string; 'render-port': string; 'rende
   io.stdout.write(`render on ${url}\n`);
   if (!given) io.stdout.write(`render token ${token} (set HOOKBENCH_RENDER_TOKEN to choose it)\n`);
   return render;
+}
+
+/** The origin and host check's exceptions, from the flags; each one checked here, not at the first request. */
+function accessPolicy(origins: string[], hosts: string[], paths: string[]): AccessPolicy {
+  for (const origin of origins) {
+    if (!/^[a-z][a-z0-9+.-]*:\/\/[^/]+$/i.test(origin)) throw new UsageError(`--allow-origin ${origin}: give scheme://host[:port], as a browser sends it in Origin`);
+  }
+  for (const host of hosts) {
+    if (!/^(?:[\w-]+(?:\.[\w-]+)*|\[[0-9a-f:.]+\])$/i.test(host)) throw new UsageError(`--allow-host ${host}: give a host name without port or scheme`);
+  }
+  for (const prefix of paths) {
+    if (!prefix.startsWith('/') || prefix.startsWith('/__hookbench') || prefix === '/') throw new UsageError(`--webhook-path ${prefix}: give a path prefix such as /hooks/ (not / and not /__hookbench/)`);
+  }
+  return { origins, hosts, openPaths: [...WEBHOOK_PATHS, ...paths] };
 }
 
 export async function serve(argv: string[], io: CliIo): Promise<number> {
@@ -136,7 +169,12 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     'no-render': { type: 'boolean', default: false },
     'render-rate': { type: 'string' },
     'render-concurrency': { type: 'string' },
+    'secret-env': { type: 'string', multiple: true, default: [] },
+    'allow-origin': { type: 'string', multiple: true, default: [] },
+    'allow-host': { type: 'string', multiple: true, default: [] },
+    'webhook-path': { type: 'string', multiple: true, default: [] },
   });
+  const access = accessPolicy(values['allow-origin'], values['allow-host'], values['webhook-path']);
   const logger = lineLogger((line) => io.stderr.write(line + '\n'), (io.env['HOOKBENCH_LOG_LEVEL'] as 'info' | undefined) ?? 'info');
 
   let config: WranglerConfig | undefined;
@@ -172,7 +210,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     entry,
     prebuilt,
     config,
-    secrets: secretsFrom(values['env-file'], io.env),
+    secrets: secretsFrom(values['env-file'], io.env, values['secret-env']),
     watch: !values['no-watch'],
     sql: await loadSqlJs(),
     esbuild,
@@ -180,9 +218,10 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     idleMs: values['idle-ms'] === undefined ? undefined : Number(values['idle-ms']),
     adminToken: values['admin-token'] ?? io.env['HOOKBENCH_ADMIN_TOKEN'],
     sinkSecret: io.env['HOOKBENCH_SINK_SECRET'],
+    access,
   });
   // The emulator's line comes first: whoever waits for "listening on" then knows both.
-  const render = values['no-render'] ? undefined : await startRender(values, io, logger);
+  const render = values['no-render'] ? undefined : await startRender(values, io, logger, access);
   watch.ready();
   io.stdout.write(`listening on ${server.url}\n`);
 

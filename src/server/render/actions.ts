@@ -4,7 +4,7 @@
  */
 import type { Page, PDFOptions, ScreenshotOptions } from 'puppeteer-core';
 import { RenderError } from '../../core/render/errors';
-import type { RenderRequest } from '../../core/render/request';
+import { checkBitmapSize, type RenderRequest } from '../../core/render/request';
 import { fontReport } from './fontReport';
 import { linksInPage, markdownInPage, scrapeInPage } from './pageScripts';
 import type { PreparedPage } from './preparePage';
@@ -13,13 +13,34 @@ export type ActionResult = { readonly kind: 'binary'; readonly contentType: stri
 
 const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
 
+/**
+ * A full-page capture is as large as the loaded page, known only now: 400 before Chromium draws a
+ * bitmap past MAX_BITMAP_PIXELS. The size is Chromium's own (`Page.getLayoutMetrics`, the one
+ * `captureBeyondViewport` draws), which the page's scripts cannot misreport.
+ */
+async function checkFullPage(page: Page, request: RenderRequest): Promise<void> {
+  if (request.screenshotOptions['fullPage'] !== true || request.screenshotOptions['clip'] !== undefined) return;
+  const session = await page.createCDPSession();
+  try {
+    const { cssContentSize } = await session.send('Page.getLayoutMetrics');
+    const { width, height, deviceScaleFactor } = request.viewport;
+    checkBitmapSize('screenshotOptions.fullPage', Math.max(width, cssContentSize.width), Math.max(height, cssContentSize.height), deviceScaleFactor);
+  } finally {
+    await session.detach().catch(() => undefined);
+  }
+}
+
 async function screenshot(page: Page, request: RenderRequest): Promise<Uint8Array | string> {
   const options = request.screenshotOptions as ScreenshotOptions;
   if (request.selector !== undefined) {
     const element = await page.$(request.selector);
     if (!element) throw new RenderError(400, 400, `selector: Element not found on page! (${request.selector})`);
+    // Puppeteer captures the element's whole box (or the clip, checked with the request).
+    const box = options.clip ? null : await element.boundingBox();
+    if (box) checkBitmapSize('selector', box.width, box.height, request.viewport.deviceScaleFactor);
     return element.screenshot(options);
   }
+  await checkFullPage(page, request);
   return page.screenshot(options);
 }
 
@@ -48,7 +69,10 @@ async function snapshot(page: Page, request: RenderRequest): Promise<Record<stri
   const result: Record<string, unknown> = {};
   for (const format of request.formats) {
     if (format === 'content') result['content'] = await page.content();
-    if (format === 'screenshot') result['screenshot'] = Buffer.from(await page.screenshot({ ...(request.screenshotOptions as ScreenshotOptions), encoding: 'binary' })).toString('base64');
+    if (format === 'screenshot') {
+      await checkFullPage(page, request);
+      result['screenshot'] = Buffer.from(await page.screenshot({ ...(request.screenshotOptions as ScreenshotOptions), encoding: 'binary' })).toString('base64');
+    }
     if (format === 'markdown') result['markdown'] = await page.evaluate(markdownInPage);
     if (format === 'accessibilityTree') result['accessibilityTree'] = await accessibilityTree(page, request);
   }

@@ -42,8 +42,6 @@ export function findChromium(explicit?: string): string {
 }
 
 const LAUNCH_ARGS = [
-  // Root in a container has no user namespaces for the sandbox; pages come from the developer's own requests.
-  '--no-sandbox',
   '--disable-dev-shm-usage',
   '--disable-gpu',
   '--hide-scrollbars',
@@ -58,6 +56,14 @@ const LAUNCH_ARGS = [
   '--disable-renderer-backgrounding',
   '--disable-backgrounding-occluded-windows',
 ];
+
+/**
+ * The sandbox stays on, except as root: Chromium will not start as root with it (and root in a
+ * container has no user namespaces for it); the pages then come from the developer's own requests.
+ */
+function launchArgs(): string[] {
+  return process.getuid?.() === 0 ? ['--no-sandbox', ...LAUNCH_ARGS] : [...LAUNCH_ARGS];
+}
 
 export class BrowserPool {
   readonly #options: BrowserPoolOptions;
@@ -151,7 +157,9 @@ export class BrowserPool {
     this.launches++;
     const started = performance.now();
     try {
-      const browser = await puppeteer.launch({ executablePath, headless: true, args: LAUNCH_ARGS, defaultViewport: null, protocolTimeout: 120_000 });
+      // DevTools over a pipe (fds 3 and 4), not --remote-debugging-port: a port on loopback would let
+      // any local user drive this browser, read its pages and open file:// URLs as this user.
+      const browser = await puppeteer.launch({ executablePath, headless: true, pipe: true, args: launchArgs(), defaultViewport: null, protocolTimeout: 120_000 });
       this.#options.logger.info(`[render] Chromium ${await browser.version()} started in ${Math.round(performance.now() - started)} ms`);
       browser.once('disconnected', () => {
         if (this.#closed) return;

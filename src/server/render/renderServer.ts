@@ -1,6 +1,7 @@
 /**
  * The local Browser Rendering emulator (DESIGN §3.5): Cloudflare's REST routes under
- * `/client/v4/accounts/<id>/browser-rendering/<endpoint>` (and `/browser-run/`), the Bearer token,
+ * `/client/v4/accounts/<id>/browser-rendering/<endpoint>` (and `/browser-run/`), the origin and
+ * host check (access.ts: no web page may drive the browser), the Bearer token,
  * the v4 envelopes and status codes, `X-Browser-Ms-Used`, a rate limit answering 429 with
  * Retry-After; plus Hookbench's own `POST /hookbench/font-report` and `GET /hookbench/fonts`.
  */
@@ -13,6 +14,7 @@ import { catalogWith, type CatalogEntry } from '../../core/render/fontCatalog';
 import { failureEnvelope, RenderError, successEnvelope } from '../../core/render/errors';
 import { validateRenderRequest, type RenderRequest } from '../../core/render/request';
 import { safeEqualText } from '../../core/signing/crypto';
+import { checkAccess, DEFAULT_POLICY, forbiddenText, type AccessPolicy } from '../access';
 import { BodyTooLargeError, readBody, requestUrl } from '../httpAdapter';
 import { runAction, type ActionResult } from './actions';
 import { BrowserPool } from './browserPool';
@@ -31,6 +33,8 @@ export interface RenderServerOptions {
   readonly executablePath?: string;
   /** The largest request body (default 50 MB, as Cloudflare's /pdf). */
   readonly bodyLimit?: number;
+  /** Who may call it besides non-browser clients (default: loopback and VS Code origins only). */
+  readonly access?: AccessPolicy;
 }
 
 const ROUTE = /^\/client\/v4\/accounts\/([^/]+)\/(?:browser-rendering|browser-run)\/([A-Za-z]+)\/?$/;
@@ -93,6 +97,12 @@ export class RenderServer {
         url = new URL(requestUrl(req, 'http://localhost'));
       } catch {
         throw new RenderError(400, 400, 'Bad request target');
+      }
+      // A web page must not drive the browser, even with a token it guessed or was given: no route here is a webhook.
+      const access = checkAccess(req.headers, url.pathname, { boundHost: this.#options.host, policy: { ...(this.#options.access ?? DEFAULT_POLICY), openPaths: [] }, upgrade: false });
+      if (!access.allowed) {
+        this.#options.logger.warn(`[security] the render emulator refused ${req.method} ${url.pathname}: ${access.reason}`);
+        throw new RenderError(403, 403, forbiddenText(access.reason));
       }
       const route = this.#route(req.method ?? 'GET', url.pathname);
       if (!this.#authorized(req)) throw new RenderError(401, 10000, 'Authentication failed');

@@ -5,7 +5,7 @@
  */
 import { getAgentByName, routeAgentRequest } from 'agents';
 import { locate, normalizeHeaders, schemeFor } from '../../core/signing';
-import { parsePayload } from './payload';
+import { checkDelivery } from './check';
 import { textResponse } from './responses';
 import { sanitizeEntity, webhookRoute } from './routes';
 import type { WebhookEnv } from './webhookAgent';
@@ -20,22 +20,19 @@ export default {
     const route = webhookRoute(url, request.headers);
     if (route) {
       if (request.method !== 'POST') return text('Method not allowed', 405);
+      // Read a clone: the agent reads the original body again, byte for byte (seed §4.2 rule 4).
+      const body = new Uint8Array(await request.clone().arrayBuffer());
+      // Verified and parsed before any agent exists: a rejected request creates no instance.
+      const checked = checkDelivery(route, request, body, env, route.entity);
+      if (!checked.ok) return checked.response;
       let entity = route.entity;
-      if (entity === undefined && route.provider) {
-        const { shape } = schemeFor(route.provider);
-        // Read a clone: the agent reads the original body again, byte for byte (seed §4.2 rule 4).
-        const body = new Uint8Array(await request.clone().arrayBuffer());
-        let payload: unknown;
-        try {
-          payload = parsePayload(body, request.headers.get('content-type')).payload;
-        } catch {
-          return text('Invalid', 400, route.provider);
-        }
-        const found = locate(shape.entity, normalizeHeaders(request.headers.entries()), payload);
-        if (found === undefined) return text(`Missing ${shape.entityField}`, 400, route.provider);
+      if (entity === undefined) {
+        const { shape } = schemeFor(checked.provider);
+        const found = locate(shape.entity, normalizeHeaders(request.headers.entries()), checked.parsed.payload);
+        if (found === undefined) return text(`Missing ${shape.entityField}`, 400, checked.provider);
         entity = sanitizeEntity(found);
       }
-      const agent = await getAgentByName(env.WEBHOOK_AGENT as never, entity!);
+      const agent = await getAgentByName(env.WEBHOOK_AGENT as never, entity);
       return agent.fetch(request);
     }
     return (await routeAgentRequest(request, env)) ?? text('Not found', 404);

@@ -8,7 +8,8 @@ import { Agent, callable } from 'agents';
 import { locate, normalizeHeaders, schemeFor, type HeaderMap, type ProviderName } from '../../core/signing';
 import { notifyChat, sendJsonWebhook } from '../../core/outbound';
 import { describeEvent } from './describe';
-import { parsePayload, type ParsedPayload } from './payload';
+import { checkDelivery, entityNote } from './check';
+import type { ParsedPayload } from './payload';
 import { textResponse } from './responses';
 import { webhookRoute } from './routes';
 
@@ -51,16 +52,6 @@ export interface Delivery {
   readonly event: StoredEvent;
 }
 
-/** The URL the provider signed: a configured public URL, or what a tunnel forwarded, or the request's. */
-function signedUrl(request: Request, env: WebhookEnv): string {
-  const url = new URL(request.url);
-  if (env.HOOKBENCH_PUBLIC_URL) return new URL(url.pathname + url.search, env.HOOKBENCH_PUBLIC_URL).toString();
-  const proto = request.headers.get('x-forwarded-proto');
-  const host = request.headers.get('x-forwarded-host');
-  if (proto || host) return `${proto ?? url.protocol.slice(0, -1)}://${host ?? url.host}${url.pathname}${url.search}`;
-  return request.url;
-}
-
 export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
   override initialState: WebhookState = { lastEventType: null, lastEventAt: null, stats: { total: 0, byType: {} } };
 
@@ -84,37 +75,16 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
     const route = webhookRoute(new URL(request.url), request.headers);
     if (!route) return textResponse('Not found', 404);
     const body = new Uint8Array(await request.arrayBuffer());
-    const headers = normalizeHeaders(request.headers.entries());
-    if (!route.provider) {
-      return this.reject('unknown', 'missing_header: no provider signature header (X-Hub-Signature-256, Stripe-Signature, ...)');
-    }
-    const scheme = schemeFor(route.provider);
-    const secret = this.env[scheme.shape.secretEnv];
-    const verdict = scheme.verify({ secret: typeof secret === 'string' ? secret : undefined, body, headers, url: signedUrl(request, this.env) });
-    if (!verdict.valid) return this.reject(route.provider, `${verdict.reason}: ${verdict.message}`);
-
-    let parsed: ParsedPayload;
-    try {
-      parsed = parsePayload(body, request.headers.get('content-type'));
-    } catch {
-      return textResponse('Invalid', 400, { 'x-hookbench-provider': route.provider, 'x-hookbench-entity': encodeURIComponent(this.name), 'x-hookbench-verification': 'valid' });
-    }
-    const event = this.toEvent(route.provider, headers, request.headers, parsed, body);
-    const info = { 'x-hookbench-provider': route.provider, 'x-hookbench-entity': encodeURIComponent(this.name), 'x-hookbench-verification': 'valid', 'x-hookbench-event': encodeURIComponent(event.id) };
+    const checked = checkDelivery(route, request, body, this.env, this.name);
+    if (!checked.ok) return checked.response;
+    const event = this.toEvent(checked.provider, normalizeHeaders(request.headers.entries()), request.headers, checked.parsed, body);
+    const info = { 'x-hookbench-provider': checked.provider, ...entityNote(this.name), 'x-hookbench-verification': 'valid', 'x-hookbench-event': encodeURIComponent(event.id) };
     if (route.queued) {
-      await this.queue('processDelivery', { provider: route.provider, event });
+      await this.queue('processDelivery', { provider: checked.provider, event });
       return textResponse('Accepted', 202, info);
     }
     const stored = this.store(event);
     return textResponse('OK', 200, { ...info, 'x-hookbench-stored': String(stored) });
-  }
-
-  /** Rejected deliveries are logged for security monitoring, never with the secret or signature. */
-  private reject(provider: string, reason: string): Response {
-    console.warn(`[security] rejected a ${provider} webhook for ${this.name}: ${reason}`);
-    // Header values are Latin-1: anything else in a reason is replaced rather than failing the reply.
-    const headerSafe = reason.replace(/[^\x20-\x7e]/g, '?');
-    return textResponse('Invalid signature', 401, { 'x-hookbench-provider': provider, 'x-hookbench-entity': encodeURIComponent(this.name), 'x-hookbench-verification': headerSafe });
   }
 
   private toEvent(provider: ProviderName, headers: HeaderMap, raw: Headers, { payload, stored }: ParsedPayload, body: Uint8Array): StoredEvent {

@@ -75,7 +75,11 @@ describe('deliveries log', () => {
 
   it('reads the two reused files of earlier versions once, in order, and carries them over', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-deliveries-legacy-'));
-    const line = (n: number) => JSON.stringify({ id: `legacy-${n}`, time: new Date(Date.UTC(2026, 10, 21, 0, 0, n)).toISOString(), path: `/old/${n}`, body: '', responseBody: '' }) + '\n';
+    const line = (n: number) =>
+      JSON.stringify({
+        id: `legacy-${n}`, time: new Date(Date.UTC(2026, 10, 21, 0, 0, n)).toISOString(), method: 'POST', path: `/old/${n}`, requestHeaders: {}, requestTruncated: false, requestBytes: 0,
+        status: 200, responseHeaders: {}, durationMs: 1, provider: null, entity: null, verification: null, body: '', responseBody: '',
+      }) + '\n';
     fs.writeFileSync(path.join(dir, 'deliveries-b.ndjson'), line(0) + line(1));
     fs.writeFileSync(path.join(dir, 'deliveries-a.ndjson'), line(2));
     const log = await DeliveryLog.open({ dir });

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { failureEnvelope, RenderError, successEnvelope } from '../../../../src/core/render/errors';
-import { DEFAULT_USER_AGENT, validateRenderRequest } from '../../../../src/core/render/request';
+import { DEFAULT_USER_AGENT, MAX_BITMAP_PIXELS, validateRenderRequest } from '../../../../src/core/render/request';
 
 function refused(endpoint: string, body: unknown, field: RegExp, status = 400, code?: number): void {
   assert.throws(
@@ -88,6 +88,22 @@ describe('render requests', () => {
     assert.equal(request.viewport.deviceScaleFactor, 2);
     assert.deepEqual(request.authenticate, { username: 'u', password: 'p' });
     assert.equal(request.screenshotOptions['quality'], 80);
+  });
+
+  it('refuses a viewport whose bitmap (width × height × deviceScaleFactor²) passes 100 megapixels, naming the limit', () => {
+    assert.equal(MAX_BITMAP_PIXELS, 100_000_000);
+    refused('screenshot', { url: 'https://a.test', viewport: { width: 16_384, height: 16_384 } }, /^viewport: 16384×16384 px at scale 1 is 268\.4 megapixels; a bitmap is limited to 100 megapixels/, 400, 400);
+    refused('pdf', { url: 'https://a.test', viewport: { width: 1920, height: 1080, deviceScaleFactor: 10 } }, /^viewport: .* is 207\.4 megapixels; a bitmap is limited to 100 megapixels/, 400, 400);
+  });
+
+  it('accepts a full HD viewport at scale 2', () => {
+    assert.deepEqual(validateRenderRequest('screenshot', { url: 'https://a.test', viewport: { width: 1920, height: 1080, deviceScaleFactor: 2 } }).viewport, { width: 1920, height: 1080, deviceScaleFactor: 2, isMobile: false, hasTouch: false, isLandscape: false });
+  });
+
+  it('bounds a screenshot clip by its own scale times the device scale factor', () => {
+    refused('screenshot', { url: 'https://a.test', viewport: { deviceScaleFactor: 2 }, screenshotOptions: { clip: { x: 0, y: 0, width: 5000, height: 5000, scale: 2 } } }, /^screenshotOptions\.clip: 5000×5000 px at scale 4 is 400 megapixels; a bitmap is limited to 100 megapixels/);
+    refused('screenshot', { url: 'https://a.test', screenshotOptions: { clip: { x: 0, y: 0, width: '10', height: 10 } } }, /^screenshotOptions\.clip\.width: must be a number above 0/);
+    assert.ok(validateRenderRequest('screenshot', { url: 'https://a.test', screenshotOptions: { clip: { x: 0, y: 0, width: 1920, height: 10_000 } } }));
   });
 });
 

@@ -1,0 +1,60 @@
+/**
+ * The built-in worker's checks on a delivery, in one order (octokit's pipeline): provider →
+ * signature on the raw bytes → payload parse. The router runs them before any agent exists, so a
+ * rejected request (401, 400) creates no instance; the agent runs them again, because its own
+ * route (/agents/webhook-agent/<name>) reaches it without the router.
+ */
+import { schemeFor, type ProviderName } from '../../core/signing';
+import { normalizeHeaders } from '../../core/signing';
+import { parsePayload, type ParsedPayload } from './payload';
+import { textResponse } from './responses';
+import type { WebhookRoute } from './routes';
+
+export interface CheckEnv {
+  /** The public URL Twilio signs when the receiver sits behind a tunnel. */
+  readonly HOOKBENCH_PUBLIC_URL?: string;
+  readonly [secret: string]: unknown;
+}
+
+export type CheckResult =
+  | { readonly ok: true; readonly provider: ProviderName; readonly body: Uint8Array; readonly parsed: ParsedPayload }
+  | { readonly ok: false; readonly response: Response };
+
+/** The URL the provider signed: a configured public URL, or what a tunnel forwarded, or the request's. */
+export function signedUrl(request: Request, env: CheckEnv): string {
+  const url = new URL(request.url);
+  if (env.HOOKBENCH_PUBLIC_URL) return new URL(url.pathname + url.search, env.HOOKBENCH_PUBLIC_URL).toString();
+  const proto = request.headers.get('x-forwarded-proto');
+  const host = request.headers.get('x-forwarded-host');
+  if (proto || host) return `${proto ?? url.protocol.slice(0, -1)}://${host ?? url.host}${url.pathname}${url.search}`;
+  return request.url;
+}
+
+/** Notes for the deliveries log about a rejected request; never the secret or the signature. */
+function rejected(provider: string, entity: string | undefined, reason: string): Response {
+  console.warn(`[security] rejected a ${provider} webhook${entity === undefined ? '' : ` for ${entity}`}: ${reason}`);
+  // Header values are Latin-1: anything else in a reason is replaced rather than failing the reply.
+  const headerSafe = reason.replace(/[^\x20-\x7e]/g, '?');
+  return textResponse('Invalid signature', 401, { 'x-hookbench-provider': provider, ...entityNote(entity), 'x-hookbench-verification': headerSafe });
+}
+
+export function entityNote(entity: string | undefined): Record<string, string> {
+  return entity === undefined ? {} : { 'x-hookbench-entity': encodeURIComponent(entity) };
+}
+
+/** Verifies and parses `body` (the request's raw bytes) for `route`; `entity` only names it in the notes. */
+export function checkDelivery(route: WebhookRoute, request: Request, body: Uint8Array, env: CheckEnv, entity: string | undefined): CheckResult {
+  if (!route.provider) {
+    return { ok: false, response: rejected('unknown', entity, 'missing_header: no provider signature header (X-Hub-Signature-256, Stripe-Signature, ...)') };
+  }
+  const scheme = schemeFor(route.provider);
+  const secret = env[scheme.shape.secretEnv];
+  const headers = normalizeHeaders(request.headers.entries());
+  const verdict = scheme.verify({ secret: typeof secret === 'string' ? secret : undefined, body, headers, url: signedUrl(request, env) });
+  if (!verdict.valid) return { ok: false, response: rejected(route.provider, entity, `${verdict.reason}: ${verdict.message}`) };
+  try {
+    return { ok: true, provider: route.provider, body, parsed: parsePayload(body, request.headers.get('content-type')) };
+  } catch {
+    return { ok: false, response: textResponse('Invalid', 400, { 'x-hookbench-provider': route.provider, ...entityNote(entity), 'x-hookbench-verification': 'valid' }) };
+  }
+}
