@@ -58,6 +58,13 @@ function configs() {
       banner: { js: '#!/usr/bin/env node' },
     },
     {
+      // The admin API's query worker thread (src/server/adminQuery.ts starts it from dist/, the
+      // test bundles under out/ too).
+      ...nodeBase,
+      entryPoints: ['src/server/adminQueryWorker.ts'],
+      outfile: 'dist/adminQueryWorker.js',
+    },
+    {
       // The built-in webhook worker, pre-bundled: the serve process evaluates it like a user's
       // bundle, with `agents` and `cloudflare:workers` provided by the emulation.
       ...nodeBase,

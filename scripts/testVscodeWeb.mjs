@@ -22,22 +22,49 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-async function main() {
+/** The bytes of the files a planted `.hookbench/` links to: the restricted suite checks they never change. */
+export const VICTIM_TEXT = '# a file of the user\'s, outside the workspace\nexport PATH=$PATH\n';
+
+/**
+ * A cloned repository with a committed `.hookbench/` whose files are links to the user's files
+ * (the security review's finding 1), and settings that point the data folder elsewhere.
+ * @param {string} workspace @param {string} victim
+ */
+function plantRepository(workspace, victim) {
+  fs.writeFileSync(victim, VICTIM_TEXT);
+  const deliveries = path.join(workspace, '.hookbench', '_hookbench', 'deliveries');
+  fs.mkdirSync(deliveries, { recursive: true });
+  fs.symlinkSync(victim, path.join(deliveries, 'deliveries-00000001.ndjson'));
+  const instance = path.join(workspace, '.hookbench', 'webhook-agent', 'acme');
+  fs.mkdirSync(instance, { recursive: true });
+  fs.writeFileSync(path.join(instance, 'name'), 'acme');
+  fs.symlinkSync(victim, path.join(instance, 'journal-00000001.log'));
+  fs.mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
+  fs.writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'hookbench.dataDirectory': '.hookbench', 'hookbench.receiver.autoStart': true }, null, 2));
+}
+
+/**
+ * Runs one suite in its own code-server and Chromium; resolves with its exit code.
+ * @param {{ name: string, restricted: boolean, env?: NodeJS.ProcessEnv, prepare?: (workspace: string, stateDir: string) => NodeJS.ProcessEnv }} suite
+ */
+async function runSuite(suite) {
   const codeServerDir = await ensureCodeServer();
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hookbench-vscode-'));
-  const artifacts = path.join(root, 'out', 'test', 'vscode-web');
+  const artifacts = path.join(root, 'out', 'test', suite.restricted ? 'vscode-web-restricted' : 'vscode-web');
   fs.rmSync(artifacts, { recursive: true, force: true });
   fs.mkdirSync(artifacts, { recursive: true });
   const report = path.join(stateDir, 'report.txt');
   fs.writeFileSync(report, '');
   const workspace = path.join(stateDir, 'workspace');
   fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
+  const extraEnv = suite.prepare?.(workspace, stateDir) ?? {};
   const serverLog = fs.createWriteStream(path.join(artifacts, 'code-server.log'));
 
   const server = await startCodeServer({
     codeServerDir,
     stateDir,
-    env: { HOOKBENCH_TEST_REPORT: report },
+    restricted: suite.restricted,
+    env: { HOOKBENCH_TEST_REPORT: report, HOOKBENCH_TEST_SUITE: suite.name, ...extraEnv },
     onLog: (line) => serverLog.write(line + '\n'),
   });
   const browser = await puppeteer.launch({
@@ -92,6 +119,24 @@ async function main() {
     serverLog.end();
     fs.rmSync(stateDir, { recursive: true, force: true });
   }
+}
+
+async function main() {
+  // HOOKBENCH_TEST_ONLY=trusted|restricted runs one of the two.
+  const only = process.env.HOOKBENCH_TEST_ONLY;
+  const trusted = only === 'restricted' ? 0 : await runSuite({ name: 'trusted', restricted: false });
+  if (only === 'trusted') return trusted;
+  console.log('\nRestricted mode (an untrusted workspace with a planted .hookbench/):');
+  const restricted = await runSuite({
+    name: 'restricted',
+    restricted: true,
+    prepare: (workspace, stateDir) => {
+      const victim = path.join(stateDir, 'victim-bashrc');
+      plantRepository(workspace, victim);
+      return { HOOKBENCH_TEST_VICTIM: victim };
+    },
+  });
+  return trusted || restricted;
 }
 
 main().then(

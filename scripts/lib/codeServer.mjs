@@ -20,16 +20,22 @@ const USER_SETTINGS = {
 };
 
 /**
+ * Workspace trust on, without the prompt: a folder opens in restricted mode, as a freshly cloned
+ * repository does for a user who has not trusted it yet.
+ */
+const RESTRICTED_SETTINGS = { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.banner': 'never' };
+
+/**
  * @param {{ codeServerDir: string, stateDir: string, port?: number, env?: NodeJS.ProcessEnv,
- *           onLog?: (line: string) => void }} options
+ *           onLog?: (line: string) => void, restricted?: boolean }} options
  * @returns {Promise<{ port: number, origin: string, stop: () => Promise<void> }>}
  */
-export async function startCodeServer({ codeServerDir, stateDir, port = 0, env = {}, onLog = () => {} }) {
+export async function startCodeServer({ codeServerDir, stateDir, port = 0, env = {}, onLog = () => {}, restricted = false }) {
   const userDataDir = path.join(stateDir, 'user-data');
   const extensionsDir = path.join(stateDir, 'extensions');
   fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
   fs.mkdirSync(extensionsDir, { recursive: true });
-  fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(USER_SETTINGS, null, 2));
+  fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...USER_SETTINGS, ...(restricted ? RESTRICTED_SETTINGS : {}) }, null, 2));
   const configFile = path.join(stateDir, 'config.yaml');
   fs.writeFileSync(configFile, 'auth: none\ncert: false\n');
 
@@ -42,7 +48,7 @@ export async function startCodeServer({ codeServerDir, stateDir, port = 0, env =
       '--bind-addr', `127.0.0.1:${port}`,
       '--disable-telemetry',
       '--disable-update-check',
-      '--disable-workspace-trust',
+      ...(restricted ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
       '--user-data-dir', userDataDir,
       '--extensions-dir', extensionsDir,

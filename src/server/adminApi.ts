@@ -9,12 +9,13 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Emitter } from '../core/events';
 import type { Logger } from '../core/log';
-import { statementKind } from '../core/runtime/durableDatabase';
 import type { DurableObjectNamespace } from '../core/runtime/namespace';
 import { camelCaseToKebabCase } from '../core/runtime/protocol';
 import type { WorkerRuntime } from '../core/runtime/workerRuntime';
 import { safeEqualText } from '../core/signing/crypto';
+import { QueryError, QueryRunner, type QueryOptions, type QueryParam } from './adminQuery';
 import type { DeliveryLog } from './deliveryLog';
+import { readOnlyRefusal } from './readOnlySql';
 import type { Sink } from './sink';
 
 export interface InstanceEvent {
@@ -30,6 +31,8 @@ export interface AdminDeps {
   readonly sink: Sink;
   readonly instanceEvents: Emitter<InstanceEvent>;
   readonly logger: Logger;
+  /** Limits of the read-only queries (time, rows, memory); the defaults suit serve. */
+  readonly query?: QueryOptions;
 }
 
 export const ADMIN_PREFIX = '/__hookbench/';
@@ -60,8 +63,11 @@ function decode(segment: string | undefined, what: string): string {
 
 export class AdminApi {
   private readonly wss = new WebSocketServer({ noServer: true });
+  private readonly queries: QueryRunner;
 
-  constructor(private readonly deps: AdminDeps) {}
+  constructor(private readonly deps: AdminDeps) {
+    this.queries = new QueryRunner(deps.query);
+  }
 
   handles(pathname: string): boolean {
     return pathname.startsWith(ADMIN_PREFIX);
@@ -92,7 +98,7 @@ export class AdminApi {
           throw new HttpError(404, `no admin route ${url.pathname}`);
       }
     } catch (error) {
-      if (error instanceof HttpError) return json(res, error.status, { error: error.message });
+      if (error instanceof HttpError || error instanceof QueryError) return json(res, error.status, { error: error.message });
       this.deps.logger.error(`[admin] ${req.method} ${url.pathname}: ${(error as Error)?.stack ?? String(error)}`);
       json(res, 500, { error: (error as Error)?.message ?? String(error) });
     }
@@ -135,16 +141,12 @@ export class AdminApi {
     };
     if (rest[2] === 'query' && rest.length === 3) {
       if (req.method !== 'POST') throw new HttpError(405, 'POST');
-      const { sql, params } = parseQuery(body);
-      const result = await host().inspect((db) => {
-        try {
-          return db.exec(sql, params);
-        } catch (error) {
-          // The caller's SQL is at fault (syntax, unknown table), not the server.
-          throw new HttpError(400, `SQL error: ${(error as Error).message}`);
-        }
-      });
-      return json(res, 200, { columns: result.columns, rows: result.rows.map((row) => row.map((v) => (v instanceof Uint8Array ? { base64: Buffer.from(v).toString('base64') } : v))) });
+      const { sql, params, timeoutMs } = parseQuery(body);
+      const instance = host();
+      // The caller's SQL never touches the live database: it runs on a copy, in a worker thread.
+      const result = await this.queries.run({ image: () => instance.inspect((db) => db.image()), sql, params, timeoutMs });
+      const rows = result.rows.map((row) => row.map((v) => (v instanceof Uint8Array ? { base64: Buffer.from(v).toString('base64') } : v)));
+      return json(res, 200, { columns: result.columns, rows, ...(result.truncated ? { truncated: true } : {}) });
     }
     if (rest[2] === 'events' && rest.length === 3) {
       if (req.method !== 'DELETE') throw new HttpError(405, 'DELETE');
@@ -205,6 +207,7 @@ export class AdminApi {
   }
 
   close(): void {
+    this.queries.close();
     for (const client of this.wss.clients) client.close(1001, 'Server shutting down');
   }
 }
@@ -218,18 +221,18 @@ function tableExists(db: { exec(sql: string, params?: never[]): { rows: unknown[
   return db.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '${name}'`).rows.length > 0;
 }
 
-function parseQuery(body: Buffer): { sql: string; params: (string | number | null)[] } {
+function parseQuery(body: Buffer): { sql: string; params: QueryParam[]; timeoutMs: number | undefined } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
   } catch {
     throw new HttpError(400, 'the body is not JSON: send {"sql": "SELECT …", "params": []}');
   }
-  const { sql, params = [] } = (parsed ?? {}) as { sql?: unknown; params?: unknown };
+  const { sql, params = [], timeoutMs } = (parsed ?? {}) as { sql?: unknown; params?: unknown; timeoutMs?: unknown };
   if (typeof sql !== 'string' || sql.trim() === '') throw new HttpError(400, '"sql" must be a non-empty string');
   if (!Array.isArray(params) || !params.every((p) => p === null || typeof p === 'string' || typeof p === 'number')) throw new HttpError(400, '"params" must be an array of strings, numbers or nulls');
-  if (statementKind(sql) !== 'read' || sql.includes(';') && sql.trim().replace(/;\s*$/, '').includes(';')) {
-    throw new HttpError(400, 'only one read-only statement (SELECT, EXPLAIN, VALUES or a PRAGMA read) is allowed');
-  }
-  return { sql, params };
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0)) throw new HttpError(400, '"timeoutMs" must be a positive whole number of milliseconds');
+  const refusal = readOnlyRefusal(sql);
+  if (refusal) throw new HttpError(400, refusal);
+  return { sql, params, timeoutMs: timeoutMs as number | undefined };
 }

@@ -253,7 +253,7 @@ export function isStored(value: unknown): value is Stored {
     isText(d['id']) && /^[\w-]{1,64}$/.test(d['id']) &&
     isText(d['time']) && !Number.isNaN(Date.parse(d['time'])) &&
     isText(d['method']) && TOKEN.test(d['method']) && d['method'].length <= 32 &&
-    isText(d['path']) && d['path'].startsWith('/') && !/[\s\x00-\x1f\x7f]/.test(d['path']) &&
+    isText(d['path']) && d['path'].startsWith('/') && !/[\s\p{Cc}]/u.test(d['path']) &&
     isHeaders(d['requestHeaders']) && isHeaders(d['responseHeaders']) &&
     typeof d['requestTruncated'] === 'boolean' &&
     typeof d['requestBytes'] === 'number' && Number.isInteger(d['requestBytes']) && d['requestBytes'] >= 0 &&

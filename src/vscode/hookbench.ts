@@ -56,9 +56,8 @@ export function createHookbench(context: vscode.ExtensionContext): HookbenchApi 
 
   const activationMs = performance.now() - started;
   logger.info(`Hookbench ${String(context.extension.packageJSON.version)} activated in ${activationMs.toFixed(1)} ms`);
-  if (vscode.workspace.getConfiguration('hookbench').get<boolean>('receiver.autoStart', true)) {
-    void vscode.commands.executeCommand('hookbench.receiver.start');
-  }
+  if (server.autoStart) void vscode.commands.executeCommand('hookbench.receiver.start');
+  else if (!vscode.workspace.isTrusted) logger.info('restricted mode: the receiver does not start on its own until the workspace is trusted (Start Receiver runs it on a private data folder)');
   const receiverReadyMs = new Promise<number>((resolve) => {
     if (server.url) return resolve(performance.now() - started);
     const sub = server.onDidChangeState((state) => {

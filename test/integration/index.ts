@@ -9,8 +9,11 @@ export async function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, reporter: FileReporter as never });
   const grep = process.env['HOOKBENCH_TEST_GREP'];
   if (grep) mocha.grep(grep);
+  // The launcher runs the suite twice: in a trusted workspace (everything but restricted.test.js),
+  // and in an untrusted one with a planted .hookbench/ (restricted.test.js alone).
+  const restricted = process.env['HOOKBENCH_TEST_SUITE'] === 'restricted';
   for (const file of fs.readdirSync(__dirname).sort()) {
-    if (file.endsWith('.test.js')) mocha.addFile(path.join(__dirname, file));
+    if (file.endsWith('.test.js') && (file === 'restricted.test.js') === restricted) mocha.addFile(path.join(__dirname, file));
   }
   const failures = await new Promise<number>((resolve) => mocha.run(resolve));
   if (failures > 0) throw new Error(`${failures} integration test(s) failed`);

@@ -14,6 +14,7 @@ import type { Database, SqlJsStatic, Statement as SqlJsStatement } from 'sql.js'
 import { StorageCorruptError, StorageWriteError } from './errors';
 import { JournalWriter, readJournal, type SqlValue, type Statement } from './journal';
 import { readSnapshot, syncDirectory, writeSnapshot } from './snapshot';
+import { PRIVATE_DIR_MODE } from './privateFiles';
 
 const META = '_hookbench_meta';
 const SNAPSHOT = 'db.snapshot';
@@ -83,7 +84,7 @@ export class DurableDatabase {
   ) {}
 
   static async open({ sql, dir, snapshotAfterBytes = 4 * 1024 * 1024 }: OpenOptions): Promise<DurableDatabase> {
-    await fs.promises.mkdir(dir, { recursive: true });
+    await fs.promises.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const snapshotFile = path.join(dir, SNAPSHOT);
     const db = new sql.Database(readSnapshot(snapshotFile));
     let seq = 0;
@@ -262,6 +263,28 @@ export class DurableDatabase {
     return this.snapshotting;
   }
 
+  /**
+   * A copy of the database as it stands in memory now, writes not yet durable included, for
+   * readers that must never touch the live connection (the admin API's queries run on it in a
+   * worker thread). It is consistent: statements run synchronously and no transaction stays open
+   * between them, so the copy holds whole write groups only.
+   *
+   * Taken with `export()`, the snapshot's path, not by reading the file from sql.js's in-memory
+   * file system: sql.js does not expose that file system, and the file is whole only between
+   * transactions, which a raw read cannot check (SQLite's backup API can). The handling is the
+   * snapshot's too: sql.js 1.16 exports through the backup API and keeps the connection, its
+   * prepared statements and pragmas, but older releases closed and reopened it; releasing the
+   * statements and tuning again keeps this correct either way, at the cost of compiling a few
+   * statements afresh.
+   */
+  image(): Uint8Array {
+    this.assertUsable();
+    this.releasePrepared();
+    const image = this.db.export();
+    tune(this.db);
+    return image;
+  }
+
   async close({ snapshot = true } = {}): Promise<void> {
     if (!this.broken) {
       await this.commit();
@@ -284,6 +307,20 @@ type StatementKind = 'read' | 'dml' | 'other' | 'transaction';
  * What a statement may do, from its first keyword. `read` statements are never journaled; `other`
  * (DDL, PRAGMA with a value, WITH …) always are, so replay reproduces the same schema and settings.
  */
+/** Pragmas whose argument names what to read (`table_info(events)`), not a new value. */
+const SUBJECT_PRAGMAS = /^(?:table_info|table_xinfo|table_list|index_info|index_xinfo|index_list|foreign_key_list|foreign_key_check|integrity_check|quick_check)$/i;
+
+/**
+ * Whether a PRAGMA only reads: `PRAGMA user_version` does, `PRAGMA user_version(2)` and
+ * `PRAGMA user_version = 2` set it, and must be journaled like any write or a restart loses them.
+ */
+function pragmaReads(text: string): boolean {
+  const match = /^\s*PRAGMA\s+(?:\w+\.)?(\w+)\s*(\(\s*[\w"'.]*\s*\))?\s*;?\s*$/i.exec(text);
+  if (!match) return false;
+  if (/^(?:optimize|incremental_vacuum|wal_checkpoint|shrink_memory)$/i.test(match[1]!)) return false;
+  return match[2] === undefined || SUBJECT_PRAGMAS.test(match[1]!);
+}
+
 export function statementKind(text: string): StatementKind {
   const keyword = /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase();
   switch (keyword) {
@@ -292,7 +329,7 @@ export function statementKind(text: string): StatementKind {
     case 'VALUES':
       return 'read';
     case 'PRAGMA':
-      return /^\s*PRAGMA\s+[\w.]+\s*(\(\s*[\w"'.]*\s*\))?\s*;?\s*$/i.test(text) ? 'read' : 'other';
+      return pragmaReads(text) ? 'read' : 'other';
     case 'INSERT':
     case 'UPDATE':
     case 'DELETE':

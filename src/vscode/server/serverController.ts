@@ -47,7 +47,33 @@ export class ServerController implements vscode.Disposable {
       }),
     );
     this.store.add(this.secrets.onDidChange(() => void this.restartIfRunning('a webhook secret changed')));
-    this.store.add(vscode.workspace.onDidGrantWorkspaceTrust(() => void this.restartIfRunning('the workspace is trusted now')));
+    this.store.add(
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        if (this.process.state.kind === 'running' || this.process.state.kind === 'starting') void this.restartIfRunning('the workspace is trusted now');
+        else if (this.autoStart) void this.start().catch(() => undefined);
+      }),
+    );
+  }
+
+  /**
+   * Whether the receiver starts with the window: never in an untrusted workspace, whose committed
+   * `.hookbench/` or settings must not be acted on before the user trusts it.
+   */
+  get autoStart(): boolean {
+    return vscode.workspace.isTrusted && vscode.workspace.getConfiguration('hookbench').get<boolean>('receiver.autoStart', true);
+  }
+
+  /**
+   * The data folder. In a trusted workspace, `hookbench.dataDirectory` (default `.hookbench`) in
+   * the folder; in an untrusted one, VS Code's private storage for this workspace, so a committed
+   * `.hookbench/` is never opened, and the workspace's settings are not read.
+   */
+  dataFolder(): string {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    if (!folder || !vscode.workspace.isTrusted) {
+      return path.join((this.context.storageUri ?? this.context.globalStorageUri).fsPath, 'data');
+    }
+    return path.resolve(folder, vscode.workspace.getConfiguration('hookbench').get<string>('dataDirectory', '.hookbench'));
   }
 
   get state(): ServeState {
@@ -92,7 +118,8 @@ export class ServerController implements vscode.Disposable {
     const settings = vscode.workspace.getConfiguration('hookbench');
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const base = folder ?? this.context.globalStorageUri.fsPath;
-    const data = path.resolve(base, settings.get<string>('dataDirectory', '.hookbench'));
+    const data = this.dataFolder();
+    if (!vscode.workspace.isTrusted) this.logger.info(`restricted mode: the workspace is not trusted, so its .hookbench folder and its Hookbench settings are not used; data is kept in ${data}`);
     const args = [
       '--host', settings.get<string>('receiver.host', '127.0.0.1'),
       '--port', String(settings.get<number>('receiver.port', 8787)),
@@ -101,6 +128,7 @@ export class ServerController implements vscode.Disposable {
       '--retention-days', String(settings.get<number>('retention.maxAgeDays', 30)),
       '--render-port', String(settings.get<number>('render.port', 8788)),
       ...this.workerArgs(folder),
+      ...settings.get<string[]>('security.allowedOrigins', []).flatMap((origin) => ['--allow-origin', origin]),
     ];
     const env = { ...process.env, ...(await this.secrets.asEnvironment()), HOOKBENCH_ADMIN_TOKEN: this.adminToken, HOOKBENCH_RENDER_TOKEN: this.renderToken };
     return { cli: this.context.asAbsolutePath(path.join('dist', 'cli.js')), args, env, cwd: base };

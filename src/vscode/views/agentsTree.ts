@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { EventRow, InstanceDetails, InstanceSummary } from '../client/adminClient';
 import type { AttachedWorker, AttachedWorkers } from './attachedWorkers';
 import { relativeTime, type ExplorerSession } from './explorerSession';
+import { textTooltip } from './tooltip';
 
 export type AgentNode =
   | { kind: 'attached'; worker: AttachedWorker }
@@ -135,7 +136,7 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         const state = (node.details?.state ?? {}) as WebhookState;
         const count = node.details?.tables.find((t) => t.name === 'events')?.rows;
         const parts = [count === undefined ? undefined : `${count} event${count === 1 ? '' : 's'}`, state.lastEventType ?? undefined, state.lastEventAt ? relativeTime(state.lastEventAt) : undefined];
-        const tooltip = new vscode.MarkdownString(`**${node.name}** (${node.agent})\n\n${node.details?.awake ? 'awake' : 'asleep'} · ${node.details?.connections ?? 0} connection(s)`);
+        const tooltip = textTooltip([[{ strong: node.name }, ` (${node.agent})`], [`${node.details?.awake ? 'awake' : 'asleep'} · ${node.details?.connections ?? 0} connection(s)`]]);
         return Object.assign(new vscode.TreeItem(node.name, collapsed), {
           id: `i:${node.namespace}/${node.name}`,
           description: parts.filter(Boolean).join(' · '),
@@ -168,7 +169,7 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         return Object.assign(new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None), {
           id: `ev:${node.namespace}/${node.name}/${event.id}`,
           description: relativeTime(event.timestamp),
-          tooltip: new vscode.MarkdownString(`**${event.title}**\n\n\`${event.id}\` · ${event.timestamp}`),
+          tooltip: textTooltip([[{ strong: event.title }], [`${event.id} · ${event.timestamp}`]]),
           iconPath: new vscode.ThemeIcon('mail'),
           contextValue: 'hookbench.event',
           command: { command: 'hookbench.event.openPayload', title: 'Open Payload', arguments: [node] },

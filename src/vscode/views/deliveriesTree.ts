@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { AdminClient, DeliverySummary } from '../client/adminClient';
 import { relativeTime } from './explorerSession';
 import { ListTree } from './listTree';
+import { textTooltip } from './tooltip';
 
 export class DeliveriesTree extends ListTree<DeliverySummary> {
   protected load(client: AdminClient): Promise<DeliverySummary[]> {
@@ -21,9 +22,12 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
     item.iconPath = ok
       ? new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'))
       : new vscode.ThemeIcon(d.status >= 500 ? 'error' : 'warning', new vscode.ThemeColor(d.status >= 500 ? 'testing.iconFailed' : 'problemsWarningIcon.foreground'));
-    item.tooltip = new vscode.MarkdownString(
-      [`**${d.status}** ${d.method} \`${d.path}\``, `${d.time} · ${d.durationMs.toFixed(1)} ms · ${d.requestBytes} bytes`, d.verification ? `verification: ${d.verification}` : '', d.entity ? `entity: ${d.entity}` : ''].filter(Boolean).join('\n\n'),
-    );
+    item.tooltip = textTooltip([
+      [{ strong: String(d.status) }, ` ${d.method} ${d.path}`],
+      [`${d.time} · ${d.durationMs.toFixed(1)} ms · ${d.requestBytes} bytes`],
+      d.verification ? [`verification: ${d.verification}`] : undefined,
+      d.entity ? [`entity: ${d.entity}`] : undefined,
+    ]);
     item.contextValue = ok ? 'hookbench.delivery' : 'hookbench.delivery.rejected';
     item.command = { command: 'hookbench.delivery.open', title: 'Open Request and Response', arguments: [d] };
     return item;

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { AdminClient, CaptureSummary } from '../client/adminClient';
 import { relativeTime } from './explorerSession';
 import { ListTree } from './listTree';
+import { textTooltip } from './tooltip';
 
 export class OutboundTree extends ListTree<CaptureSummary> {
   protected load(client: AdminClient): Promise<CaptureSummary[]> {
@@ -15,7 +16,7 @@ export class OutboundTree extends ListTree<CaptureSummary> {
     item.id = `o:${c.id}`;
     item.description = `${verdict} · ${relativeTime(c.time)}`;
     item.iconPath = new vscode.ThemeIcon(c.verification === 'valid' ? 'verified' : c.verification === null ? 'arrow-right' : 'unverified');
-    item.tooltip = new vscode.MarkdownString(`sink \`${c.sink}\` · ${c.time}\n\nverification: ${c.verification ?? 'no sink secret set'}`);
+    item.tooltip = textTooltip([[`sink ${c.sink} · ${c.time}`], [`verification: ${c.verification ?? 'no sink secret set'}`]]);
     item.contextValue = 'hookbench.capture';
     return item;
   }

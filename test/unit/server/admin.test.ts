@@ -153,3 +153,84 @@ describe('clearing events', () => {
     assert.equal((await admin('instances/webhook-agent/nobody/events', { method: 'DELETE' })).status, 404);
   });
 });
+
+describe('read-only queries', () => {
+  const query = (name: string, sql: string, extra: Record<string, unknown> = {}) =>
+    admin(`instances/webhook-agent/${name}/query`, { method: 'POST', body: JSON.stringify({ sql, ...extra }) });
+
+  it('answers SELECT * FROM events with columns and rows, and no truncated flag', async () => {
+    assert.equal((await webhook('/webhooks/github/ro-select', githubPush('Acme/Select', 'sel-1'))).status, 200);
+    const { status, body } = await query('ro-select', 'SELECT * FROM events');
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.deepEqual(Object.keys(body), ['columns', 'rows']);
+    assert.ok(body.columns.includes('id') && body.columns.includes('type'));
+    assert.equal(body.rows.length, 1);
+    assert.equal(body.rows[0][body.columns.indexOf('id')], 'sel-1');
+  });
+
+  it('refuses PRAGMA user_version(1337) as read-only and leaves user_version as it was', async () => {
+    assert.equal((await webhook('/webhooks/github/ro-version', githubPush('Acme/Version', 'ver-1'))).status, 200);
+    const before = (await query('ro-version', 'PRAGMA user_version')).body.rows;
+    for (const sql of ['PRAGMA user_version(1337)', 'PRAGMA user_version = 1337', 'PRAGMA main.user_version(1337)', 'EXPLAIN PRAGMA user_version(1337)']) {
+      const refused = await query('ro-version', sql);
+      assert.equal(refused.status, 400, sql);
+      assert.match(refused.body.error, /read-only/, sql);
+    }
+    assert.deepEqual((await query('ro-version', 'PRAGMA user_version')).body.rows, before);
+    const info = await query('ro-version', 'PRAGMA table_info(events)');
+    assert.equal(info.status, 200, 'table_info(x) is a read');
+    assert.ok(info.body.rows.some((row: unknown[]) => row[info.body.columns.indexOf('name')] === 'id'));
+  });
+
+  it('refuses PRAGMA query_only(1), and the instance still takes its next delivery', async () => {
+    assert.equal((await webhook('/webhooks/github/ro-query-only', githubPush('Acme/QueryOnly', 'qo-1'))).status, 200);
+    const refused = await query('ro-query-only', 'PRAGMA query_only(1)');
+    assert.equal(refused.status, 400);
+    assert.match(refused.body.error, /read-only/);
+    assert.equal((await webhook('/webhooks/github/ro-query-only', githubPush('Acme/QueryOnly', 'qo-2'))).status, 200);
+    assert.deepEqual((await query('ro-query-only', 'SELECT count(*) AS n FROM events')).body, { columns: ['n'], rows: [[2]] });
+  });
+
+  // The first runs until stopped; the second, a plain SELECT around a recursive one, held the main
+  // thread for seconds when queries ran there.
+  const recursive = [
+    { name: 'ro-loop', sql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c' },
+    { name: 'ro-nested-loop', sql: 'SELECT count(*) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 50000000) SELECT x FROM c)' },
+  ];
+  for (const { name, sql } of recursive) {
+    it(`stops ${sql.slice(0, 22)}… at its time limit, and answers a webhook to the same instance while it runs`, async () => {
+      assert.equal((await webhook(`/webhooks/github/${name}`, githubPush('Acme/Loop', `${name}-1`))).status, 200);
+      const answered: string[] = [];
+      const started = Date.now();
+      const stopped = query(name, sql, { timeoutMs: 300 }).then((result) => {
+        answered.push('query');
+        return { ...result, ms: Date.now() - started };
+      });
+      const delivered = webhook(`/webhooks/github/${name}`, githubPush('Acme/Loop', `${name}-2`)).then((response) => {
+        answered.push('webhook');
+        return response;
+      });
+      const [result, response] = await Promise.all([stopped, delivered]);
+      assert.equal(response.status, 200);
+      assert.deepEqual(answered, ['webhook', 'query']);
+      assert.equal(result.status, 408, JSON.stringify(result.body));
+      assert.match(result.body.error, /^query stopped after 300 ms: /);
+      assert.ok(result.ms >= 300 && result.ms < 2300, `answered after ${result.ms} ms`);
+      // The stopped worker is replaced for the next query.
+      assert.deepEqual((await query(name, 'SELECT count(*) AS n FROM events')).body, { columns: ['n'], rows: [[2]] });
+    });
+  }
+
+  it('answers at most 10,000 rows, and says truncated when there were more', async () => {
+    await webhook('/webhooks/github/ro-rows', githubPush('Acme/Rows', 'rows-1'));
+    const rows = (n: number) => `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT ${n}) SELECT x FROM c`;
+    const capped = await query('ro-rows', rows(10_001));
+    assert.equal(capped.status, 200, JSON.stringify(capped.body));
+    assert.equal(capped.body.rows.length, 10_000);
+    assert.deepEqual(capped.body.rows.at(-1), [10_000]);
+    assert.equal(capped.body.truncated, true);
+    const whole = await query('ro-rows', rows(10_000));
+    assert.equal(whole.body.rows.length, 10_000);
+    assert.equal('truncated' in whole.body, false);
+  });
+});

@@ -67,6 +67,25 @@ describe("the seed's error table", () => {
     assert.ok(served.logs.every((l) => !l.includes(SECRETS.GITHUB_WEBHOOK_SECRET)));
   });
 
+  it('a rejected request (401, 400, 405) creates no instance: nothing in the namespace, nothing on disk', async () => {
+    const instances = () => served.server.worker.runtime().then((runtime) => runtime.namespaces.flatMap((n) => n.instanceNames()));
+    const delivery = githubPush('Acme/Rejected', 'rejected-1');
+    const forged = signed('github', delivery.body, { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'rejected-2' }, undefined, 'forged');
+    const broken = signed('github', '{"broken": ', { 'x-github-event': 'push', 'x-github-delivery': 'rejected-3' });
+    const answers = [
+      (await post('/webhooks/github/never-forged', forged)).status,
+      (await post('/webhooks/github', forged)).status,
+      (await post('/webhooks/never-unsigned', { body: '{}', headers: { 'content-type': 'application/json' } })).status,
+      (await post('/webhooks/github/never-broken', broken)).status,
+      (await fetch(`${served.url}/webhooks/github/never-get`)).status,
+    ];
+    assert.deepEqual(answers, [401, 401, 401, 400, 405]);
+    const names = await instances();
+    for (const name of ['never-forged', 'acme-rejected', 'never-unsigned', 'never-broken', 'never-get']) assert.ok(!names.includes(name), `${name} was created`);
+    const onDisk = fs.readdirSync(served.dataDir, { recursive: true, encoding: 'utf8' });
+    assert.ok(!onDisk.some((f) => f.includes('never-') || f.includes('acme-rejected')), JSON.stringify(onDisk));
+  });
+
   it('404 Not found for anything that is not a route', async () => {
     for (const urlPath of ['/', '/hooks/github', '/webhooks', '/webhooks/gitlab/x', '/webhooks/github/a/b']) {
       assert.deepEqual(await post(urlPath, githubPush()).then((r) => [r.status, r.text]), [404, 'Not found'], urlPath);

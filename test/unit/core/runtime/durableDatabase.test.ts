@@ -161,4 +161,18 @@ describe('statementKind', () => {
     assert.equal(statementKind('WITH a AS (SELECT 1) INSERT INTO t SELECT * FROM a'), 'other');
     assert.equal(statementKind('savepoint x'), 'transaction');
   });
+
+  it('journals a PRAGMA that sets a value in call form, so a restart keeps it', async () => {
+    assert.equal(statementKind('PRAGMA user_version(2)'), 'other');
+    assert.equal(statementKind('PRAGMA main.user_version'), 'read');
+    const dir = tempDir();
+    const db = await DurableDatabase.open({ sql, dir });
+    db.exec('PRAGMA user_version(7)');
+    await db.commit();
+    // No closing snapshot: only the journal can bring the value back.
+    await db.close({ snapshot: false });
+    const reopened = await DurableDatabase.open({ sql, dir });
+    assert.deepEqual(reopened.exec('PRAGMA user_version').rows, [[7]]);
+    await reopened.close();
+  });
 });

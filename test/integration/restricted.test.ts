@@ -1,0 +1,87 @@
+// Restricted mode: the workspace is an untrusted clone whose committed .hookbench/ holds links to a
+// file of the user's (the launcher plants them, and a .vscode/settings.json that asks for
+// auto-start on that folder). Nothing from the workspace may be executed or written through.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { schemeFor } from '../../src/core/signing';
+import type { HookbenchApi } from '../../src/vscode/hookbench';
+
+async function api(): Promise<HookbenchApi> {
+  const ext = vscode.extensions.getExtension<HookbenchApi>('hookbench.hookbench')!;
+  return ext.activate();
+}
+
+const victim = process.env['HOOKBENCH_TEST_VICTIM']!;
+const workspace = () => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+
+/** Every entry under a folder, links listed as links, with their targets. */
+function listing(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of fs.readdirSync(d).sort()) {
+      const full = path.join(d, name);
+      const stat = fs.lstatSync(full);
+      if (stat.isSymbolicLink()) out.push(`${full} -> ${fs.readlinkSync(full)}`);
+      else if (stat.isDirectory()) walk(full);
+      else out.push(`${full} ${stat.size}`);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+describe('Restricted mode (an untrusted clone with a planted .hookbench/)', () => {
+  let original: { victim: Buffer; mtimeMs: number; planted: string[] };
+
+  before(() => {
+    assert.ok(victim, 'the launcher names the planted links\' target');
+    original = { victim: fs.readFileSync(victim), mtimeMs: fs.statSync(victim).mtimeMs, planted: listing(path.join(workspace(), '.hookbench')) };
+  });
+
+  it('runs in an untrusted workspace', () => {
+    assert.equal(vscode.workspace.isTrusted, false);
+  });
+
+  it('does not start the receiver on its own, and says why in the log', async () => {
+    const hookbench = await api();
+    assert.equal(hookbench.server.state.kind, 'stopped');
+    assert.ok(hookbench.recentLog().some((line) => /restricted mode: the receiver does not start on its own/.test(line)), 'the log explains the restricted start');
+  });
+
+  it('ignores the workspace\'s data folder: data goes to VS Code\'s storage', async () => {
+    const hookbench = await api();
+    const data = hookbench.server.dataFolder();
+    assert.ok(!data.startsWith(workspace() + path.sep), `${data} is outside the workspace`);
+  });
+
+  it('opening the views and starting the receiver write nothing through the planted links', async () => {
+    const hookbench = await api();
+    await vscode.commands.executeCommand('workbench.view.extension.hookbench');
+    await hookbench.secrets.set('GITHUB_WEBHOOK_SECRET', 'restricted-secret');
+    const url = await hookbench.server.start();
+    const body = JSON.stringify({ repository: { full_name: 'acme/widgets' }, ref: 'refs/heads/main', commits: [] });
+    const { headers } = schemeFor('github').sign({ secret: 'restricted-secret', body: Buffer.from(body) });
+    const response = await fetch(`${url}/webhooks/github`, {
+      method: 'POST',
+      body,
+      headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'restricted-1', 'x-note': '$(touch /tmp/hookbench-pwned)' },
+    });
+    assert.equal(response.status, 200);
+    // Expanding every node wakes every instance the explorer knows of: the planted one must not be among them.
+    const tree = hookbench.trees.agents;
+    const names: string[] = [];
+    for (const namespace of await tree.getChildren()) {
+      for (const instance of await tree.getChildren(namespace)) {
+        if (instance.kind === 'instance') names.push(instance.name);
+        await tree.getChildren(instance);
+      }
+    }
+    assert.deepEqual(names, ['acme-widgets']);
+    await hookbench.server.stop();
+    assert.deepEqual(fs.readFileSync(victim), original.victim, 'the linked file is byte for byte what it was');
+    assert.equal(fs.statSync(victim).mtimeMs, original.mtimeMs);
+    assert.deepEqual(listing(path.join(workspace(), '.hookbench')), original.planted, 'the committed .hookbench/ is untouched');
+  });
+});
