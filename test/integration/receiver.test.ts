@@ -141,6 +141,26 @@ describe('Explorer', () => {
     assert.deepEqual(JSON.parse(doc.getText()), JSON.parse(push.body));
   });
 
+  it('shows payload text in hovers as text: no image, link or code span from a payload is rendered', async () => {
+    const hookbench = await api();
+    const url = await withSecret(hookbench, 'GITHUB_WEBHOOK_SECRET', 'explorer-secret');
+    const hostile = '![x](https://tracker.example/p.png) [run](command:workbench.action.quit) `code';
+    const body = JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'acme/hover' }, pusher: { name: hostile }, commits: [] });
+    const { headers } = schemeFor('github').sign({ secret: 'explorer-secret', body: Buffer.from(body) });
+    const response = await fetch(`${url}/webhooks/github/hover-entity`, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'hover-1' } });
+    assert.equal(response.status, 200);
+    const tree = hookbench.trees.agents;
+    const instances = await untilTree(hookbench, () => instancesNow(hookbench), (list) => list.some((i) => i.kind === 'instance' && i.name === 'hover-entity'));
+    const instance = instances.find((i) => i.kind === 'instance' && i.name === 'hover-entity')!;
+    const [, events] = await tree.getChildren(instance);
+    const [event] = await tree.getChildren(events);
+    const tooltip = tree.getTreeItem(event!).tooltip as vscode.MarkdownString;
+    assert.ok(tooltip.value.includes('\\[x\\]'), tooltip.value);
+    assert.doesNotMatch(tooltip.value, /\]\(https:|\]\(command:/);
+    assert.notEqual(tooltip.isTrusted, true);
+    assert.notEqual(tooltip.supportHtml, true);
+  });
+
   it('measures POST → Agents tree update', async () => {
     const hookbench = await api();
     const url = await withSecret(hookbench, 'GITHUB_WEBHOOK_SECRET', 'explorer-secret');

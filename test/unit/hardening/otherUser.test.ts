@@ -49,13 +49,12 @@ describe('another user of the machine', () => {
     fs.mkdirSync(data);
     fs.chmodSync(data, 0o755);
     const serve = await startServe(['--data', data, '--no-watch'], { GITHUB_WEBHOOK_SECRET: SECRETS.GITHUB_WEBHOOK_SECRET, HOOKBENCH_ADMIN_TOKEN: ADMIN_TOKEN, HOOKBENCH_RENDER_TOKEN: RENDER_TOKEN });
-    let deliveries: string;
     try {
       const push = githubPush('Acme/Private', 'private-1');
       const response = await fetch(`${serve.url}/webhooks/github/acme`, { method: 'POST', body: push.body, headers: push.headers });
       assert.equal(response.status, 200);
       const folder = path.join(data, '_hookbench', 'deliveries');
-      deliveries = path.join(folder, fs.readdirSync(folder).find((f) => /^deliveries-\d+\.ndjson$/.test(f))!);
+      const deliveries = path.join(folder, fs.readdirSync(folder).find((f) => /^deliveries-\d+\.ndjson$/.test(f))!);
       assert.match(fs.readFileSync(deliveries, 'utf8'), /private-1/, 'the delivery, with its headers, is on disk');
 
       // nobody reaches the parent, so what stops it is the data folder's mode.

@@ -99,6 +99,17 @@ describe('copy as cURL', () => {
     assert.deepEqual(seen.at(-1)!.body, binary);
   });
 
+  it('quotes the method too: a planted method runs nothing, and transport noise is left out', async () => {
+    const marker = path.join(os.tmpdir(), `hb-pwned-method-${process.pid}`);
+    const command = curlCommand(url, `POST'; touch ${marker}; echo '`, { 'Accept-Encoding': 'gzip', 'Sec-Fetch-Mode': 'cors', Connection: 'keep-alive', 'X-Kept': 'yes' }, Buffer.from('{}'));
+    assert.match(command, /^curl -X 'POST'\\''; touch /);
+    assert.doesNotMatch(command, /Accept-Encoding|Sec-Fetch-Mode|Connection/);
+    assert.match(command, /X-Kept: yes/);
+    // curl refuses the odd method or the server answers it; either way the shell ran nothing else.
+    await shell(command).catch(() => undefined);
+    assert.equal(fs.existsSync(marker), false, 'the method became a command');
+  });
+
   it('the render request’s cURL hides the token unless asked, and quotes the body', () => {
     const target = { baseUrl: 'http://127.0.0.1:8788/client/v4', accountId: "acct'; id", token: 'secret-render-token' };
     const hidden = renderCurl(target, 'screenshot', { html: "<p>it's $(id)</p>" });
