@@ -1,57 +1,10 @@
 // Only the render emulator drives its Chromium: DevTools over a pipe, no TCP port in the whole
 // process tree, the sandbox on unless root; and no request makes it draw a bitmap past
 // MAX_BITMAP_PIXELS, however tall the page turns out to be.
-import * as fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { commandLine, listeningSockets, processTree } from '../../helpers/procfs';
 import { startEmulator, pngSize, type Emulator } from './fixtures';
-
-/** Reads a /proc file of a process that may exit meanwhile, or cannot be read (sandboxed, non-dumpable). */
-function procRead<T>(read: () => T): T | undefined {
-  try {
-    return read();
-  } catch {
-    return undefined;
-  }
-}
-
-/** `root` and every process below it, from the parent id in each /proc/<pid>/stat. */
-function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    const stat = procRead(() => fs.readFileSync(`/proc/${name}/stat`, 'utf8'));
-    if (!stat) continue;
-    // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ')'.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-  }
-  const tree = [root];
-  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []));
-  return tree;
-}
-
-function commandLine(pid: number): string[] {
-  return procRead(() => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')) ?? [];
-}
-
-/**
- * The TCP sockets `pid` holds that are listening, by inode: its fds' `socket:[inode]` links
- * matched with the LISTEN (state 0A) rows of /proc/<pid>/net/tcp and tcp6, its own network
- * namespace's tables. Undefined when its fds cannot be read.
- */
-function listeningSockets(pid: number): string[] | undefined {
-  const links = procRead(() => fs.readdirSync(`/proc/${pid}/fd`).map((fd) => procRead(() => fs.readlinkSync(`/proc/${pid}/fd/${fd}`))));
-  if (!links) return undefined;
-  const listening = new Set<string>();
-  for (const table of ['tcp', 'tcp6']) {
-    const rows = procRead(() => fs.readFileSync(`/proc/${pid}/net/${table}`, 'utf8').trim().split('\n').slice(1)) ?? [];
-    for (const row of rows) {
-      const fields = row.trim().split(/\s+/);
-      if (fields[3] === '0A') listening.add(fields[9]!);
-    }
-  }
-  return links.map((link) => /^socket:\[(\d+)\]$/.exec(link ?? '')?.[1]).filter((inode): inode is string => inode !== undefined && listening.has(inode));
-}
 
 let emulator: Emulator;
 let browserPid: number;
