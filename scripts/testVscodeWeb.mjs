@@ -22,6 +22,23 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
+/**
+ * What a person does in the workbench for a test step: waits to see a prompt whose title holds
+ * `waitFor`, types into it and presses keys; or clicks what `click` selects once it shows.
+ * @param {import('puppeteer-core').Page} page
+ * @param {{ waitFor?: string, type?: string, press?: string[], click?: string }} step
+ */
+async function actAsUser(page, step) {
+  if (step.waitFor) {
+    const visible = `[...document.querySelectorAll('.quick-input-widget')].some((w) => w.style.display !== 'none' && w.textContent.includes(${JSON.stringify(step.waitFor)}))`;
+    await page.waitForFunction(visible, { timeout: 20_000 });
+  }
+  // A locator waits for the element to be visible and stable, and retries when the workbench redraws it.
+  if (step.click) await page.locator(step.click).setTimeout(20_000).click();
+  if (step.type) await page.keyboard.type(step.type, { delay: 10 });
+  for (const key of step.press ?? []) await page.keyboard.press(/** @type {import('puppeteer-core').KeyInput} */ (key));
+}
+
 /** The bytes of the files a planted `.hookbench/` links to: the restricted suite checks they never change. */
 export const VICTIM_TEXT = '# a file of the user\'s, outside the workspace\nexport PATH=$PATH\n';
 
@@ -86,7 +103,25 @@ async function runSuite(suite) {
       const file = path.join(artifacts, `${match[1]}.png`);
       void workbench?.screenshot({ path: `${file}.tmp.png` }).then(() => fs.renameSync(`${file}.tmp.png`, file));
     }
+    // A test asks the user to act ("user: {json}"): done in order, each acknowledged in the acks file.
+    for (const match of fresh.matchAll(/^user: (\{.*\})$/gm)) {
+      const step = JSON.parse(match[1] ?? '{}');
+      userSteps = userSteps.then(async () => {
+        let outcome = 'done';
+        try {
+          if (workbench) await actAsUser(workbench, step);
+        } catch (error) {
+          outcome = `failed ${String(error).split('\n')[0]}`;
+          await workbench?.screenshot({ path: path.join(artifacts, `${step.id}-failed.png`) }).catch(() => undefined);
+          const dom = await workbench?.evaluate('(document.querySelector(".notifications-toasts")?.outerHTML ?? "no toasts element").slice(0, 4000) + "\\n\\nBELL\\n" + (document.querySelector("[id=\\"status.notifications\\"]")?.outerHTML ?? "none").slice(0, 3000)').catch((e) => String(e));
+          fs.writeFileSync(path.join(artifacts, `${step.id}-failed.html`), String(dom));
+        }
+        fs.appendFileSync(`${report}.acks`, `${step.id} ${outcome}\n`);
+      });
+    }
   };
+  /** @type {Promise<void>} */
+  let userSteps = Promise.resolve();
   const ticker = setInterval(streamReport, 250);
   try {
     const page = await browser.newPage();

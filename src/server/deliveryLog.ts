@@ -11,31 +11,11 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { DeliveryRecord, DeliverySummary } from '../core/contract/deliveries';
 import { Emitter } from '../core/events';
 import { APPEND, mkdirPrivate, PRIVATE_FILE_MODE, READ, readPrivate, writePrivate } from '../core/runtime/privateFiles';
 
-export interface DeliveryRecord {
-  readonly id: string;
-  readonly time: string;
-  readonly method: string;
-  readonly path: string;
-  readonly requestHeaders: Record<string, string>;
-  readonly requestBody: Buffer;
-  readonly requestTruncated: boolean;
-  readonly status: number;
-  readonly responseHeaders: Record<string, string>;
-  readonly responseBody: string;
-  readonly durationMs: number;
-  readonly provider: string | null;
-  readonly entity: string | null;
-  /** "valid", a failure reason with its message, or null when the worker said nothing. */
-  readonly verification: string | null;
-  /** The id of the event the delivery was stored as (or recognised as a duplicate of). */
-  readonly event?: string | null;
-}
-
-/** A delivery without its bodies, for lists and the live feed. */
-export type DeliverySummary = Omit<DeliveryRecord, 'requestBody' | 'responseBody'> & { readonly requestBytes: number };
+export type { DeliveryRecord, DeliverySummary } from '../core/contract/deliveries';
 
 export interface DeliveryLogOptions {
   readonly dir: string;
@@ -261,7 +241,8 @@ export function isStored(value: unknown): value is Stored {
     typeof d['durationMs'] === 'number' && Number.isFinite(d['durationMs']) &&
     isText(d['body']) && /^[A-Za-z0-9+/]*={0,2}$/.test(d['body']) &&
     isText(d['responseBody']) &&
-    isTextOrNull(d['provider']) && isTextOrNull(d['entity']) && isTextOrNull(d['verification']) && isTextOrNull(d['event'])
+    isTextOrNull(d['provider']) && isTextOrNull(d['entity']) && isTextOrNull(d['verification']) && isTextOrNull(d['event']) &&
+    (d['duplicate'] === undefined || typeof d['duplicate'] === 'boolean')
   );
 }
 

@@ -9,6 +9,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { DUPLICATE_NOTE, OUTCOME_HEADER } from '../core/contract/deliveries';
 import type { Logger } from '../core/log';
 import { InstanceClosedError, StorageWriteError } from '../core/runtime/errors';
 import { UPGRADE, type UpgradeResponse } from '../core/runtime/instanceHost';
@@ -104,6 +105,11 @@ export class Receiver {
       const response = await runtime.fetch(toRequest(req, url.toString(), body));
       ({ info, headers: responseHeaders } = splitInfo(response.headers));
       status = response.status;
+      if (info['stored'] === 'false') {
+        // Still 200, so the provider stops retrying; the sender (a replay, a test) learns it was not processed again.
+        responseHeaders[OUTCOME_HEADER] = 'duplicate';
+        this.options.logger.info(`[receiver] ${req.method} ${url.pathname}: ${DUPLICATE_NOTE} (${safeDecode(info['event'] ?? '')})`);
+      }
       if (isStreaming(response)) {
         responseBody = '(streamed)';
         await writeResponse(res, response, responseHeaders);
@@ -153,6 +159,7 @@ export class Receiver {
         entity: info['entity'] === undefined ? null : safeDecode(info['entity']),
         verification: info['verification'] ?? null,
         event: info['event'] === undefined ? null : safeDecode(info['event']),
+        ...(info['stored'] === 'false' ? { duplicate: true } : {}),
       });
     } catch (error) {
       this.options.logger.error(`[receiver] could not record a delivery: ${(error as Error).message}`);

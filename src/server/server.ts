@@ -10,6 +10,7 @@ import type { Logger } from '../core/log';
 import type { WranglerConfig } from '../core/runtime/wranglerConfig';
 import type { AccessPolicy } from './access';
 import { AdminApi, type InstanceEvent } from './adminApi';
+import { noteDataFormat } from './dataFormat';
 import { lockDataFolder } from './dataLock';
 import { DeliveryLog } from './deliveryLog';
 import { Receiver } from './receiver';
@@ -65,6 +66,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 }
 
 async function startLocked(options: ServerOptions, unlock: () => void): Promise<RunningServer> {
+  noteDataFormat(options.dataDir, internalDir(options.dataDir, 'format'), options.logger);
   const instanceEvents = new Emitter<InstanceEvent>();
   const worker = await WorkerHost.start({
     entry: options.entry,

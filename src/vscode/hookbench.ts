@@ -9,6 +9,8 @@ import { ServerController } from './server/serverController';
 import { HookbenchDocuments, SCHEME } from './documents';
 import { registerExplorerCommands } from './explorerCommands';
 import { registerWebhookCommands } from './webhookCommands';
+import { registerDraftCommands } from './drafts/draftCommands';
+import { Sender } from './sender';
 import { AttachedWorkers } from './views/attachedWorkers';
 import { ExplorerSession } from './views/explorerSession';
 import { registerViews, type ViewId, type Views } from './views/registerViews';
@@ -51,7 +53,9 @@ export function createHookbench(context: vscode.ExtensionContext): HookbenchApi 
   const { views, trees } = registerViews(store, explorer, attached);
   store.add(vscode.workspace.registerTextDocumentContentProvider(SCHEME, new HookbenchDocuments(explorer)));
   registerExplorerCommands(store, logger, explorer, attached);
-  registerWebhookCommands(store, logger, server, secrets, explorer);
+  const sender = new Sender(logger, server, secrets);
+  const drafts = registerDraftCommands(store, logger, sender);
+  registerWebhookCommands(store, logger, sender, secrets, explorer, drafts);
   registerRenderCommands(store, tagged(log, 'render'), context, server);
 
   const activationMs = performance.now() - started;

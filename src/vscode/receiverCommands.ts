@@ -75,6 +75,8 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
     if (!secret) return;
     await secrets.set(name, secret);
     logger.info(`${name} set (secret storage)`);
+    // Whoever asked for the secret (a send waiting on it) continues once the receiver has it.
+    await server.syncSecrets();
   });
 
   registerCommand(store, logger, 'hookbench.secret.clear', async (env?: unknown) => {
@@ -82,5 +84,6 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
     if (!name) return;
     await secrets.clear(name);
     logger.info(`${name} cleared`);
+    await server.syncSecrets();
   });
 }

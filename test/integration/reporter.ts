@@ -12,6 +12,33 @@ export function reportFigure(name: string, value: string): void {
   if (file) fs.appendFileSync(file, line + '\n');
 }
 
+let steps = 0;
+
+/**
+ * Asks the launcher to act as the user in the real workbench (integration launcher `actAsUser`):
+ * wait for a prompt titled `waitFor`, type, press keys, or click a selector. Resolves when it is
+ * done; rejects with what went wrong.
+ */
+export function userDoes(step: { waitFor?: string; type?: string; press?: string[]; click?: string }, timeoutMs = 30_000): Promise<void> {
+  const file = process.env['HOOKBENCH_TEST_REPORT'];
+  if (!file) return Promise.reject(new Error('no launcher to act as the user (HOOKBENCH_TEST_REPORT is unset)'));
+  const id = `step-${++steps}`;
+  fs.appendFileSync(file, `user: ${JSON.stringify({ id, ...step })}\n`);
+  const acks = `${file}.acks`;
+  const outcome = () => (fs.existsSync(acks) ? fs.readFileSync(acks, 'utf8').split('\n').find((line) => line.startsWith(`${id} `)) : undefined);
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    // The launcher reads the report every 250 ms; its answer is a line in the acks file.
+    const timer = setInterval(() => {
+      const line = outcome();
+      if (line === undefined && Date.now() - started < timeoutMs) return;
+      clearInterval(timer);
+      if (line === `${id} done`) resolve();
+      else reject(new Error(`the user step ${JSON.stringify(step)} ${line ? line.slice(id.length + 1) : 'got no answer'}`));
+    }, 100);
+  });
+}
+
 /**
  * A spec-style reporter that writes every line to the extension host's console and, when the
  * launcher sets `HOOKBENCH_TEST_REPORT`, appends it to that file: the launcher streams the file to

@@ -6,6 +6,7 @@ import { providerTemplates } from './providers';
 import type { Template, UnsignedDelivery } from './types';
 
 export type { Template, TemplateContext, UnsignedDelivery } from './types';
+export { asNewDelivery, freshId, type NewDelivery } from './newDelivery';
 
 let cache: Template[] | undefined;
 

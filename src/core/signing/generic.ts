@@ -35,6 +35,7 @@ export function createGeneric(overrides: Partial<GenericOptions> = {}): Signatur
       ],
       entity: [],
       entityField: 'entity',
+      entityIgnoresCase: false,
       secretEnv: 'GENERIC_WEBHOOK_SECRET',
     },
 

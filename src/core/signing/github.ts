@@ -22,6 +22,7 @@ export const github: SignatureScheme = {
       { from: 'header', name: 'x-github-hook-installation-target-id' },
     ],
     entityField: 'repository',
+    entityIgnoresCase: true,
     secretEnv: 'GITHUB_WEBHOOK_SECRET',
   },
 

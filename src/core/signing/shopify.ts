@@ -28,6 +28,7 @@ export const shopify: SignatureScheme = {
       { from: 'header', name: 'shopify-shop-domain' },
     ],
     entityField: 'X-Shopify-Shop-Domain',
+    entityIgnoresCase: false,
     secretEnv: 'SHOPIFY_WEBHOOK_SECRET',
   },
 

@@ -31,6 +31,7 @@ export const slack: SignatureScheme = {
       { from: 'payload', path: 'enterprise_id' },
     ],
     entityField: 'team_id',
+    entityIgnoresCase: false,
     secretEnv: 'SLACK_SIGNING_SECRET',
   },
 

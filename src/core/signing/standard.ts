@@ -48,6 +48,7 @@ export const standard: SignatureScheme = {
       { from: 'payload', path: 'data.customer' },
     ],
     entityField: 'data.customer_id',
+    entityIgnoresCase: false,
     secretEnv: 'STANDARD_WEBHOOK_SECRET',
   },
 

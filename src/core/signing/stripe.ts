@@ -23,6 +23,7 @@ export const stripe: SignatureScheme = {
       { from: 'payload', path: 'account' },
     ],
     entityField: 'customer',
+    entityIgnoresCase: false,
     secretEnv: 'STRIPE_WEBHOOK_SECRET',
   },
 

@@ -77,6 +77,7 @@ export const twilio: SignatureScheme = {
     deliveryId: [{ from: 'header', name: 'i-twilio-idempotency-token' }],
     entity: [{ from: 'payload', path: 'AccountSid' }, { from: 'payload', path: 'account_sid' }],
     entityField: 'AccountSid',
+    entityIgnoresCase: false,
     secretEnv: 'TWILIO_AUTH_TOKEN',
   },
 

@@ -75,6 +75,12 @@ export interface DeliveryShape {
   readonly entity: readonly Locator[];
   /** The name of the entity field, for `Missing <field>` answers. */
   readonly entityField: string;
+  /**
+   * Whether the provider's entity ids ignore case: GitHub's owner/repo names do (`Acme/Widgets` is
+   * `acme/widgets`), so they are lower-cased; Stripe, Twilio, Slack and Shopify ids do not
+   * (`cus_AbC` and `cus_abc` are two customers), so they are kept as they are.
+   */
+  readonly entityIgnoresCase: boolean;
   /** Environment variable that holds the secret. */
   readonly secretEnv: string;
 }

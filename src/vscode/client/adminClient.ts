@@ -5,6 +5,7 @@
 import WebSocket from 'ws';
 import { Emitter } from '../../core/events';
 import type { Logger } from '../../core/log';
+import type { DeliverySummary } from '../../core/contract/deliveries';
 
 export interface InstanceSummary {
   readonly namespace: string;
@@ -28,19 +29,7 @@ export interface EventRow {
   readonly timestamp: string;
 }
 
-export interface DeliverySummary {
-  readonly id: string;
-  readonly time: string;
-  readonly method: string;
-  readonly path: string;
-  readonly status: number;
-  readonly durationMs: number;
-  readonly provider: string | null;
-  readonly entity: string | null;
-  readonly verification: string | null;
-  readonly requestBytes: number;
-  readonly event?: string | null;
-}
+export type { DeliverySummary } from '../../core/contract/deliveries';
 
 export interface CaptureSummary {
   readonly id: string;

@@ -27,6 +27,9 @@ export class ServerController implements vscode.Disposable {
   /** The local render emulator's Bearer token, also fresh per session. */
   readonly renderToken = randomBytes(24).toString('hex');
   private pending: Promise<string> | undefined;
+  private restarting: Promise<unknown> | undefined;
+  /** The provider secrets the running receiver was given, to tell whether a change needs a restart. */
+  private launchedSecrets: string | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -46,7 +49,7 @@ export class ServerController implements vscode.Disposable {
         if (RESTART_ON.some((section) => event.affectsConfiguration(section))) void this.restartIfRunning('settings changed');
       }),
     );
-    this.store.add(this.secrets.onDidChange(() => void this.restartIfRunning('a webhook secret changed')));
+    this.store.add(this.secrets.onDidChange(() => void this.syncSecrets()));
     this.store.add(
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
         if (this.process.state.kind === 'running' || this.process.state.kind === 'starting') void this.restartIfRunning('the workspace is trusted now');
@@ -108,10 +111,32 @@ export class ServerController implements vscode.Disposable {
     return this.start();
   }
 
-  private async restartIfRunning(reason: string): Promise<void> {
+  /**
+   * Restarts the running receiver when the stored secrets differ from the ones it was started
+   * with; resolves once it listens again (or at once when nothing changed). Setting a secret and
+   * the storage's change event both call it: the second finds nothing to do.
+   */
+  async syncSecrets(): Promise<void> {
+    // A start in progress may have read the secrets before the change: wait for it, then compare.
+    await this.pending?.catch(() => undefined);
     if (this.process.state.kind !== 'running' && this.process.state.kind !== 'starting') return;
-    this.logger.info(`restarting the receiver: ${reason}`);
-    await this.restart().catch(() => undefined);
+    if (JSON.stringify(await this.secrets.asEnvironment()) === this.launchedSecrets) return;
+    await this.restartIfRunning('a webhook secret changed');
+  }
+
+  /** The receiver's URL once it is ready: after a restart in progress, starting it when stopped. */
+  async ready(): Promise<string> {
+    await this.restarting;
+    return this.url ?? this.start();
+  }
+
+  private restartIfRunning(reason: string): Promise<unknown> {
+    if (this.process.state.kind !== 'running' && this.process.state.kind !== 'starting') return Promise.resolve();
+    this.restarting ??= (async () => {
+      this.logger.info(`restarting the receiver: ${reason}`);
+      await this.restart().catch(() => undefined);
+    })().finally(() => (this.restarting = undefined));
+    return this.restarting;
   }
 
   private async launch(): Promise<ServeLaunch> {
@@ -130,7 +155,9 @@ export class ServerController implements vscode.Disposable {
       ...this.workerArgs(folder),
       ...settings.get<string[]>('security.allowedOrigins', []).flatMap((origin) => ['--allow-origin', origin]),
     ];
-    const env = { ...process.env, ...(await this.secrets.asEnvironment()), HOOKBENCH_ADMIN_TOKEN: this.adminToken, HOOKBENCH_RENDER_TOKEN: this.renderToken };
+    const secrets = await this.secrets.asEnvironment();
+    this.launchedSecrets = JSON.stringify(secrets);
+    const env = { ...process.env, ...secrets, HOOKBENCH_ADMIN_TOKEN: this.adminToken, HOOKBENCH_RENDER_TOKEN: this.renderToken };
     return { cli: this.context.asAbsolutePath(path.join('dist', 'cli.js')), args, env, cwd: base };
   }
 

@@ -3,7 +3,7 @@
  * segment and the entity names to watch, remembered per workspace. Each entity is one
  * agents-protocol connection.
  */
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import { Emitter } from '../../core/events';
 import { AgentConnection } from '../client/agentConnection';
 
@@ -22,6 +22,12 @@ export class AttachedWorkers implements vscode.Disposable {
 
   constructor(private readonly memento: vscode.Memento) {
     for (const worker of this.list()) this.open(worker);
+    this.updateContext();
+  }
+
+  /** `hookbench.hasAttached`: Detach is offered only when there is something to detach. */
+  private updateContext(): void {
+    void vscode.commands.executeCommand('setContext', 'hookbench.hasAttached', this.list().length > 0);
   }
 
   list(): AttachedWorker[] {
@@ -32,6 +38,7 @@ export class AttachedWorkers implements vscode.Disposable {
     const others = this.list().filter((w) => !(w.baseUrl === worker.baseUrl && w.agent === worker.agent));
     await this.memento.update(KEY, [...others, worker]);
     this.open(worker);
+    this.updateContext();
     this.changed.fire();
   }
 
@@ -43,6 +50,7 @@ export class AttachedWorkers implements vscode.Disposable {
         this.connections.delete(key);
       }
     }
+    this.updateContext();
     this.changed.fire();
   }
 

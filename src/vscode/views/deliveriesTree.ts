@@ -7,6 +7,7 @@ import type { AdminClient, DeliverySummary } from '../client/adminClient';
 import { relativeTime } from './explorerSession';
 import { ListTree } from './listTree';
 import { textTooltip } from './tooltip';
+import { DUPLICATE_NOTE } from '../../core/contract/deliveries';
 
 export class DeliveriesTree extends ListTree<DeliverySummary> {
   protected load(client: AdminClient): Promise<DeliverySummary[]> {
@@ -18,7 +19,7 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
     const reason = d.verification && d.verification !== 'valid' ? d.verification.split(':')[0] : undefined;
     const item = new vscode.TreeItem(`${d.status} ${d.method} ${d.path}`, vscode.TreeItemCollapsibleState.None);
     item.id = `d:${d.id}`;
-    item.description = [d.provider, d.entity, reason, relativeTime(d.time)].filter(Boolean).join(' · ');
+    item.description = [d.provider, d.entity, reason, d.duplicate ? DUPLICATE_NOTE : undefined, relativeTime(d.time)].filter(Boolean).join(' · ');
     item.iconPath = ok
       ? new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'))
       : new vscode.ThemeIcon(d.status >= 500 ? 'error' : 'warning', new vscode.ThemeColor(d.status >= 500 ? 'testing.iconFailed' : 'problemsWarningIcon.foreground'));
@@ -27,6 +28,7 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
       [`${d.time} · ${d.durationMs.toFixed(1)} ms · ${d.requestBytes} bytes`],
       d.verification ? [`verification: ${d.verification}`] : undefined,
       d.entity ? [`entity: ${d.entity}`] : undefined,
+      d.duplicate ? [`${DUPLICATE_NOTE}: the delivery id ${d.event ?? ''} was processed before`] : undefined,
     ]);
     item.contextValue = ok ? 'hookbench.delivery' : 'hookbench.delivery.rejected';
     item.command = { command: 'hookbench.delivery.open', title: 'Open Request and Response', arguments: [d] };

@@ -30,7 +30,7 @@ export default {
         const { shape } = schemeFor(checked.provider);
         const found = locate(shape.entity, normalizeHeaders(request.headers.entries()), checked.parsed.payload);
         if (found === undefined) return text(`Missing ${shape.entityField}`, 400, checked.provider);
-        entity = sanitizeEntity(found);
+        entity = sanitizeEntity(found, checked.provider);
       }
       const agent = await getAgentByName(env.WEBHOOK_AGENT as never, entity);
       return agent.fetch(request);

@@ -3,10 +3,12 @@
  *   /webhooks/<provider>/<entity>   provider from the path, entity from the path
  *   /webhooks/<provider>            entity from the payload or a header
  *   /webhooks/<entity>              provider from the signature header present
- * and the same under /webhooks-queued/ (or with `X-Webhook-Mode: queued`). Path segments are
- * used as written, never URL-decoded, like agent names in routeAgentRequest.
+ * and the same under /webhooks-queued/ (or with `X-Webhook-Mode: queued`). An entity from the path
+ * is percent-decoded, then sanitized exactly like one taken from a payload or a header, so every
+ * route to one entity reaches one agent: `/webhooks/github/acme%2FWidgets` and a payload's
+ * `Acme/Widgets` are both `acme-widgets` (docs/runtime.md, "Entity names").
  */
-import { detectProvider, isProviderName, normalizeHeaders, type ProviderName } from '../../core/signing';
+import { detectProvider, isProviderName, normalizeHeaders, schemeFor, type ProviderName } from '../../core/signing';
 
 export interface WebhookRoute {
   /** Undefined when no signature header names a provider (the request then fails verification). */
@@ -21,12 +23,29 @@ export function webhookRoute(url: URL, headers: Headers): WebhookRoute | undefin
   const [base, first, second, ...rest] = segments;
   if ((base !== 'webhooks' && base !== 'webhooks-queued') || first === undefined || rest.length > 0) return undefined;
   const queued = base === 'webhooks-queued' || headers.get('x-webhook-mode')?.toLowerCase() === 'queued';
-  if (second !== undefined) return isProviderName(first) ? { provider: first, entity: second, queued } : undefined;
+  if (second !== undefined) return isProviderName(first) ? { provider: first, entity: fromPath(second, first), queued } : undefined;
   if (isProviderName(first)) return { provider: first, entity: undefined, queued };
-  return { provider: detectProvider(normalizeHeaders(headers.entries())), entity: first, queued };
+  const provider = detectProvider(normalizeHeaders(headers.entries()));
+  return { provider, entity: fromPath(first, provider), queued };
 }
 
-/** Entity names derived from payloads: lower case, "/" → "-" (seed §4.2 rule 3). */
-export function sanitizeEntity(value: string): string {
-  return value.toLowerCase().replace(/\//g, '-');
+/** A path segment as an entity: percent-decoded (left as written when it does not decode), then sanitized. */
+function fromPath(segment: string, provider: ProviderName | undefined): string {
+  let decoded = segment;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    // A stray "%" is part of the name.
+  }
+  return sanitizeEntity(decoded, provider);
+}
+
+/**
+ * An entity name from a path, a payload or a header (seed §4.2 rule 3): "/" → "-", lower-cased
+ * where the provider's ids ignore case (GitHub), kept where they do not (Stripe, Twilio, Slack,
+ * Shopify, and a request whose provider is unknown).
+ */
+export function sanitizeEntity(value: string, provider: ProviderName | undefined): string {
+  const name = value.replace(/\//g, '-');
+  return provider && schemeFor(provider).shape.entityIgnoresCase ? name.toLowerCase() : name;
 }

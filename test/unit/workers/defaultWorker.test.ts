@@ -86,6 +86,26 @@ describe("the seed's error table", () => {
     assert.ok(!onDisk.some((f) => f.includes('never-') || f.includes('acme-rejected')), JSON.stringify(onDisk));
   });
 
+  it('one entity, one agent: a percent-encoded path and the payload route reach the same GitHub agent, lower-cased', async () => {
+    const instances = () => served.server.worker.runtime().then((runtime) => runtime.namespaces.flatMap((n) => n.instanceNames()));
+    assert.equal((await post('/webhooks/github/Acme%2FOneAgent', githubPush('Acme/OneAgent', 'one-1'))).status, 200);
+    assert.equal((await post('/webhooks/github', githubPush('acme/oneagent', 'one-2'))).status, 200);
+    assert.equal((await post('/webhooks/acme%2Foneagent', githubPush('Acme/OneAgent', 'one-3'))).status, 200);
+    const names = (await instances()).filter((n) => /oneagent/i.test(n));
+    assert.deepEqual(names, ['acme-oneagent']);
+    assert.equal((await rpc('acme-oneagent', 'getEvents', [10]) as unknown[]).length, 3);
+  });
+
+  it('keeps the case of Stripe customer ids everywhere: cus_AbC and cus_abc are two customers', async () => {
+    const instances = () => served.server.worker.runtime().then((runtime) => runtime.namespaces.flatMap((n) => n.instanceNames()));
+    assert.equal((await post('/webhooks/stripe', stripeInvoice('cus_AbC'))).status, 200);
+    assert.equal((await post('/webhooks/stripe/cus_AbC', stripeInvoice('cus_AbC'))).status, 200);
+    assert.equal((await post('/webhooks/stripe', stripeInvoice('cus_abc'))).status, 200);
+    const names = (await instances()).filter((n) => /^cus_abc$/i.test(n)).sort();
+    assert.deepEqual(names, ['cus_AbC', 'cus_abc']);
+    assert.equal((await rpc('cus_AbC', 'getEvents', [10]) as unknown[]).length, 2);
+  });
+
   it('404 Not found for anything that is not a route', async () => {
     for (const urlPath of ['/', '/hooks/github', '/webhooks', '/webhooks/gitlab/x', '/webhooks/github/a/b']) {
       assert.deepEqual(await post(urlPath, githubPush()).then((r) => [r.status, r.text]), [404, 'Not found'], urlPath);
@@ -118,7 +138,8 @@ describe('routes', () => {
     assert.equal((await post('/webhooks/github/Path-Entity', githubPush('Acme/Path', 'r1'))).status, 200);
     assert.equal((await post('/webhooks/github', githubPush('Acme/From-Payload', 'r2'))).status, 200);
     assert.equal((await post('/webhooks/detected-entity', githubPush('Acme/Detected', 'r3'))).status, 200);
-    assert.deepEqual(((await rpc('Path-Entity', 'getEvents', [])) as { id: string }[]).map((e) => e.id), ['r1']);
+    // GitHub names ignore case: the path's Path-Entity is the payload route's path-entity.
+    assert.deepEqual(((await rpc('path-entity', 'getEvents', [])) as { id: string }[]).map((e) => e.id), ['r1']);
     assert.deepEqual(((await rpc('acme-from-payload', 'getEvents', [])) as { id: string }[]).map((e) => e.id), ['r2']);
     assert.deepEqual(((await rpc('detected-entity', 'getEvents', [])) as { id: string }[]).map((e) => e.id), ['r3']);
   });
@@ -137,11 +158,11 @@ describe('routes', () => {
 describe('each provider end to end', () => {
   const cases: [string, string, () => Delivery, string, string][] = [
     ['github', '/webhooks/github', () => githubPush('Octo/Repo'), 'octo-repo', 'push'],
-    ['stripe', '/webhooks/stripe', () => stripeInvoice('cus_E2E'), 'cus_e2e', 'invoice.paid'],
+    ['stripe', '/webhooks/stripe', () => stripeInvoice('cus_E2E'), 'cus_E2E', 'invoice.paid'],
     ['twilio', '/webhooks/twilio/ac0123', () => twilioSms(`${served.url}/webhooks/twilio/ac0123`), 'ac0123', 'received'],
-    ['slack', '/webhooks/slack', () => slackMention(), 't0acme', 'app_mention'],
+    ['slack', '/webhooks/slack', () => slackMention(), 'T0ACME', 'app_mention'],
     ['shopify', '/webhooks/shopify', () => shopifyOrder('e2e.myshopify.com'), 'e2e.myshopify.com', 'orders/create'],
-    ['standard', '/webhooks/standard', () => standardEvent(), 'cust_42', 'invoice.paid'],
+    ['standard', '/webhooks/standard', () => standardEvent(), 'Cust_42', 'invoice.paid'],
   ];
   for (const [provider, urlPath, make, entity, type] of cases) {
     it(`${provider}: signed → stored → read back over the agents protocol → state broadcast to a connected client`, async () => {

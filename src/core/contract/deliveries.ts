@@ -1,0 +1,39 @@
+/**
+ * What the serve process tells its clients about the requests it received: declared once, for
+ * the deliveries log (server), the admin API and its live feed, and the extension's views.
+ */
+
+/** One request the receiver saw, accepted or rejected, with its raw bytes and what the worker said about it. */
+export interface DeliveryRecord {
+  readonly id: string;
+  readonly time: string;
+  readonly method: string;
+  readonly path: string;
+  readonly requestHeaders: Record<string, string>;
+  readonly requestBody: Buffer;
+  readonly requestTruncated: boolean;
+  readonly status: number;
+  readonly responseHeaders: Record<string, string>;
+  readonly responseBody: string;
+  readonly durationMs: number;
+  readonly provider: string | null;
+  readonly entity: string | null;
+  /** "valid", a failure reason with its message, or null when the worker said nothing. */
+  readonly verification: string | null;
+  /** The id of the event the delivery was stored as (or recognised as a duplicate of). */
+  readonly event?: string | null;
+  /**
+   * True when the delivery id had been processed already: the answer was still 200 (so the
+   * provider stops retrying), but nothing was stored or processed again.
+   */
+  readonly duplicate?: boolean;
+}
+
+/** A delivery without its bodies, for lists and the live feed. */
+export type DeliverySummary = Omit<DeliveryRecord, 'requestBody' | 'responseBody'> & { readonly requestBytes: number };
+
+/** The words the views, the log and the replay notification use for a duplicate. */
+export const DUPLICATE_NOTE = 'duplicate — not processed again';
+
+/** The answer header the receiver adds to a 200 for a delivery id processed before: `hookbench-outcome: duplicate`. */
+export const OUTCOME_HEADER = 'hookbench-outcome';

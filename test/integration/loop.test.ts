@@ -1,0 +1,95 @@
+// The daily loop as a user drives it, in the real workbench: the command palette's Send Test
+// Webhook, a provider, an event and an entity typed into the prompts, the draft's Send button
+// clicked, the event in its agent, a replay as a new delivery, the second event.
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AgentNode } from '../../src/vscode/views/agentsTree';
+import type { HookbenchApi } from '../../src/vscode/hookbench';
+import { api, instancesNow, untilTree } from './helpers';
+import { userDoes } from './reporter';
+
+/** The event nodes of one instance, as the tree shows them now. */
+async function eventsOf(hookbench: HookbenchApi, name: string): Promise<AgentNode[]> {
+  const tree = hookbench.trees.agents;
+  const instance = (await instancesNow(hookbench)).find((i) => i.kind === 'instance' && i.name === name);
+  if (!instance) return [];
+  const [, events] = await tree.getChildren(instance);
+  return events ? tree.getChildren(events) : [];
+}
+
+describe('The daily loop, as a user', () => {
+  it('palette → provider → event → entity → draft → Send → the event in its agent → replay as new → a second event', async () => {
+    const hookbench = await api();
+    await hookbench.secrets.set('GITHUB_WEBHOOK_SECRET', 'loop-secret');
+    await hookbench.server.syncSecrets();
+    await hookbench.server.ready();
+
+    const opened = vscode.commands.executeCommand<vscode.Uri>('hookbench.webhook.send');
+    await userDoes({ waitFor: 'Send Test Webhook (1/3)', type: 'github', press: ['Enter'] });
+    await userDoes({ waitFor: 'Send Test Webhook (2/3)', type: 'push', press: ['Enter'] });
+    await userDoes({ waitFor: 'Send Test Webhook (3/3)', type: 'Acme/Loop', press: ['Enter'] });
+    const draft = await opened;
+
+    const editor = vscode.window.activeTextEditor!;
+    assert.equal(editor.document.uri.toString(), draft.toString(), 'the draft is the active editor');
+    assert.equal(path.posix.basename(draft.path), 'github push · Acme∕Loop.json', 'the tab names provider, event and entity');
+    assert.equal(editor.document.languageId, 'json');
+
+    await userDoes({ click: '.editor-actions [aria-label^="Send Webhook"]' });
+    const first = await untilTree(hookbench, () => eventsOf(hookbench, 'acme-loop'), (events) => events.length === 1);
+
+    const replayed = (await vscode.commands.executeCommand('hookbench.delivery.replayResigned', first[0])) as { status: number; duplicate: boolean };
+    assert.deepEqual([replayed.status, replayed.duplicate], [200, false], 'a new delivery is processed');
+    const both = await untilTree(hookbench, () => eventsOf(hookbench, 'acme-loop'), (events) => events.length === 2);
+    assert.equal(both.length, 2);
+    // Only one agent for the repository: the draft's path (Acme%2FLoop) and the payload both say acme-loop.
+    const loops = (await instancesNow(hookbench)).filter((i) => i.kind === 'instance' && /loop/i.test(i.name));
+    assert.deepEqual(loops.map((i) => (i.kind === 'instance' ? i.name : '')), ['acme-loop']);
+  });
+
+  it('says "duplicate — not processed again" for a replay as received, in the answer and in Deliveries', async () => {
+    const hookbench = await api();
+    const [event] = await eventsOf(hookbench, 'acme-loop');
+    assert.ok(event, 'the loop test left an event');
+    const again = (await vscode.commands.executeCommand('hookbench.delivery.replay', event)) as { status: number; duplicate: boolean };
+    assert.deepEqual([again.status, again.duplicate], [200, true]);
+    const deliveries = hookbench.trees.deliveries;
+    const items = await untilTree(hookbench, async () => (await deliveries.getChildren()) ?? [], (list) => list.some((d) => d.duplicate === true));
+    const duplicate = items.find((d) => d.duplicate === true)!;
+    assert.match(String(deliveries.getTreeItem(duplicate).description), /duplicate — not processed again/);
+    assert.equal((await eventsOf(hookbench, 'acme-loop')).length, 2, 'nothing was stored again');
+  });
+
+  it('sends again from the same draft after an edit, as a new delivery', async () => {
+    const hookbench = await api();
+    const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'hookbench-draft')!;
+    assert.ok(editor, 'the draft is still open');
+    await editor.edit((edit) => edit.replace(new vscode.Range(0, 0, editor.document.lineCount, 0), JSON.stringify({ ref: 'refs/heads/edited', repository: { full_name: 'Acme/Loop' }, pusher: { name: 'ana' }, commits: [] }, null, 2)));
+    const result = (await vscode.commands.executeCommand('hookbench.draft.send', editor.document.uri)) as { status: number; duplicate: boolean };
+    assert.deepEqual([result.status, result.duplicate], [200, false], hookbench.recentLog().filter((l) => /security|POST|restart|secret|listening/i.test(l)).slice(-25).join("\n"));
+    await untilTree(hookbench, () => eventsOf(hookbench, 'acme-loop'), (events) => events.length === 3);
+    assert.equal(editor.document.isDirty, false, 'the draft saved itself: no "save changes?" prompt');
+  });
+
+  it('set secret, then send: choosing Set Webhook Secret from the warning restarts the receiver, and the pending send completes', async () => {
+    const hookbench = await api();
+    await vscode.commands.executeCommand('notifications.clearAll');
+    await vscode.commands.executeCommand('hookbench.secret.clear', 'STRIPE_WEBHOOK_SECRET');
+    await hookbench.server.syncSecrets();
+    const draft = (await vscode.commands.executeCommand('hookbench.webhook.send', { provider: 'stripe', event: 'invoice.paid', entity: 'cus_LoopSecret' })) as vscode.Uri;
+    const sending = vscode.commands.executeCommand('hookbench.draft.send', draft) as Thenable<{ status: number; body: string } | undefined>;
+    // The user answers the warning from the notifications list (the bell): a headless window never
+    // has focus, and VS Code holds back toasts then.
+    await vscode.commands.executeCommand('notifications.showList');
+    await userDoes({ click: '.notifications-center ::-p-text(Set Webhook Secret)' }).catch((error: Error) => {
+      throw new Error(`${error.message}\n${hookbench.recentLog().slice(-8).join('\n')}`);
+    });
+    await userDoes({ waitFor: 'Set STRIPE_WEBHOOK_SECRET', type: 'whsec_loop_secret', press: ['Enter'] });
+    const result = await sending;
+    assert.deepEqual([result?.status, result?.body], [200, 'OK'], 'signed with the new secret, sent to the restarted receiver');
+    const names = (await instancesNow(hookbench)).map((i) => (i.kind === 'instance' ? i.name : ''));
+    await untilTree(hookbench, async () => (await instancesNow(hookbench)).map((i) => (i.kind === 'instance' ? i.name : '')), (list) => list.includes('cus_LoopSecret'));
+    assert.ok(!names.includes('cus_loopsecret'), 'Stripe ids keep their case');
+  });
+});
