@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
-import type { HookbenchApi } from '../../src/vscode/hookbench';
 import { api, instancesNow, nextRestart, untilTree, withSecret } from './helpers';
 import { reportFigure } from './reporter';
 
