@@ -23,15 +23,23 @@ export const nullLogger: Logger = {
   error() {},
 };
 
-/** Prefixes every message with a component tag, as in `[receiver] listening`. */
+/** Whether a message already starts with a component tag such as `[security]`. */
+export const hasTag = (message: string): boolean => /^\[[\w-]+\] /.test(message);
+
+/**
+ * Prefixes every message with a component tag, as in `[receiver] listening`; a message that
+ * already carries one (a line forwarded from the serve process, `[security] …`) keeps its own, so
+ * every log line has exactly one tag.
+ */
 export function tagged(logger: Logger, tag: string): Logger {
   const prefix = `[${tag}] `;
+  const tag1 = (m: string) => (hasTag(m) ? m : prefix + m);
   return {
-    trace: (m) => logger.trace(prefix + m),
-    debug: (m) => logger.debug(prefix + m),
-    info: (m) => logger.info(prefix + m),
-    warn: (m) => logger.warn(prefix + m),
-    error: (m) => logger.error(prefix + (m instanceof Error ? (m.stack ?? m.message) : m)),
+    trace: (m) => logger.trace(tag1(m)),
+    debug: (m) => logger.debug(tag1(m)),
+    info: (m) => logger.info(tag1(m)),
+    warn: (m) => logger.warn(tag1(m)),
+    error: (m) => logger.error(tag1(m instanceof Error ? (m.stack ?? m.message) : m)),
   };
 }
 

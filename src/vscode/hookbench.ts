@@ -11,6 +11,7 @@ import { registerExplorerCommands } from './explorerCommands';
 import { registerWebhookCommands } from './webhookCommands';
 import { registerDraftCommands } from './drafts/draftCommands';
 import { Sender } from './sender';
+import { trackWalkthrough } from './walkthroughKeys';
 import { AttachedWorkers } from './views/attachedWorkers';
 import { ExplorerSession } from './views/explorerSession';
 import { registerViews, type ViewId, type Views } from './views/registerViews';
@@ -50,12 +51,13 @@ export function createHookbench(context: vscode.ExtensionContext): HookbenchApi 
 
   const explorer = store.add(new ExplorerSession(server, tagged(log, 'explorer')));
   const attached = store.add(new AttachedWorkers(context.workspaceState));
-  const { views, trees } = registerViews(store, explorer, attached);
+  const { views, trees } = registerViews(store, explorer, attached, server);
   store.add(vscode.workspace.registerTextDocumentContentProvider(SCHEME, new HookbenchDocuments(explorer)));
   registerExplorerCommands(store, logger, explorer, attached);
   const sender = new Sender(logger, server, secrets);
   const drafts = registerDraftCommands(store, logger, sender);
   registerWebhookCommands(store, logger, sender, secrets, explorer, drafts);
+  trackWalkthrough(store, secrets, explorer);
   registerRenderCommands(store, tagged(log, 'render'), context, server);
 
   const activationMs = performance.now() - started;

@@ -4,18 +4,24 @@ import type { DisposableStore } from '../core/events';
 import type { Logger } from '../core/log';
 import { registerCommand, reportError } from './commands';
 import { PROVIDER_SECRETS, type Secrets } from './secrets';
+import { offerPortChoices, PORT_IN_USE } from './server/portInUse';
 import type { ServerController } from './server/serverController';
 
 const PROVIDER_PATHS = ['github', 'stripe', 'twilio', 'slack', 'shopify', 'standard', 'generic'];
 
 export function registerReceiverCommands(store: DisposableStore, logger: Logger, server: ServerController, secrets: Secrets): void {
-  const start = async () => {
+  const start = async (): Promise<string | undefined> => {
     try {
       const url = await server.start();
       logger.info(`receiver listening on ${url}`);
       return url;
     } catch (error) {
-      reportError(logger, 'the receiver could not start', error);
+      const message = (error as Error).message;
+      if (PORT_IN_USE.test(message)) {
+        // Said once in the log; the notification offers the ways out.
+        logger.warn(message);
+        void offerPortChoices(message, logger, start);
+      } else reportError(logger, 'the receiver could not start', error);
       return undefined;
     }
   };

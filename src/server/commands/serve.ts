@@ -40,6 +40,13 @@ export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 878
   and prints "render on http://HOST:PORT/client/v4"; its Bearer token is HOOKBENCH_RENDER_TOKEN,
   or a random one, printed. --render-rate is requests a second before 429 (0: no limit).`;
 
+/** The receiver's port is taken; the message names the flag that picks another. */
+export class PortInUseError extends Error {
+  constructor(host: string, port: string) {
+    super(`port ${port} on ${host} is in use by another program: choose another with --port (--port 0 picks a free one)`);
+  }
+}
+
 /** What the worker may read from the environment without being asked: the webhook secrets Hookbench itself names. */
 export const KNOWN_SECRET_NAMES: readonly string[] = [...PROVIDERS.map((p) => schemeFor(p).shape.secretEnv), 'OUTBOUND_WEBHOOK_SECRET'];
 
@@ -219,6 +226,10 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     adminToken: values['admin-token'] ?? io.env['HOOKBENCH_ADMIN_TOKEN'],
     sinkSecret: io.env['HOOKBENCH_SINK_SECRET'],
     access,
+  }).catch((error: NodeJS.ErrnoException) => {
+    // One line that says what to do, instead of a listen() stack.
+    if (error.code === 'EADDRINUSE') throw new PortInUseError(values.host, values.port);
+    throw error;
   });
   // The emulator's line comes first: whoever waits for "listening on" then knows both.
   const render = values['no-render'] ? undefined : await startRender(values, io, logger, access);

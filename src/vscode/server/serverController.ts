@@ -184,6 +184,7 @@ export class ServerController implements vscode.Disposable {
 
   private render(state: ServeState): void {
     void vscode.commands.executeCommand('setContext', 'hookbench.receiverRunning', state.kind === 'running');
+    void vscode.commands.executeCommand('setContext', 'hookbench.receiverState', state.kind);
     this.status.backgroundColor = undefined;
     switch (state.kind) {
       case 'running': {

@@ -45,11 +45,14 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
     attached.onDidChange(() => session.schedule());
   }
 
+  private lastKnown: AgentNode[] = [];
+
   async getChildren(node?: AgentNode): Promise<AgentNode[]> {
     if (!node) {
       const remote: AgentNode[] = this.attached.list().map((worker) => ({ kind: 'attached', worker }));
       const client = this.session.client;
-      if (!client) return remote;
+      // Stopped or restarting: the last known namespaces and instances stay readable.
+      if (!client) return [...this.lastKnown, ...remote];
       // One fetch per redraw: each namespace node carries its instances.
       const byNamespace = new Map<string, AgentNode & { kind: 'namespace' }>();
       for (const i of await client.instances()) {
@@ -57,7 +60,8 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         node.instances.push(i);
         byNamespace.set(i.namespace, node);
       }
-      return [...byNamespace.values(), ...remote];
+      this.lastKnown = [...byNamespace.values()];
+      return [...this.lastKnown, ...remote];
     }
     if (node.kind === 'attached') return node.worker.names.map((name) => ({ kind: 'remote' as const, worker: node.worker, name }));
     if (node.kind === 'remote') {

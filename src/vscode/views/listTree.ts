@@ -11,10 +11,15 @@ export abstract class ListTree<T> implements vscode.TreeDataProvider<T> {
     session.onDidChange(() => this.changed.fire(undefined));
   }
 
+  /** What the list showed last: it stays readable while the receiver is stopped or restarting. */
+  private lastKnown: T[] = [];
+
   async getChildren(node?: T): Promise<T[]> {
     const client = this.session.client;
-    if (node || !client) return [];
-    return this.load(client);
+    if (node) return [];
+    if (!client) return this.lastKnown;
+    this.lastKnown = await this.load(client);
+    return this.lastKnown;
   }
 
   protected abstract load(client: AdminClient): Promise<T[]>;

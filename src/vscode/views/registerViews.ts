@@ -5,6 +5,8 @@ import { DeliveriesTree } from './deliveriesTree';
 import type { AttachedWorkers } from './attachedWorkers';
 import type { ExplorerSession } from './explorerSession';
 import { OutboundTree } from './outboundTree';
+import type { ServeState } from '../server/serveProcess';
+import type { ServerController } from '../server/serverController';
 
 /** The views of the Hookbench activity-bar container, as declared in `package.json`. */
 export const VIEW_IDS = ['hookbench.agents', 'hookbench.deliveries', 'hookbench.outbound'] as const;
@@ -15,11 +17,30 @@ export interface Views {
   readonly views: Readonly<Record<ViewId, vscode.TreeView<unknown>>>;
 }
 
-export function registerViews(store: DisposableStore, session: ExplorerSession, attached: AttachedWorkers): Views {
+/** The line above a view whose receiver is not running: what the items are, and why. */
+export function stateMessage(state: ServeState): string | undefined {
+  switch (state.kind) {
+    case 'running':
+      return undefined;
+    case 'starting':
+      return 'The receiver is starting: showing what was last known.';
+    case 'stopped':
+      return 'The receiver is stopped: showing what was last known. Start it from the title bar.';
+    case 'failed':
+      return `The receiver failed: ${state.message.split('\n')[0]!.slice(0, 160)}. Show Log says more.`;
+  }
+}
+
+export function registerViews(store: DisposableStore, session: ExplorerSession, attached: AttachedWorkers, server: ServerController): Views {
   const trees = { agents: new AgentsTree(session, attached), deliveries: new DeliveriesTree(session), outbound: new OutboundTree(session) };
   const agents = store.add(vscode.window.createTreeView<AgentNode>('hookbench.agents', { treeDataProvider: trees.agents, showCollapseAll: true }));
   const deliveries = store.add(vscode.window.createTreeView('hookbench.deliveries', { treeDataProvider: trees.deliveries }));
   const outbound = store.add(vscode.window.createTreeView('hookbench.outbound', { treeDataProvider: trees.outbound }));
+  const showState = (state: ServeState) => {
+    for (const view of [agents, deliveries, outbound]) view.message = stateMessage(state);
+  };
+  showState(server.state);
+  store.add(server.onDidChangeState(showState));
   return {
     trees,
     views: { 'hookbench.agents': agents, 'hookbench.deliveries': deliveries, 'hookbench.outbound': outbound } as Record<ViewId, vscode.TreeView<unknown>>,

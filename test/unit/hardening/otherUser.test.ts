@@ -31,6 +31,22 @@ function asNobody(...command: string[]): { status: number | null; stderr: string
   return { status: result.status, stderr: result.stderr };
 }
 
+/** Resolves once `check` holds, re-checking as the file system changes; fails after 5 s. */
+function until(check: () => boolean, what: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const timer = setInterval(() => {
+      if (check()) {
+        clearInterval(timer);
+        resolve();
+      } else if (Date.now() - started > 5000) {
+        clearInterval(timer);
+        reject(new Error(`never: ${what}`));
+      }
+    }, 20);
+  });
+}
+
 /** Every entry under `dir`, `dir` included, with its lstat. */
 function entriesUnder(dir: string): { file: string; stat: fs.Stats }[] {
   const files = [dir, ...fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => path.join(dir, f))];
@@ -55,7 +71,8 @@ describe('another user of the machine', () => {
       assert.equal(response.status, 200);
       const folder = path.join(data, '_hookbench', 'deliveries');
       const deliveries = path.join(folder, fs.readdirSync(folder).find((f) => /^deliveries-\d+\.ndjson$/.test(f))!);
-      assert.match(fs.readFileSync(deliveries, 'utf8'), /private-1/, 'the delivery, with its headers, is on disk');
+      // The log is appended after the answer: wait (boundedly) for the line to land.
+      await until(() => fs.readFileSync(deliveries, 'utf8').includes('private-1'), 'the delivery, with its headers, is on disk');
 
       // nobody reaches the parent, so what stops it is the data folder's mode.
       assert.equal(asNobody('ls', parent).status, 0);

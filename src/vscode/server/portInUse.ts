@@ -1,0 +1,57 @@
+/**
+ * When the receiver's port is taken: offer the next free port (saved to the workspace setting) or
+ * a look at what holds it, instead of an error the user has to decode.
+ */
+import { execFile } from 'node:child_process';
+import * as net from 'node:net';
+import { promisify } from 'node:util';
+import * as vscode from 'vscode';
+import type { Logger } from '../../core/log';
+
+/** The serve process's one-line answer to EADDRINUSE (src/server/commands/serve.ts PortInUseError). */
+export const PORT_IN_USE = /port (\d+) on \S+ is in use by another program/;
+
+/** A free port on the host, from the kernel (bind port 0, read it, close). */
+export function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** What listens on the port, as the system tools say it (ss on Linux, lsof elsewhere). */
+export async function whoHolds(port: number): Promise<string> {
+  const tries: [string, string[]][] = [
+    ['ss', ['-ltnp', `sport = :${port}`]],
+    ['lsof', ['-nP', `-iTCP:${port}`, '-sTCP:LISTEN']],
+  ];
+  for (const [command, args] of tries) {
+    try {
+      const { stdout } = await promisify(execFile)(command, args, { timeout: 5000 });
+      if (stdout.trim()) return stdout.trim();
+    } catch {
+      // Not installed here: try the next one.
+    }
+  }
+  return `no tool here (ss, lsof) could say which program listens on port ${port}`;
+}
+
+/** Offers the ways out; resolves once the user chose (or dismissed). `start` starts the receiver again. */
+export async function offerPortChoices(message: string, logger: Logger, start: () => Promise<unknown>): Promise<void> {
+  const port = Number(PORT_IN_USE.exec(message)?.[1]);
+  const choice = await vscode.window.showErrorMessage(`Hookbench: port ${port} is in use by another program, so the receiver could not start.`, 'Use Another Port', 'Show What Holds It');
+  if (choice === 'Use Another Port') {
+    const settings = vscode.workspace.getConfiguration('hookbench');
+    const next = await freePort(settings.get<string>('receiver.host', '127.0.0.1'));
+    await settings.update('receiver.port', next, vscode.workspace.workspaceFolders ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
+    logger.info(`port ${port} was in use: the receiver now uses port ${next} (saved to the workspace's hookbench.receiver.port)`);
+    await start();
+  } else if (choice === 'Show What Holds It') {
+    logger.info(`what listens on port ${port}:\n${await whoHolds(port)}`);
+    void vscode.commands.executeCommand('hookbench.showLog');
+  }
+}
