@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { withLock } from './lock.mjs';
 import { run, runQuiet, step } from './run.mjs';
 
 export const root = path.resolve(import.meta.dirname, '../..');
@@ -33,15 +34,24 @@ export function codeServerDir() {
   return path.join(toolsDir(), `code-server-${CODE_SERVER_VERSION}`, 'node_modules', 'code-server');
 }
 
-/** Installs the npm packages when the lockfile changed since the last install. */
+/**
+ * Installs the npm packages when the lockfile changed since the last install, under a lock: two
+ * scripts running `npm ci` into one node_modules would corrupt it.
+ */
 export async function ensureNpmPackages() {
   const lock = fs.readFileSync(path.join(root, 'package-lock.json'));
   const hash = createHash('sha256').update(lock).digest('hex');
   const marker = path.join(root, 'node_modules', '.hookbench-lock-sha256');
-  if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === hash) return;
-  step('Installing npm packages (npm ci)');
-  await run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root });
-  fs.writeFileSync(marker, hash);
+  const done = () => fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === hash;
+  if (done()) return;
+  await withLock(path.join(toolsDir(), `npm-${createHash('sha256').update(root).digest('hex').slice(0, 12)}.lock`), 'installing npm packages', async () => {
+    if (done()) return;
+    step('Installing npm packages (npm ci)');
+    // Warnings off: pdfjs-dist and a few dev tools declare Node >= 22 (EBADENGINE) yet run on 20.
+    await run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: root });
+    console.log('  (npm ci: some dev packages declare Node >= 22; they are used in tests and the webview bundle and work on Node 20)');
+    fs.writeFileSync(marker, hash);
+  });
 }
 
 /** @param {string} name */
@@ -63,8 +73,11 @@ export async function ensureDebianPackages(packages = DEBIAN_PACKAGES) {
   }
   step(`Installing Debian packages: ${missing.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  await run('apt-get', ['update'], { env });
-  await run('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { env });
+  // Another apt-get (unattended upgrades, the other script) may hold apt's lock: wait for it.
+  const wait = ['-o', 'DPkg::Lock::Timeout=900'];
+  console.log('  (if another apt-get is running, this waits up to 15 min for its lock)');
+  await run('apt-get', [...wait, 'update'], { env });
+  await run('apt-get', [...wait, 'install', '-y', '--no-install-recommends', ...missing], { env });
 }
 
 /**
@@ -76,8 +89,24 @@ export async function ensureCodeServer() {
   const dir = codeServerDir();
   const ready = path.join(dir, '.hookbench-ready');
   if (fs.existsSync(ready)) return dir;
-  step(`Preparing code-server ${CODE_SERVER_VERSION} in ${path.dirname(path.dirname(dir))}`);
   const installRoot = path.dirname(path.dirname(dir));
+  // One script prepares it; another waits. It is built aside and renamed into place, so a run
+  // that dies half-way leaves nothing that looks ready.
+  await withLock(`${installRoot}.lock`, `preparing code-server ${CODE_SERVER_VERSION}`, async () => {
+    if (fs.existsSync(ready)) return;
+    const aside = `${installRoot}.tmp-${process.pid}`;
+    fs.rmSync(aside, { recursive: true, force: true });
+    await prepareCodeServer(aside);
+    fs.rmSync(installRoot, { recursive: true, force: true });
+    fs.renameSync(aside, installRoot);
+  });
+  return dir;
+}
+
+/** @param {string} installRoot */
+async function prepareCodeServer(installRoot) {
+  const dir = path.join(installRoot, 'node_modules', 'code-server');
+  step(`Preparing code-server ${CODE_SERVER_VERSION} in ${installRoot}`);
   fs.mkdirSync(installRoot, { recursive: true });
   fs.writeFileSync(path.join(installRoot, 'package.json'), '{"name":"hookbench-tools","private":true}\n');
   const npmQuiet = ['--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'];
@@ -101,8 +130,7 @@ export async function ensureCodeServer() {
     cwd: installRoot,
     env: { ...process.env, npm_config_yes: 'true' },
   });
-  fs.writeFileSync(ready, new Date().toISOString());
-  return dir;
+  fs.writeFileSync(path.join(dir, '.hookbench-ready'), new Date().toISOString());
 }
 
 /** Everything the tests need, in dependency order. */

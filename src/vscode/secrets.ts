@@ -17,18 +17,28 @@ export const PROVIDER_SECRETS = [
 const key = (env: string) => `hookbench.secret.${env}`;
 
 export class Secrets {
+  /**
+   * Values this window stored or cleared: SecretStorage may answer a `get` right after a `store`
+   * with the old value (code-server keeps it in the browser), and the receiver must restart with
+   * the new one. This window's own writes are remembered and win.
+   */
+  private readonly known = new Map<string, string | undefined>();
+
   constructor(private readonly storage: vscode.SecretStorage) {}
 
-  get(env: string): Thenable<string | undefined> {
+  async get(env: string): Promise<string | undefined> {
+    if (this.known.has(env)) return this.known.get(env);
     return this.storage.get(key(env));
   }
 
-  set(env: string, value: string): Thenable<void> {
-    return this.storage.store(key(env), value);
+  async set(env: string, value: string): Promise<void> {
+    this.known.set(env, value);
+    await this.storage.store(key(env), value);
   }
 
-  clear(env: string): Thenable<void> {
-    return this.storage.delete(key(env));
+  async clear(env: string): Promise<void> {
+    this.known.set(env, undefined);
+    await this.storage.delete(key(env));
   }
 
   /** Every configured provider secret, as environment for the serve process. */
@@ -43,7 +53,8 @@ export class Secrets {
 
   onDidChange(listener: () => void): vscode.Disposable {
     return this.storage.onDidChange((event) => {
-      if (event.key.startsWith('hookbench.secret.')) listener();
+      if (!event.key.startsWith('hookbench.secret.')) return;
+      listener();
     });
   }
 }

@@ -21,6 +21,8 @@ async function eventsOf(hookbench: HookbenchApi, name: string): Promise<AgentNod
 describe('The daily loop, as a user', () => {
   it('palette → provider → event → entity → draft → Send → the event in its agent → replay as new → a second event', async () => {
     const hookbench = await api();
+    // A clean window, as after opening a folder: no walkthrough or editor to take the focus from the prompts.
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await hookbench.secrets.set('GITHUB_WEBHOOK_SECRET', 'loop-secret');
     await hookbench.server.syncSecrets();
     await hookbench.server.ready();
