@@ -36,6 +36,8 @@ export function registerExplorerCommands(store: DisposableStore, logger: Logger,
     const d = delivery as DeliverySummary;
     if (!d?.id) return;
     const doc = await vscode.workspace.openTextDocument(HookbenchDocuments.deliveryUri(d.id, d.status, d.method, d.path));
+    // Request line, headers and JSON bodies highlighted (media/http: a small grammar of our own).
+    await vscode.languages.setTextDocumentLanguage(doc, 'hookbench-http');
     await vscode.window.showTextDocument(doc, { preview: true });
   });
 

@@ -50,7 +50,7 @@ export class ServeProcess {
       stderrTail = (stderrTail + line + '\n').slice(-2000);
       const parsed = parseLogLine(line);
       if (!parsed) return this.logger.info(line);
-      this.logger[parsed.level](parsed.message);
+      this.logger[parsed.level](inVsCode(parsed.message));
     });
     return new Promise((resolve, reject) => {
       forEachLine(child.stdout!, (line) => {
@@ -93,6 +93,11 @@ export class ServeProcess {
     this.child?.kill('SIGTERM');
     this.changed.dispose();
   }
+}
+
+/** The serve process names environment variables; in VS Code the way to set a secret is a command. */
+function inVsCode(message: string): string {
+  return message.replace(/no secret configured \(set (\w+)\)/, 'no secret configured ($1: run Hookbench: Set Webhook Secret)');
 }
 
 function forEachLine(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {

@@ -27,6 +27,7 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
       [{ strong: String(d.status) }, ` ${d.method} ${d.path}`],
       [`${d.time} · ${d.durationMs.toFixed(1)} ms · ${d.requestBytes} bytes`],
       d.verification ? [`verification: ${d.verification}`] : undefined,
+      d.verification?.startsWith('no_secret') ? ['Set the secret with Hookbench: Set Webhook Secret, then replay this delivery.'] : undefined,
       d.entity ? [`entity: ${d.entity}`] : undefined,
       d.duplicate ? [`${DUPLICATE_NOTE}: the delivery id ${d.event ?? ''} was processed before`] : undefined,
     ]);

@@ -41,6 +41,11 @@ export function registerViews(store: DisposableStore, session: ExplorerSession, 
   };
   showState(server.state);
   store.add(server.onDidChangeState(showState));
+  // "12 s ago" must not stay "12 s ago": redraw visible views every 30 s when nothing else did.
+  const fresh = setInterval(() => {
+    if (agents.visible || deliveries.visible || outbound.visible) session.schedule();
+  }, 30_000);
+  store.add({ dispose: () => clearInterval(fresh) });
   return {
     trees,
     views: { 'hookbench.agents': agents, 'hookbench.deliveries': deliveries, 'hookbench.outbound': outbound } as Record<ViewId, vscode.TreeView<unknown>>,
