@@ -4,6 +4,7 @@ import type { DisposableStore } from '../core/events';
 import type { Logger } from '../core/log';
 import { registerCommand, reportError } from './commands';
 import { PROVIDER_SECRETS, type Secrets } from './secrets';
+import { FOLDER_IN_USE, offerTakeOver } from './server/folderInUse';
 import { offerPortChoices, PORT_IN_USE } from './server/portInUse';
 import type { ServerController } from './server/serverController';
 
@@ -17,10 +18,13 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
       return url;
     } catch (error) {
       const message = (error as Error).message;
+      // Said once in the log; the notification offers the ways out.
       if (PORT_IN_USE.test(message)) {
-        // Said once in the log; the notification offers the ways out.
         logger.warn(message);
         void offerPortChoices(message, logger, start);
+      } else if (FOLDER_IN_USE.test(message)) {
+        logger.warn(message);
+        void offerTakeOver(message, logger, start);
       } else reportError(logger, 'the receiver could not start', error);
       return undefined;
     }

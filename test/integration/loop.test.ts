@@ -2,6 +2,7 @@
 // Webhook, a provider, an event and an entity typed into the prompts, the draft's Send button
 // clicked, the event in its agent, a replay as a new delivery, the second event.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentNode } from '../../src/vscode/views/agentsTree';
@@ -93,5 +94,31 @@ describe('The daily loop, as a user', () => {
     const names = (await instancesNow(hookbench)).map((i) => (i.kind === 'instance' ? i.name : ''));
     await untilTree(hookbench, async () => (await instancesNow(hookbench)).map((i) => (i.kind === 'instance' ? i.name : '')), (list) => list.includes('cus_LoopSecret'));
     assert.ok(!names.includes('cus_loopsecret'), 'Stripe ids keep their case');
+  });
+
+  it('a receiver left holding the data folder (another window, the tab before a reload) is taken over on request', async () => {
+    const hookbench = await api();
+    await hookbench.server.stop();
+    const cli = path.join(vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath, 'dist', 'cli.js');
+    const other = spawn(process.execPath, [cli, 'serve', '--port', '0', '--no-render', '--data', hookbench.server.dataFolder()], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => other.once('exit', resolve));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        other.stdout!.on('data', (chunk: Buffer) => chunk.toString('utf8').includes('listening on') && resolve());
+        other.once('exit', (code) => reject(new Error(`the other serve exited with ${code}`)));
+      });
+      await vscode.commands.executeCommand('notifications.clearAll');
+      await vscode.commands.executeCommand('hookbench.receiver.start');
+      assert.equal(hookbench.server.state.kind, 'failed');
+      const running = new Promise<void>((resolve) => {
+        const sub = hookbench.server.onDidChangeState((state) => state.kind === 'running' && (sub.dispose(), resolve()));
+      });
+      await vscode.commands.executeCommand('notifications.showList');
+      await userDoes({ click: '.notifications-center ::-p-text(Take Over)' });
+      await running;
+      assert.equal(await exited, 0, 'the other receiver drained and exited cleanly');
+    } finally {
+      other.kill('SIGKILL');
+    }
   });
 });

@@ -27,8 +27,15 @@ export function stateMessage(state: ServeState): string | undefined {
     case 'stopped':
       return 'The receiver is stopped: showing what was last known. Start it from the title bar.';
     case 'failed':
-      return `The receiver failed: ${state.message.split('\n')[0]!.slice(0, 160)}. Show Log says more.`;
+      return `The receiver could not start: ${firstWords(state.message.replace(/^the server exited with code \d+: (hookbench: )?/, ''), 140)} Show Log says why.`;
   }
+}
+
+/** At most `max` characters of the first line, cut at a word and marked when cut. */
+function firstWords(text: string, max: number): string {
+  const line = text.split('\n')[0]!.trim();
+  if (line.length <= max) return line.endsWith('.') ? line : `${line}.`;
+  return `${line.slice(0, line.lastIndexOf(' ', max))}…`;
 }
 
 export function registerViews(store: DisposableStore, session: ExplorerSession, attached: AttachedWorkers, server: ServerController): Views {
