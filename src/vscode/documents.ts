@@ -14,9 +14,16 @@ export class HookbenchDocuments implements vscode.TextDocumentContentProvider {
     return vscode.Uri.from({ scheme: SCHEME, path: `/event/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/${encodeURIComponent(id)}.json` });
   }
 
-  /** The tab reads "401 POST webhooks-stripe.http"; the id in the folder part finds the delivery. */
+  /** The tab reads "401 POST webhooks∕stripe∕cus_1.http"; the id in the folder part finds the delivery. */
   static deliveryUri(id: string, status: number, method: string, path: string): vscode.Uri {
-    const title = `${status} ${method} ${path.replace(/^\//, '').replace(/[/?#%]/g, '-') || 'root'}`;
+    let readable = path;
+    try {
+      readable = decodeURIComponent(path);
+    } catch {
+      // Shown as written.
+    }
+    // A division slash reads as "/" in the tab without making folders of the title.
+    const title = `${status} ${method} ${readable.replace(/^\//, '').replace(/\//g, '∕').replace(/[?#%\\]/g, '-') || 'root'}`;
     return vscode.Uri.from({ scheme: SCHEME, path: `/delivery/${encodeURIComponent(id)}/${title}.http` });
   }
 
