@@ -11,24 +11,29 @@ import type { ServerController } from './server/serverController';
 const PROVIDER_PATHS = ['github', 'stripe', 'twilio', 'slack', 'shopify', 'standard', 'generic'];
 
 export function registerReceiverCommands(store: DisposableStore, logger: Logger, server: ServerController, secrets: Secrets): void {
+  /** A start that failed: the ways out for a taken port or data folder, a short toast otherwise. */
+  const failed = (error: unknown): void => {
+    const message = error instanceof Error ? error.message : String(error);
+    // Said once in the log; the notification offers the ways out.
+    if (PORT_IN_USE.test(message)) {
+      logger.warn(message);
+      void offerPortChoices(message, logger, start);
+    } else if (FOLDER_IN_USE.test(message)) {
+      logger.warn(message);
+      void offerTakeOver(message, logger, start);
+    } else reportError(logger, 'the receiver could not start', error);
+  };
   const start = async (): Promise<string | undefined> => {
     try {
       const url = await server.start();
       logger.info(`receiver listening on ${url}`);
       return url;
     } catch (error) {
-      const message = (error as Error).message;
-      // Said once in the log; the notification offers the ways out.
-      if (PORT_IN_USE.test(message)) {
-        logger.warn(message);
-        void offerPortChoices(message, logger, start);
-      } else if (FOLDER_IN_USE.test(message)) {
-        logger.warn(message);
-        void offerTakeOver(message, logger, start);
-      } else reportError(logger, 'the receiver could not start', error);
+      failed(error);
       return undefined;
     }
   };
+  server.onStartFailure = failed;
   registerCommand(store, logger, 'hookbench.receiver.start', start);
   registerCommand(store, logger, 'hookbench.receiver.stop', () => server.stop());
   registerCommand(store, logger, 'hookbench.receiver.restart', async () => {

@@ -31,16 +31,47 @@ export interface SendArgs {
   readonly payload?: string;
 }
 
-/** The provider pick, each with whether its secret is set. */
+/**
+ * The provider pick: each says whether its secret is set, and one without carries a key button
+ * that sets it on the spot (the pick stays open and updates).
+ */
 async function pickProvider(secrets: Secrets): Promise<ProviderName | undefined> {
-  const items = await Promise.all(
-    PROVIDERS.map(async (provider) => {
-      const env = schemeFor(provider).shape.secretEnv;
-      const set = Boolean(await secrets.get(env));
-      return { label: provider, description: set ? `$(pass) ${env} set` : `$(warning) no ${env}: you will be asked for it`, provider };
-    }),
-  );
-  return (await vscode.window.showQuickPick(items, { title: 'Send Test Webhook (1/3)', placeHolder: 'Provider' }))?.provider;
+  const setButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('key'), tooltip: 'Set this provider\'s webhook secret now' };
+  type Item = vscode.QuickPickItem & { provider: ProviderName; env: string };
+  const items = async (): Promise<Item[]> =>
+    Promise.all(
+      PROVIDERS.map(async (provider) => {
+        const env = schemeFor(provider).shape.secretEnv;
+        const set = Boolean(await secrets.get(env));
+        return { label: provider, description: set ? `$(pass) ${env} set` : `$(warning) no ${env}`, buttons: set ? [] : [setButton], provider, env };
+      }),
+    );
+  const pick = vscode.window.createQuickPick<Item>();
+  pick.title = 'Send Test Webhook (1/3)';
+  pick.placeholder = 'Provider';
+  pick.items = await items();
+  return new Promise((resolve) => {
+    let answered = false;
+    const finish = (value: ProviderName | undefined) => {
+      if (answered) return;
+      answered = true;
+      resolve(value);
+      pick.dispose();
+    };
+    pick.onDidAccept(() => finish(pick.selectedItems[0]?.provider));
+    // The secret's input box takes the pick's place for a moment: that hide is not a cancel.
+    let settingSecret = false;
+    pick.onDidHide(() => settingSecret || finish(undefined));
+    pick.onDidTriggerItemButton(async ({ item }) => {
+      settingSecret = true;
+      const value = await vscode.window.showInputBox({ title: `Set ${item.env}`, prompt: 'Kept in VS Code secret storage; never in settings or logs.', password: true, ignoreFocusOut: true });
+      if (value) await vscode.commands.executeCommand('hookbench.secret.set', item.env, value);
+      pick.items = await items();
+      settingSecret = false;
+      pick.show();
+    });
+    pick.show();
+  });
 }
 
 export function registerWebhookCommands(store: DisposableStore, logger: Logger, sender: Sender, secrets: Secrets, session: ExplorerSession, drafts: DraftFiles): void {

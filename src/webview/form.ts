@@ -1,21 +1,8 @@
 // The preview form, built from VS Code's own web components so it looks native in every theme.
+// What stops a render is decided by the extension (it answers `check`); the form shows it beside
+// each field.
 import type { CatalogEntry } from '../core/render/fontCatalog';
-import type { CustomFontSource, PreviewForm } from '../core/render/previewProtocol';
-
-export const DEFAULT_FORM: PreviewForm = {
-  source: 'html',
-  url: 'https://example.com/',
-  html: '<h1>Invoice #1042</h1>\n<p>Thank you for your order. 谢谢 · شكرا · ขอบคุณ 🎉</p>',
-  endpoint: 'screenshot',
-  width: 1280,
-  height: 720,
-  scale: 1,
-  font: '',
-  customFamily: '',
-  weight: 'normal',
-  style: 'normal',
-  fallback: 'sans-serif',
-};
+import type { CustomFontSource, FieldProblem, PreviewForm } from '../core/render/previewProtocol';
 
 const GROUP_TITLES: Record<string, string> = { generic: 'Generic families', common: 'Common system fonts', open: 'Open source and extended', international: 'International' };
 
@@ -28,10 +15,13 @@ function el<T extends HTMLElement>(tag: string, attributes: Record<string, strin
   return element as T;
 }
 
-function labelled(label: string, control: HTMLElement, help?: string): HTMLElement {
+/** A labelled control with a line under it for the reason it cannot be rendered. */
+function labelled(label: string, control: HTMLElement, help?: string): { group: HTMLElement; error: HTMLElement } {
   const id = `f-${label.toLowerCase().replace(/\W+/g, '-')}`;
   control.id = id;
-  return el('vscode-form-group', { variant: 'vertical' }, [el('vscode-label', { for: id }, [label]), control, ...(help ? [el('vscode-form-helper', {}, [help])] : [])]);
+  const error = el('div', { class: 'field-error', id: `${id}-error`, role: 'alert' });
+  const group = el('vscode-form-group', { variant: 'vertical' }, [el('vscode-label', { for: id }, [label]), control, error, ...(help ? [el('vscode-form-helper', {}, [help])] : [])]);
+  return { group, error };
 }
 
 function select(options: { value: string; label: string; description?: string; disabled?: boolean }[], value: string, attributes: Record<string, string> = {}): Field {
@@ -61,20 +51,28 @@ export interface FormView {
   readonly root: HTMLElement;
   read(): PreviewForm;
   setFontFile(source: CustomFontSource): void;
+  /** Marks the fields the extension found problems in (and clears the others). */
+  showProblems(problems: FieldProblem[]): void;
 }
+
+/** The name of the file a form's HTML comes from, for the line under the HTML field. */
+const fileName = (uri: string) => decodeURIComponent(uri.split('/').pop() ?? uri);
 
 export function buildForm(initial: PreviewForm, catalog: CatalogEntry[], onChange: () => void): FormView {
   let customSource = initial.customSource;
+  let htmlFile = initial.source === 'html' ? initial.htmlFile : undefined;
   const source = select([{ value: 'html', label: 'HTML' }, { value: 'url', label: 'URL' }], initial.source);
   const url = el<Field>('vscode-textfield', { placeholder: 'https://…' });
   url.value = initial.url;
   const html = el<Field>('vscode-textarea', { rows: '6', monospace: '', resize: 'vertical' });
   html.value = initial.html;
   const endpoint = select([{ value: 'screenshot', label: 'Screenshot (PNG)' }, { value: 'pdf', label: 'PDF' }], initial.endpoint);
-  const width = el<Field>('vscode-textfield', { type: 'number', min: '1' });
-  width.value = String(initial.width);
-  const height = el<Field>('vscode-textfield', { type: 'number', min: '1' });
-  height.value = String(initial.height);
+  // Numbers stay as typed (a blank is NaN): the extension says what is wrong with them.
+  const side = () => el<Field>('vscode-textfield', { type: 'number', min: '1', max: '16384' });
+  const width = side();
+  width.value = Number.isFinite(initial.width) ? String(initial.width) : '';
+  const height = side();
+  height.value = Number.isFinite(initial.height) ? String(initial.height) : '';
   const scale = select(['1', '1.5', '2', '3'].map((v) => ({ value: v, label: `${v}×` })), String(initial.scale));
   const font = select(fontOptions(catalog), initial.font || 'page', { combobox: '' });
   const family = el<Field>('vscode-textfield', { placeholder: 'Family name (default: the file name)' });
@@ -87,27 +85,54 @@ export function buildForm(initial: PreviewForm, catalog: CatalogEntry[], onChang
   const style = select([{ value: 'normal', label: 'normal' }, { value: 'italic', label: 'italic' }], initial.style);
   const fallback = select(['sans-serif', 'serif', 'monospace', 'cursive', 'fantasy'].map((v) => ({ value: v, label: v })), initial.fallback);
 
+  const fields = {
+    source: labelled('Page', source),
+    url: labelled('URL', url),
+    html: labelled('HTML', html),
+    endpoint: labelled('Output', endpoint),
+    width: labelled('Width', width),
+    height: labelled('Height', height),
+    scale: labelled('Scale', scale),
+    font: labelled('Font', font),
+    fallback: labelled('Fallback', fallback),
+    customFamily: labelled('Family', family),
+    customSource: labelled('Font URL', fontUrl, 'or a local file, sent as a base64 data URL'),
+    weight: labelled('Weight', weight),
+    style: labelled('Style', style),
+  } satisfies Record<FieldProblem['field'], { group: HTMLElement; error: HTMLElement }>;
+  const controls: Record<FieldProblem['field'], HTMLElement> = { source, url, html, endpoint, width, height, scale, font, fallback, customFamily: family, customSource: fontUrl, weight, style };
+
+  // A form taken from an HTML file shows the file's text read-only until the user edits it here.
+  const fileLine = el('div', { class: 'html-file', id: 'html-file' });
+  const unlink = el('vscode-button', { secondary: '', id: 'unlink-html-file' }, ['Edit Here']);
+  const fileRow = el('div', { class: 'row html-file-row' }, [fileLine, unlink]);
+  fields.html.group.append(fileRow);
+
   const custom = el('div', { class: 'custom-font' }, [
-    labelled('Family', family),
-    labelled('Font URL', fontUrl, 'or a local file, sent as a base64 data URL'),
+    fields.customFamily.group,
+    fields.customSource.group,
     el('div', { class: 'row' }, [pickFile, fileLabel]),
-    el('div', { class: 'row' }, [labelled('Weight', weight), labelled('Style', style)]),
+    el('div', { class: 'row' }, [fields.weight.group, fields.style.group]),
   ]);
-  const urlGroup = labelled('URL', url);
-  const htmlGroup = labelled('HTML', html);
   // Before a select has rendered its options its value is '': the initial choice stands until then.
   const chosen = (field: Field, initialValue: string) => field.value || initialValue;
   const sync = () => {
-    urlGroup.hidden = chosen(source, initial.source) !== 'url';
-    htmlGroup.hidden = chosen(source, initial.source) !== 'html';
+    const isHtml = chosen(source, initial.source) === 'html';
+    if (!isHtml) htmlFile = undefined;
+    fields.url.group.hidden = isHtml;
+    fields.html.group.hidden = !isHtml;
     custom.hidden = chosen(font, initial.font) !== 'custom';
+    fileRow.hidden = htmlFile === undefined;
+    fileLine.textContent = htmlFile ? `From ${fileName(htmlFile)}: renders again when you save it.` : '';
+    if (htmlFile) html.setAttribute('readonly', '');
+    else html.removeAttribute('readonly');
   };
   const root = el('form', { class: 'form' }, [
-    labelled('Page', source),
-    urlGroup,
-    htmlGroup,
-    el('div', { class: 'row' }, [labelled('Output', endpoint), labelled('Width', width), labelled('Height', height), labelled('Scale', scale)]),
-    el('div', { class: 'row' }, [labelled('Font', font), labelled('Fallback', fallback)]),
+    fields.source.group,
+    fields.url.group,
+    fields.html.group,
+    el('div', { class: 'row' }, [fields.endpoint.group, fields.width.group, fields.height.group, fields.scale.group]),
+    el('div', { class: 'row' }, [fields.font.group, fields.fallback.group]),
     custom,
   ]);
   root.addEventListener('change', () => {
@@ -116,24 +141,28 @@ export function buildForm(initial: PreviewForm, catalog: CatalogEntry[], onChang
   });
   root.addEventListener('input', () => onChange());
   pickFile.addEventListener('click', () => root.dispatchEvent(new CustomEvent('pick-font-file', { bubbles: true })));
+  unlink.addEventListener('click', () => {
+    htmlFile = undefined;
+    sync();
+    onChange();
+  });
   sync();
 
-  const number = (field: Field, fallbackValue: number) => {
-    const n = Math.round(Number(field.value));
-    return Number.isFinite(n) && n > 0 ? n : fallbackValue;
-  };
+  const number = (field: Field) => (field.value.trim() === '' ? NaN : Number(field.value));
   return {
     root,
     read: () => {
       const fontUrlValue = fontUrl.value.trim();
       const chosenSource: CustomFontSource | undefined = fontUrlValue ? { kind: 'url', url: fontUrlValue } : customSource;
+      const isHtml = chosen(source, initial.source) !== 'url';
       return {
-        source: chosen(source, initial.source) === 'url' ? 'url' : 'html',
+        source: isHtml ? 'html' : 'url',
         url: url.value,
         html: html.value,
+        ...(isHtml && htmlFile ? { htmlFile } : {}),
         endpoint: chosen(endpoint, initial.endpoint) === 'pdf' ? 'pdf' : 'screenshot',
-        width: number(width, DEFAULT_FORM.width),
-        height: number(height, DEFAULT_FORM.height),
+        width: number(width),
+        height: number(height),
         scale: Number(chosen(scale, String(initial.scale))) || 1,
         font: ((f) => (f === 'page' || f.startsWith('group:') ? '' : f))(chosen(font, initial.font || 'page')),
         customFamily: family.value,
@@ -143,11 +172,19 @@ export function buildForm(initial: PreviewForm, catalog: CatalogEntry[], onChang
         fallback: chosen(fallback, initial.fallback) as PreviewForm['fallback'],
       };
     },
-    setFontFile: (chosen) => {
-      customSource = chosen;
+    setFontFile: (picked) => {
+      customSource = picked;
       fontUrl.value = '';
-      fileLabel.textContent = chosen.kind === 'file' ? chosen.name : chosen.url;
+      fileLabel.textContent = picked.kind === 'file' ? picked.name : picked.url;
       onChange();
+    },
+    showProblems: (problems) => {
+      for (const [name, field] of Object.entries(fields) as [FieldProblem['field'], { error: HTMLElement }][]) {
+        const problem = problems.find((p) => p.field === name);
+        field.error.textContent = problem?.message ?? '';
+        if (problem) controls[name].setAttribute('invalid', '');
+        else controls[name].removeAttribute('invalid');
+      }
     },
   };
 }

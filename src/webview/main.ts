@@ -1,5 +1,6 @@
 // Runs inside the render-preview webview. It talks to the extension only through postMessage:
-// the form goes out, the capture and its font report come back. Its state survives reloads.
+// the form goes out (to be checked as it changes, and to be rendered), the capture, its font
+// report and warnings come back. Its state survives reloads.
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
 import '@vscode-elements/elements/dist/vscode-form-group/index.js';
@@ -10,12 +11,17 @@ import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
-import type { PreviewForm, ToExtension, ToWebview } from '../core/render/previewProtocol';
-import { buildForm, DEFAULT_FORM, type FormView } from './form';
-import { showImage, showPdf, showReport } from './results';
+import type { CatalogEntry } from '../core/render/fontCatalog';
+import type { PreviewForm, ToExtension, ToWebview, Zoom } from '../core/render/previewProtocol';
+import { buildForm, type FormView } from './form';
+import { applyZoom, showFailure, showImage, showPdf, showReport, showWarnings } from './results';
 import { STYLES } from './styles';
 
-declare function acquireVsCodeApi(): { postMessage(message: ToExtension): void; getState(): { form?: PreviewForm } | undefined; setState(state: { form: PreviewForm }): void };
+interface State {
+  readonly form?: PreviewForm;
+  readonly zoom?: Zoom;
+}
+declare function acquireVsCodeApi(): { postMessage(message: ToExtension): void; getState(): State | undefined; setState(state: State): void };
 
 const vscode = acquireVsCodeApi();
 const app = document.getElementById('app')!;
@@ -25,21 +31,35 @@ style.nonce = app.dataset['nonce'] ?? '';
 style.textContent = STYLES;
 document.head.append(style);
 
-const toolbar = document.createElement('div');
-toolbar.className = 'toolbar';
-const renderButton = Object.assign(document.createElement('vscode-button'), { textContent: 'Render', id: 'render' });
-const curlButton = Object.assign(document.createElement('vscode-button'), { textContent: 'Copy as cURL', id: 'copy-curl' });
-curlButton.setAttribute('secondary', '');
+type Button = HTMLElement & { disabled: boolean };
+const button = (text: string, id: string, secondary = false): Button => {
+  const element = Object.assign(document.createElement('vscode-button'), { textContent: text, id }) as Button;
+  if (secondary) element.setAttribute('secondary', '');
+  return element;
+};
+const toolbar = Object.assign(document.createElement('div'), { className: 'toolbar' });
+const renderButton = button('Render', 'render');
+const curlButton = button('Copy as cURL', 'copy-curl', true);
 const reveal = Object.assign(document.createElement('vscode-checkbox'), { textContent: 'with token', id: 'reveal-token' }) as HTMLElement & { checked: boolean };
-const saveButton = Object.assign(document.createElement('vscode-button'), { textContent: 'Save…', id: 'save' });
-saveButton.setAttribute('secondary', '');
+const saveButton = button('Save…', 'save', true);
 const status = Object.assign(document.createElement('span'), { className: 'status', id: 'status' });
 toolbar.append(renderButton, curlButton, reveal, saveButton, status);
 
+const warnings = Object.assign(document.createElement('div'), { className: 'warnings', id: 'warnings', hidden: true });
+warnings.setAttribute('role', 'alert');
+const fitButton = button('Fit', 'zoom-fit');
+const actualButton = button('1:1', 'zoom-actual', true);
+const zoomBar = Object.assign(document.createElement('div'), { className: 'zoom-bar', id: 'zoom-bar', hidden: true });
+zoomBar.append(Object.assign(document.createElement('span'), { textContent: 'Zoom' }), fitButton, actualButton);
 const capture = Object.assign(document.createElement('div'), { className: 'capture-area', id: 'capture' });
 const report = Object.assign(document.createElement('div'), { className: 'report-area', id: 'report' });
 let form: FormView | undefined;
-let mounted: { catalog: Parameters<typeof buildForm>[1]; target: string } | undefined;
+let mounted: { catalog: CatalogEntry[]; target: string } | undefined;
+let zoom: Zoom = vscode.getState()?.zoom ?? 'fit';
+/** The check the answer must belong to: an answer to an older one is stale. */
+let lastCheck = 0;
+let checkTimer: ReturnType<typeof setTimeout> | undefined;
+let problemCount = 0;
 
 function setStatus(text: string, kind: 'info' | 'error' | 'busy' = 'info'): void {
   status.textContent = text;
@@ -50,60 +70,144 @@ function send(message: ToExtension): void {
   vscode.postMessage(message);
 }
 
-function mount(initial: PreviewForm, catalog: Parameters<typeof buildForm>[1], target: string): void {
+function saveState(): void {
+  vscode.setState({ ...(form ? { form: form.read() } : {}), zoom });
+}
+
+/** Asks the extension which fields stop a render; soon after typing stops, at once otherwise. */
+function check(delayMs = 0): void {
+  clearTimeout(checkTimer);
+  checkTimer = setTimeout(() => form && send({ type: 'check', requestId: ++lastCheck, form: form.read() }), delayMs);
+}
+
+function mount(initial: PreviewForm, catalog: CatalogEntry[], target: string): void {
   mounted = { catalog, target };
-  vscode.setState({ form: initial });
-  form = buildForm(initial, catalog, () => vscode.setState({ form: form!.read() }));
+  form = buildForm(initial, catalog, () => {
+    saveState();
+    check(150);
+  });
+  saveState();
   form.root.addEventListener('pick-font-file', () => send({ type: 'pickFontFile' }));
   form.root.addEventListener('submit', (event) => event.preventDefault());
   const left = Object.assign(document.createElement('section'), { className: 'left' });
   left.append(form.root, toolbar);
   const right = Object.assign(document.createElement('section'), { className: 'right' });
   const heading = Object.assign(document.createElement('h2'), { textContent: 'Font report' });
-  right.append(capture, heading, report);
+  right.append(warnings, zoomBar, capture, heading, report);
   app.replaceChildren(left, right);
   setStatus(`Target: ${target}`);
+  check();
 }
 
-renderButton.addEventListener('click', () => form && send({ type: 'render', form: form.read() }));
+/** Tells the extension what the results show now (tests wait for it). */
+function displayed(contentType: string | null, pages: number, reportRows: number, error?: string): void {
+  const image = capture.querySelector('img');
+  send({
+    type: 'displayed',
+    contentType,
+    pages,
+    reportRows,
+    warnings: Array.from(warnings.children, (p) => p.textContent ?? ''),
+    ...(error !== undefined ? { error } : {}),
+    zoom,
+    ...(image ? { drawnWidth: Math.round(image.getBoundingClientRect().width) } : {}),
+  });
+}
+
+/** The pressed zoom button is the primary one. */
+function paintZoom(): void {
+  fitButton.toggleAttribute('secondary', zoom !== 'fit');
+  actualButton.toggleAttribute('secondary', zoom !== 'actual');
+  fitButton.setAttribute('aria-pressed', String(zoom === 'fit'));
+  actualButton.setAttribute('aria-pressed', String(zoom === 'actual'));
+}
+paintZoom();
+
+function setZoom(next: Zoom): void {
+  zoom = next;
+  paintZoom();
+  saveState();
+  const image = capture.querySelector('img');
+  if (!image) return;
+  applyZoom(image, zoom);
+  displayed(image.dataset['contentType'] ?? 'image/png', 1, report.querySelectorAll('tbody tr').length);
+}
+
+function showRendered(message: Extract<ToWebview, { type: 'rendered' }>): void {
+  const ms = message.browserMsUsed !== undefined ? ` · ${message.browserMsUsed} browser ms` : '';
+  showWarnings(warnings, message.warnings);
+  const reportRows = message.report ? showReport(report, message.report) : 0;
+  if (!message.report) report.textContent = message.reportError ? `No font report: ${message.reportError}` : 'The font report comes from the local emulator only.';
+  const noted = message.warnings.length > 0 ? ` · ${message.warnings.length} font warning${message.warnings.length === 1 ? '' : 's'}` : '';
+  if (message.contentType.includes('pdf')) {
+    zoomBar.hidden = true;
+    void showPdf(capture, message.data, workerUrl).then(
+      (pages) => {
+        setStatus(`PDF, ${pages} page${pages === 1 ? '' : 's'}${ms}${noted}`);
+        displayed(message.contentType, pages, reportRows);
+      },
+      (error: Error) => setStatus(`Could not draw the PDF: ${error.message}`, 'error'),
+    );
+    return;
+  }
+  zoomBar.hidden = false;
+  const image = showImage(capture, message.contentType, message.data, zoom);
+  image.dataset['contentType'] = message.contentType;
+  setStatus(`${message.contentType}${ms}${noted}`);
+  image.addEventListener('load', () => displayed(message.contentType, 1, reportRows), { once: true });
+}
+
+renderButton.addEventListener('click', () => {
+  if (!form || renderButton.disabled) return;
+  send({ type: 'render', form: form.read() });
+});
 curlButton.addEventListener('click', () => form && send({ type: 'copyCurl', form: form.read(), revealToken: reveal.checked }));
 saveButton.addEventListener('click', () => send({ type: 'save' }));
+fitButton.addEventListener('click', () => setZoom('fit'));
+actualButton.addEventListener('click', () => setZoom('actual'));
 
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const message = event.data;
   switch (message.type) {
     case 'init':
       // A form the extension rendered (a command's argument) wins over the saved one.
-      mount(message.form ?? vscode.getState()?.form ?? DEFAULT_FORM, message.catalog, message.target);
+      mount(message.form ?? vscode.getState()?.form ?? message.defaults, message.catalog, message.target);
       break;
     case 'setForm':
       if (mounted) mount(message.form, mounted.catalog, mounted.target);
       break;
-    case 'rendering':
-      setStatus('Rendering…', 'busy');
-      break;
-    case 'rendered': {
-      const ms = message.browserMsUsed !== undefined ? ` · ${message.browserMsUsed} browser ms` : '';
-      const reportRows = message.report ? message.report.elements.length : 0;
-      if (message.report) showReport(report, message.report.elements, message.report.fontsReady);
-      else report.textContent = message.reportError ? `No font report: ${message.reportError}` : 'The font report comes from the local emulator only.';
-      const displayed = (pages: number) => send({ type: 'displayed', contentType: message.contentType, pages, reportRows });
-      if (message.contentType.includes('pdf')) {
-        void showPdf(capture, message.data, workerUrl).then(
-          (pages) => {
-            setStatus(`PDF, ${pages} page${pages === 1 ? '' : 's'}${ms}`);
-            displayed(pages);
-          },
-          (error: Error) => setStatus(`Could not draw the PDF: ${error.message}`, 'error'),
-        );
-      } else {
-        showImage(capture, message.contentType, message.data);
-        setStatus(`${message.contentType}${ms}`);
-        const image = capture.querySelector('img');
-        image?.addEventListener('load', () => displayed(1), { once: true });
-      }
+    case 'checked': {
+      if (message.requestId !== undefined && message.requestId !== lastCheck) break;
+      form?.showProblems(message.problems);
+      problemCount = message.problems.length;
+      renderButton.disabled = problemCount > 0;
+      renderButton.title = problemCount > 0 ? 'Fix the fields marked below to render' : '';
+      if (problemCount > 0) setStatus(`Fix ${problemCount === 1 ? 'the marked field' : `the ${problemCount} marked fields`} to render.`, 'error');
+      else if (status.dataset['kind'] === 'error' && status.textContent?.startsWith('Fix ')) setStatus(`Target: ${mounted?.target ?? ''}`);
       break;
     }
+    case 'rendering':
+      // What is on screen belongs to the previous render until the new one arrives.
+      capture.dataset['stale'] = 'true';
+      report.dataset['stale'] = 'true';
+      setStatus('Rendering…', 'busy');
+      break;
+    case 'rendered':
+      delete capture.dataset['stale'];
+      delete report.dataset['stale'];
+      showRendered(message);
+      break;
+    case 'renderFailed':
+      delete capture.dataset['stale'];
+      delete report.dataset['stale'];
+      zoomBar.hidden = true;
+      showFailure(capture, report, warnings, message.message);
+      setStatus(message.message, 'error');
+      displayed(null, 0, 0, message.message);
+      break;
+    case 'zoom':
+      setZoom(message.zoom);
+      break;
     case 'fontFile':
       form?.setFontFile(message.source);
       break;

@@ -3,6 +3,7 @@
 // clicked, the event in its agent, a replay as a new delivery, the second event.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentNode } from '../../src/vscode/views/agentsTree';
@@ -111,7 +112,11 @@ describe('The daily loop, as a user', () => {
       await vscode.commands.executeCommand('hookbench.receiver.start');
       assert.equal(hookbench.server.state.kind, 'failed');
       const running = new Promise<void>((resolve) => {
-        const sub = hookbench.server.onDidChangeState((state) => state.kind === 'running' && (sub.dispose(), resolve()));
+        const sub = hookbench.server.onDidChangeState((state) => {
+          if (state.kind !== 'running') return;
+          sub.dispose();
+          resolve();
+        });
       });
       await vscode.commands.executeCommand('notifications.showList');
       await userDoes({ click: '.notifications-center ::-p-text(Take Over)' });
@@ -120,5 +125,50 @@ describe('The daily loop, as a user', () => {
     } finally {
       other.kill('SIGKILL');
     }
+  });
+
+  it('a port in use: Use Another Port takes a free one, saves it to the workspace, and the receiver listens there', async () => {
+    const hookbench = await api();
+    await hookbench.server.ready();
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const taken = (holder.address() as net.AddressInfo).port;
+    const settings = () => vscode.workspace.getConfiguration('hookbench');
+    const before = settings().inspect<number>('receiver.port')?.workspaceValue;
+    try {
+      await vscode.commands.executeCommand('notifications.clearAll');
+      const running = new Promise<string>((resolve) => {
+        let failed = false;
+        const sub = hookbench.server.onDidChangeState((state) => {
+          if (state.kind === 'failed') failed = true;
+          if (state.kind !== 'running' || !failed) return;
+          sub.dispose();
+          resolve(state.url);
+        });
+      });
+      // The setting restarts the receiver on the taken port: it fails, and offers the ways out.
+      await settings().update('receiver.port', taken, vscode.ConfigurationTarget.Workspace);
+      await vscode.commands.executeCommand('notifications.showList');
+      await userDoes({ click: '.notifications-center ::-p-text(Use Another Port)' });
+      const url = await running;
+      const now = settings().inspect<number>('receiver.port')?.workspaceValue;
+      assert.ok(now !== undefined && now !== taken && now > 0, `the workspace setting is a free port (${now})`);
+      assert.equal(new URL(url).port, String(now));
+    } finally {
+      holder.close();
+      await settings().update('receiver.port', before, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it('the provider pick says which secrets are set, and sets a missing one on the spot', async () => {
+    const hookbench = await api();
+    await vscode.commands.executeCommand('hookbench.secret.clear', 'SHOPIFY_WEBHOOK_SECRET');
+    const picked = vscode.commands.executeCommand('hookbench.webhook.send');
+    await userDoes({ waitFor: 'Send Test Webhook (1/3)', type: 'shopify' });
+    await userDoes({ waitFor: 'no SHOPIFY_WEBHOOK_SECRET', click: '.quick-input-list .monaco-list-row[aria-label*="shopify"] .codicon-key' });
+    await userDoes({ waitFor: 'Set SHOPIFY_WEBHOOK_SECRET', type: 'shpss_on_the_spot', press: ['Enter'] });
+    await userDoes({ waitFor: 'SHOPIFY_WEBHOOK_SECRET set', press: ['Escape'] });
+    assert.equal(await picked, undefined, 'Escape still cancels the send');
+    assert.equal(await hookbench.secrets.get('SHOPIFY_WEBHOOK_SECRET'), 'shpss_on_the_spot');
   });
 });

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { PreviewForm, ToWebview } from '../../src/core/render/previewProtocol';
+import type { PreviewForm, ToExtension, ToWebview } from '../../src/core/render/previewProtocol';
 import type { HookbenchApi } from '../../src/vscode/hookbench';
 import type { PreviewPanel } from '../../src/vscode/render/previewPanel';
 import { reportFigure, requestScreenshot } from './reporter';
@@ -31,27 +33,42 @@ const FORM: PreviewForm = {
 };
 
 type Rendered = Extract<ToWebview, { type: 'rendered' }>;
+type Displayed = Extract<ToExtension, { type: 'displayed' }>;
 
-/** Opens the preview with a form (which renders it) and waits until the webview has drawn it. */
-async function renderInPreview(form: PreviewForm): Promise<{ panel: PreviewPanel; rendered: Rendered; displayed: { contentType: string; pages: number; reportRows: number } }> {
-  const started = performance.now();
-  const open = vscode.commands.executeCommand<PreviewPanel>('hookbench.render.openPreview');
-  const panel = (await open)!;
-  const displayed = new Promise<{ contentType: string; pages: number; reportRows: number }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the webview did not display the render; sent: ${JSON.stringify(panel.sent.map((m) => m.type === 'error' ? m : m.type))}`)), 45_000);
+/** The next time the webview says what its results show, after `act`. */
+function nextDisplay(panel: PreviewPanel, act: () => unknown, timeoutMs = 45_000): Promise<Displayed> {
+  return new Promise<Displayed>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      sub.dispose();
+      reject(new Error(`the webview did not display; sent: ${JSON.stringify(panel.sent.map((m) => (m.type === 'error' || m.type === 'renderFailed' || m.type === 'checked' ? m : m.type)))}`));
+    }, timeoutMs);
     const sub = panel.onDidDisplay((message) => {
       clearTimeout(timer);
       sub.dispose();
       resolve(message);
     });
+    void Promise.resolve(act()).catch(reject);
   });
-  await vscode.commands.executeCommand('hookbench.render.openPreview', form);
-  const error = panel.sent.findLast((m) => m.type === 'error');
-  assert.equal(error, undefined, JSON.stringify(error));
+}
+
+/** Opens the preview with a form (which renders it) and waits until the webview has drawn it. */
+async function renderInPreview(form: PreviewForm): Promise<{ panel: PreviewPanel; rendered: Rendered; displayed: Displayed }> {
+  const started = performance.now();
+  const panel = (await vscode.commands.executeCommand<PreviewPanel>('hookbench.render.openPreview'))!;
+  const before = panel.sent.length;
+  const displayed = await nextDisplay(panel, () => vscode.commands.executeCommand('hookbench.render.openPreview', form));
+  const failure = panel.sent.slice(before).find((m) => m.type === 'error' || m.type === 'renderFailed');
+  assert.equal(failure, undefined, JSON.stringify(failure));
   const rendered = panel.sent.findLast((m): m is Rendered => m.type === 'rendered')!;
-  const shown = await displayed;
   reportFigure(`render preview ${form.endpoint}: command → displayed in the webview`, `${Math.round(performance.now() - started)} ms`);
-  return { panel, rendered, displayed: shown };
+  return { panel, rendered, displayed };
+}
+
+/** A site on port 0 whose every path is a 404. */
+async function missingFonts(): Promise<{ url: string; close: () => void }> {
+  const server = http.createServer((_req, res) => res.writeHead(404, 'Not Found').end('no such font'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
 }
 
 describe('Render preview', () => {
@@ -71,7 +88,12 @@ describe('Render preview', () => {
     const chinese = elements.find((e) => e.text === '谢谢 你的订单')!;
     assert.ok(chinese.fonts.some((f) => f.family === 'Noto Sans CJK SC'), JSON.stringify(chinese.fonts));
     assert.equal(chinese.fallback, true, 'FreeMono has no CJK glyphs: flagged');
-    assert.deepEqual(displayed, { type: 'displayed', contentType: 'image/png', pages: 1, reportRows: elements.length });
+    // Each font once: FreeMono drew three elements and is one row.
+    const fonts = rendered.report!.fonts;
+    assert.deepEqual(fonts.filter((f) => f.family === 'FreeMono').map((f) => f.elements.length), [elements.length]);
+    assert.equal(new Set(fonts.map((f) => f.family)).size, fonts.length);
+    assert.deepEqual(rendered.warnings, []);
+    assert.deepEqual({ ...displayed, drawnWidth: undefined }, { type: 'displayed', contentType: 'image/png', pages: 1, reportRows: fonts.length, warnings: [], zoom: 'fit', drawnWidth: undefined });
     assert.ok(await requestScreenshot('render-preview-png', extensionRoot()), 'the launcher took the screenshot');
   });
 
@@ -87,11 +109,92 @@ describe('Render preview', () => {
     assert.ok(await requestScreenshot('render-preview-pdf', extensionRoot()));
   });
 
-  it('shows Cloudflare-style errors in the panel: a file:// URL is refused', async () => {
+  it('a custom font that does not load is a warning at the top of the results, naming why and what drew the text', async () => {
+    const site = await missingFonts();
+    try {
+      const url = `${site.url}/brand.woff2`;
+      const { rendered, displayed } = await renderInPreview({ ...FORM, font: 'custom', customFamily: 'Brand', customSource: { kind: 'url', url } });
+      assert.equal(rendered.warnings.length, 1);
+      assert.match(rendered.warnings[0]!, new RegExp(`^Font 'Brand' did not load: ${url.replace(/[.?]/g, '\\$&')} answered HTTP 404 Not Found; the text was drawn with Liberation Sans`));
+      assert.deepEqual(displayed.warnings, rendered.warnings.map((w) => `⚠ ${w}`), 'the webview shows it');
+      assert.ok(await requestScreenshot('render-preview-font-warning', extensionRoot()));
+    } finally {
+      site.close();
+    }
+  });
+
+  it('refuses a form with invalid fields before the emulator, naming each field; the webview asks as the user types', async () => {
+    const panel = (await vscode.commands.executeCommand<PreviewPanel>('hookbench.render.openPreview'))!;
+    const before = panel.sent.length;
+    const displayed = await nextDisplay(panel, () => panel.render({ ...FORM, width: 0, font: 'custom', customSource: undefined }));
+    const sent = panel.sent.slice(before);
+    assert.ok(!sent.some((m) => m.type === 'rendering'), 'no render started');
+    const checked = sent.find((m) => m.type === 'checked');
+    assert.ok(checked?.type === 'checked');
+    assert.deepEqual(checked.problems.map((p) => p.field), ['width', 'customSource']);
+    assert.equal(displayed.contentType, null);
+    assert.match(displayed.error ?? '', /^Fix the form first: Width: a whole number from 1 to 16384; Font URL or file: choose a font URL or a font file/);
+    // The webview shows the form it was given and asks which fields stop a render: its Render button waits for the answer.
+    const answered = Date.now() + 10_000;
+    while (!panel.sent.slice(before).some((m) => m.type === 'checked' && m.requestId !== undefined && m.problems.length === 2) && Date.now() < answered) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok(panel.sent.slice(before).some((m) => m.type === 'checked' && m.requestId !== undefined), 'the webview checked the form it shows');
+    assert.ok(await requestScreenshot('render-preview-invalid-fields', extensionRoot()));
+  });
+
+  it('a failed render clears the previous capture and its font report', async () => {
+    const { panel } = await renderInPreview(FORM);
+    const closed = await missingFonts();
+    const port = new URL(closed.url).port;
+    closed.close();
+    const displayed = await nextDisplay(panel, () => panel.render({ ...FORM, source: 'url', url: `http://127.0.0.1:${port}/` }));
+    assert.deepEqual({ ...displayed, error: undefined }, { type: 'displayed', contentType: null, pages: 0, reportRows: 0, warnings: [], zoom: 'fit', error: undefined });
+    assert.match(displayed.error ?? '', /^The render failed: net::ERR_CONNECTION_REFUSED/);
+    assert.ok(await requestScreenshot('render-preview-failed', extensionRoot()));
+  });
+
+  it('zooms a PNG capture to fit the panel, or to its actual pixels', async () => {
+    const { panel, displayed } = await renderInPreview({ ...FORM, width: 2400, height: 300 });
+    assert.equal(displayed.zoom, 'fit');
+    assert.ok(displayed.drawnWidth! < 2400, `fitted to the panel: ${displayed.drawnWidth} px`);
+    const actual = await nextDisplay(panel, () => panel.zoom('actual'));
+    assert.deepEqual([actual.zoom, actual.drawnWidth], ['actual', 2400]);
+    assert.ok(await requestScreenshot('render-preview-zoom-actual', extensionRoot()));
+    const fitted = await nextDisplay(panel, () => panel.zoom('fit'));
+    assert.deepEqual([fitted.zoom, fitted.drawnWidth], ['fit', displayed.drawnWidth]);
+  });
+
+  it('renders the active HTML file, and renders it again when it is saved', async () => {
+    const file = vscode.Uri.file(path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, 'invoice-preview.html'));
+    fs.writeFileSync(file.fsPath, '<h1 id="title">Version one</h1>');
+    try {
+      const panel = (await vscode.commands.executeCommand<PreviewPanel>('hookbench.render.openPreview'))!;
+      // The user opens the file beside the preview and runs the command from the palette.
+      const document = await vscode.workspace.openTextDocument(file);
+      await vscode.window.showTextDocument(document, vscode.ViewColumn.Beside);
+      const first = await nextDisplay(panel, () => vscode.commands.executeCommand('hookbench.render.activeFile'));
+      assert.equal(first.contentType, 'image/png');
+      const texts = () => panel.sent.findLast((m): m is Rendered => m.type === 'rendered')!.report!.elements.map((e) => e.text);
+      assert.deepEqual(texts(), ['Version one']);
+      const setForm = panel.sent.findLast((m) => m.type === 'setForm');
+      assert.equal(setForm?.type === 'setForm' ? setForm.form.htmlFile : undefined, file.toString());
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(file, new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length)), '<h1 id="title">Version two</h1>');
+      await vscode.workspace.applyEdit(edit);
+      const second = await nextDisplay(panel, () => document.save());
+      assert.equal(second.contentType, 'image/png');
+      assert.deepEqual(texts(), ['Version two']);
+      assert.ok(await requestScreenshot('render-preview-active-file', extensionRoot()));
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      fs.rmSync(file.fsPath, { force: true });
+    }
+  });
+
+  it('refuses a file:// URL before it reaches the emulator', async () => {
     const panel = (await vscode.commands.executeCommand<PreviewPanel>('hookbench.render.openPreview', { ...FORM, source: 'url', url: 'file:///etc/passwd' }))!;
-    const error = panel.sent.findLast((m) => m.type === 'error');
-    assert.ok(error && error.type === 'error');
-    assert.match(error.message, /only http and https/);
+    const failure = panel.sent.findLast((m) => m.type === 'renderFailed');
+    assert.ok(failure && failure.type === 'renderFailed');
+    assert.match(failure.message, /URL: only https, http URLs \(not file:\)/);
   });
 
   it('serves the webview under a strict Content Security Policy: no inline or eval, scripts by nonce only', async () => {

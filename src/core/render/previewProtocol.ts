@@ -1,6 +1,7 @@
 /**
  * The messages between the render-preview webview and the extension. The webview never holds a
- * token or a font file's bytes: it sends what the user chose, the extension renders and answers.
+ * token or a font file's bytes: it sends what the user chose, the extension checks and renders it
+ * and answers. Everything the webview sends is untrusted: the extension checks it (`previewForm.ts`).
  */
 import type { CatalogEntry } from './fontCatalog';
 
@@ -11,7 +12,13 @@ export interface PreviewForm {
   readonly source: 'url' | 'html';
   readonly url: string;
   readonly html: string;
+  /**
+   * The URI of the HTML file the `html` came from (Render Active HTML File): saving that file
+   * renders it again, while the form still shows it.
+   */
+  readonly htmlFile?: string;
   readonly endpoint: 'screenshot' | 'pdf';
+  /** As typed: the extension refuses what is not a whole number from 1 to 16384. */
   readonly width: number;
   readonly height: number;
   readonly scale: number;
@@ -24,14 +31,38 @@ export interface PreviewForm {
   readonly fallback: 'serif' | 'sans-serif' | 'monospace' | 'cursive' | 'fantasy';
 }
 
+/** A form field (or the custom font's source) and why it cannot be rendered as it is. */
+export interface FieldProblem {
+  readonly field: 'source' | 'url' | 'html' | 'endpoint' | 'width' | 'height' | 'scale' | 'font' | 'customFamily' | 'customSource' | 'weight' | 'style' | 'fallback';
+  readonly message: string;
+}
+
+/** How a PNG capture is drawn: scaled to the panel's width, or one image pixel per screen pixel. */
+export type Zoom = 'fit' | 'actual';
+
 export type ToExtension =
   | { readonly type: 'ready' }
+  /** The form changed: which fields stop a render? Answered by `checked` with the same id. */
+  | { readonly type: 'check'; readonly requestId: number; readonly form: PreviewForm }
   | { readonly type: 'render'; readonly form: PreviewForm }
   | { readonly type: 'pickFontFile' }
   | { readonly type: 'copyCurl'; readonly form: PreviewForm; readonly revealToken: boolean }
   | { readonly type: 'save' }
-  /** The webview drew a capture: what, and how many report rows (tests wait for it). */
-  | { readonly type: 'displayed'; readonly contentType: string; readonly pages: number; readonly reportRows: number };
+  /**
+   * What the results show now, after a capture, a failed render or a zoom change (tests wait for
+   * it): the capture's type (null when none is shown), its pages, the font report's rows, the
+   * warnings above it, the zoom and the width the image is drawn at, in CSS pixels.
+   */
+  | {
+      readonly type: 'displayed';
+      readonly contentType: string | null;
+      readonly pages: number;
+      readonly reportRows: number;
+      readonly warnings: string[];
+      readonly error?: string;
+      readonly zoom: Zoom;
+      readonly drawnWidth?: number;
+    };
 
 export interface RenderedFont {
   readonly family: string;
@@ -49,10 +80,33 @@ export interface RenderedElement {
   readonly fallback: boolean;
 }
 
+/** One platform font of the report, once, with every element it drew (`fontUsage.ts`). */
+export interface FontUsage {
+  readonly family: string;
+  readonly custom: boolean;
+  /** The requested families it stood for, e.g. ['Injected'] or ['sans-serif']; empty when none. */
+  readonly standsFor: string[];
+  /** It replaces a Microsoft font with the same metrics (Liberation Sans for Arial). */
+  readonly standIn: boolean;
+  /** The elements it drew glyphs of, in document order. */
+  readonly elements: { readonly selector: string; readonly text: string }[];
+  /** How many of those elements asked first for another family: there it is a fallback. */
+  readonly fallbackIn: number;
+}
+
+export interface PreviewReport {
+  readonly elements: RenderedElement[];
+  /** Each platform font once. */
+  readonly fonts: FontUsage[];
+  readonly fontsReady: string;
+}
+
 export type ToWebview =
-  | { readonly type: 'init'; readonly form?: PreviewForm; readonly catalog: CatalogEntry[]; readonly target: string }
+  | { readonly type: 'init'; readonly form?: PreviewForm; readonly defaults: PreviewForm; readonly catalog: CatalogEntry[]; readonly target: string }
   /** A render started by a command: the form shows what it rendered. */
   | { readonly type: 'setForm'; readonly form: PreviewForm }
+  /** The fields that stop a render (empty: none); `requestId` of the `check` it answers, if any. */
+  | { readonly type: 'checked'; readonly requestId?: number; readonly problems: FieldProblem[] }
   | { readonly type: 'rendering' }
   | {
       readonly type: 'rendered';
@@ -61,8 +115,13 @@ export type ToWebview =
       readonly data: string;
       readonly browserMsUsed?: number;
       /** The font report, when the target can give one (the local emulator). */
-      readonly report?: { elements: RenderedElement[]; fontsReady: string };
+      readonly report?: PreviewReport;
       readonly reportError?: string;
+      /** Shown above the capture: fonts that did not load or drew nothing, and why. */
+      readonly warnings: string[];
     }
+  /** The render was refused or failed: the previous capture and report must go. */
+  | { readonly type: 'renderFailed'; readonly message: string }
+  | { readonly type: 'zoom'; readonly zoom: Zoom }
   | { readonly type: 'fontFile'; readonly source: CustomFontSource }
   | { readonly type: 'error'; readonly message: string };

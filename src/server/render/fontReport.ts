@@ -1,7 +1,8 @@
 /**
  * Which fonts really drew the page: for every element with text of its own, the families its CSS
  * asks for and the platform fonts Chromium used for its glyphs (CDP `CSS.getPlatformFontsForNode`,
- * the same data as DevTools' "Rendered Fonts"), each tied to the requested family it stands for.
+ * the same data as DevTools' "Rendered Fonts"), each family once with its faces, each tied to the
+ * requested family it stands for.
  *
  * A drawn font stands for: a named family it is (case-insensitive); for a web font, the first
  * requested family declared with @font-face and loaded; otherwise the first generic family in the
@@ -23,7 +24,10 @@ declare const CSS: { escape(text: string): string };
 
 export interface DrawnFont {
   readonly family: string;
+  /** The face that drew the most of its glyphs (the family's faces are one entry, see `faces`). */
   readonly postScriptName: string;
+  /** Every face of the family that drew some, most glyphs first: regular, bold, … */
+  readonly faces: string[];
   /** A downloaded (web) font rather than an installed one. */
   readonly custom: boolean;
   readonly glyphs: number;
@@ -72,6 +76,29 @@ export function standsFor(font: { familyName: string; isCustomFont: boolean }, r
   return requested.find((family) => GENERIC.has(family.toLowerCase())) ?? null;
 }
 
+export interface PlatformFont {
+  readonly familyName: string;
+  readonly postScriptName: string;
+  readonly isCustomFont: boolean;
+  readonly glyphCount: number;
+}
+
+/**
+ * CDP lists a platform font once per face (LiberationSans, LiberationSans-Bold): one entry per
+ * family (and web or installed), glyphs added up, faces most glyphs first, in first-seen order.
+ */
+export function byFamily(fonts: readonly PlatformFont[]): (Omit<PlatformFont, 'postScriptName'> & { faces: string[] })[] {
+  const families = new Map<string, { familyName: string; isCustomFont: boolean; glyphCount: number; faces: { name: string; glyphs: number }[] }>();
+  for (const font of fonts) {
+    const key = `${font.isCustomFont}:${font.familyName.toLowerCase()}`;
+    const family = families.get(key) ?? { familyName: font.familyName, isCustomFont: font.isCustomFont, glyphCount: 0, faces: [] };
+    family.glyphCount += font.glyphCount;
+    family.faces.push({ name: font.postScriptName, glyphs: font.glyphCount });
+    families.set(key, family);
+  }
+  return [...families.values()].map((f) => ({ ...f, faces: f.faces.sort((a, b) => b.glyphs - a.glyphs).map((face) => face.name) }));
+}
+
 interface TextElement {
   readonly selector: string;
   readonly text: string;
@@ -117,9 +144,10 @@ function webFontsInPage(): { family: string; status: string }[] {
 async function nodeFonts(session: CDPSession, nodeId: number, loaded: Set<string>): Promise<Omit<ElementFonts, 'selector' | 'text'>> {
   const [{ fonts }, { computedStyle }] = await Promise.all([session.send('CSS.getPlatformFontsForNode', { nodeId }), session.send('CSS.getComputedStyleForNode', { nodeId })]);
   const requested = parseFontFamily(computedStyle.find((p) => p.name === 'font-family')?.value ?? '');
-  const drawn = fonts.map((font) => ({
+  const drawn = byFamily(fonts).map((font) => ({
     family: font.familyName,
-    postScriptName: font.postScriptName,
+    postScriptName: font.faces[0]!,
+    faces: font.faces,
     custom: font.isCustomFont,
     glyphs: font.glyphCount,
     requestedAs: standsFor(font, requested, loaded),

@@ -1,40 +1,57 @@
 /**
  * The render preview: one webview panel (restored after a reload) whose form the webview owns and
- * whose renders the extension runs — through the local emulator, with the font report beside the
- * image or PDF, or through Cloudflare. Tokens and font bytes never reach the webview.
+ * whose renders the extension checks and runs — through the local emulator, with the font report
+ * and font warnings beside the image or PDF, or through Cloudflare. Tokens and font bytes never
+ * reach the webview. A form taken from an HTML file renders again when that file is saved.
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
-import { RenderClient, renderCurl, type RenderAnswer } from '../../core/render/client';
+import { RenderClient, renderCurl } from '../../core/render/client';
 import { FONT_CATALOG, type CatalogEntry } from '../../core/render/fontCatalog';
-import { formSpec, previewBody } from '../../core/render/previewBody';
-import type { PreviewForm, ToExtension, ToWebview } from '../../core/render/previewProtocol';
+import { checkForm, DEFAULT_PREVIEW_FORM, problemsText } from '../../core/render/previewForm';
+import type { PreviewForm, ToExtension, ToWebview, Zoom } from '../../core/render/previewProtocol';
+import { previewRequest, renderPreview } from '../../core/render/previewRender';
 import type { Logger } from '../../core/log';
 import type { ServerController } from '../server/serverController';
 import { resolveTarget, type ResolvedTarget } from './renderTarget';
 
 export const PREVIEW_VIEW_TYPE = 'hookbench.renderPreview';
 
+/** A form with problems: refused before the emulator is called. */
+class FormError extends Error {}
+
+type Displayed = Extract<ToExtension, { type: 'displayed' }>;
+
+/** An HTML document: by language, or by name while its language is still plain text. */
+export function isHtmlDocument(document: vscode.TextDocument): boolean {
+  return document.languageId === 'html' || /\.html?$/i.test(document.uri.path);
+}
+
 export class PreviewPanel implements vscode.Disposable {
   private static current: PreviewPanel | undefined;
   private last: { bytes: Buffer; contentType: string } | undefined;
+  /** The form as the webview last showed it (checked), or as a command set it. */
   private lastForm: PreviewForm | undefined;
+  /** Numbers renders: an answer that a newer render overtook is dropped. */
+  private renders = 0;
   /** Messages held until the webview is ready; undefined once it is. */
   private waiting: ToWebview[] | undefined = [];
-  private readonly displayedEmitter = new vscode.EventEmitter<Extract<ToExtension, { type: 'displayed' }>>();
+  private readonly displayedEmitter = new vscode.EventEmitter<Displayed>();
   /** Fires when the webview has drawn a capture (tests wait for it). */
   readonly onDidDisplay = this.displayedEmitter.event;
   private readonly disposables: vscode.Disposable[] = [];
   /** Every message the panel sent, newest last (integration tests read it). */
   readonly sent: ToWebview[] = [];
 
-  static show(context: vscode.ExtensionContext, server: ServerController, logger: Logger): PreviewPanel {
+  /** Opens the panel, or reveals it; `beside` keeps the editor in view and its focus. */
+  static show(context: vscode.ExtensionContext, server: ServerController, logger: Logger, beside = false): PreviewPanel {
     if (PreviewPanel.current) {
-      PreviewPanel.current.panel.reveal();
+      PreviewPanel.current.panel.reveal(undefined, beside);
       return PreviewPanel.current;
     }
-    const panel = vscode.window.createWebviewPanel(PREVIEW_VIEW_TYPE, 'Render Preview', vscode.ViewColumn.Active, PreviewPanel.options(context));
+    const column = beside ? { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true } : vscode.ViewColumn.Active;
+    const panel = vscode.window.createWebviewPanel(PREVIEW_VIEW_TYPE, 'Render Preview', column, PreviewPanel.options(context));
     return PreviewPanel.adopt(panel, context, server, logger);
   }
 
@@ -60,8 +77,11 @@ export class PreviewPanel implements vscode.Disposable {
   ) {
     panel.webview.html = this.html();
     this.disposables.push(
-      panel.webview.onDidReceiveMessage((message: ToExtension) => void this.receive(message)),
+      panel.webview.onDidReceiveMessage((message: unknown) => void this.receive(message)),
       panel.onDidDispose(() => this.dispose()),
+      vscode.workspace.onDidSaveTextDocument((document) => {
+        if (this.lastForm?.source === 'html' && this.lastForm.htmlFile === document.uri.toString() && isHtmlDocument(document)) void this.renderDocument(document);
+      }),
     );
   }
 
@@ -69,6 +89,17 @@ export class PreviewPanel implements vscode.Disposable {
   render(form: PreviewForm): Promise<void> {
     this.post({ type: 'setForm', form });
     return this.receive({ type: 'render', form });
+  }
+
+  /** Renders an HTML document's text with the form's other choices; saving it renders it again. */
+  renderDocument(document: vscode.TextDocument): Promise<void> {
+    const form = this.lastForm ?? DEFAULT_PREVIEW_FORM;
+    return this.render({ ...form, source: 'html', html: document.getText(), htmlFile: document.uri.toString() });
+  }
+
+  /** Draws a PNG capture fitted to the panel or at its actual pixels (as the Fit and 1:1 buttons do). */
+  zoom(zoom: Zoom): void {
+    this.post({ type: 'zoom', zoom });
   }
 
   private post(message: ToWebview): void {
@@ -87,7 +118,8 @@ export class PreviewPanel implements vscode.Disposable {
     for (const message of held) void this.panel.webview.postMessage(message);
   }
 
-  private async receive(message: ToExtension): Promise<void> {
+  private async receive(raw: unknown): Promise<void> {
+    const message = (raw ?? {}) as ToExtension;
     try {
       switch (message.type) {
         case 'ready': {
@@ -95,9 +127,15 @@ export class PreviewPanel implements vscode.Disposable {
           return this.opened({
             type: 'init',
             ...(this.lastForm ? { form: this.lastForm } : {}),
+            defaults: DEFAULT_PREVIEW_FORM,
             catalog: await this.catalog(target),
             target: target?.label ?? 'no target',
           });
+        }
+        case 'check': {
+          const { form, problems } = checkForm(message.form);
+          if (form) this.lastForm = form;
+          return this.post({ type: 'checked', ...(typeof message.requestId === 'number' ? { requestId: message.requestId } : {}), problems });
         }
         case 'displayed':
           return this.displayedEmitter.fire(message);
@@ -106,7 +144,7 @@ export class PreviewPanel implements vscode.Disposable {
         case 'pickFontFile':
           return await this.pickFontFile();
         case 'copyCurl':
-          return await this.copyCurl(message.form, message.revealToken);
+          return await this.copyCurl(message.form, message.revealToken === true);
         case 'save':
           return await this.save();
       }
@@ -117,38 +155,48 @@ export class PreviewPanel implements vscode.Disposable {
     }
   }
 
+  /** A form the webview sent, checked again here: a render never starts from one with problems. */
+  private checked(raw: unknown): PreviewForm {
+    const { form, problems } = checkForm(raw);
+    if (form) this.lastForm = form;
+    if (!form || problems.length > 0) {
+      this.post({ type: 'checked', problems });
+      throw new FormError(`Fix the form first: ${problemsText(problems)}.`);
+    }
+    return form;
+  }
+
   private async catalog(target: ResolvedTarget | undefined): Promise<CatalogEntry[]> {
     if (target?.local) return new RenderClient(target).fonts<CatalogEntry[]>();
     // Cloudflare has its whole list installed.
     return FONT_CATALOG.map((font) => ({ ...font, installed: true }));
   }
 
-  private async body(form: PreviewForm): Promise<Record<string, unknown>> {
+  private async fontBytes(form: PreviewForm): Promise<Uint8Array | undefined> {
     const source = form.font === 'custom' ? form.customSource : undefined;
-    const bytes = source?.kind === 'file' ? await fs.readFile(source.path) : undefined;
-    return previewBody(formSpec(form, bytes));
+    return source?.kind === 'file' ? fs.readFile(source.path) : undefined;
   }
 
-  private async runRender(form: PreviewForm): Promise<void> {
-    this.lastForm = form;
-    this.post({ type: 'rendering' });
-    const target = await resolveTarget(this.server, this.context.secrets);
-    const client = new RenderClient(target);
-    const body = await this.body(form);
-    const [answer, report] = await Promise.all([
-      client.render(form.endpoint, body),
-      target.local ? client.fontReport<{ elements: []; fontsReady: string }>(body).catch((error: Error) => error) : Promise.resolve(undefined),
-    ]);
-    if (answer.kind !== 'binary') throw new Error(`${form.endpoint} answered JSON, not an image or PDF`);
-    this.last = { bytes: answer.bytes, contentType: answer.contentType };
-    this.logger.info(`[render] ${form.endpoint} through ${target.label}: ${answer.bytes.length} bytes, ${browserMs(answer)} browser ms`);
-    this.post({
-      type: 'rendered',
-      contentType: answer.contentType,
-      data: answer.bytes.toString('base64'),
-      ...(answer.browserMsUsed !== undefined ? { browserMsUsed: answer.browserMsUsed } : {}),
-      ...(report instanceof Error ? { reportError: report.message } : report ? { report } : {}),
-    });
+  private async runRender(raw: unknown): Promise<void> {
+    const render = ++this.renders;
+    try {
+      const form = this.checked(raw);
+      this.post({ type: 'rendering' });
+      const target = await resolveTarget(this.server, this.context.secrets);
+      const capture = await renderPreview(new RenderClient(target), form, { fontReport: target.local, fontBytes: await this.fontBytes(form), fetch });
+      if (render !== this.renders) return;
+      this.last = { bytes: capture.bytes, contentType: capture.contentType };
+      const { message } = capture;
+      this.logger.info(`[render] ${form.endpoint} through ${target.label}: ${capture.bytes.length} bytes, ${message.browserMsUsed ?? '?'} browser ms${message.warnings.length ? `; ${message.warnings.join(' ')}` : ''}`);
+      this.post(message);
+    } catch (error) {
+      if (render !== this.renders) return;
+      // A failed render takes the previous capture with it: neither Save nor the webview shows it as current.
+      this.last = undefined;
+      const text = error instanceof Error ? error.message : String(error);
+      this.logger.warn(`[render] ${text}`);
+      this.post({ type: 'renderFailed', message: error instanceof FormError ? text : `The render failed: ${text}` });
+    }
   }
 
   private async pickFontFile(): Promise<void> {
@@ -158,9 +206,11 @@ export class PreviewPanel implements vscode.Disposable {
     this.post({ type: 'fontFile', source: { kind: 'file', path: file.fsPath, name: file.path.split('/').pop() ?? 'font' } });
   }
 
-  private async copyCurl(form: PreviewForm, revealToken: boolean): Promise<void> {
+  private async copyCurl(raw: unknown, revealToken: boolean): Promise<void> {
+    const form = this.checked(raw);
     const target = await resolveTarget(this.server, this.context.secrets);
-    await vscode.env.clipboard.writeText(renderCurl(target, form.endpoint, await this.body(form), revealToken));
+    const { body } = previewRequest(form, await this.fontBytes(form));
+    await vscode.env.clipboard.writeText(renderCurl(target, form.endpoint, body, revealToken));
     void vscode.window.showInformationMessage(revealToken ? 'Copied the cURL command, with the token.' : 'Copied the cURL command (the token is $CLOUDFLARE_API_TOKEN).');
   }
 
@@ -211,8 +261,4 @@ export class PreviewPanel implements vscode.Disposable {
     this.displayedEmitter.dispose();
     this.panel.dispose();
   }
-}
-
-function browserMs(answer: RenderAnswer): string {
-  return answer.browserMsUsed === undefined ? '?' : String(answer.browserMsUsed);
 }

@@ -1,11 +1,14 @@
-/** Commands of the render preview: open it, and keep the Cloudflare API token in SecretStorage. */
+/**
+ * Commands of the render preview: open it, render the active HTML file in it, and keep the
+ * Cloudflare API token in SecretStorage.
+ */
 import * as vscode from 'vscode';
 import type { DisposableStore } from '../../core/events';
 import type { Logger } from '../../core/log';
 import type { PreviewForm } from '../../core/render/previewProtocol';
 import { registerCommand } from '../commands';
 import type { ServerController } from '../server/serverController';
-import { PREVIEW_VIEW_TYPE, PreviewPanel } from './previewPanel';
+import { isHtmlDocument, PREVIEW_VIEW_TYPE, PreviewPanel } from './previewPanel';
 import { CLOUDFLARE_TOKEN_KEY } from './renderTarget';
 
 export function registerRenderCommands(store: DisposableStore, logger: Logger, context: vscode.ExtensionContext, server: ServerController): void {
@@ -13,6 +16,14 @@ export function registerRenderCommands(store: DisposableStore, logger: Logger, c
     const panel = PreviewPanel.show(context, server, logger);
     // A form passed in (tests, other extensions) renders at once.
     if (form && typeof form === 'object') await panel.render(form as PreviewForm);
+    return panel;
+  });
+  // From the editor title the file's URI comes in; from the palette, the active editor's document.
+  registerCommand(store, logger, 'hookbench.render.activeFile', async (resource?: unknown) => {
+    const document = resource instanceof vscode.Uri ? await vscode.workspace.openTextDocument(resource) : vscode.window.activeTextEditor?.document;
+    if (!document || !isHtmlDocument(document)) throw new Error('Open an HTML file in the editor to render it.');
+    const panel = PreviewPanel.show(context, server, logger, true);
+    await panel.renderDocument(document);
     return panel;
   });
   store.add(

@@ -28,6 +28,8 @@ export class ServerController implements vscode.Disposable {
   readonly renderToken = randomBytes(24).toString('hex');
   private pending: Promise<string> | undefined;
   private restarting: Promise<unknown> | undefined;
+  /** Told when a restart this controller made on its own (settings, secrets, trust) fails to start. */
+  onStartFailure: ((error: unknown) => void) | undefined;
   /** The provider secrets the running receiver was given, to tell whether a change needs a restart. */
   private launchedSecrets: string | undefined;
 
@@ -134,7 +136,7 @@ export class ServerController implements vscode.Disposable {
     if (this.process.state.kind !== 'running' && this.process.state.kind !== 'starting') return Promise.resolve();
     this.restarting ??= (async () => {
       this.logger.info(`restarting the receiver: ${reason}`);
-      await this.restart().catch(() => undefined);
+      await this.restart().catch((error: unknown) => this.onStartFailure?.(error));
     })().finally(() => (this.restarting = undefined));
     return this.restarting;
   }
