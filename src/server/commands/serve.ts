@@ -28,7 +28,8 @@ export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 878
          [--secret-env NAME]... [--allow-origin ORIGIN]... [--allow-host HOST]... [--webhook-path /PREFIX/]...
   Runs a worker on the Agents SDK emulation: yours with --worker (its Durable Object bindings and
   vars from the wrangler config next to it or given with --config), otherwise the built-in
-  webhook worker. The worker's secrets come from --env-file and, from the environment, only the
+  webhook worker. The worker's secrets come from --env-file (default: the .dev.vars or .env beside
+  the wrangler config, as wrangler dev reads them) and, from the environment, only the
   providers' webhook secrets (GITHUB_WEBHOOK_SECRET, STRIPE_WEBHOOK_SECRET, …) and the variables
   named with --secret-env: other credentials in your environment never reach worker code.
   Browsers reach the agents routes, WebSockets, admin API and render emulator only from loopback
@@ -187,9 +188,12 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   let config: WranglerConfig | undefined;
   let entry: string | undefined;
   let prebuilt: string | undefined;
+  let envFile = values['env-file'];
   try {
     const configFile = values.config ?? (values.worker ? findWranglerConfig(path.dirname(path.resolve(values.worker))) : undefined);
     config = configFile ? readWranglerConfig(path.resolve(configFile)) : undefined;
+    // As wrangler dev does: the secrets file beside the config, `.dev.vars` (or else `.env`).
+    if (configFile && envFile === undefined) envFile = ['.dev.vars', '.env'].map((name) => path.join(path.dirname(path.resolve(configFile)), name)).find((file) => fs.existsSync(file));
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;
@@ -217,7 +221,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     entry,
     prebuilt,
     config,
-    secrets: secretsFrom(values['env-file'], io.env, values['secret-env']),
+    secrets: secretsFrom(envFile, io.env, values['secret-env']),
     watch: !values['no-watch'],
     sql: await loadSqlJs(),
     esbuild,

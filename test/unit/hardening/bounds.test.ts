@@ -148,4 +148,18 @@ describe('the environment worker code sees', () => {
       await serve.stop();
     }
   });
+
+  it('reads the .dev.vars beside the wrangler config, as wrangler dev does', async () => {
+    const data = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-devvars-'));
+    const copy = path.join(data, 'worker');
+    fs.cpSync(path.join(projectRoot(), 'test', 'fixtures', 'workers', 'compat'), copy, { recursive: true });
+    fs.writeFileSync(path.join(copy, '.dev.vars'), 'FROM_DEV_VARS="yes"\n');
+    const serve = await startServe(['--data', path.join(data, 'data'), '--no-render', '--worker', path.join(copy, 'src', 'index.ts')]);
+    try {
+      const keys = (await (await fetch(`${serve.url}/env-keys`)).json()) as string[];
+      assert.ok(keys.includes('FROM_DEV_VARS'), JSON.stringify(keys));
+    } finally {
+      await serve.stop();
+    }
+  });
 });
