@@ -16,15 +16,19 @@ const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpeg: 'image/jpe
 /**
  * A full-page capture is as large as the loaded page, known only now: 400 before Chromium draws a
  * bitmap past MAX_BITMAP_PIXELS. The size is Chromium's own (`Page.getLayoutMetrics`, the one
- * `captureBeyondViewport` draws), which the page's scripts cannot misreport.
+ * `captureBeyondViewport` draws), which the page's scripts cannot misreport; the capture is then
+ * clipped to exactly that size, so a page that grows after the check cannot make it larger. For a
+ * page that does not grow, the bytes are those of `fullPage: true`.
  */
-async function checkFullPage(page: Page, request: RenderRequest): Promise<void> {
-  if (request.screenshotOptions['fullPage'] !== true || request.screenshotOptions['clip'] !== undefined) return;
+async function fullPageOptions(page: Page, request: RenderRequest, options: ScreenshotOptions): Promise<ScreenshotOptions> {
+  if (options.fullPage !== true || options.clip !== undefined) return options;
   const session = await page.createCDPSession();
   try {
     const { cssContentSize } = await session.send('Page.getLayoutMetrics');
     const { width, height, deviceScaleFactor } = request.viewport;
-    checkBitmapSize('screenshotOptions.fullPage', Math.max(width, cssContentSize.width), Math.max(height, cssContentSize.height), deviceScaleFactor);
+    const clip = { x: 0, y: 0, width: Math.max(width, Math.ceil(cssContentSize.width)), height: Math.max(height, Math.ceil(cssContentSize.height)) };
+    checkBitmapSize('screenshotOptions.fullPage', clip.width, clip.height, deviceScaleFactor);
+    return { ...options, fullPage: false, captureBeyondViewport: true, clip };
   } finally {
     await session.detach().catch(() => undefined);
   }
@@ -40,8 +44,7 @@ async function screenshot(page: Page, request: RenderRequest): Promise<Uint8Arra
     if (box) checkBitmapSize('selector', box.width, box.height, request.viewport.deviceScaleFactor);
     return element.screenshot(options);
   }
-  await checkFullPage(page, request);
-  return page.screenshot(options);
+  return page.screenshot(await fullPageOptions(page, request, options));
 }
 
 function pdf(page: Page, request: RenderRequest, waitForFonts: boolean): Promise<Uint8Array> {
@@ -70,8 +73,8 @@ async function snapshot(page: Page, request: RenderRequest): Promise<Record<stri
   for (const format of request.formats) {
     if (format === 'content') result['content'] = await page.content();
     if (format === 'screenshot') {
-      await checkFullPage(page, request);
-      result['screenshot'] = Buffer.from(await page.screenshot({ ...(request.screenshotOptions as ScreenshotOptions), encoding: 'binary' })).toString('base64');
+      const options = await fullPageOptions(page, request, request.screenshotOptions as ScreenshotOptions);
+      result['screenshot'] = Buffer.from(await page.screenshot({ ...options, encoding: 'binary' })).toString('base64');
     }
     if (format === 'markdown') result['markdown'] = await page.evaluate(markdownInPage);
     if (format === 'accessibilityTree') result['accessibilityTree'] = await accessibilityTree(page, request);
