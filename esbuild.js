@@ -42,8 +42,9 @@ const nodeBase = {
   sourcemap: !production,
   minify: production,
   logLevel: 'warning',
-  // esbuild finds its platform binary relative to its own package, so it is never bundled.
-  external: ['vscode', 'esbuild', ...optionalNative],
+  // esbuild finds its platform binary relative to its own package, so it is never bundled; the
+  // ngrok agent library is native too (loaded only by `hookbench expose ngrok`).
+  external: ['vscode', 'esbuild', '@ngrok/ngrok', ...optionalNative],
 };
 
 /** @returns {esbuild.BuildOptions[]} */
@@ -141,6 +142,15 @@ function copyEsbuildRuntime() {
   }
   fs.cpSync(path.join(esbuildDir, 'lib'), path.join(target, 'esbuild', 'lib'), { recursive: true });
   fs.cpSync(binaryDir, path.join(target, platformPackage), { recursive: true });
+  copyNgrokRuntime(target);
+}
+
+/** `@ngrok/ngrok` and its native package for this platform, beside esbuild in dist/node_modules. */
+function copyNgrokRuntime(/** @type {string} */ target) {
+  const ngrokDir = path.dirname(require.resolve('@ngrok/ngrok/package.json'));
+  fs.cpSync(ngrokDir, path.join(target, '@ngrok', 'ngrok'), { recursive: true });
+  const natives = fs.readdirSync(path.join(ngrokDir, '..')).filter((name) => name.startsWith(`ngrok-${process.platform}-${process.arch}`));
+  for (const name of natives) fs.cpSync(path.join(ngrokDir, '..', name), path.join(target, '@ngrok', name), { recursive: true });
 }
 
 function copyAssets() {

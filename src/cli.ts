@@ -2,6 +2,7 @@
 // extension uses.
 import { version } from '../package.json';
 import { UsageError } from './server/commands/args';
+import { expose, exposeUsage } from './server/commands/expose';
 import { processIo, type CliIo } from './server/commands/io';
 import { render, renderUsage } from './server/commands/render';
 import { send, sendUsage } from './server/commands/send';
@@ -21,6 +22,7 @@ const commands: Record<string, Command> = {
   sign: { summary: 'sign a webhook body (stdin) for a provider', usage: signUsage, run: sign },
   verify: { summary: "check a webhook body's signature", usage: verifyUsage, run: verify },
   render: { summary: 'render a page to PNG/PDF through Browser Rendering (local or Cloudflare)', usage: renderUsage, run: render },
+  expose: { summary: 'forward a public URL (smee, ngrok, cloudflared, stripe listen) to the local receiver', usage: exposeUsage, run: expose },
 };
 
 function usage(): string {

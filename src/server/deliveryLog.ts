@@ -242,7 +242,21 @@ export function isStored(value: unknown): value is Stored {
     isText(d['body']) && /^[A-Za-z0-9+/]*={0,2}$/.test(d['body']) &&
     isText(d['responseBody']) &&
     isTextOrNull(d['provider']) && isTextOrNull(d['entity']) && isTextOrNull(d['verification']) && isTextOrNull(d['event']) &&
-    (d['duplicate'] === undefined || typeof d['duplicate'] === 'boolean')
+    (d['duplicate'] === undefined || typeof d['duplicate'] === 'boolean') &&
+    (d['source'] === undefined || isSource(d['source']))
+  );
+}
+
+const SAFE_TEXT = /^[^\p{Cc}]{0,300}$/u;
+
+/** A delivery's source as `record` writes it: a known kind, short names and notes without control characters. */
+function isSource(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const s = value as Record<string, unknown>;
+  return (
+    ['send', 'replay', 'relay', 'public'].includes(s['kind'] as string) &&
+    (s['name'] === undefined || (isText(s['name']) && SAFE_TEXT.test(s['name']))) &&
+    (s['note'] === undefined || (isText(s['note']) && SAFE_TEXT.test(s['note'])))
   );
 }
 

@@ -17,6 +17,7 @@ import type { WorkerRuntime } from '../core/runtime/workerRuntime';
 import type { AdminApi } from './adminApi';
 import { checkAccess, DEFAULT_POLICY, forbiddenText, mayShowStack, type AccessPolicy } from './access';
 import type { DeliveryLog } from './deliveryLog';
+import { deliverySource, withoutSourceHeader } from './deliverySource';
 import { BodyTooLargeError, readBody, requestUrl, toRequest, writeResponse, writeText } from './httpAdapter';
 
 export interface ReceiverOptions {
@@ -144,12 +145,13 @@ export class Receiver {
     if (!this.options.deliveries) return;
     const requestHeaders: Record<string, string> = {};
     for (let i = 0; i < req.rawHeaders.length; i += 2) requestHeaders[req.rawHeaders[i]!] = req.rawHeaders[i + 1]!;
+    const source = deliverySource(req.headers, info['verification'] ?? null);
     try {
       this.options.deliveries.record({
         time: new Date().toISOString(),
         method: req.method ?? 'GET',
         path: url.pathname + url.search,
-        requestHeaders,
+        requestHeaders: withoutSourceHeader(requestHeaders),
         requestBody: body,
         status,
         responseHeaders,
@@ -160,6 +162,7 @@ export class Receiver {
         verification: info['verification'] ?? null,
         event: info['event'] === undefined ? null : safeDecode(info['event']),
         ...(info['stored'] === 'false' ? { duplicate: true } : {}),
+        ...(source ? { source } : {}),
       });
     } catch (error) {
       this.options.logger.error(`[receiver] could not record a delivery: ${(error as Error).message}`);

@@ -12,6 +12,8 @@ import { registerWebhookCommands } from './webhookCommands';
 import { registerDraftCommands } from './drafts/draftCommands';
 import { Sender } from './sender';
 import { trackWalkthrough } from './walkthroughKeys';
+import { ExposeController } from './expose/exposeController';
+import { registerExposeCommands } from './expose/exposeCommands';
 import { AttachedWorkers } from './views/attachedWorkers';
 import { ExplorerSession } from './views/explorerSession';
 import { registerViews, type ViewId, type Views } from './views/registerViews';
@@ -24,6 +26,8 @@ export interface HookbenchApi {
   readonly explorer: ExplorerSession;
   readonly server: ServerController;
   readonly secrets: Secrets;
+  /** The receiver's public URL (Expose Receiver). */
+  readonly expose: ExposeController;
   /** The newest lines written to the Hookbench log. */
   recentLog(): readonly string[];
   /** Milliseconds from the start of activation to its end, and to the receiver listening. */
@@ -59,6 +63,8 @@ export function createHookbench(context: vscode.ExtensionContext): HookbenchApi 
   registerWebhookCommands(store, logger, sender, secrets, explorer, drafts);
   trackWalkthrough(store, secrets, explorer);
   registerRenderCommands(store, tagged(log, 'render'), context, server);
+  const expose = store.add(new ExposeController(context, tagged(log, 'expose'), server, secrets, { view: views['hookbench.deliveries'], tree: trees.deliveries }));
+  registerExposeCommands(store, logger, expose, secrets);
 
   const activationMs = performance.now() - started;
   logger.info(`Hookbench ${String(context.extension.packageJSON.version)} activated in ${activationMs.toFixed(1)} ms`);
@@ -72,5 +78,5 @@ export function createHookbench(context: vscode.ExtensionContext): HookbenchApi 
       resolve(performance.now() - started);
     });
   });
-  return { logger, views, trees, explorer, server, secrets, recentLog: () => log.lines(), timings: { activationMs, receiverReadyMs } };
+  return { logger, views, trees, explorer, server, secrets, expose, recentLog: () => log.lines(), timings: { activationMs, receiverReadyMs } };
 }

@@ -5,7 +5,7 @@
  * what to do, never a bare "fetch failed".
  */
 import * as vscode from 'vscode';
-import { DUPLICATE_NOTE, OUTCOME_HEADER } from '../core/contract/deliveries';
+import { DUPLICATE_NOTE, OUTCOME_HEADER, SOURCE_HEADER } from '../core/contract/deliveries';
 import type { Logger } from '../core/log';
 import { schemeFor, type ProviderName } from '../core/signing';
 import type { Secrets } from './secrets';
@@ -52,11 +52,13 @@ export class Sender {
     }
   }
 
-  async post(url: string, headers: Record<string, string>, body: Buffer, what = 'webhook'): Promise<SendResult> {
+  /** POSTs as Hookbench's sender (or a replay): the receiver records the delivery's source from the header. */
+  async post(url: string, headers: Record<string, string>, body: Buffer, what = 'webhook', source: 'send' | 'replay' = 'send'): Promise<SendResult> {
     const started = performance.now();
     let response: Response;
     try {
-      response = await fetch(url, { method: 'POST', headers, body });
+      const own = Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== SOURCE_HEADER));
+      response = await fetch(url, { method: 'POST', headers: { ...own, [SOURCE_HEADER]: source }, body });
     } catch (error) {
       const cause = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code ?? (error as Error).message;
       this.logger.warn(`POST ${url} failed: ${cause}`);

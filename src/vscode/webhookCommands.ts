@@ -122,7 +122,7 @@ export function registerWebhookCommands(store: DisposableStore, logger: Logger, 
     const body = Buffer.from(full.requestBodyBase64, 'base64');
     const headers = Object.fromEntries(Object.entries(full.requestHeaders).filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase())));
     const url = `${client.baseUrl}${full.path}`;
-    if (!asNew) return sender.post(url, headers, body, 'replay as received');
+    if (!asNew) return sender.post(url, headers, body, 'replay as received', 'replay');
     const provider = full.provider as ProviderName | null;
     if (!provider || !(PROVIDERS as readonly string[]).includes(provider)) throw new Error('this delivery has no known provider to re-sign it for');
     const secret = await sender.secretFor(provider);
@@ -133,7 +133,7 @@ export function registerWebhookCommands(store: DisposableStore, logger: Logger, 
     // Drop the old signature headers (any spelling), then add fresh ones.
     const renewed = Object.keys(signed.headers).map((h) => h.toLowerCase());
     const kept = Object.fromEntries(Object.entries(fresh.headers).filter(([name]) => !renewed.includes(name.toLowerCase()) && !scheme.shape.signatureHeaders.includes(name.toLowerCase())));
-    return sender.post(signed.url ?? url, { ...kept, ...signed.headers }, fresh.body, 'replay as a new delivery');
+    return sender.post(signed.url ?? url, { ...kept, ...signed.headers }, fresh.body, 'replay as a new delivery', 'replay');
   };
   registerCommand(store, logger, 'hookbench.delivery.replay', (d: unknown) => replay(d, false));
   registerCommand(store, logger, 'hookbench.delivery.replayResigned', (d: unknown) => replay(d, true));

@@ -27,7 +27,32 @@ export interface DeliveryRecord {
    * provider stops retrying), but nothing was stored or processed again.
    */
   readonly duplicate?: boolean;
+  /** Where the request came from: Hookbench's own sender, a replay, a relay, a public host. Absent: another local client. */
+  readonly source?: DeliverySource;
 }
+
+/**
+ * Where a delivery came from. `send` and `replay` are Hookbench's own senders; `relay` is a
+ * forwarder on this machine (the smee client, `stripe listen`); `public` is a request whose `Host`
+ * names no loopback address, as a tunnel (ngrok, cloudflared) passes it on.
+ */
+export interface DeliverySource {
+  readonly kind: 'send' | 'replay' | 'relay' | 'public';
+  /** The relay's name (`smee`, `stripe`) or the public host name. */
+  readonly name?: string;
+  /** What the relay did to the request that explains its verification, e.g. {@link RELAY_REENCODED_NOTE}. */
+  readonly note?: string;
+}
+
+/**
+ * The request header Hookbench's senders and relays name themselves in (`send`, `replay`,
+ * `smee; body=changed`, `stripe`). Read only from loopback clients; the receiver keeps it out of
+ * the recorded headers and records a {@link DeliverySource} instead.
+ */
+export const SOURCE_HEADER = 'hookbench-source';
+
+/** What a delivery says when the relay sent re-encoded JSON instead of the bytes the provider signed. */
+export const RELAY_REENCODED_NOTE = 'relayed: body re-encoded by the relay';
 
 /** A delivery without its bodies, for lists and the live feed. */
 export type DeliverySummary = Omit<DeliveryRecord, 'requestBody' | 'responseBody'> & { readonly requestBytes: number };

@@ -3,6 +3,7 @@
  * status, the response body and the time taken.
  */
 import * as fs from 'node:fs';
+import { SOURCE_HEADER } from '../../core/contract/deliveries';
 import { allTemplates, buildDelivery, findTemplate, templatesFor } from '../../core/payloads';
 import { isProviderName, schemeFor, type ProviderName } from '../../core/signing';
 import { parseFlags, secretFrom, UsageError } from './args';
@@ -72,7 +73,8 @@ export async function send(argv: string[], io: CliIo): Promise<number> {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const headers: Record<string, string> = { ...delivery.headers, ...signed.headers };
+  // The receiver records the delivery as a test send (SOURCE_HEADER); a deployed worker ignores it.
+  const headers: Record<string, string> = { ...delivery.headers, ...signed.headers, [SOURCE_HEADER]: 'send' };
   for (const text of values.header ?? []) {
     const [name, value] = parseHeader(text);
     headers[name] = value;

@@ -32,6 +32,8 @@ export class ServerController implements vscode.Disposable {
   onStartFailure: ((error: unknown) => void) | undefined;
   /** The provider secrets the running receiver was given, to tell whether a change needs a restart. */
   private launchedSecrets: string | undefined;
+  /** Secrets for this session only, over the stored ones: `stripe listen`'s signing secret while it runs. */
+  private readonly sessionSecrets = new Map<string, string>();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -122,8 +124,23 @@ export class ServerController implements vscode.Disposable {
     // A start in progress may have read the secrets before the change: wait for it, then compare.
     await this.pending?.catch(() => undefined);
     if (this.process.state.kind !== 'running' && this.process.state.kind !== 'starting') return;
-    if (JSON.stringify(await this.secrets.asEnvironment()) === this.launchedSecrets) return;
+    if (JSON.stringify(await this.environment()) === this.launchedSecrets) return;
     await this.restartIfRunning('a webhook secret changed');
+  }
+
+  /**
+   * Gives the receiver a secret for this session only (never stored), or takes it back
+   * (undefined): restarts it when that changes what it runs with, and resolves once it listens.
+   */
+  async setSessionSecret(env: string, value: string | undefined): Promise<void> {
+    if (value === undefined) this.sessionSecrets.delete(env);
+    else this.sessionSecrets.set(env, value);
+    await this.syncSecrets();
+  }
+
+  /** The secrets the receiver runs with: the stored ones, and this session's over them. */
+  private async environment(): Promise<Record<string, string>> {
+    return { ...(await this.secrets.asEnvironment()), ...Object.fromEntries(this.sessionSecrets) };
   }
 
   /** The receiver's URL once it is ready: after a restart in progress, starting it when stopped. */
@@ -157,7 +174,7 @@ export class ServerController implements vscode.Disposable {
       ...this.workerArgs(folder),
       ...settings.get<string[]>('security.allowedOrigins', []).flatMap((origin) => ['--allow-origin', origin]),
     ];
-    const secrets = await this.secrets.asEnvironment();
+    const secrets = await this.environment();
     this.launchedSecrets = JSON.stringify(secrets);
     const env = { ...process.env, ...secrets, HOOKBENCH_ADMIN_TOKEN: this.adminToken, HOOKBENCH_RENDER_TOKEN: this.renderToken };
     return { cli: this.context.asAbsolutePath(path.join('dist', 'cli.js')), args, env, cwd: base };

@@ -7,9 +7,28 @@ import type { AdminClient, DeliverySummary } from '../client/adminClient';
 import { relativeTime } from './explorerSession';
 import { ListTree } from './listTree';
 import { textTooltip } from './tooltip';
-import { DUPLICATE_NOTE } from '../../core/contract/deliveries';
+import { DUPLICATE_NOTE, type DeliverySource } from '../../core/contract/deliveries';
+
+/** Where a delivery came from, in words: "local send", "replay", "via smee", "via ngrok". */
+export function sourceLabel(source: DeliverySource | undefined, publicHosts: ReadonlyMap<string, string>): string | undefined {
+  switch (source?.kind) {
+    case 'send':
+      return 'local send';
+    case 'replay':
+      return 'replay';
+    case 'relay':
+      return `via ${source.name === 'stripe' ? 'stripe listen' : (source.name ?? 'a relay')}`;
+    case 'public':
+      return `via ${publicHosts.get(source.name ?? '') ?? source.name ?? 'a public host'}`;
+    default:
+      return undefined;
+  }
+}
 
 export class DeliveriesTree extends ListTree<DeliverySummary> {
+  /** Public host names of the running tunnel, by provider: a delivery through it says "via ngrok". */
+  readonly publicHosts = new Map<string, string>();
+
   protected load(client: AdminClient): Promise<DeliverySummary[]> {
     return client.deliveries(200);
   }
@@ -19,7 +38,10 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
     const reason = d.verification && d.verification !== 'valid' ? d.verification.split(':')[0] : undefined;
     const item = new vscode.TreeItem(`${d.status} ${d.method} ${d.path}`, vscode.TreeItemCollapsibleState.None);
     item.id = `d:${d.id}`;
-    item.description = [d.provider, d.entity, reason, d.duplicate ? DUPLICATE_NOTE : undefined, relativeTime(d.time)].filter(Boolean).join(' · ');
+    const from = sourceLabel(d.source, this.publicHosts);
+    // A relay's note explains a mismatch; another reason (no_secret, stale) says more than the note.
+    const why = d.source?.note && (reason === undefined || reason === 'mismatch') ? d.source.note : reason;
+    item.description = [d.provider, d.entity, why, d.duplicate ? DUPLICATE_NOTE : undefined, from, relativeTime(d.time)].filter(Boolean).join(' · ');
     item.iconPath = ok
       ? new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'))
       : new vscode.ThemeIcon(d.status >= 500 ? 'error' : 'warning', new vscode.ThemeColor(d.status >= 500 ? 'testing.iconFailed' : 'problemsWarningIcon.foreground'));
@@ -29,6 +51,8 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
       d.verification ? [`verification: ${d.verification}`] : undefined,
       d.verification?.startsWith('no_secret') ? ['Set the secret with Hookbench: Set Webhook Secret, then replay this delivery.'] : undefined,
       d.entity ? [`entity: ${d.entity}`] : undefined,
+      from ? [`from: ${from}${d.source?.kind === 'public' ? ` (${d.source.name ?? ''}, a public URL)` : ''}`] : undefined,
+      d.source?.note ? [`${d.source.note}: the relay forwarded parsed JSON, not the bytes the provider signed, so the signature cannot match them. Use ngrok or a Cloudflare tunnel (Hookbench: Choose Expose Provider) to check signatures.`] : undefined,
       d.duplicate ? [`${DUPLICATE_NOTE}: the delivery id ${d.event ?? ''} was processed before`] : undefined,
     ]);
     item.contextValue = ok ? 'hookbench.delivery' : 'hookbench.delivery.rejected';

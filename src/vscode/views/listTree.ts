@@ -11,6 +11,11 @@ export abstract class ListTree<T> implements vscode.TreeDataProvider<T> {
     session.onDidChange(() => this.changed.fire(undefined));
   }
 
+  /** Redraws the list (labels that depend on more than the session changed). */
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
   /** What the list showed last: it stays readable while the receiver is stopped or restarting. */
   private lastKnown: T[] = [];
 

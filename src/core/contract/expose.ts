@@ -1,0 +1,42 @@
+/**
+ * What `hookbench expose` prints on standard output, declared once for the CLI that writes it and
+ * the extension that reads it (it runs the same command as a child process). Log lines go to
+ * standard error in the serve process's format.
+ */
+
+/** The providers of a public URL, in the order the pick offers them. */
+export const EXPOSE_PROVIDERS = ['smee', 'ngrok', 'cloudflared', 'stripe'] as const;
+export type ExposeProvider = (typeof EXPOSE_PROVIDERS)[number];
+
+export function isExposeProvider(name: string): name is ExposeProvider {
+  return (EXPOSE_PROVIDERS as readonly string[]).includes(name);
+}
+
+/** `forwarding <public url> → <to>`: printed once, when deliveries can flow. */
+export const forwardingLine = (publicUrl: string, to: string): string => `forwarding ${publicUrl} → ${to}`;
+export const FORWARDING_LINE = /^forwarding (\S+) → (\S+)$/;
+
+/**
+ * `signing secret whsec_…`: the secret `stripe listen` signs with for this session. The extension
+ * hands it to the receiver and never logs the line.
+ */
+export const signingSecretLine = (secret: string): string => `signing secret ${secret}`;
+export const SIGNING_SECRET_LINE = /^signing secret (whsec_[A-Za-z0-9_]+)$/;
+
+/**
+ * `missed deliveries between <ISO> and <ISO>: …`: the relay was disconnected and keeps no history,
+ * so whatever the provider sent meanwhile never arrives; the rest of the line says how to redeliver.
+ */
+export const missedLine = (from: Date, to: Date, advice: string): string => `missed deliveries between ${from.toISOString()} and ${to.toISOString()}: ${advice}`;
+export const MISSED_LINE = /^missed deliveries between (\S+) and (\S+): (.*)$/;
+
+/** How to get back what a relay's gap lost: the providers keep what they sent. */
+export const REDELIVER_ADVICE =
+  "smee.io keeps no history, so anything sent meanwhile did not arrive. Redeliver it from the provider: GitHub's Recent Deliveries (the webhook's settings → Recent Deliveries → Redeliver), Stripe's resend (Dashboard → Developers → Webhooks → the event → Resend, or `stripe events resend evt_…`).";
+
+/** `new smee channel <url>`: the channel made for this run; the extension keeps it for the next. */
+export const newChannelLine = (channel: string): string => `new smee channel ${channel}`;
+export const NEW_CHANNEL_LINE = /^new smee channel (\S+)$/;
+
+/** What `stripe listen` forwards from has no public URL: the forwarding line names the provider instead. */
+export const STRIPE_SOURCE = 'stripe';
