@@ -6,19 +6,22 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { startCodeServer, workbenchUrl } from './lib/codeServer.mjs';
 import { run, step } from './lib/run.mjs';
-import { ensureCodeServer, ensureDebianPackages, ensureNpmPackages, root } from './lib/setup.mjs';
+import { ensureDebianPackages, ensureNpmPackages, ensureVscode, root } from './lib/setup.mjs';
 
 const port = Number(process.env.HOOKBENCH_VSCODE_PORT ?? 8080);
 
 await ensureDebianPackages();
 await ensureNpmPackages();
-const codeServerDir = await ensureCodeServer();
+// HOOKBENCH_VSCODE=latest serves the newest code-server (on its own Node) instead of the minimum.
+const vscode = await ensureVscode(process.env.HOOKBENCH_VSCODE === 'latest' ? 'latest' : 'min');
 step('Build');
 await run(process.execPath, ['esbuild.js'], { cwd: root });
 
-const stateDir = path.join(os.homedir(), '.cache', 'hookbench', 'vscode-state');
+const stateDir = path.join(os.homedir(), '.cache', 'hookbench', vscode.which === 'min' ? 'vscode-state' : 'vscode-state-latest');
 const server = await startCodeServer({
-  codeServerDir,
+  codeServerDir: vscode.dir,
+  node: vscode.node,
+  args: vscode.serverArgs,
   stateDir,
   port,
   onLog: (line) => process.stdout.write(`[code-server] ${line}\n`),

@@ -1,6 +1,7 @@
 // @ts-check
 // `npm test`: set-up (idempotent, quick when done), build, type check and lint, unit tests with
-// Node's test runner, then the integration suite inside a real VS Code.
+// Node's test runner, the integration suite inside a real VS Code (the engines minimum and the
+// newest; HOOKBENCH_VSCODE=min|latest|both, both by default), then the packages users install.
 import { run, step } from './lib/run.mjs';
 import { ensureAll, root } from './lib/setup.mjs';
 
@@ -16,6 +17,8 @@ try {
   await run(process.execPath, ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout', 'out/test/unit'], { cwd: root });
   step('Integration tests (VS Code in Chromium)');
   await run(process.execPath, ['scripts/testVscodeWeb.mjs'], { cwd: root });
+  step('The package as installed (every platform\'s .vsix, then the installed one in VS Code)');
+  await run(process.execPath, ['scripts/testPackage.mjs'], { cwd: root });
   step(`All tests passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 } catch (error) {
   console.error(`\n✘ ${error instanceof Error ? error.message : String(error)}`);

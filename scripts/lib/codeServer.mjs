@@ -25,14 +25,39 @@ const USER_SETTINGS = {
  */
 const RESTRICTED_SETTINGS = { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.banner': 'never' };
 
+/** @param {string} stateDir */
+function stateFolders(stateDir) {
+  return { userDataDir: path.join(stateDir, 'user-data'), extensionsDir: path.join(stateDir, 'extensions') };
+}
+
 /**
- * @param {{ codeServerDir: string, stateDir: string, port?: number, env?: NodeJS.ProcessEnv,
+ * Installs a `.vsix` into the extensions folder of `stateDir`, as a user does
+ * (`code-server --install-extension`), and resolves with the installed extension's folder.
+ * @param {{ codeServerDir: string, node?: string, stateDir: string, vsix: string, id: string }} options
+ */
+export async function installExtension({ codeServerDir, node = process.execPath, stateDir, vsix, id }) {
+  const { userDataDir, extensionsDir } = stateFolders(stateDir);
+  fs.mkdirSync(extensionsDir, { recursive: true });
+  const child = spawn(node, [path.join(codeServerDir, 'out', 'node', 'entry.js'), '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', vsix], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  const code = await new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', resolve);
+  });
+  const installed = fs.readdirSync(extensionsDir).find((name) => name.toLowerCase().startsWith(`${id.toLowerCase()}-`));
+  if (code !== 0 || !installed) throw new Error(`code-server --install-extension ${vsix} exited with ${code}:\n${output}`);
+  return path.join(extensionsDir, installed);
+}
+
+/**
+ * @param {{ codeServerDir: string, stateDir: string, node?: string, args?: string[], port?: number, env?: NodeJS.ProcessEnv,
  *           onLog?: (line: string) => void, restricted?: boolean }} options
  * @returns {Promise<{ port: number, origin: string, stop: () => Promise<void> }>}
  */
-export async function startCodeServer({ codeServerDir, stateDir, port = 0, env = {}, onLog = () => {}, restricted = false }) {
-  const userDataDir = path.join(stateDir, 'user-data');
-  const extensionsDir = path.join(stateDir, 'extensions');
+export async function startCodeServer({ codeServerDir, stateDir, node = process.execPath, args = [], port = 0, env = {}, onLog = () => {}, restricted = false }) {
+  const { userDataDir, extensionsDir } = stateFolders(stateDir);
   fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
   fs.mkdirSync(extensionsDir, { recursive: true });
   fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...USER_SETTINGS, ...(restricted ? RESTRICTED_SETTINGS : {}) }, null, 2));
@@ -40,7 +65,7 @@ export async function startCodeServer({ codeServerDir, stateDir, port = 0, env =
   fs.writeFileSync(configFile, 'auth: none\ncert: false\n');
 
   const child = spawn(
-    process.execPath,
+    node,
     [
       path.join(codeServerDir, 'out', 'node', 'entry.js'),
       '--config', configFile,
@@ -52,6 +77,7 @@ export async function startCodeServer({ codeServerDir, stateDir, port = 0, env =
       '--disable-getting-started-override',
       '--user-data-dir', userDataDir,
       '--extensions-dir', extensionsDir,
+      ...args,
     ],
     { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -92,7 +118,9 @@ export async function startCodeServer({ codeServerDir, stateDir, port = 0, env =
 
 /**
  * The workbench URL that opens `folder` with the extension at `extensionPath` in development mode
- * and, when `testsPath` is given, runs that suite (VS Code then calls `codeAutomationExit`).
+ * and, when `testsPath` is given, runs that suite (VS Code then calls `codeAutomationExit`). VS Code
+ * runs a suite only beside a development extension; a suite for an installed extension names a
+ * harness extension of its own there.
  * @param {{ origin: string, port: number, folder: string, extensionPath: string, testsPath?: string }} o
  */
 export function workbenchUrl({ origin, port, folder, extensionPath, testsPath }) {

@@ -49,7 +49,12 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
         ? provider
         : (await vscode.window.showQuickPick(PROVIDER_PATHS, { title: 'Copy Webhook URL', placeHolder: 'Which provider will call it?' }));
     if (!chosen) return undefined;
-    const webhookUrl = `${url}/webhooks/${chosen}`;
+    // The address the user's machine reaches: in a remote window (SSH, WSL, a container,
+    // Codespaces, code-server) the receiver listens beside the workspace, and VS Code forwards
+    // its port and answers the forwarded origin; a local window gets the URL back unchanged. The
+    // origin is what is forwarded (some hosts answer it without the path), the path goes after.
+    const external = await vscode.env.asExternalUri(vscode.Uri.parse(`${url}/`));
+    const webhookUrl = `${external.toString(true).replace(/\/+$/, '')}/webhooks/${chosen}`;
     await vscode.env.clipboard.writeText(webhookUrl);
     void vscode.window.showInformationMessage(`Copied ${webhookUrl}`);
     return webhookUrl;

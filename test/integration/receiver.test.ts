@@ -140,7 +140,7 @@ describe('Explorer', () => {
     assert.match(String(item.description), /github · tree-entity · mismatch/);
     await vscode.commands.executeCommand('hookbench.delivery.open', rejected);
     const doc = vscode.window.activeTextEditor!.document;
-    assert.match(doc.uri.path, /401 POST webhooks-github-tree-entity\.http$/);
+    assert.match(doc.uri.path, /401 POST webhooks∕github∕tree-entity\.http$/);
     assert.match(doc.getText(), /^POST \/webhooks\/github\/tree-entity\n/);
     assert.match(doc.getText(), /### 401 · [\d.]+ ms · mismatch: X-Hub-Signature-256 does not match/);
   });

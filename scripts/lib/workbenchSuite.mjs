@@ -1,0 +1,165 @@
+// @ts-check
+// Runs a Mocha suite inside a real VS Code (code-server) driven by Debian's Chromium: the
+// workbench runs the suite in its Node extension host and calls `codeAutomationExit` with the
+// result. The suite talks back through its report file: lines to stream, "screenshot: NAME" to
+// capture the workbench, "user: {json}" to act as the user (answered in the `.acks` file).
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import puppeteer from 'puppeteer-core';
+import { installExtension, startCodeServer, workbenchUrl } from './codeServer.mjs';
+
+export const CHROMIUM = process.env.HOOKBENCH_CHROMIUM ?? '/usr/bin/chromium';
+const TIMEOUT_MS = Number(process.env.HOOKBENCH_TEST_TIMEOUT_MS ?? 10 * 60_000);
+/** Flags that keep Chromium off the (closed) network and working as root in a container. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/**
+ * What a person does in the workbench for a test step: waits to see a prompt whose title holds
+ * `waitFor`, types into it and presses keys; or clicks what `click` selects once it shows.
+ * @param {import('puppeteer-core').Page} page
+ * @param {{ waitFor?: string, type?: string, press?: string[], click?: string }} step
+ */
+async function actAsUser(page, step) {
+  if (step.waitFor) {
+    const visible = `[...document.querySelectorAll('.quick-input-widget')].some((w) => w.style.display !== 'none' && w.textContent.includes(${JSON.stringify(step.waitFor)}))`;
+    await page.waitForFunction(visible, { timeout: 20_000 });
+  }
+  // A locator waits for the element to be visible and stable, and retries when the workbench redraws it.
+  if (step.click) await page.locator(step.click).setTimeout(20_000).click();
+  if (step.type) await page.keyboard.type(step.type, { delay: 10 });
+  for (const key of step.press ?? []) await page.keyboard.press(/** @type {import('puppeteer-core').KeyInput} */ (key));
+}
+
+/**
+ * @typedef {object} WorkbenchSuite
+ * @property {import('./setup.mjs').VscodeInstall} vscode which code-server, and the Node it runs on
+ * @property {string} name the suite's name, seen by the suite as HOOKBENCH_TEST_SUITE
+ * @property {string} testsPath the suite's compiled entry (exports `run()`)
+ * @property {string} artifacts folder for the logs and failure screenshots (emptied first)
+ * @property {string} [screenshots] folder for the screenshots the suite asks for (default: artifacts)
+ * @property {string} [extensionPath] the extension folder loaded in development mode
+ * @property {{ vsix: string, id: string }} [install] a package installed with --install-extension
+ *   instead (then `extensionPath` is a harness that only lets VS Code run the suite)
+ * @property {boolean} [restricted] workspace trust on: the folder opens in restricted mode
+ * @property {(workspace: string, stateDir: string) => NodeJS.ProcessEnv | void} prepare fills the
+ *   workspace folder (created empty); returns extra environment for the extension host
+ */
+
+/**
+ * Runs one suite in its own code-server and Chromium; resolves with its exit code.
+ * @param {WorkbenchSuite} suite
+ */
+export async function runWorkbenchSuite(suite) {
+  const { vscode, artifacts } = suite;
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hookbench-vscode-'));
+  fs.rmSync(artifacts, { recursive: true, force: true });
+  fs.mkdirSync(artifacts, { recursive: true });
+  const screenshots = suite.screenshots ?? artifacts;
+  fs.mkdirSync(screenshots, { recursive: true });
+  const report = path.join(stateDir, 'report.txt');
+  fs.writeFileSync(report, '');
+  const workspace = path.join(stateDir, 'workspace');
+  fs.mkdirSync(workspace, { recursive: true });
+  const extraEnv = suite.prepare(workspace, stateDir) ?? {};
+  const serverLog = fs.createWriteStream(path.join(artifacts, 'code-server.log'));
+  const installed = suite.install && (await installExtension({ codeServerDir: vscode.dir, node: vscode.node, stateDir, ...suite.install }));
+
+  const server = await startCodeServer({
+    codeServerDir: vscode.dir,
+    node: vscode.node,
+    args: vscode.serverArgs,
+    stateDir,
+    restricted: suite.restricted ?? false,
+    env: { HOOKBENCH_TEST_REPORT: report, HOOKBENCH_TEST_SUITE: suite.name, ...(installed ? { HOOKBENCH_INSTALLED_EXTENSION: installed } : {}), ...extraEnv },
+    onLog: (line) => serverLog.write(line + '\n'),
+  });
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    defaultViewport: { width: 1400, height: 900 },
+  });
+  let offset = 0;
+  /** @type {import('puppeteer-core').Page | undefined} */
+  let workbench;
+  /** @type {Promise<void>} */
+  let userSteps = Promise.resolve();
+  const streamReport = () => {
+    const text = fs.readFileSync(report, 'utf8');
+    const fresh = text.slice(offset);
+    process.stdout.write(fresh);
+    offset = text.length;
+    for (const match of fresh.matchAll(/^screenshot: ([\w-]+)$/gm)) {
+      const file = path.join(screenshots, `${match[1]}.png`);
+      void workbench?.screenshot({ path: `${file}.tmp.png` }).then(() => fs.renameSync(`${file}.tmp.png`, file));
+    }
+    // A test asks the user to act ("user: {json}"): done in order, each acknowledged in the acks file.
+    for (const match of fresh.matchAll(/^user: (\{.*\})$/gm)) {
+      const step = JSON.parse(match[1] ?? '{}');
+      userSteps = userSteps.then(async () => {
+        let outcome = 'done';
+        try {
+          if (workbench) await actAsUser(workbench, step);
+        } catch (error) {
+          outcome = `failed ${String(error).split('\n')[0]}`;
+          await workbench?.screenshot({ path: path.join(artifacts, `${step.id}-failed.png`) }).catch(() => undefined);
+          const dom = await workbench?.evaluate('(document.querySelector(".notifications-toasts")?.outerHTML ?? "no toasts element").slice(0, 4000) + "\\n\\nBELL\\n" + (document.querySelector("[id=\\"status.notifications\\"]")?.outerHTML ?? "none").slice(0, 3000)').catch((e) => String(e));
+          fs.writeFileSync(path.join(artifacts, `${step.id}-failed.html`), String(dom));
+        }
+        fs.appendFileSync(`${report}.acks`, `${step.id} ${outcome}\n`);
+      });
+    }
+  };
+  const ticker = setInterval(streamReport, 250);
+  try {
+    const page = await browser.newPage();
+    workbench = page;
+    const consoleLog = fs.createWriteStream(path.join(artifacts, 'browser-console.log'));
+    page.on('console', (m) => consoleLog.write(`${m.type()} ${m.text()}\n`));
+    const exitCode = new Promise((resolve) => page.exposeFunction('codeAutomationExit', (/** @type {number} */ code) => resolve(code)));
+    const extensionPath = suite.extensionPath ?? harness(stateDir);
+    const url = workbenchUrl({ origin: server.origin, port: server.port, folder: workspace, extensionPath, testsPath: suite.testsPath });
+    await page.goto(url, { waitUntil: 'domcontentloaded' });
+    /** @type {NodeJS.Timeout | undefined} */
+    let timer;
+    const timeout = new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), TIMEOUT_MS)));
+    const result = await Promise.race([exitCode, timeout]);
+    clearTimeout(timer);
+    streamReport();
+    if (result === 'timeout') {
+      await page.screenshot({ path: path.join(artifacts, 'timeout.png') });
+      console.error(`The ${suite.name} suite did not finish within ${TIMEOUT_MS} ms (screenshot in ${artifacts}).`);
+      return 1;
+    }
+    if (offset === 0) console.error(`VS Code exited with ${result} without running the suite; see ${artifacts}.`);
+    return Number(result);
+  } finally {
+    clearInterval(ticker);
+    await browser.close();
+    await server.stop();
+    serverLog.end();
+    fs.rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * An empty extension that VS Code loads in development mode so that it runs a suite against the
+ * extensions installed the user's way (it runs a suite only beside a development extension).
+ * @param {string} stateDir
+ */
+function harness(stateDir) {
+  const dir = path.join(stateDir, 'harness');
+  fs.mkdirSync(dir, { recursive: true });
+  const manifest = { name: 'hookbench-test-harness', publisher: 'hookbench-tests', version: '0.0.0', engines: { vscode: '^1.100.0' } };
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
+  return dir;
+}
