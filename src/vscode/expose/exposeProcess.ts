@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Emitter } from '../../core/events';
 import { FORWARDING_LINE, MISSED_LINE, NEW_CHANNEL_LINE, SIGNING_SECRET_LINE, type ExposeProvider } from '../../core/contract/expose';
 import { parseLogLine, type Logger } from '../../core/log';
+import { forEachLine, stopChild } from '../../core/childProcess';
 
 export interface ExposeLaunch {
   readonly cli: string;
@@ -94,27 +95,11 @@ export class ExposeProcess {
     const child = this.child;
     if (!child) return;
     this.stopping = true;
-    const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    await exited;
-    clearTimeout(timer);
+    await stopChild(child, graceMs);
   }
 
   dispose(): void {
     this.child?.kill('SIGTERM');
     for (const emitter of [this.secret, this.channel, this.missed, this.exited]) emitter.dispose();
   }
-}
-
-function forEachLine(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
-  let buffered = '';
-  stream.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString('utf8');
-    let newline: number;
-    while ((newline = buffered.indexOf('\n')) >= 0) {
-      onLine(buffered.slice(0, newline));
-      buffered = buffered.slice(newline + 1);
-    }
-  });
 }

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Emitter } from '../../core/events';
 import { parseLogLine, type Logger } from '../../core/log';
+import { forEachLine, stopChild } from '../../core/childProcess';
 
 export type ServeState = { kind: 'starting' } | { kind: 'running'; url: string } | { kind: 'stopped' } | { kind: 'failed'; message: string };
 
@@ -82,11 +83,7 @@ export class ServeProcess {
     const child = this.child;
     if (!child) return;
     this.stopping = true;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    await exited;
-    clearTimeout(timer);
+    await stopChild(child, graceMs);
   }
 
   dispose(): void {
@@ -98,18 +95,6 @@ export class ServeProcess {
 /** The serve process names environment variables; in VS Code the way to set a secret is a command. */
 function inVsCode(message: string): string {
   return message.replace(/no secret configured \(set (\w+)\)/, 'no secret configured ($1: run Hookbench: Set Webhook Secret)');
-}
-
-function forEachLine(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
-  let buffered = '';
-  stream.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString('utf8');
-    let newline: number;
-    while ((newline = buffered.indexOf('\n')) >= 0) {
-      onLine(buffered.slice(0, newline));
-      buffered = buffered.slice(newline + 1);
-    }
-  });
 }
 
 function lastLines(text: string): string {
