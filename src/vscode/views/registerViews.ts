@@ -5,6 +5,8 @@ import { DeliveriesTree } from './deliveriesTree';
 import type { AttachedWorkers } from './attachedWorkers';
 import type { ExplorerSession } from './explorerSession';
 import { OutboundTree } from './outboundTree';
+import { FOLDER_IN_USE } from '../server/folderInUse';
+import { PORT_IN_USE } from '../server/portInUse';
 import type { ServeState } from '../server/serveProcess';
 import type { ServerController } from '../server/serverController';
 
@@ -26,8 +28,14 @@ export function stateMessage(state: ServeState): string | undefined {
       return 'The receiver is starting: showing what was last known.';
     case 'stopped':
       return 'The receiver is stopped: showing what was last known. Start it from the title bar.';
-    case 'failed':
+    case 'failed': {
+      // The two failures with a way out in VS Code say that way, not the CLI's flags.
+      const folder = FOLDER_IN_USE.exec(state.message);
+      if (folder) return `Another receiver (pid ${folder[2]}) holds this data folder: another window on this folder, or this tab before a reload. Take Over from the notification, or Restart.`;
+      const port = PORT_IN_USE.exec(state.message);
+      if (port) return `Port ${port[1]} is in use by another program. Use Another Port from the notification, or set hookbench.receiver.port.`;
       return `The receiver could not start: ${firstWords(state.message.replace(/^the server exited with code \d+: (hookbench: )?/, ''), 140)} Show Log says why.`;
+    }
   }
 }
 
