@@ -7,22 +7,19 @@
 import type * as http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { ADMIN_PREFIX, type AdminRoute, type AdminRoutes, type QueryParam } from '../core/contract/admin';
+import type { InstanceEvent, InstanceSummary } from '../core/contract/instances';
+import { LIVE_PATH, type LiveMessage } from '../core/contract/live';
 import type { Emitter } from '../core/events';
 import type { Logger } from '../core/log';
 import type { DurableObjectNamespace } from '../core/runtime/namespace';
 import { camelCaseToKebabCase } from '../core/runtime/protocol';
 import type { WorkerRuntime } from '../core/runtime/workerRuntime';
 import { safeEqualText } from '../core/signing/crypto';
-import { QueryError, QueryRunner, type QueryOptions, type QueryParam } from './adminQuery';
+import { QueryError, QueryRunner, type QueryOptions } from './adminQuery';
 import type { DeliveryLog } from './deliveryLog';
 import { readOnlyRefusal } from './readOnlySql';
 import type { Sink } from './sink';
-
-export interface InstanceEvent {
-  readonly kind: 'woken' | 'evicted' | 'deleted' | 'changed';
-  readonly namespace: string;
-  readonly name: string;
-}
 
 export interface AdminDeps {
   readonly token: string | undefined;
@@ -34,8 +31,6 @@ export interface AdminDeps {
   /** Limits of the read-only queries (time, rows, memory); the defaults suit serve. */
   readonly query?: QueryOptions;
 }
-
-export const ADMIN_PREFIX = '/__hookbench/';
 
 class HttpError extends Error {
   constructor(
@@ -50,6 +45,11 @@ function json(res: http.ServerResponse, status: number, value: unknown): void {
   const body = JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
   res.end(body);
+}
+
+/** A route's 200 answer, typed by the contract. */
+function answer<R extends AdminRoute>(res: http.ServerResponse, _route: R, value: AdminRoutes[R]): void {
+  json(res, 200, value);
 }
 
 function decode(segment: string | undefined, what: string): string {
@@ -93,7 +93,7 @@ export class AdminApi {
           return this.deliveries(req, res, url, rest);
         case 'sink':
           if (req.method !== 'GET') throw new HttpError(405, 'GET or POST');
-          return json(res, 200, { captures: this.deps.sink.list(rest[0] === undefined ? undefined : decode(rest[0], 'sink name'), limitOf(url)) });
+          return answer(res, 'GET /__hookbench/sink/<name>', { captures: this.deps.sink.list(rest[0] === undefined ? undefined : decode(rest[0], 'sink name'), limitOf(url)) });
         default:
           throw new HttpError(404, `no admin route ${url.pathname}`);
       }
@@ -108,7 +108,7 @@ export class AdminApi {
     const headers: Record<string, string> = {};
     for (let i = 0; i < req.rawHeaders.length; i += 2) headers[req.rawHeaders[i]!] = req.rawHeaders[i + 1]!;
     const capture = await this.deps.sink.capture(name, headers, body);
-    json(res, 200, { received: true, id: capture.id, verification: capture.verification });
+    answer(res, 'POST /__hookbench/sink/<name>', { received: true, id: capture.id, verification: capture.verification });
   }
 
   private async namespace(segment: string | undefined): Promise<DurableObjectNamespace> {
@@ -124,12 +124,12 @@ export class AdminApi {
       if (req.method !== 'GET') throw new HttpError(405, 'GET');
       const runtime = await this.deps.runtime();
       const instances = runtime.namespaces.flatMap((namespace) =>
-        namespace.instanceNames().map((name) => {
+        namespace.instanceNames().map((name): InstanceSummary => {
           const host = namespace.existingHost(name);
           return { namespace: namespace.binding, agent: camelCaseToKebabCase(namespace.binding), className: namespace.className, name, awake: host?.isAwake ?? false, connections: host?.connectionCount ?? 0 };
         }),
       );
-      return json(res, 200, { instances });
+      return answer(res, 'GET /__hookbench/instances', { instances });
     }
     const namespace = await this.namespace(rest[0]);
     const name = decode(rest[1], 'instance name');
@@ -146,20 +146,20 @@ export class AdminApi {
       // The caller's SQL never touches the live database: it runs on a copy, in a worker thread.
       const result = await this.queries.run({ image: () => instance.inspect((db) => db.image()), sql, params, timeoutMs });
       const rows = result.rows.map((row) => row.map((v) => (v instanceof Uint8Array ? { base64: Buffer.from(v).toString('base64') } : v)));
-      return json(res, 200, { columns: result.columns, rows, ...(result.truncated ? { truncated: true } : {}) });
+      return answer(res, 'POST /__hookbench/instances/<namespace>/<name>/query', { columns: result.columns, rows, ...(result.truncated ? { truncated: true as const } : {}) });
     }
     if (rest[2] === 'events' && rest.length === 3) {
       if (req.method !== 'DELETE') throw new HttpError(405, 'DELETE');
       const deleted = await host().inspect((db) => (tableExists(db, 'events') ? db.exec('DELETE FROM events').rowsWritten : 0));
       this.deps.instanceEvents.fire({ kind: 'changed', namespace: namespace.binding, name });
-      return json(res, 200, { deleted });
+      return answer(res, 'DELETE /__hookbench/instances/<namespace>/<name>/events', { deleted });
     }
     if (rest.length !== 2) throw new HttpError(404, 'no such admin route');
     if (req.method === 'DELETE') {
       const deleted = await namespace.destroy(name);
       if (!deleted) throw new HttpError(404, `no instance ${name}`);
       this.deps.instanceEvents.fire({ kind: 'deleted', namespace: namespace.binding, name });
-      return json(res, 200, { deleted: true, namespace: namespace.binding, name });
+      return answer(res, 'DELETE /__hookbench/instances/<namespace>/<name>', { deleted: true, namespace: namespace.binding, name });
     }
     if (req.method !== 'GET') throw new HttpError(405, 'GET or DELETE');
     const instance = host();
@@ -170,23 +170,23 @@ export class AdminApi {
         .rows.map(([table]) => ({ name: String(table), rows: Number(db.exec(`SELECT count(*) FROM "${String(table).replace(/"/g, '""')}"`).rows[0]![0]) }));
       return { state: stateRow ? (JSON.parse(String(stateRow[0])) as unknown) : null, tables };
     });
-    json(res, 200, { namespace: namespace.binding, agent: camelCaseToKebabCase(namespace.binding), name, awake: instance.isAwake, connections: instance.connectionCount, ...details });
+    answer(res, 'GET /__hookbench/instances/<namespace>/<name>', { namespace: namespace.binding, agent: camelCaseToKebabCase(namespace.binding), name, awake: instance.isAwake, connections: instance.connectionCount, ...details });
   }
 
   private deliveries(req: http.IncomingMessage, res: http.ServerResponse, url: URL, rest: string[]): void {
     if (req.method !== 'GET') throw new HttpError(405, 'GET');
-    if (rest.length === 0) return json(res, 200, { deliveries: this.deps.deliveries.list(limitOf(url)) });
+    if (rest.length === 0) return answer(res, 'GET /__hookbench/deliveries', { deliveries: this.deps.deliveries.list(limitOf(url)) });
     const record = this.deps.deliveries.get(decode(rest[0], 'delivery id'));
     if (!record) throw new HttpError(404, 'no such delivery');
     const { requestBody, ...rest_ } = record;
-    json(res, 200, { ...rest_, requestBody: requestBody.toString('utf8'), requestBodyBase64: requestBody.toString('base64') });
+    answer(res, 'GET /__hookbench/deliveries/<id>', { ...rest_, requestBody: requestBody.toString('utf8'), requestBodyBase64: requestBody.toString('base64') });
   }
 
   /** The live feed: instance, delivery and outbound events as JSON messages. */
   upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, url: URL): void {
     let ok = false;
     try {
-      ok = url.pathname === `${ADMIN_PREFIX}live` && this.authorized(req, url);
+      ok = url.pathname === LIVE_PATH && this.authorized(req, url);
     } catch {
       ok = false;
     }
@@ -195,7 +195,7 @@ export class AdminApi {
       return;
     }
     this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
-      const send = (message: unknown) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(message));
+      const send = (message: LiveMessage) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(message));
       const subscriptions = [
         this.deps.deliveries.onDidRecord((delivery) => send({ type: 'delivery', delivery })),
         this.deps.instanceEvents.event((event) => send({ type: 'instance', ...event })),

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { SqlValue } from '../core/runtime/journal';
 
-export type QueryParam = string | number | null;
+import type { QueryParam } from '../core/contract/admin';
 
 /** What the serve process sends the worker: one statement and the image to run it on. */
 export interface QueryJob {

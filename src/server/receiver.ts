@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { DUPLICATE_NOTE, OUTCOME_HEADER } from '../core/contract/deliveries';
+import { notesOf, type DeliveryNotes } from '../core/contract/notes';
 import type { Logger } from '../core/log';
 import { InstanceClosedError, StorageWriteError } from '../core/runtime/errors';
 import { UPGRADE, type UpgradeResponse } from '../core/runtime/instanceHost';
@@ -39,9 +40,6 @@ export interface ReceiverOptions {
 export const MAX_WEBSOCKET_MESSAGE = 1024 * 1024;
 /** Open WebSockets one client address may hold at once. */
 export const MAX_WEBSOCKETS_PER_CLIENT = 1024;
-
-/** What the worker says about a delivery, in response headers the receiver takes off the wire. */
-const INFO_PREFIX = 'x-hookbench-';
 
 export class Receiver {
   private readonly server: http.Server;
@@ -100,16 +98,17 @@ export class Receiver {
     let status = 500;
     let responseHeaders: Record<string, string> = {};
     let responseBody = '';
-    let info: Record<string, string> = {};
+    let notes: DeliveryNotes = {};
     try {
       const runtime = await this.options.runtime();
       const response = await runtime.fetch(toRequest(req, url.toString(), body));
-      ({ info, headers: responseHeaders } = splitInfo(response.headers));
+      notes = notesOf(response);
+      responseHeaders = headersOf(response.headers);
       status = response.status;
-      if (info['stored'] === 'false') {
+      if (notes.stored === false) {
         // Still 200, so the provider stops retrying; the sender (a replay, a test) learns it was not processed again.
         responseHeaders[OUTCOME_HEADER] = 'duplicate';
-        this.options.logger.info(`[receiver] ${req.method} ${url.pathname}: ${DUPLICATE_NOTE} (${safeDecode(info['event'] ?? '')})`);
+        this.options.logger.info(`[receiver] ${req.method} ${url.pathname}: ${DUPLICATE_NOTE} (${notes.event ?? ''})`);
       }
       if (isStreaming(response)) {
         responseBody = '(streamed)';
@@ -138,14 +137,14 @@ export class Receiver {
         writeText(res, 500, responseBody);
       }
     }
-    this.record(req, url, body, status, responseHeaders, responseBody, started, info);
+    this.record(req, url, body, status, responseHeaders, responseBody, started, notes);
   }
 
-  private record(req: http.IncomingMessage, url: URL, body: Buffer, status: number, responseHeaders: Record<string, string>, responseBody: string, started: number, info: Record<string, string>): void {
+  private record(req: http.IncomingMessage, url: URL, body: Buffer, status: number, responseHeaders: Record<string, string>, responseBody: string, started: number, notes: DeliveryNotes): void {
     if (!this.options.deliveries) return;
     const requestHeaders: Record<string, string> = {};
     for (let i = 0; i < req.rawHeaders.length; i += 2) requestHeaders[req.rawHeaders[i]!] = req.rawHeaders[i + 1]!;
-    const source = deliverySource(req.headers, info['verification'] ?? null);
+    const source = deliverySource(req.headers, notes.verification ?? null);
     try {
       this.options.deliveries.record({
         time: new Date().toISOString(),
@@ -157,11 +156,11 @@ export class Receiver {
         responseHeaders,
         responseBody,
         durationMs: performance.now() - started,
-        provider: info['provider'] ?? null,
-        entity: info['entity'] === undefined ? null : safeDecode(info['entity']),
-        verification: info['verification'] ?? null,
-        event: info['event'] === undefined ? null : safeDecode(info['event']),
-        ...(info['stored'] === 'false' ? { duplicate: true } : {}),
+        provider: notes.provider ?? null,
+        entity: notes.entity ?? null,
+        verification: notes.verification ?? null,
+        event: notes.event ?? null,
+        ...(notes.stored === false ? { duplicate: true } : {}),
         ...(source ? { source } : {}),
       });
     } catch (error) {
@@ -234,23 +233,13 @@ function unavailable(error: unknown): { error: Error; after: number } | undefine
   return undefined;
 }
 
-/** Splits the worker's x-hookbench-* notes from the headers that go to the client. */
-function splitInfo(headers: Headers): { info: Record<string, string>; headers: Record<string, string> } {
-  const info: Record<string, string> = {};
+/** The worker's headers as the client gets them; `set-cookie` goes separately, one line a cookie. */
+function headersOf(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {
-    if (name.startsWith(INFO_PREFIX)) info[name.slice(INFO_PREFIX.length)] = value;
-    else if (name !== 'set-cookie') out[name] = value;
+    if (name !== 'set-cookie') out[name] = value;
   });
-  return { info, headers: out };
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
+  return out;
 }
 
 function isStreaming(response: Response): boolean {

@@ -5,20 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SqlJsStatic } from 'sql.js';
+import type { Capture } from '../core/contract/sink';
 import { Emitter } from '../core/events';
 import { DurableDatabase } from '../core/runtime/durableDatabase';
 import { generic, normalizeHeaders } from '../core/signing';
-
-export interface Capture {
-  readonly id: string;
-  readonly sink: string;
-  readonly time: string;
-  readonly headers: Record<string, string>;
-  readonly body: string;
-  readonly bodyBase64: string;
-  /** "valid", the failure reason, or null when no sink secret is set. */
-  readonly verification: string | null;
-}
 
 export class Sink {
   private readonly captured = new Emitter<Capture>();

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { DisposableStore } from '../core/events';
 import type { Logger } from '../core/log';
-import type { DeliverySummary } from './client/adminClient';
+import type { DeliverySummary } from '../core/contract/deliveries';
 import { registerCommand } from './commands';
 import { HookbenchDocuments } from './documents';
 import type { AgentNode } from './views/agentsTree';

@@ -10,7 +10,7 @@ import type { DisposableStore } from '../core/events';
 import type { Logger } from '../core/log';
 import { asNewDelivery, buildDelivery, findTemplate, templatesFor } from '../core/payloads';
 import { PROVIDERS, schemeFor, type ProviderName } from '../core/signing';
-import type { DeliverySummary } from './client/adminClient';
+import type { DeliverySummary } from '../core/contract/deliveries';
 import { registerCommand } from './commands';
 import { localTarget } from './drafts/draftCommands';
 import type { DraftFiles } from './drafts/draftFiles';

@@ -3,47 +3,13 @@
  * feed. It holds the session token; nothing it fetches contains a secret.
  */
 import WebSocket from 'ws';
+import type { AdminRoute, AdminRoutes, DeliveryDetails, QueryParam } from '../../core/contract/admin';
+import type { DeliverySummary } from '../../core/contract/deliveries';
+import type { EventRow, InstanceDetails, InstanceSummary } from '../../core/contract/instances';
+import { LIVE_PATH, type LiveMessage } from '../../core/contract/live';
+import type { Capture } from '../../core/contract/sink';
 import { Emitter } from '../../core/events';
 import type { Logger } from '../../core/log';
-import type { DeliverySummary } from '../../core/contract/deliveries';
-
-export interface InstanceSummary {
-  readonly namespace: string;
-  readonly agent: string;
-  readonly className: string;
-  readonly name: string;
-  readonly awake: boolean;
-  readonly connections: number;
-}
-
-export interface InstanceDetails extends InstanceSummary {
-  readonly state: unknown;
-  readonly tables: { name: string; rows: number }[];
-}
-
-export interface EventRow {
-  readonly id: string;
-  readonly type: string;
-  readonly action: string | null;
-  readonly title: string;
-  readonly timestamp: string;
-}
-
-export type { DeliverySummary } from '../../core/contract/deliveries';
-
-export interface CaptureSummary {
-  readonly id: string;
-  readonly sink: string;
-  readonly time: string;
-  readonly body: string;
-  readonly verification: string | null;
-}
-
-export type LiveMessage =
-  | { type: 'hello' }
-  | { type: 'delivery'; delivery: DeliverySummary }
-  | { type: 'instance'; kind: 'woken' | 'evicted' | 'deleted' | 'changed'; namespace: string; name: string }
-  | { type: 'outbound'; capture: CaptureSummary };
 
 export class AdminClient {
   private socket: WebSocket | undefined;
@@ -57,23 +23,28 @@ export class AdminClient {
     private readonly logger: Logger,
   ) {}
 
-  private async get<T>(path: string, init: { method?: string; body?: string } = {}): Promise<T> {
+  /** Asks `route` at `path` (below /__hookbench/); the answer has the type the contract gives the route. */
+  private async get<R extends AdminRoute>(_route: R, path: string, init: { method?: string; body?: string } = {}): Promise<AdminRoutes[R]> {
     const response = await fetch(`${this.baseUrl}/__hookbench/${path}`, { ...init, headers: { authorization: `Bearer ${this.token}` } });
-    const body = (await response.json()) as T & { error?: string };
+    const body = (await response.json()) as AdminRoutes[R] & { error?: string };
     if (!response.ok) throw new Error(body.error ?? `admin API answered ${response.status}`);
     return body;
   }
 
+  private static instancePath(namespace: string, name: string): string {
+    return `instances/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
+  }
+
   async instances(): Promise<InstanceSummary[]> {
-    return (await this.get<{ instances: InstanceSummary[] }>('instances')).instances;
+    return (await this.get('GET /__hookbench/instances', 'instances')).instances;
   }
 
   instance(namespace: string, name: string): Promise<InstanceDetails> {
-    return this.get<InstanceDetails>(`instances/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`);
+    return this.get('GET /__hookbench/instances/<namespace>/<name>', AdminClient.instancePath(namespace, name));
   }
 
-  async query(namespace: string, name: string, sql: string, params: (string | number | null)[] = []): Promise<Record<string, unknown>[]> {
-    const result = await this.get<{ columns: string[]; rows: unknown[][] }>(`instances/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/query`, { method: 'POST', body: JSON.stringify({ sql, params }) });
+  async query(namespace: string, name: string, sql: string, params: QueryParam[] = []): Promise<Record<string, unknown>[]> {
+    const result = await this.get('POST /__hookbench/instances/<namespace>/<name>/query', `${AdminClient.instancePath(namespace, name)}/query`, { method: 'POST', body: JSON.stringify({ sql, params }) });
     return result.rows.map((row) => Object.fromEntries(result.columns.map((c, i) => [c, row[i]])));
   }
 
@@ -87,29 +58,29 @@ export class AdminClient {
   }
 
   async clearEvents(namespace: string, name: string): Promise<number> {
-    return (await this.get<{ deleted: number }>(`instances/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/events`, { method: 'DELETE' })).deleted;
+    return (await this.get('DELETE /__hookbench/instances/<namespace>/<name>/events', `${AdminClient.instancePath(namespace, name)}/events`, { method: 'DELETE' })).deleted;
   }
 
   async deleteInstance(namespace: string, name: string): Promise<void> {
-    await this.get(`instances/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`, { method: 'DELETE' });
+    await this.get('DELETE /__hookbench/instances/<namespace>/<name>', AdminClient.instancePath(namespace, name), { method: 'DELETE' });
   }
 
   async deliveries(limit = 200): Promise<DeliverySummary[]> {
-    return (await this.get<{ deliveries: DeliverySummary[] }>(`deliveries?limit=${limit}`)).deliveries;
+    return (await this.get('GET /__hookbench/deliveries', `deliveries?limit=${limit}`)).deliveries;
   }
 
-  delivery(id: string): Promise<DeliverySummary & { requestHeaders: Record<string, string>; requestBody: string; requestBodyBase64: string; responseHeaders: Record<string, string>; responseBody: string }> {
-    return this.get(`deliveries/${encodeURIComponent(id)}`);
+  delivery(id: string): Promise<DeliveryDetails> {
+    return this.get('GET /__hookbench/deliveries/<id>', `deliveries/${encodeURIComponent(id)}`);
   }
 
-  async captures(limit = 200): Promise<CaptureSummary[]> {
-    return (await this.get<{ captures: CaptureSummary[] }>(`sink?limit=${limit}`)).captures;
+  async captures(limit = 200): Promise<Capture[]> {
+    return (await this.get('GET /__hookbench/sink', `sink?limit=${limit}`)).captures;
   }
 
   /** Connects the live feed, reconnecting while the client is open. */
   connectLive(): void {
     if (this.closed || this.socket) return;
-    const socket = new WebSocket(`${this.baseUrl.replace(/^http/, 'ws')}/__hookbench/live`, { headers: { authorization: `Bearer ${this.token}` } });
+    const socket = new WebSocket(`${this.baseUrl.replace(/^http/, 'ws')}${LIVE_PATH}`, { headers: { authorization: `Bearer ${this.token}` } });
     this.socket = socket;
     socket.on('message', (data) => {
       try {

@@ -4,7 +4,7 @@
  * `getTreeItem` builds a fresh item each time.
  */
 import * as vscode from 'vscode';
-import type { EventRow, InstanceDetails, InstanceSummary } from '../client/adminClient';
+import type { EventRow, InstanceDetails, InstanceSummary, WebhookState } from '../../core/contract/instances';
 import type { AttachedWorker, AttachedWorkers } from './attachedWorkers';
 import { relativeTime, type ExplorerSession } from './explorerSession';
 import { textTooltip } from './tooltip';
@@ -20,11 +20,8 @@ export type AgentNode =
   | { kind: 'events'; namespace: string; name: string; count: number }
   | { kind: 'event'; namespace: string; name: string; event: EventRow & { payload?: string | null } };
 
-interface WebhookState {
-  lastEventType?: string | null;
-  lastEventAt?: string | null;
-  stats?: { total?: number };
-}
+/** What the tree shows of an instance's state: the built-in worker's fields, when a state has them. */
+type ShownState = Partial<WebhookState>;
 
 function preview(value: unknown): string {
   if (value === null) return 'null';
@@ -114,7 +111,7 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         });
       case 'remote': {
         const connection = this.attached.connection(node.worker, node.name);
-        const state = (connection?.state ?? {}) as WebhookState;
+        const state = (connection?.state ?? {}) as ShownState;
         const description = connection?.error ? `not connected: ${connection.error}` : [state.lastEventType ?? undefined, state.lastEventAt ? relativeTime(state.lastEventAt) : undefined, state.stats?.total === undefined ? undefined : `${state.stats.total} total`].filter(Boolean).join(' · ');
         return Object.assign(new vscode.TreeItem(node.name, collapsed), {
           id: `r:${node.worker.baseUrl}|${node.worker.agent}|${node.name}`,
@@ -137,7 +134,7 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
           contextValue: 'hookbench.namespace',
         });
       case 'instance': {
-        const state = (node.details?.state ?? {}) as WebhookState;
+        const state = (node.details?.state ?? {}) as ShownState;
         const count = node.details?.tables.find((t) => t.name === 'events')?.rows;
         const parts = [count === undefined ? undefined : `${count} event${count === 1 ? '' : 's'}`, state.lastEventType ?? undefined, state.lastEventAt ? relativeTime(state.lastEventAt) : undefined];
         const tooltip = textTooltip([[{ strong: node.name }, ` (${node.agent})`], [`${node.details?.awake ? 'awake' : 'asleep'} · ${node.details?.connections ?? 0} connection(s)`]]);

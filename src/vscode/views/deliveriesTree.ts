@@ -3,7 +3,8 @@
  * status and why (a 401 says "stale", "mismatch", "no_secret"…).
  */
 import * as vscode from 'vscode';
-import type { AdminClient, DeliverySummary } from '../client/adminClient';
+import type { DeliverySummary } from '../../core/contract/deliveries';
+import type { AdminClient } from '../client/adminClient';
 import { relativeTime } from './explorerSession';
 import { ListTree } from './listTree';
 import { textTooltip } from './tooltip';

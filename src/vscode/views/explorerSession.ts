@@ -6,7 +6,8 @@
 import type * as vscode from 'vscode';
 import { DisposableStore, Emitter } from '../../core/events';
 import type { Logger } from '../../core/log';
-import { AdminClient, type LiveMessage } from '../client/adminClient';
+import type { LiveMessage } from '../../core/contract/live';
+import { AdminClient } from '../client/adminClient';
 import type { ServerController } from '../server/serverController';
 
 export class ExplorerSession implements vscode.Disposable {

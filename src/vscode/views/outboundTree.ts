@@ -1,6 +1,7 @@
 /** The Outbound view: webhooks agents sent to the local sink, with their signature check. */
 import * as vscode from 'vscode';
-import type { AdminClient, CaptureSummary } from '../client/adminClient';
+import type { CaptureSummary } from '../../core/contract/sink';
+import type { AdminClient } from '../client/adminClient';
 import { relativeTime } from './explorerSession';
 import { ListTree } from './listTree';
 import { textTooltip } from './tooltip';

@@ -33,13 +33,7 @@ export function signedUrl(request: Request, env: CheckEnv): string {
 /** Notes for the deliveries log about a rejected request; never the secret or the signature. */
 function rejected(provider: string, entity: string | undefined, reason: string): Response {
   console.warn(`[security] rejected a ${provider} webhook${entity === undefined ? '' : ` for ${entity}`}: ${reason}`);
-  // Header values are Latin-1: anything else in a reason is replaced rather than failing the reply.
-  const headerSafe = reason.replace(/[^\x20-\x7e]/g, '?');
-  return textResponse('Invalid signature', 401, { 'x-hookbench-provider': provider, ...entityNote(entity), 'x-hookbench-verification': headerSafe });
-}
-
-export function entityNote(entity: string | undefined): Record<string, string> {
-  return entity === undefined ? {} : { 'x-hookbench-entity': encodeURIComponent(entity) };
+  return textResponse('Invalid signature', 401, { provider, entity, verification: reason });
 }
 
 /** Verifies and parses `body` (the request's raw bytes) for `route`; `entity` only names it in the notes. */
@@ -55,6 +49,6 @@ export function checkDelivery(route: WebhookRoute, request: Request, body: Uint8
   try {
     return { ok: true, provider: route.provider, body, parsed: parsePayload(body, request.headers.get('content-type')) };
   } catch {
-    return { ok: false, response: textResponse('Invalid', 400, { 'x-hookbench-provider': route.provider, ...entityNote(entity), 'x-hookbench-verification': 'valid' }) };
+    return { ok: false, response: textResponse('Invalid', 400, { provider: route.provider, entity, verification: 'valid' }) };
   }
 }

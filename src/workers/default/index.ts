@@ -12,7 +12,7 @@ import type { WebhookEnv } from './webhookAgent';
 
 export { WebhookAgent } from './webhookAgent';
 
-const text = (body: string, status: number, provider?: string) => textResponse(body, status, provider ? { 'x-hookbench-provider': provider } : {});
+const text = (body: string, status: number, provider?: string) => textResponse(body, status, provider ? { provider } : {});
 
 export default {
   async fetch(request: Request, env: WebhookEnv): Promise<Response> {

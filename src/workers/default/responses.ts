@@ -1,4 +1,6 @@
-/** The seed's answers are short text/plain bodies; `headers` carry Hookbench's notes about them. */
-export function textResponse(body: string, status: number, headers: Record<string, string> = {}): Response {
-  return new Response(body, { status, headers: { 'content-type': 'text/plain;charset=UTF-8', ...headers } });
+import { noteDelivery, type DeliveryNotes } from '../../core/contract/notes';
+
+/** The seed's answers are short text/plain bodies; `notes` tell the receiver about the delivery. */
+export function textResponse(body: string, status: number, notes: DeliveryNotes = {}): Response {
+  return noteDelivery(new Response(body, { status, headers: { 'content-type': 'text/plain;charset=UTF-8' } }), notes);
 }

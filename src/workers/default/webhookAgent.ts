@@ -8,7 +8,8 @@ import { Agent, callable } from 'agents';
 import { locate, normalizeHeaders, schemeFor, type HeaderMap, type ProviderName } from '../../core/signing';
 import { notifyChat, sendJsonWebhook } from '../../core/outbound';
 import { describeEvent } from './describe';
-import { checkDelivery, entityNote } from './check';
+import { checkDelivery } from './check';
+import type { StoredEvent, WebhookState } from '../../core/contract/instances';
 import type { ParsedPayload } from './payload';
 import { textResponse } from './responses';
 import { webhookRoute } from './routes';
@@ -27,24 +28,6 @@ export interface WebhookEnv {
   /** Post a one-line chat notification ({"text"}) for every stored event. */
   readonly CHAT_WEBHOOK_URL?: string;
   readonly [secret: string]: unknown;
-}
-
-export interface WebhookState {
-  lastEventType: string | null;
-  lastEventAt: string | null;
-  stats: { total: number; byType: Record<string, number> };
-}
-
-export interface StoredEvent {
-  id: string;
-  type: string;
-  action: string | null;
-  title: string;
-  description: string | null;
-  url: string | null;
-  actor: string | null;
-  payload: string | null;
-  timestamp: string;
 }
 
 export interface Delivery {
@@ -78,13 +61,13 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
     const checked = checkDelivery(route, request, body, this.env, this.name);
     if (!checked.ok) return checked.response;
     const event = this.toEvent(checked.provider, normalizeHeaders(request.headers.entries()), request.headers, checked.parsed, body);
-    const info = { 'x-hookbench-provider': checked.provider, ...entityNote(this.name), 'x-hookbench-verification': 'valid', 'x-hookbench-event': encodeURIComponent(event.id) };
+    const notes = { provider: checked.provider, entity: this.name, verification: 'valid', event: event.id };
     if (route.queued) {
       await this.queue('processDelivery', { provider: checked.provider, event });
-      return textResponse('Accepted', 202, info);
+      return textResponse('Accepted', 202, notes);
     }
     const stored = this.store(event);
-    return textResponse('OK', 200, { ...info, 'x-hookbench-stored': String(stored) });
+    return textResponse('OK', 200, { ...notes, stored });
   }
 
   private toEvent(provider: ProviderName, headers: HeaderMap, raw: Headers, { payload, stored }: ParsedPayload, body: Uint8Array): StoredEvent {

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import WebSocket from 'ws';
+import type * as Contract from '../../../src/core/contract/instances';
 import { lineLogger } from '../../../src/core/log';
 import { loadSqlJs } from '../../../src/core/runtime/sqljs';
 import { findWranglerConfig, readWranglerConfig, type WranglerConfig } from '../../../src/core/runtime/wranglerConfig';
@@ -12,11 +13,8 @@ import { defaultWorkerConfig, type DefaultWorkerSettings } from '../../../src/se
 import { routeConsole } from '../../../src/server/consoleRoute';
 import { startServer, type RunningServer } from '../../../src/server/server';
 
-export interface InstanceEvent {
-  readonly kind: 'woken' | 'evicted';
-  readonly namespace: string;
-  readonly name: string;
-}
+/** The runtime's own instance events: the admin API's deletions and clears are left out. */
+export type InstanceEvent = Contract.InstanceEvent & { readonly kind: 'woken' | 'evicted' };
 
 export interface Served {
   readonly url: string;

@@ -99,6 +99,18 @@ describe('deliveries log', () => {
     assert.equal(full.body.requestHeaders['x-github-delivery'], 'log-good');
     assert.equal((await admin('deliveries/not-an-id')).status, 404);
   });
+
+  it('records the event a delivery was stored as, and marks the same delivery id again as a duplicate', async () => {
+    const delivery = githubPush('Acme/Dup', 'dup-1');
+    assert.equal((await webhook('/webhooks/github/dup-entity', delivery)).headers.get('hookbench-outcome'), null);
+    const again = await webhook('/webhooks/github/dup-entity', delivery);
+    assert.equal(again.status, 200);
+    assert.equal(again.headers.get('hookbench-outcome'), 'duplicate');
+    const { body } = await admin('deliveries?limit=2');
+    const [second, first] = body.deliveries as { event: string | null; entity: string; duplicate?: boolean }[];
+    assert.deepEqual([first!.event, first!.entity, first!.duplicate], ['dup-1', 'dup-entity', undefined]);
+    assert.deepEqual([second!.event, second!.duplicate], ['dup-1', true]);
+  });
 });
 
 describe('sink and live feed', () => {

@@ -2,7 +2,7 @@
 // to CHAT_WEBHOOK_URL; another Hookbench's sink captures them and checks the signature.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Capture } from '../../../src/server/sink';
+import type { Capture } from '../../../src/core/contract/sink';
 import { serveDefaultWorker } from '../helpers/serveWorker';
 import { githubPush, SECRETS } from './payloads';
 

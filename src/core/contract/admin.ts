@@ -1,0 +1,75 @@
+/**
+ * The admin API (DESIGN §3.4, docs/admin-api.md): every route and what it answers, declared once
+ * for the serve process that answers and the extension that asks. A unit test checks the doc
+ * names exactly the routes and live messages declared here.
+ */
+import type { DeliveryRecord, DeliverySummary } from './deliveries';
+import type { InstanceDetails, InstanceSummary } from './instances';
+import type { Capture, SinkReceipt } from './sink';
+
+/** Where the admin API answers, on the receiver's address. */
+export const ADMIN_PREFIX = '/__hookbench/';
+
+/** Every error answer, with its status. */
+export interface AdminError {
+  readonly error: string;
+}
+
+/** A value of a query's result: blobs come as `{"base64": "…"}`. */
+export type QueryValue = string | number | null | { readonly base64: string };
+/** A value a query may bind to a `?`. */
+export type QueryParam = string | number | null;
+
+/** The body of `POST …/query`: one read-only statement. */
+export interface QueryRequest {
+  readonly sql: string;
+  readonly params?: readonly QueryParam[];
+  /** A shorter time limit than the default, never a longer one. */
+  readonly timeoutMs?: number;
+}
+
+export interface QueryResult {
+  readonly columns: readonly string[];
+  readonly rows: readonly (readonly QueryValue[])[];
+  /** Present when the row cap cut the result. */
+  readonly truncated?: true;
+}
+
+/** One delivery with its request body as UTF-8 text and as the exact bytes. */
+export type DeliveryDetails = Omit<DeliveryRecord, 'requestBody'> & { readonly requestBody: string; readonly requestBodyBase64: string };
+
+/**
+ * What each route answers with 200, keyed by its method and path as docs/admin-api.md names them
+ * (`<namespace>`, `<name>`, `<id>` are percent-encoded segments).
+ */
+export interface AdminRoutes {
+  'GET /__hookbench/instances': { readonly instances: InstanceSummary[] };
+  'GET /__hookbench/instances/<namespace>/<name>': InstanceDetails;
+  'DELETE /__hookbench/instances/<namespace>/<name>': { readonly deleted: true; readonly namespace: string; readonly name: string };
+  'DELETE /__hookbench/instances/<namespace>/<name>/events': { readonly deleted: number };
+  'POST /__hookbench/instances/<namespace>/<name>/query': QueryResult;
+  'GET /__hookbench/deliveries': { readonly deliveries: DeliverySummary[] };
+  'GET /__hookbench/deliveries/<id>': DeliveryDetails;
+  'POST /__hookbench/sink/<name>': SinkReceipt;
+  'GET /__hookbench/sink/<name>': { readonly captures: Capture[] };
+  'GET /__hookbench/sink': { readonly captures: Capture[] };
+}
+
+export type AdminRoute = keyof AdminRoutes;
+
+/** The routes as values, for the doc check; the type below fails to compile when one is missing. */
+export const ADMIN_ROUTES = [
+  'GET /__hookbench/instances',
+  'GET /__hookbench/instances/<namespace>/<name>',
+  'DELETE /__hookbench/instances/<namespace>/<name>',
+  'DELETE /__hookbench/instances/<namespace>/<name>/events',
+  'POST /__hookbench/instances/<namespace>/<name>/query',
+  'GET /__hookbench/deliveries',
+  'GET /__hookbench/deliveries/<id>',
+  'POST /__hookbench/sink/<name>',
+  'GET /__hookbench/sink/<name>',
+  'GET /__hookbench/sink',
+] as const satisfies readonly AdminRoute[];
+
+type Exhaustive<Missing extends never> = Missing;
+export type AdminRoutesListed = Exhaustive<Exclude<AdminRoute, (typeof ADMIN_ROUTES)[number]>>;

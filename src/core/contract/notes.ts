@@ -1,0 +1,50 @@
+/**
+ * What a worker tells the receiver about a delivery it answered, for the deliveries log: the
+ * provider, the entity, the verification outcome, the event it was stored as, and whether it was
+ * stored or recognised as a duplicate.
+ *
+ * The notes ride on the Response object the worker returns, which reaches the receiver unchanged
+ * in-process (worker `fetch` → stub → instance host → agent `onRequest` all hand the same object
+ * back). They are a property under a registered symbol rather than a WeakMap of this module: the
+ * built-in worker is its own bundle with its own copy of this module, and `Symbol.for` is the one
+ * key both copies share without module-level state. Deployed to Cloudflare, the property is
+ * simply never read.
+ *
+ * Who may write them: any worker the runtime runs, the user's own included. The notes only label
+ * the user's own deliveries log with what the worker that handled the request claims, and that
+ * worker is the user's code, already running with the serve process's rights. What they may not be
+ * is data from the wire: a worker that proxies a response from elsewhere (`return fetch(upstream)`)
+ * hands over a Response no one here noted, so an upstream cannot label deliveries, as it could
+ * when notes were `x-hookbench-*` headers. {@link notesOf} accepts only well-formed notes.
+ */
+
+export interface DeliveryNotes {
+  /** The provider the worker took the request for (`github`, `stripe`, … or `unknown`). */
+  readonly provider?: string;
+  readonly entity?: string;
+  /** "valid", or the failure reason and its message. */
+  readonly verification?: string;
+  /** The id of the event the delivery was stored as (or recognised as a duplicate of). */
+  readonly event?: string;
+  /** False when the delivery id had been processed already, so nothing was stored again. */
+  readonly stored?: boolean;
+}
+
+const NOTES = Symbol.for('hookbench.deliveryNotes');
+/** Longer strings are cut: the notes are labels, and a worker's bug must not bloat the log. */
+const MAX_NOTE = 2048;
+
+/** Attaches `notes` to the `response` the worker is about to return; returns the response. */
+export function noteDelivery<R extends Response>(response: R, notes: DeliveryNotes): R {
+  Object.defineProperty(response, NOTES, { value: notes, enumerable: false, configurable: true });
+  return response;
+}
+
+/** The notes attached to `response`, keeping only the well-formed ones; `{}` when there are none. */
+export function notesOf(response: Response): DeliveryNotes {
+  const raw = (response as unknown as Record<symbol, unknown>)[NOTES];
+  if (typeof raw !== 'object' || raw === null) return {};
+  const given = raw as Record<string, unknown>;
+  const text = (key: keyof DeliveryNotes) => (typeof given[key] === 'string' ? { [key]: (given[key] as string).slice(0, MAX_NOTE) } : {});
+  return { ...text('provider'), ...text('entity'), ...text('verification'), ...text('event'), ...(typeof given['stored'] === 'boolean' ? { stored: given['stored'] } : {}) };
+}
