@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ADMIN_PREFIX, type AdminRoute, type AdminRoutes, type QueryParam } from '../core/contract/admin';
 import type { InstanceEvent, InstanceSummary } from '../core/contract/instances';
-import { LIVE_PATH, type LiveMessage } from '../core/contract/live';
+import { instanceMessage, LIVE_PATH, type LiveMessage } from '../core/contract/live';
 import type { Emitter } from '../core/events';
 import type { Logger } from '../core/log';
 import type { DurableObjectNamespace } from '../core/runtime/namespace';
@@ -198,7 +198,7 @@ export class AdminApi {
       const send = (message: LiveMessage) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(message));
       const subscriptions = [
         this.deps.deliveries.onDidRecord((delivery) => send({ type: 'delivery', delivery })),
-        this.deps.instanceEvents.event((event) => send({ type: 'instance', ...event })),
+        this.deps.instanceEvents.event((event) => send(instanceMessage(event))),
         this.deps.sink.onDidCapture(({ bodyBase64: _b, ...capture }) => send({ type: 'outbound', capture })),
       ];
       ws.on('close', () => subscriptions.forEach((s) => s.dispose()));

@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import type * as esbuildType from 'esbuild';
 import type { SqlJsStatic } from 'sql.js';
+import type { InstanceEvent } from '../core/contract/instances';
 import type { Logger } from '../core/log';
 import { evaluateWorker, watchWorker, bundleWorker, type Bundle, WorkerBuildError } from '../core/runtime/loader';
 import { WorkerRuntime } from '../core/runtime/workerRuntime';
@@ -23,7 +24,7 @@ export interface WorkerHostOptions {
   readonly esbuild: typeof esbuildType;
   readonly watch: boolean;
   readonly idleMs?: number;
-  readonly onInstance?: (event: { kind: 'woken' | 'evicted'; namespace: string; name: string }) => void;
+  readonly onInstance?: (event: InstanceEvent) => void;
 }
 
 export class WorkerHost {

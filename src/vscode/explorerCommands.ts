@@ -46,8 +46,8 @@ export function registerExplorerCommands(store: DisposableStore, logger: Logger,
     if (n?.kind !== 'instance' || !session.client) return;
     const answer = await vscode.window.showWarningMessage(`Delete ${n.name} and all its state and events?`, { modal: true }, 'Delete');
     if (answer !== 'Delete') return;
+    // The live feed's `deleted` message takes it out of the views.
     await session.client.deleteInstance(n.namespace, n.name);
-    session.schedule();
   });
 
   // `confirmed` is for callers that already asked (tests, other extensions); menus pass the node only.
@@ -56,12 +56,11 @@ export function registerExplorerCommands(store: DisposableStore, logger: Logger,
     if (n?.kind !== 'instance' || !session.client) return undefined;
     const answer = confirmed === true ? 'Clear Events' : await vscode.window.showWarningMessage(`Delete every stored event of ${n.name}? Its state stays as it is.`, { modal: true }, 'Clear Events');
     if (answer !== 'Clear Events') return undefined;
-    const deleted = await session.client.clearEvents(n.namespace, n.name);
-    session.schedule();
-    return deleted;
+    // The live feed's `changed` message has the views read its events again.
+    return session.client.clearEvents(n.namespace, n.name);
   });
 
-  registerCommand(store, logger, 'hookbench.views.refresh', () => session.schedule());
+  registerCommand(store, logger, 'hookbench.views.refresh', () => session.reload());
 
   registerCommand(store, logger, 'hookbench.worker.attach', async (args?: unknown) => {
     const given = (args ?? {}) as Partial<AttachedWorker>;

@@ -27,15 +27,27 @@ export interface InstanceDetails extends Omit<InstanceSummary, 'className'> {
   readonly tables: TableSummary[];
 }
 
-/**
- * Something that happened to an instance: woken or evicted by the runtime, deleted through the
- * admin API, or `changed` (its events were cleared through the admin API).
- */
-export interface InstanceEvent {
-  readonly kind: 'woken' | 'evicted' | 'deleted' | 'changed';
+/** Which instance a message is about. */
+export interface InstanceRef {
   readonly namespace: string;
   readonly name: string;
 }
+
+/**
+ * Something that happened to an instance, with what a view needs to show it without asking again:
+ * `created` (its first wake: data on disk from now on), `woken` and `evicted` by the runtime, each
+ * with its summary; `deleted` through the admin API; `changed` (its events were cleared through
+ * the admin API, so the view re-reads them); `state` (the agent's state row was set, as the
+ * agents protocol broadcasts it); `event` (the agent stored an event row, without its payload).
+ */
+export type InstanceEvent =
+  | (InstanceRef & { readonly kind: 'created' | 'woken' | 'evicted'; readonly instance: InstanceSummary })
+  | (InstanceRef & { readonly kind: 'deleted' | 'changed' })
+  | (InstanceRef & { readonly kind: 'state'; readonly state: unknown })
+  | (InstanceRef & { readonly kind: 'event'; readonly event: EventRow });
+
+/** The lifecycle events, which the live feed sends as `instance` messages. */
+export type InstanceLifecycle = Extract<InstanceEvent, { readonly kind: 'created' | 'woken' | 'evicted' | 'deleted' | 'changed' }>;
 
 /** A row of the built-in worker's `events` table (seed §4.3), as its callables and queries return it. */
 export interface StoredEvent {

@@ -1,6 +1,6 @@
 /** The admin API's live feed (WebSocket `/__hookbench/live`): one JSON message per change. */
 import type { DeliverySummary } from './deliveries';
-import type { InstanceEvent } from './instances';
+import type { EventRow, InstanceEvent, InstanceLifecycle, InstanceRef } from './instances';
 import type { CaptureSummary } from './sink';
 
 export const LIVE_PATH = '/__hookbench/live';
@@ -10,14 +10,31 @@ export type LiveMessage =
   | { readonly type: 'hello' }
   /** Every request the receiver recorded. */
   | { readonly type: 'delivery'; readonly delivery: DeliverySummary }
-  | ({ readonly type: 'instance' } & InstanceEvent)
+  /** An instance created, woken, evicted (with its summary), deleted, or its events cleared. */
+  | ({ readonly type: 'instance' } & InstanceLifecycle)
+  /** An agent's new state, as the agents protocol broadcasts it to its clients. */
+  | (InstanceRef & { readonly type: 'state'; readonly state: unknown })
+  /** An event row the agent stored, without its payload. */
+  | (InstanceRef & { readonly type: 'event'; readonly event: EventRow })
   /** Every request the outbound sink captured. */
   | { readonly type: 'outbound'; readonly capture: CaptureSummary };
 
 export type LiveMessageType = LiveMessage['type'];
 
 /** The message types as values, for the doc check; the type below fails to compile when one is missing. */
-export const LIVE_MESSAGE_TYPES = ['hello', 'delivery', 'instance', 'outbound'] as const satisfies readonly LiveMessageType[];
+export const LIVE_MESSAGE_TYPES = ['hello', 'delivery', 'instance', 'state', 'event', 'outbound'] as const satisfies readonly LiveMessageType[];
 
 type Exhaustive<Missing extends never> = Missing;
 export type LiveMessageTypesListed = Exhaustive<Exclude<LiveMessageType, (typeof LIVE_MESSAGE_TYPES)[number]>>;
+
+/** The live message that tells clients about `event`. */
+export function instanceMessage(event: InstanceEvent): LiveMessage {
+  switch (event.kind) {
+    case 'state':
+      return { type: 'state', namespace: event.namespace, name: event.name, state: event.state };
+    case 'event':
+      return { type: 'event', namespace: event.namespace, name: event.name, event: event.event };
+    default:
+      return { type: 'instance', ...event };
+  }
+}

@@ -18,6 +18,8 @@
  * when notes were `x-hookbench-*` headers. {@link notesOf} accepts only well-formed notes.
  */
 
+import type { EventRow } from './instances';
+
 export interface DeliveryNotes {
   /** The provider the worker took the request for (`github`, `stripe`, … or `unknown`). */
   readonly provider?: string;
@@ -47,4 +49,28 @@ export function notesOf(response: Response): DeliveryNotes {
   const given = raw as Record<string, unknown>;
   const text = (key: keyof DeliveryNotes) => (typeof given[key] === 'string' ? { [key]: (given[key] as string).slice(0, MAX_NOTE) } : {});
   return { ...text('provider'), ...text('entity'), ...text('verification'), ...text('event'), ...(typeof given['stored'] === 'boolean' ? { stored: given['stored'] } : {}) };
+}
+
+/**
+ * What an agent tells the runtime hosting it, for the live feed: an event row it stored. The
+ * channel is a property of the agent's `ctx` under a registered symbol, for the reason the
+ * delivery notes use one (the worker is its own bundle); on Cloudflare there is none and
+ * {@link noteEventStored} does nothing.
+ */
+export interface InstanceNotices {
+  eventStored(event: EventRow): void;
+}
+
+const INSTANCE_NOTICES = Symbol.for('hookbench.instanceNotices');
+
+/** Gives the agent whose `ctx` this is a channel to the runtime. */
+export function provideInstanceNotices(ctx: object, notices: InstanceNotices): void {
+  Object.defineProperty(ctx, INSTANCE_NOTICES, { value: notices, enumerable: false, configurable: true });
+}
+
+/** Tells the runtime hosting this agent (if any) that `event` was stored; the payload stays behind. */
+export function noteEventStored(ctx: object, event: EventRow): void {
+  const notices = (ctx as Record<symbol, unknown>)[INSTANCE_NOTICES] as Partial<InstanceNotices> | undefined;
+  if (typeof notices?.eventStored !== 'function') return;
+  notices.eventStored({ id: event.id, type: event.type, action: event.action, title: event.title, timestamp: event.timestamp });
 }

@@ -109,6 +109,7 @@ export class Agent<Env = unknown, State = unknown> extends DurableObject<Env> {
     for (const connection of this.#connections.values()) {
       if (connection.protocol && connection.id !== exclude) connection.send((frame ??= broadcastStateFrame(state)));
     }
+    this.#services.onStateChanged?.(state);
     this.ctx.waitUntil(
       Promise.resolve()
         .then(() => this.#notifyStateChanged(state, source))

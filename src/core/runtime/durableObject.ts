@@ -17,6 +17,8 @@ export interface InstanceServices {
   /** Sends through the instance's output gate. */
   gate(send: () => void): void;
   now(): number;
+  /** The agent set its state (persisted and broadcast to its clients); the runtime tells its own. */
+  onStateChanged?(state: unknown): void;
 }
 
 /** The runtime's handle on an instance's services; not part of the Cloudflare API. */

@@ -15,6 +15,8 @@ import { DurableObjectState, type DurableObjectId, type InstanceServices } from 
 import { nanoid } from './jobs';
 import { OutputGate } from './outputGate';
 import { writePrivate } from './privateFiles';
+import type { EventRow } from '../contract/instances';
+import { provideInstanceNotices } from '../contract/notes';
 
 export interface HostDeps {
   readonly sql: SqlJsStatic;
@@ -23,8 +25,11 @@ export interface HostDeps {
   readonly now: () => number;
   readonly idleMs: number;
   readonly snapshotAfterBytes?: number;
-  readonly onWake?: (name: string) => void;
+  /** `created` on the first wake ever, when the instance's folder was just made. */
+  readonly onWake?: (name: string, created: boolean) => void;
   readonly onEvict?: (name: string) => void;
+  readonly onState?: (name: string, state: unknown) => void;
+  readonly onEventStored?: (name: string, event: EventRow) => void;
 }
 
 export type DurableObjectClass = new (ctx: DurableObjectState, env: never) => object;
@@ -85,7 +90,8 @@ export class InstanceHost {
       const db = await DurableDatabase.open({ sql: this.deps.sql, dir: this.deps.dir, snapshotAfterBytes: this.deps.snapshotAfterBytes });
       // The folder name is an encoding (hashed for long names): keep the real name beside it.
       const nameFile = path.join(this.deps.dir, 'name');
-      if (!fs.existsSync(nameFile)) writePrivate(nameFile, this.name);
+      const created = !fs.existsSync(nameFile);
+      if (created) writePrivate(nameFile, this.name);
       if (db.droppedBytes > 0) this.deps.logger.warn(`${this.name}: dropped a torn journal tail of ${db.droppedBytes} bytes (never acknowledged)`);
       const timers = new Set<NodeJS.Timeout>();
       const gate = new OutputGate(db, (error) => this.deps.logger.error(`${this.name}: ${(error as Error).message}`));
@@ -95,13 +101,15 @@ export class InstanceHost {
         onJobsChanged: (time) => this.armJobs(time),
         gate: (send) => gate.send(send),
         now: this.deps.now,
+        onStateChanged: (state) => this.deps.onState?.(this.name, state),
       };
       const ctx = new DurableObjectState(this.id, db, services);
+      provideInstanceNotices(ctx, { eventStored: (event) => this.deps.onEventStored?.(this.name, event) });
       const object = new this.cls(ctx, this.env() as never) as HostedObject;
       const live = { db, object, gate, timers };
       const alarm = await ctx.storage.getAlarm();
       if (alarm !== null) this.armAlarm(alarm);
-      this.deps.onWake?.(this.name);
+      this.deps.onWake?.(this.name, created);
       return live;
     })();
     this.live.catch(() => (this.live = undefined));

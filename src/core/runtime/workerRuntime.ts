@@ -4,6 +4,7 @@
  */
 import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
+import type { InstanceEvent, InstanceSummary } from '../contract/instances';
 import type { Logger } from '../log';
 import * as agentsModule from './agentsModule';
 import * as cloudflareWorkers from './cloudflareWorkersModule';
@@ -27,7 +28,8 @@ export interface WorkerRuntimeOptions {
   /** Idle time before an instance is evicted (default 60 s). */
   readonly idleMs?: number;
   readonly snapshotAfterBytes?: number;
-  readonly onInstance?: (event: { kind: 'woken' | 'evicted'; namespace: string; name: string }) => void;
+  /** What happens to instances: created, woken, evicted, a new state, an event stored. */
+  readonly onInstance?: (event: InstanceEvent) => void;
 }
 
 interface ExecutionContext {
@@ -43,21 +45,36 @@ export class WorkerRuntime {
 
   constructor(private readonly options: WorkerRuntimeOptions) {
     const env: Record<string, unknown> = Object.assign(options.env, options.vars, options.secrets);
+    const report = (event: InstanceEvent) => options.onInstance?.(event);
     const namespaces = options.bindings.map((binding) => {
       const cls = options.exports[binding.className];
       if (typeof cls !== 'function') {
         throw new Error(`the worker does not export the class ${binding.className} named by the Durable Object binding ${binding.name}`);
       }
-      return new DurableObjectNamespace(binding.name, binding.className, cls as DurableObjectClass, () => env, {
+      const namespace: DurableObjectNamespace = new DurableObjectNamespace(binding.name, binding.className, cls as DurableObjectClass, () => env, {
         sql: options.sql,
         dir: path.join(options.dataDir, encodeName(camelCaseToKebabCase(binding.name))),
         logger: options.logger,
         now: options.now ?? Date.now,
         idleMs: options.idleMs ?? 60_000,
         snapshotAfterBytes: options.snapshotAfterBytes,
-        onWake: (name) => options.onInstance?.({ kind: 'woken', namespace: binding.name, name }),
-        onEvict: (name) => options.onInstance?.({ kind: 'evicted', namespace: binding.name, name }),
+        onWake: (name, created) => {
+          if (created) report({ kind: 'created', namespace: binding.name, name, instance: summary(name, true) });
+          report({ kind: 'woken', namespace: binding.name, name, instance: summary(name, true) });
+        },
+        onEvict: (name) => report({ kind: 'evicted', namespace: binding.name, name, instance: summary(name, false) }),
+        onState: (name, state) => report({ kind: 'state', namespace: binding.name, name, state }),
+        onEventStored: (name, event) => report({ kind: 'event', namespace: binding.name, name, event }),
       });
+      const summary = (name: string, awake: boolean): InstanceSummary => ({
+        namespace: binding.name,
+        agent: camelCaseToKebabCase(binding.name),
+        className: binding.className,
+        name,
+        awake,
+        connections: awake ? (namespace.existingHost(name)?.connectionCount ?? 0) : 0,
+      });
+      return namespace;
     });
     for (const namespace of namespaces) env[namespace.binding] = namespace;
     this.env = env;

@@ -4,8 +4,9 @@
  * `getTreeItem` builds a fresh item each time.
  */
 import * as vscode from 'vscode';
-import type { EventRow, InstanceDetails, InstanceSummary, WebhookState } from '../../core/contract/instances';
+import type { EventRow, WebhookState } from '../../core/contract/instances';
 import type { AttachedWorker, AttachedWorkers } from './attachedWorkers';
+import { instanceKey, type ExplorerChange, type ExplorerModel } from './explorerModel';
 import { relativeTime, type ExplorerSession } from './explorerSession';
 import { textTooltip } from './tooltip';
 
@@ -13,8 +14,8 @@ export type AgentNode =
   | { kind: 'attached'; worker: AttachedWorker }
   | { kind: 'remote'; worker: AttachedWorker; name: string }
   | { kind: 'remoteEvents'; worker: AttachedWorker; name: string }
-  | { kind: 'namespace'; namespace: string; agent: string; instances: InstanceSummary[] }
-  | { kind: 'instance'; namespace: string; agent: string; name: string; details: InstanceDetails | undefined }
+  | { kind: 'namespace'; namespace: string; agent: string }
+  | { kind: 'instance'; namespace: string; agent: string; name: string }
   | { kind: 'state'; namespace: string; name: string; state: unknown }
   | { kind: 'value'; id: string; key: string; value: unknown }
   | { kind: 'events'; namespace: string; name: string; count: number }
@@ -30,35 +31,79 @@ function preview(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** The node's stable id, also its `TreeItem.id`. */
+function nodeId(node: AgentNode): string {
+  switch (node.kind) {
+    case 'attached':
+      return `a:${node.worker.baseUrl}|${node.worker.agent}`;
+    case 'remote':
+      return `r:${node.worker.baseUrl}|${node.worker.agent}|${node.name}`;
+    case 'remoteEvents':
+      return `re:${node.worker.baseUrl}|${node.worker.agent}|${node.name}`;
+    case 'namespace':
+      return `ns:${node.namespace}`;
+    case 'instance':
+      return `i:${instanceKey(node.namespace, node.name)}`;
+    case 'state':
+      return `s:${node.namespace}/${node.name}`;
+    case 'value':
+      return `v:${node.id}`;
+    case 'events':
+      return `e:${instanceKey(node.namespace, node.name)}`;
+    case 'event':
+      return `ev:${node.namespace}/${node.name}/${node.event.id}`;
+  }
+}
+
 export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
-  private readonly changed = new vscode.EventEmitter<AgentNode | undefined>();
+  private readonly changed = new vscode.EventEmitter<AgentNode | AgentNode[] | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
+  /**
+   * One object per node id: VS Code finds the node to redraw by the object it was given, so a
+   * change for an instance fires the very object the tree holds (its fields are kept current).
+   */
+  private readonly nodes = new Map<string, AgentNode>();
 
   constructor(
     private readonly session: ExplorerSession,
     private readonly attached: AttachedWorkers,
   ) {
-    session.onDidChange(() => this.changed.fire(undefined));
+    session.onDidChange((change) => this.onModelChange(change));
     attached.onDidChange(() => session.schedule());
   }
 
-  private lastKnown: AgentNode[] = [];
+  private get model(): ExplorerModel {
+    return this.session.model;
+  }
+
+  private onModelChange(change: ExplorerChange): void {
+    if (change.all || change.namespaceList) return this.changed.fire(undefined);
+    const nodes = new Set<AgentNode>();
+    const add = (id: string) => {
+      const node = this.nodes.get(id);
+      if (node) nodes.add(node);
+    };
+    for (const namespace of change.namespaces) add(`ns:${namespace}`);
+    for (const key of change.instances) add(`i:${key}`);
+    for (const key of change.events) add(`e:${key}`);
+    if (nodes.size > 0) this.changed.fire([...nodes]);
+  }
+
+  /** The node object for `fresh`'s id, updated to `fresh`'s fields. */
+  private stable<N extends AgentNode>(fresh: N): N {
+    const id = nodeId(fresh);
+    const known = this.nodes.get(id);
+    if (known && known.kind === fresh.kind) return Object.assign(known, fresh) as N;
+    this.nodes.set(id, fresh);
+    return fresh;
+  }
 
   async getChildren(node?: AgentNode): Promise<AgentNode[]> {
     if (!node) {
       const remote: AgentNode[] = this.attached.list().map((worker) => ({ kind: 'attached', worker }));
-      const client = this.session.client;
       // Stopped or restarting: the last known namespaces and instances stay readable.
-      if (!client) return [...this.lastKnown, ...remote];
-      // One fetch per redraw: each namespace node carries its instances.
-      const byNamespace = new Map<string, AgentNode & { kind: 'namespace' }>();
-      for (const i of await client.instances()) {
-        const node = byNamespace.get(i.namespace) ?? { kind: 'namespace' as const, namespace: i.namespace, agent: i.agent, instances: [] };
-        node.instances.push(i);
-        byNamespace.set(i.namespace, node);
-      }
-      this.lastKnown = [...byNamespace.values()];
-      return [...this.lastKnown, ...remote];
+      await this.model.ready();
+      return [...this.model.namespaces().map((n) => this.stable({ kind: 'namespace' as const, ...n })), ...remote];
     }
     if (node.kind === 'attached') return node.worker.names.map((name) => ({ kind: 'remote' as const, worker: node.worker, name }));
     if (node.kind === 'remote') {
@@ -73,18 +118,17 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
       const events = ((await connection?.call('getEvents', [50]).catch(() => [])) ?? []) as (EventRow & { payload?: string })[];
       return events.map((event) => ({ kind: 'event' as const, namespace: `remote:${node.worker.baseUrl}`, name: node.name, event }));
     }
-    const client = this.session.client;
-    if (!client) return [];
     switch (node.kind) {
       case 'namespace': {
-        const { instances } = node;
-        const details = await Promise.all(instances.map((i) => client.instance(i.namespace, i.name).catch(() => undefined)));
-        return instances.map((i, n) => ({ kind: 'instance' as const, namespace: i.namespace, agent: i.agent, name: i.name, details: details[n] }));
+        const entries = this.model.instances(node.namespace);
+        // Read once per instance and connection; the live feed keeps them current after that.
+        await this.model.loadDetails(entries);
+        return entries.map(({ summary: i }) => this.stable({ kind: 'instance' as const, namespace: i.namespace, agent: i.agent, name: i.name }));
       }
       case 'instance': {
-        const children: AgentNode[] = [{ kind: 'state', namespace: node.namespace, name: node.name, state: node.details?.state ?? null }];
-        const events = node.details?.tables.find((t) => t.name === 'events');
-        if (events) children.push({ kind: 'events', namespace: node.namespace, name: node.name, count: events.rows });
+        const entry = this.model.instance(node.namespace, node.name);
+        const children: AgentNode[] = [this.stable({ kind: 'state', namespace: node.namespace, name: node.name, state: entry?.state ?? null })];
+        if (entry?.eventCount !== undefined) children.push(this.stable({ kind: 'events', namespace: node.namespace, name: node.name, count: entry.eventCount }));
         return children;
       }
       case 'state':
@@ -92,7 +136,7 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
       case 'value':
         return valueChildren(node.id, node.value);
       case 'events':
-        return (await client.events(node.namespace, node.name)).map((event) => ({ kind: 'event' as const, namespace: node.namespace, name: node.name, event }));
+        return (await this.model.loadEvents(node.namespace, node.name)).map((event) => ({ kind: 'event' as const, namespace: node.namespace, name: node.name, event }));
       case 'event':
         return [];
     }
@@ -134,15 +178,17 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
           contextValue: 'hookbench.namespace',
         });
       case 'instance': {
-        const state = (node.details?.state ?? {}) as ShownState;
-        const count = node.details?.tables.find((t) => t.name === 'events')?.rows;
+        const entry = this.model.instance(node.namespace, node.name);
+        const state = (entry?.state ?? {}) as ShownState;
+        const count = entry?.eventCount;
         const parts = [count === undefined ? undefined : `${count} event${count === 1 ? '' : 's'}`, state.lastEventType ?? undefined, state.lastEventAt ? relativeTime(state.lastEventAt) : undefined];
-        const tooltip = textTooltip([[{ strong: node.name }, ` (${node.agent})`], [`${node.details?.awake ? 'awake' : 'asleep'} · ${node.details?.connections ?? 0} connection(s)`]]);
+        const awake = entry?.summary.awake ?? false;
+        const tooltip = textTooltip([[{ strong: node.name }, ` (${node.agent})`], [`${awake ? 'awake' : 'asleep'} · ${entry?.summary.connections ?? 0} connection(s)`]]);
         return Object.assign(new vscode.TreeItem(node.name, collapsed), {
-          id: `i:${node.namespace}/${node.name}`,
+          id: nodeId(node),
           description: parts.filter(Boolean).join(' · '),
           tooltip,
-          iconPath: new vscode.ThemeIcon(node.details?.awake ? 'circle-filled' : 'circle-outline'),
+          iconPath: new vscode.ThemeIcon(awake ? 'circle-filled' : 'circle-outline'),
           contextValue: 'hookbench.instance',
         });
       }

@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { DeliverySummary } from '../../core/contract/deliveries';
-import type { AdminClient } from '../client/adminClient';
+import type { ExplorerChange, ExplorerModel } from './explorerModel';
 import { relativeTime } from './explorerSession';
 import { ListTree } from './listTree';
 import { textTooltip } from './tooltip';
@@ -30,8 +30,12 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
   /** Public host names of the running tunnel, by provider: a delivery through it says "via ngrok". */
   readonly publicHosts = new Map<string, string>();
 
-  protected load(client: AdminClient): Promise<DeliverySummary[]> {
-    return client.deliveries(200);
+  protected affectedBy(change: ExplorerChange): boolean {
+    return change.deliveries;
+  }
+
+  protected items(model: ExplorerModel): readonly DeliverySummary[] {
+    return model.deliveries;
   }
 
   getTreeItem(d: DeliverySummary): vscode.TreeItem {

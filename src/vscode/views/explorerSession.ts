@@ -1,32 +1,37 @@
 /**
  * The explorer's connection to the running receiver: an admin client for the current server (a
- * new one after every restart) and one coalesced change event for the trees, so a burst of
- * webhooks redraws them once.
+ * new one after every restart), the live feed into the explorer's model, and the model's paced
+ * changes for the trees, so a burst of webhooks redraws only the nodes it touched, once.
  */
-import type * as vscode from 'vscode';
-import { DisposableStore, Emitter } from '../../core/events';
+import * as vscode from 'vscode';
+import { DisposableStore, Emitter, type Event } from '../../core/events';
 import type { Logger } from '../../core/log';
 import type { LiveMessage } from '../../core/contract/live';
 import { AdminClient } from '../client/adminClient';
 import type { ServerController } from '../server/serverController';
+import { ExplorerModel, type ExplorerChange } from './explorerModel';
 
 export class ExplorerSession implements vscode.Disposable {
   private readonly store = new DisposableStore();
-  private readonly changed = new Emitter<void>();
-  /** Fires at most once per `coalesceMs` however many deliveries arrive. */
-  readonly onDidChange = this.changed.event;
+  readonly model: ExplorerModel;
   private readonly liveMessages = new Emitter<LiveMessage>();
   readonly onLive = this.liveMessages.event;
   private current: AdminClient | undefined;
-  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly server: ServerController,
     private readonly logger: Logger,
-    private readonly coalesceMs = 100,
+    paceMs = 250,
   ) {
+    // The built-in worker's retention, so a count learnt from the feed stops where its table does.
+    this.model = new ExplorerModel({ paceMs, retainedEvents: () => vscode.workspace.getConfiguration('hookbench').get<number>('retention.maxEvents', 100) });
     this.store.add(server.onDidChangeState(() => this.sync()));
     this.sync();
+  }
+
+  /** The model's changes, paced (at most one per `paceMs`) however many messages arrive. */
+  get onDidChange(): Event<ExplorerChange> {
+    return this.model.onDidChange;
   }
 
   get client(): AdminClient | undefined {
@@ -40,29 +45,33 @@ export class ExplorerSession implements vscode.Disposable {
     this.current = undefined;
     if (url) {
       const client = new AdminClient(url, this.server.adminToken, this.logger);
+      this.model.connect(client);
+      // The feed's hello (on connect and every reconnect) has the model read the lists.
       client.onLive((message) => {
+        this.model.apply(message);
         this.liveMessages.fire(message);
-        this.schedule();
       });
       client.connectLive();
       this.current = client;
+    } else {
+      this.model.connect(undefined);
     }
-    this.schedule();
+    this.model.redraw();
   }
 
-  /** Asks the trees to redraw soon, once for everything that happened meanwhile. */
+  /** Redraws the views from what is known (times age, a label's inputs changed). */
   schedule(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.changed.fire();
-    }, this.coalesceMs);
+    this.model.redraw();
+  }
+
+  /** Reads every list again from the serve process. */
+  reload(): Promise<void> {
+    return this.model.reload();
   }
 
   dispose(): void {
-    clearTimeout(this.timer);
     this.current?.dispose();
-    this.changed.dispose();
+    this.model.dispose();
     this.liveMessages.dispose();
     this.store.dispose();
   }

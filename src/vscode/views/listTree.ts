@@ -1,14 +1,19 @@
 import * as vscode from 'vscode';
-import type { AdminClient } from '../client/adminClient';
+import type { ExplorerChange, ExplorerModel } from './explorerModel';
 import type { ExplorerSession } from './explorerSession';
 
-/** A flat, live list view over the admin API: redrawn whenever the explorer session changes. */
+/**
+ * A flat list view over the explorer's model, which the live feed keeps current: a new item at the
+ * top redraws the list (its root) from the model, with no request to the serve process.
+ */
 export abstract class ListTree<T> implements vscode.TreeDataProvider<T> {
   private readonly changed = new vscode.EventEmitter<T | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
 
   constructor(private readonly session: ExplorerSession) {
-    session.onDidChange(() => this.changed.fire(undefined));
+    session.onDidChange((change) => {
+      if (change.all || this.affectedBy(change)) this.changed.fire(undefined);
+    });
   }
 
   /** Redraws the list (labels that depend on more than the session changed). */
@@ -16,18 +21,16 @@ export abstract class ListTree<T> implements vscode.TreeDataProvider<T> {
     this.changed.fire(undefined);
   }
 
-  /** What the list showed last: it stays readable while the receiver is stopped or restarting. */
-  private lastKnown: T[] = [];
-
   async getChildren(node?: T): Promise<T[]> {
-    const client = this.session.client;
     if (node) return [];
-    if (!client) return this.lastKnown;
-    this.lastKnown = await this.load(client);
-    return this.lastKnown;
+    // While the receiver is stopped or restarting, what the list showed last stays readable.
+    await this.session.model.ready();
+    return [...this.items(this.session.model)];
   }
 
-  protected abstract load(client: AdminClient): Promise<T[]>;
+  protected abstract affectedBy(change: ExplorerChange): boolean;
+
+  protected abstract items(model: ExplorerModel): readonly T[];
 
   abstract getTreeItem(item: T): vscode.TreeItem;
 }

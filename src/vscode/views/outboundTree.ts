@@ -1,14 +1,18 @@
 /** The Outbound view: webhooks agents sent to the local sink, with their signature check. */
 import * as vscode from 'vscode';
 import type { CaptureSummary } from '../../core/contract/sink';
-import type { AdminClient } from '../client/adminClient';
+import type { ExplorerChange, ExplorerModel } from './explorerModel';
 import { relativeTime } from './explorerSession';
 import { ListTree } from './listTree';
 import { textTooltip } from './tooltip';
 
 export class OutboundTree extends ListTree<CaptureSummary> {
-  protected load(client: AdminClient): Promise<CaptureSummary[]> {
-    return client.captures(200);
+  protected affectedBy(change: ExplorerChange): boolean {
+    return change.captures;
+  }
+
+  protected items(model: ExplorerModel): readonly CaptureSummary[] {
+    return model.captures;
   }
 
   getTreeItem(c: CaptureSummary): vscode.TreeItem {

@@ -11,6 +11,7 @@ import { describeEvent } from './describe';
 import { checkDelivery } from './check';
 import type { StoredEvent, WebhookState } from '../../core/contract/instances';
 import type { ParsedPayload } from './payload';
+import { noteEventStored } from '../../core/contract/notes';
 import { textResponse } from './responses';
 import { webhookRoute } from './routes';
 
@@ -94,6 +95,7 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
       event.id, event.type, event.action, event.title, event.description, event.url, event.actor, event.payload, event.timestamp,
     ).rowsWritten;
     if (inserted === 0) return false;
+    noteEventStored(this.ctx, event);
     this.applyRetention();
     const { stats } = this.state;
     this.setState({

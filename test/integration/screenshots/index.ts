@@ -9,7 +9,7 @@ import { schemeFor } from '../../../src/core/signing';
 import type { PreviewForm } from '../../../src/core/render/previewProtocol';
 import type { HookbenchApi } from '../../../src/vscode/hookbench';
 import type { PreviewPanel } from '../../../src/vscode/render/previewPanel';
-import { untilTree, withSecret } from '../helpers';
+import { instancesNow, untilTree, withSecret } from '../helpers';
 import { userDoes } from '../reporter';
 
 const SECRET = 'readme-secret';
@@ -47,8 +47,7 @@ async function explorerScene(api: HookbenchApi): Promise<void> {
   await deliver(url, 'acme%2Fgadgets', 'push', 'readme-4', { ref: 'refs/heads/main', repository: { full_name: 'acme/gadgets' }, commits: [] });
   await deliver(url, 'acme%2Fwidgets', 'push', 'readme-5', { ref: 'refs/heads/main', repository }, 'a-forged-secret');
   await vscode.commands.executeCommand('workbench.view.extension.hookbench');
-  const tree = api.trees.agents;
-  await untilTree(api, () => tree.getChildren(), (roots) => roots.some((n) => n.kind === 'namespace' && n.instances.length === 2));
+  await untilTree(api, () => instancesNow(api), (instances) => instances.length === 2);
   // The tree has no getParent (reveal needs one): open the rows as a user does, by clicking them.
   const row = (level: number, label: string) => `.monaco-list-row[aria-level="${level}"][aria-label*=${JSON.stringify(label)}]`;
   await userDoes({ click: row(2, 'acme-widgets') });

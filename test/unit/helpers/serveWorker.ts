@@ -14,7 +14,7 @@ import { routeConsole } from '../../../src/server/consoleRoute';
 import { startServer, type RunningServer } from '../../../src/server/server';
 
 /** The runtime's own instance events: the admin API's deletions and clears are left out. */
-export type InstanceEvent = Contract.InstanceEvent & { readonly kind: 'woken' | 'evicted' };
+export type InstanceEvent = Contract.InstanceRef & { readonly kind: 'woken' | 'evicted' };
 
 export interface Served {
   readonly url: string;
@@ -83,7 +83,7 @@ export async function serveFixture(name: string, options: ServeOptions = {}): Pr
     sinkSecret: options.sinkSecret,
   });
   server.instanceEvents.event((event) => {
-    if (event.kind === 'deleted' || event.kind === 'changed') return;
+    if (event.kind !== 'woken' && event.kind !== 'evicted') return;
     events.push({ kind: event.kind, namespace: event.namespace, name: event.name });
     for (const listener of [...listeners]) listener();
   });

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import WebSocket from 'ws';
+import type { LiveMessage } from '../../../src/core/contract/live';
 import { schemeFor } from '../../../src/core/signing';
 import { serveDefaultWorker, type Served } from '../helpers/serveWorker';
 import { githubPush, SECRETS } from '../workers/payloads';
@@ -139,6 +140,40 @@ describe('sink and live feed', () => {
     assert.equal(captures[0]!.body, body);
     assert.match(captures[0]!.verification, /^mismatch/);
     assert.equal(captures[1]!.verification, 'valid');
+    live.close();
+  });
+
+  it('tells the live feed what changed, with the data a view needs: the new instance, its state, the event stored', async () => {
+    const live = new WebSocket(`${served.url.replace('http', 'ws')}/__hookbench/live?token=${TOKEN}`);
+    const messages: LiveMessage[] = [];
+    await new Promise<void>((resolve, reject) => {
+      live.on('message', (data) => {
+        messages.push(JSON.parse(data.toString()) as LiveMessage);
+        resolve();
+      });
+      live.on('error', reject);
+    });
+    const push = githubPush('Acme/Incremental', 'incremental-1');
+    assert.equal((await webhook('/webhooks/github/incremental-entity', push)).status, 200);
+    const about = (m: LiveMessage) => 'name' in m && m.name === 'incremental-entity';
+    const deadline = Date.now() + 5000;
+    const seen = () => messages.filter(about).map((m) => (m.type === 'instance' ? m.kind : m.type));
+    while (!(seen().includes('event') && seen().includes('state')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(seen(), ['created', 'woken', 'event', 'state']);
+    const created = messages.find((m) => about(m) && m.type === 'instance' && m.kind === 'created');
+    assert.deepEqual(created?.type === 'instance' && 'instance' in created ? created.instance : undefined, {
+      namespace: 'WEBHOOK_AGENT', agent: 'webhook-agent', className: 'WebhookAgent', name: 'incremental-entity', awake: true, connections: 0,
+    });
+    const state = messages.find((m) => about(m) && m.type === 'state');
+    assert.deepEqual(state?.type === 'state' ? (state.state as { stats: unknown }).stats : undefined, { total: 1, byType: { push: 1 } });
+    const event = messages.find((m) => about(m) && m.type === 'event');
+    assert.ok(event?.type === 'event');
+    assert.deepEqual(Object.keys(event.event).sort(), ['action', 'id', 'timestamp', 'title', 'type'], 'the row without its payload');
+    assert.deepEqual([event.event.id, event.event.type], ['incremental-1', 'push']);
+    const again = messages.length;
+    assert.equal((await webhook('/webhooks/github/incremental-entity', push)).status, 200);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(messages.slice(again).filter(about), [], 'a duplicate stores nothing and changes no state');
     live.close();
   });
 

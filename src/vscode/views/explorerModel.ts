@@ -1,0 +1,371 @@
+/**
+ * What the explorer knows of the running serve process, kept current from the live feed instead
+ * of re-read per redraw: the instances (with their state and event count), the event lists that
+ * were opened, the deliveries and the outbound captures. The lists are read once per connection
+ * (on the feed's `hello`, so a reconnect reads them again); after that each message updates the
+ * model, and the change names what changed so the trees redraw only those nodes.
+ *
+ * No `vscode` here: the trees adapt it, and unit tests drive it with plain messages.
+ */
+import type { DeliverySummary } from '../../core/contract/deliveries';
+import type { EventRow, InstanceDetails, InstanceSummary } from '../../core/contract/instances';
+import type { LiveMessage } from '../../core/contract/live';
+import type { CaptureSummary } from '../../core/contract/sink';
+import { Emitter } from '../../core/events';
+
+/** Where the model reads what the live feed does not carry: the admin API's client. */
+export interface ExplorerSource {
+  instances(): Promise<InstanceSummary[]>;
+  instance(namespace: string, name: string): Promise<InstanceDetails>;
+  events(namespace: string, name: string, limit?: number): Promise<EventRow[]>;
+  deliveries(limit?: number): Promise<DeliverySummary[]>;
+  captures(limit?: number): Promise<CaptureSummary[]>;
+}
+
+/** One instance as the explorer shows it. */
+export interface InstanceEntry {
+  readonly summary: InstanceSummary;
+  /** Its state row; `null` when it has none, `undefined` until read. */
+  readonly state: unknown;
+  /** Rows of its `events` table; `undefined` when it has no such table (or it is not read yet). */
+  readonly eventCount: number | undefined;
+  /** True once state and event count are known (read, or learnt from the feed). */
+  readonly known: boolean;
+  /** The newest events, once the Events node was opened. */
+  readonly events: readonly EventRow[] | undefined;
+}
+
+/** What changed since the last {@link ExplorerModel.onDidChange}. Keys are `namespace/name`. */
+export interface ExplorerChange {
+  /** Everything may have changed (a reload, or a redraw asked for). */
+  readonly all: boolean;
+  /** The set of namespaces changed. */
+  readonly namespaceList: boolean;
+  /** Namespaces whose instance list changed. */
+  readonly namespaces: ReadonlySet<string>;
+  /** Instances whose node changed (description, state, children). */
+  readonly instances: ReadonlySet<string>;
+  /** Instances whose event list changed. */
+  readonly events: ReadonlySet<string>;
+  readonly deliveries: boolean;
+  readonly captures: boolean;
+}
+
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+  now(): number;
+}
+
+export interface ExplorerModelOptions {
+  /**
+   * At most one change event per `paceMs`. VS Code merges tree changes and applies them only after
+   * 200 ms without one (research/vscode-tree-refresh.md): firing more often than that starves it.
+   */
+  readonly paceMs?: number;
+  readonly timers?: Timers;
+  readonly deliveryLimit?: number;
+  readonly eventLimit?: number;
+  /**
+   * How many events the built-in worker keeps per instance (its retention, 0 = all): an `event`
+   * message adds one to an instance's count only up to it, as retention deletes the oldest.
+   */
+  readonly retainedEvents?: () => number;
+}
+
+export const instanceKey = (namespace: string, name: string): string => `${namespace}/${name}`;
+
+const nodeTimers: Timers = { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout), now: () => Date.now() };
+
+/** Newest first, one row per id: a message and a read racing each other give the same list. */
+function merge<T extends { readonly id: string }>(into: readonly T[], added: readonly T[], time: (item: T) => string, limit: number): T[] {
+  const byId = new Map<string, T>();
+  for (const item of [...added, ...into]) if (!byId.has(item.id)) byId.set(item.id, item);
+  return [...byId.values()].sort((a, b) => (time(a) < time(b) ? 1 : time(a) > time(b) ? -1 : 0)).slice(0, limit);
+}
+
+export class ExplorerModel {
+  private readonly entries = new Map<string, InstanceEntry>();
+  private deliveryList: DeliverySummary[] = [];
+  private captureList: CaptureSummary[] = [];
+  private source: ExplorerSource | undefined;
+  private loading: Promise<void> | undefined;
+  /** Bumped by every reload: reads started for an older connection are dropped. */
+  private generation = 0;
+  private readonly detailReads = new Map<string, Promise<void>>();
+  private readonly eventReads = new Map<string, Promise<void>>();
+  /** Instances with a message during their details read: read once more after it. */
+  private readonly raced = new Set<string>();
+  /** What the feed said while a reload reads the lists. */
+  private arrived: { instances: Set<string>; deliveries: DeliverySummary[]; captures: CaptureSummary[] } | undefined;
+
+  private pending = ExplorerModel.empty();
+  private timer: unknown;
+  private lastFired = -Infinity;
+  private readonly changed = new Emitter<ExplorerChange>();
+  readonly onDidChange = this.changed.event;
+
+  private readonly paceMs: number;
+  private readonly timers: Timers;
+  private readonly deliveryLimit: number;
+  readonly eventLimit: number;
+  private readonly retainedEvents: () => number;
+
+  constructor(options: ExplorerModelOptions = {}) {
+    this.retainedEvents = options.retainedEvents ?? (() => 0);
+    this.paceMs = options.paceMs ?? 250;
+    this.timers = options.timers ?? nodeTimers;
+    this.deliveryLimit = options.deliveryLimit ?? 200;
+    this.eventLimit = options.eventLimit ?? 50;
+  }
+
+  private static empty() {
+    return { all: false, namespaceList: false, namespaces: new Set<string>(), instances: new Set<string>(), events: new Set<string>(), deliveries: false, captures: false };
+  }
+
+  // ---- reading --------------------------------------------------------------------------------
+
+  /** Resolves when the lists of the current connection are read (at once when there is none). */
+  async ready(): Promise<void> {
+    await this.loading?.catch(() => undefined);
+  }
+
+  namespaces(): { namespace: string; agent: string }[] {
+    const seen = new Map<string, string>();
+    for (const { summary } of this.entries.values()) if (!seen.has(summary.namespace)) seen.set(summary.namespace, summary.agent);
+    return [...seen].map(([namespace, agent]) => ({ namespace, agent }));
+  }
+
+  instances(namespace: string): InstanceEntry[] {
+    return [...this.entries.values()].filter((e) => e.summary.namespace === namespace).sort((a, b) => (a.summary.name < b.summary.name ? -1 : a.summary.name > b.summary.name ? 1 : 0));
+  }
+
+  instance(namespace: string, name: string): InstanceEntry | undefined {
+    return this.entries.get(instanceKey(namespace, name));
+  }
+
+  get deliveries(): readonly DeliverySummary[] {
+    return this.deliveryList;
+  }
+
+  get captures(): readonly CaptureSummary[] {
+    return this.captureList;
+  }
+
+  /** Reads the state and event count of the instances not known yet (once per instance and connection). */
+  async loadDetails(entries: readonly InstanceEntry[]): Promise<void> {
+    await Promise.all(entries.filter((e) => !e.known).map((e) => this.readDetails(e.summary.namespace, e.summary.name)));
+  }
+
+  /** Reads an instance's newest events, unless they are known already. */
+  async loadEvents(namespace: string, name: string): Promise<readonly EventRow[]> {
+    const key = instanceKey(namespace, name);
+    const source = this.source;
+    if (this.entries.get(key)?.events === undefined && source) {
+      let read = this.eventReads.get(key);
+      if (!read) {
+        const generation = this.generation;
+        read = source
+          .events(namespace, name, this.eventLimit)
+          .then((rows) => {
+            const entry = this.entries.get(key);
+            if (entry && generation === this.generation) this.entries.set(key, { ...entry, events: merge(entry.events ?? [], rows, (e) => e.timestamp, this.eventLimit) });
+          })
+          .finally(() => this.eventReads.delete(key));
+        this.eventReads.set(key, read);
+      }
+      await read.catch(() => undefined);
+    }
+    return this.entries.get(key)?.events ?? [];
+  }
+
+  private readDetails(namespace: string, name: string): Promise<void> {
+    const key = instanceKey(namespace, name);
+    const source = this.source;
+    if (!source) return Promise.resolve();
+    let read = this.detailReads.get(key);
+    if (read) return read;
+    const generation = this.generation;
+    this.raced.delete(key);
+    read = source
+      .instance(namespace, name)
+      .then((details) => {
+        const entry = this.entries.get(key);
+        if (!entry || generation !== this.generation) return;
+        this.entries.set(key, { ...entry, state: details.state, eventCount: details.tables.find((t) => t.name === 'events')?.rows, known: true });
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        this.detailReads.delete(key);
+        // A message during the read may or may not be in what it read: read once more.
+        if (this.raced.delete(key) && generation === this.generation) void this.readDetails(namespace, name).then(() => this.mark({ instances: [key] }));
+      });
+    this.detailReads.set(key, read);
+    return read;
+  }
+
+  // ---- updating -------------------------------------------------------------------------------
+
+  /** Uses `source` from now on (`undefined`: the serve process stopped; what is known stays shown). */
+  connect(source: ExplorerSource | undefined): void {
+    this.source = source;
+    this.generation++;
+    if (!source) this.loading = undefined;
+  }
+
+  /** Reads every list again: on connect and on every reconnect of the live feed. */
+  reload(): Promise<void> {
+    const source = this.source;
+    if (!source) return Promise.resolve();
+    const generation = ++this.generation;
+    this.detailReads.clear();
+    this.eventReads.clear();
+    // What the feed says while the lists are read may or may not be in them: it wins.
+    const arrived = (this.arrived = { instances: new Set<string>(), deliveries: [] as DeliverySummary[], captures: [] as CaptureSummary[] });
+    const loading = (async () => {
+      const [instances, deliveries, captures] = await Promise.all([source.instances(), source.deliveries(this.deliveryLimit), source.captures(this.deliveryLimit)]);
+      if (generation !== this.generation) return;
+      this.arrived = undefined;
+      const previous = new Map(this.entries);
+      this.entries.clear();
+      for (const summary of instances) {
+        const key = instanceKey(summary.namespace, summary.name);
+        const before = previous.get(key);
+        if (arrived.instances.has(key)) {
+          if (before) this.entries.set(key, before);
+          continue;
+        }
+        // Known state stays shown until read again; event lists are read again when shown.
+        this.entries.set(key, { summary, state: before?.state, eventCount: before?.eventCount, known: false, events: undefined });
+      }
+      for (const key of arrived.instances) {
+        const current = previous.get(key);
+        if (current) this.entries.set(key, current);
+      }
+      this.deliveryList = merge(deliveries, arrived.deliveries, (d) => d.time, this.deliveryLimit);
+      this.captureList = merge(captures, arrived.captures, (c) => c.time, this.deliveryLimit);
+      this.mark({ all: true });
+    })();
+    this.loading = loading;
+    return loading;
+  }
+
+  /** Asks the views to redraw everything from what is known (relative times age). */
+  redraw(): void {
+    this.mark({ all: true });
+  }
+
+  apply(message: LiveMessage): void {
+    switch (message.type) {
+      case 'hello':
+        void this.reload().catch(() => undefined);
+        return;
+      case 'delivery':
+        this.arrived?.deliveries.push(message.delivery);
+        this.deliveryList = merge(this.deliveryList, [message.delivery], (d) => d.time, this.deliveryLimit);
+        this.mark({ deliveries: true });
+        return;
+      case 'outbound':
+        this.arrived?.captures.push(message.capture);
+        this.captureList = merge(this.captureList, [message.capture], (c) => c.time, this.deliveryLimit);
+        this.mark({ captures: true });
+        return;
+      case 'instance':
+        return this.applyInstance(message);
+      case 'state':
+        return this.update(message.namespace, message.name, (e) => ({ ...e, state: message.state }));
+      case 'event': {
+        const { event } = message;
+        const key = instanceKey(message.namespace, message.name);
+        const had = this.entries.get(key)?.events?.some((e) => e.id === event.id) ?? false;
+        this.update(message.namespace, message.name, (e) => ({
+          ...e,
+          eventCount: had ? e.eventCount : capped((e.eventCount ?? 0) + 1, this.retainedEvents()),
+          events: e.events && merge(e.events, [event], (row) => row.timestamp, this.eventLimit),
+        }));
+        this.mark({ events: [key] });
+        return;
+      }
+    }
+  }
+
+  private applyInstance(message: Extract<LiveMessage, { type: 'instance' }>): void {
+    const key = instanceKey(message.namespace, message.name);
+    const entry = this.entries.get(key);
+    this.arrived?.instances.add(key);
+    switch (message.kind) {
+      case 'created':
+      case 'woken':
+      case 'evicted': {
+        if (entry) {
+          this.entries.set(key, { ...entry, summary: message.instance });
+          this.mark({ instances: [key] });
+          return;
+        }
+        // A new instance starts empty: nothing to read until the feed says what it stored.
+        const created = message.kind === 'created';
+        this.entries.set(key, { summary: message.instance, state: created ? null : undefined, eventCount: undefined, known: created, events: created ? [] : undefined });
+        this.mark({ namespaceList: this.instances(message.namespace).length === 1, namespaces: [message.namespace] });
+        return;
+      }
+      case 'deleted':
+        if (!entry) return;
+        this.entries.delete(key);
+        this.mark({ namespaceList: this.instances(message.namespace).length === 0, namespaces: [message.namespace] });
+        return;
+      case 'changed':
+        if (!entry) return;
+        this.entries.set(key, { ...entry, known: false, events: undefined });
+        if (this.detailReads.has(key)) this.raced.add(key);
+        void this.readDetails(message.namespace, message.name).then(() => this.mark({ instances: [key] }));
+        this.mark({ instances: [key], events: [key] });
+        return;
+    }
+  }
+
+  private update(namespace: string, name: string, change: (entry: InstanceEntry) => InstanceEntry): void {
+    const key = instanceKey(namespace, name);
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.arrived?.instances.add(key);
+    if (this.detailReads.has(key)) this.raced.add(key);
+    this.entries.set(key, change(entry));
+    this.mark({ instances: [key] });
+  }
+
+  // ---- pacing ---------------------------------------------------------------------------------
+
+  private mark(change: { all?: boolean; namespaceList?: boolean; namespaces?: string[]; instances?: string[]; events?: string[]; deliveries?: boolean; captures?: boolean }): void {
+    const p = this.pending;
+    p.all ||= change.all ?? false;
+    p.namespaceList ||= change.namespaceList ?? false;
+    p.deliveries ||= change.deliveries ?? false;
+    p.captures ||= change.captures ?? false;
+    for (const n of change.namespaces ?? []) p.namespaces.add(n);
+    for (const k of change.instances ?? []) p.instances.add(k);
+    for (const k of change.events ?? []) p.events.add(k);
+    if (this.timer !== undefined) return;
+    // The first change goes out on the next turn (a synchronous burst stays one change); later
+    // ones wait for the pace, so VS Code sees a quiet gap between them.
+    const wait = Math.max(0, this.lastFired + this.paceMs - this.timers.now());
+    this.timer = this.timers.setTimeout(() => this.flush(), wait);
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    this.lastFired = this.timers.now();
+    const change = this.pending;
+    this.pending = ExplorerModel.empty();
+    this.changed.fire(change);
+  }
+
+  dispose(): void {
+    if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
+    this.changed.dispose();
+  }
+}
+
+/** A count that retention keeps at most `keep` (0: no limit). */
+function capped(count: number, keep: number): number {
+  return keep > 0 ? Math.min(count, keep) : count;
+}

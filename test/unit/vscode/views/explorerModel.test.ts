@@ -1,0 +1,176 @@
+// The explorer's model: the lists read once per connection, then kept current from the live feed
+// alone; each change names the nodes it touched, and changes are paced for VS Code's debounce.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { DeliverySummary } from '../../../../src/core/contract/deliveries';
+import type { EventRow, InstanceDetails, InstanceSummary } from '../../../../src/core/contract/instances';
+import type { LiveMessage } from '../../../../src/core/contract/live';
+import { ExplorerModel, type ExplorerChange, type ExplorerSource, type Timers } from '../../../../src/vscode/views/explorerModel';
+
+const summary = (name: string, awake = false): InstanceSummary => ({ namespace: 'WEBHOOK_AGENT', agent: 'webhook-agent', className: 'WebhookAgent', name, awake, connections: 0 });
+const row = (id: string, timestamp: string): EventRow => ({ id, type: 'push', action: null, title: id, timestamp });
+const delivery = (id: string, time: string): DeliverySummary =>
+  ({ id, time, method: 'POST', path: '/webhooks/github', requestHeaders: {}, requestTruncated: false, status: 200, responseHeaders: {}, durationMs: 1, provider: 'github', entity: 'a', verification: 'valid', requestBytes: 2 }) as DeliverySummary;
+
+/** An admin API that counts its calls. */
+class FakeSource implements ExplorerSource {
+  calls: string[] = [];
+  list: InstanceSummary[] = [summary('a')];
+  details: Record<string, InstanceDetails> = { a: { namespace: 'WEBHOOK_AGENT', agent: 'webhook-agent', name: 'a', awake: true, connections: 0, state: { lastEventType: 'push' }, tables: [{ name: 'events', rows: 3 }] } };
+  rows: EventRow[] = [row('e2', '2026-01-02'), row('e1', '2026-01-01')];
+  async instances() {
+    this.calls.push('instances');
+    return this.list;
+  }
+  async instance(_namespace: string, name: string) {
+    this.calls.push(`instance ${name}`);
+    return this.details[name]!;
+  }
+  async events(_namespace: string, name: string) {
+    this.calls.push(`events ${name}`);
+    return this.rows;
+  }
+  async deliveries() {
+    this.calls.push('deliveries');
+    return [delivery('d1', '2026-01-01')];
+  }
+  async captures() {
+    this.calls.push('captures');
+    return [];
+  }
+}
+
+/** Timers the test moves by hand. */
+class ManualTimers implements Timers {
+  time = 0;
+  private queue: { at: number; fn: () => void; handle: number }[] = [];
+  private next = 0;
+  setTimeout(fn: () => void, ms: number): unknown {
+    const handle = this.next++;
+    this.queue.push({ at: this.time + ms, fn, handle });
+    return handle;
+  }
+  clearTimeout(handle: unknown): void {
+    this.queue = this.queue.filter((t) => t.handle !== handle);
+  }
+  now(): number {
+    return this.time;
+  }
+  advance(ms: number): void {
+    this.time += ms;
+    for (const due of this.queue.filter((t) => t.at <= this.time)) {
+      this.queue = this.queue.filter((t) => t !== due);
+      due.fn();
+    }
+  }
+}
+
+async function connected() {
+  const timers = new ManualTimers();
+  const source = new FakeSource();
+  const model = new ExplorerModel({ timers, paceMs: 250 });
+  const changes: ExplorerChange[] = [];
+  model.onDidChange((change) => changes.push(change));
+  model.connect(source);
+  model.apply({ type: 'hello' });
+  await model.ready();
+  timers.advance(0);
+  return { model, source, timers, changes };
+}
+
+const live = (model: ExplorerModel, ...messages: LiveMessage[]) => messages.forEach((m) => model.apply(m));
+
+describe('the explorer model', () => {
+  it('reads the lists once on the feed’s hello, and redraws everything then', async () => {
+    const { model, source, changes } = await connected();
+    assert.deepEqual(source.calls.sort(), ['captures', 'deliveries', 'instances']);
+    assert.deepEqual(model.instances('WEBHOOK_AGENT').map((e) => e.summary.name), ['a']);
+    assert.equal(changes.length, 1);
+    assert.equal(changes[0]!.all, true);
+  });
+
+  it('reads an instance’s details and events once, then follows the feed with no request', async () => {
+    const { model, source, timers, changes } = await connected();
+    await model.loadDetails(model.instances('WEBHOOK_AGENT'));
+    await model.loadEvents('WEBHOOK_AGENT', 'a');
+    source.calls = [];
+    changes.length = 0;
+    live(
+      model,
+      { type: 'state', namespace: 'WEBHOOK_AGENT', name: 'a', state: { lastEventType: 'issues' } },
+      { type: 'event', namespace: 'WEBHOOK_AGENT', name: 'a', event: row('e3', '2026-01-03') },
+      { type: 'delivery', delivery: delivery('d2', '2026-01-03') },
+    );
+    timers.advance(250);
+    assert.deepEqual(source.calls, [], 'no admin request per webhook');
+    const entry = model.instance('WEBHOOK_AGENT', 'a')!;
+    assert.deepEqual([entry.state, entry.eventCount, entry.events?.map((e) => e.id)], [{ lastEventType: 'issues' }, 4, ['e3', 'e2', 'e1']]);
+    assert.deepEqual(model.deliveries.map((d) => d.id), ['d2', 'd1']);
+    assert.equal(changes.length, 1, 'one change for the burst');
+    const [change] = changes;
+    assert.deepEqual([change!.all, [...change!.instances], [...change!.events], change!.deliveries], [false, ['WEBHOOK_AGENT/a'], ['WEBHOOK_AGENT/a'], true]);
+  });
+
+  it('adds a created instance to its namespace, known and empty, without reading it', async () => {
+    const { model, source, timers, changes } = await connected();
+    source.calls = [];
+    changes.length = 0;
+    live(
+      model,
+      { type: 'instance', kind: 'created', namespace: 'WEBHOOK_AGENT', name: 'b', instance: summary('b', true) },
+      { type: 'instance', kind: 'woken', namespace: 'WEBHOOK_AGENT', name: 'b', instance: summary('b', true) },
+      { type: 'event', namespace: 'WEBHOOK_AGENT', name: 'b', event: row('x', '2026-01-05') },
+    );
+    timers.advance(250);
+    await model.loadDetails(model.instances('WEBHOOK_AGENT'));
+    assert.deepEqual(source.calls, ['instance a'], 'only the instance listed before the feed said anything is read');
+    const b = model.instance('WEBHOOK_AGENT', 'b')!;
+    assert.deepEqual([b.known, b.eventCount, b.events?.map((e) => e.id), b.summary.awake], [true, 1, ['x'], true]);
+    assert.deepEqual([...changes[0]!.namespaces], ['WEBHOOK_AGENT']);
+  });
+
+  it('counts events from the feed no higher than the worker\'s retention keeps', async () => {
+    const timers = new ManualTimers();
+    const model = new ExplorerModel({ timers, paceMs: 250, retainedEvents: () => 2 });
+    model.connect(new FakeSource());
+    model.apply({ type: 'hello' });
+    await model.ready();
+    live(model, { type: 'instance', kind: 'created', namespace: 'WEBHOOK_AGENT', name: 'r', instance: summary('r', true) });
+    for (const id of ['r1', 'r2', 'r3', 'r4']) live(model, { type: 'event', namespace: 'WEBHOOK_AGENT', name: 'r', event: row(id, `2026-01-0${id.slice(1)}`) });
+    assert.equal(model.instance('WEBHOOK_AGENT', 'r')!.eventCount, 2);
+  });
+
+  it('takes a deleted instance out, and reads a cleared one’s details again', async () => {
+    const { model, source, timers, changes } = await connected();
+    await model.loadDetails(model.instances('WEBHOOK_AGENT'));
+    source.details['a'] = { ...source.details['a']!, tables: [{ name: 'events', rows: 0 }] };
+    changes.length = 0;
+    live(model, { type: 'instance', kind: 'changed', namespace: 'WEBHOOK_AGENT', name: 'a' });
+    await new Promise((resolve) => setImmediate(resolve));
+    timers.advance(250);
+    assert.equal(model.instance('WEBHOOK_AGENT', 'a')!.eventCount, 0);
+    live(model, { type: 'instance', kind: 'deleted', namespace: 'WEBHOOK_AGENT', name: 'a' });
+    timers.advance(250);
+    assert.equal(model.instance('WEBHOOK_AGENT', 'a'), undefined);
+    assert.equal(changes.at(-1)!.namespaceList, true, 'the namespace has no instance left');
+  });
+
+  it('fires at most one change per pace however long the traffic lasts, the first at once', async () => {
+    const { model, timers, changes } = await connected();
+    changes.length = 0;
+    timers.advance(1000);
+    for (let i = 0; i < 100; i++) {
+      model.apply({ type: 'delivery', delivery: delivery(`n${i}`, `2026-02-01T00:00:${String(i % 60).padStart(2, '0')}`) });
+      timers.advance(10);
+    }
+    // 1 s of traffic at one message per 10 ms: the first at once, then one per 250 ms.
+    assert.ok(changes.length >= 4 && changes.length <= 5, String(changes.length));
+  });
+
+  it('keeps what it knows when the serve process stops', async () => {
+    const { model } = await connected();
+    model.connect(undefined);
+    await model.ready();
+    assert.deepEqual([model.instances('WEBHOOK_AGENT').length, model.deliveries.length], [1, 1]);
+  });
+});
