@@ -1,8 +1,9 @@
 /**
  * The built-in worker's checks on a delivery, in one order (octokit's pipeline): provider →
  * signature on the raw bytes → payload parse. The router runs them before any agent exists, so a
- * rejected request (401, 400) creates no instance; the agent runs them again, because its own
- * route (/agents/webhook-agent/<name>) reaches it without the router.
+ * rejected request (401, 400) creates no instance. The agent checks too, as a Durable Object must
+ * not trust whoever calls it; when the router's check rode along on the very same Request (in
+ * this process), the agent takes it instead of verifying and parsing the bytes a second time.
  */
 import { schemeFor, type ProviderName } from '../../core/signing';
 import { normalizeHeaders } from '../../core/signing';
@@ -19,6 +20,25 @@ export interface CheckEnv {
 export type CheckResult =
   | { readonly ok: true; readonly provider: ProviderName; readonly body: Uint8Array; readonly parsed: ParsedPayload }
   | { readonly ok: false; readonly response: Response };
+
+/**
+ * The router's passed check, on the Request it hands the agent. A symbol-keyed property: nothing
+ * from the wire can set it, and on Cloudflare, where the request reaches the Durable Object
+ * serialized, it is simply absent and the agent checks for itself.
+ */
+const CHECKED = Symbol.for('hookbench.checkedDelivery');
+
+type Passed = Extract<CheckResult, { ok: true }>;
+
+/** Keeps a passed check on `request` for the agent it is handed to. */
+export function rememberCheck(request: Request, checked: Passed): void {
+  Object.defineProperty(request, CHECKED, { value: checked, enumerable: false, configurable: true });
+}
+
+/** The check the router made on this very request, if it made one. */
+export function checkedBefore(request: Request): Passed | undefined {
+  return (request as unknown as Record<symbol, Passed | undefined>)[CHECKED];
+}
 
 /** The URL the provider signed: a configured public URL, or what a tunnel forwarded, or the request's. */
 export function signedUrl(request: Request, env: CheckEnv): string {

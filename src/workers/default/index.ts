@@ -5,7 +5,7 @@
  */
 import { getAgentByName, routeAgentRequest } from 'agents';
 import { locate, normalizeHeaders, schemeFor } from '../../core/signing';
-import { checkDelivery } from './check';
+import { checkDelivery, rememberCheck } from './check';
 import { textResponse } from './responses';
 import { sanitizeEntity, webhookRoute } from './routes';
 import type { WebhookEnv } from './webhookAgent';
@@ -25,6 +25,7 @@ export default {
       // Verified and parsed before any agent exists: a rejected request creates no instance.
       const checked = checkDelivery(route, request, body, env, route.entity);
       if (!checked.ok) return checked.response;
+      rememberCheck(request, checked);
       let entity = route.entity;
       if (entity === undefined) {
         const { shape } = schemeFor(checked.provider);

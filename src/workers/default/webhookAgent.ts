@@ -8,7 +8,7 @@ import { Agent, callable } from 'agents';
 import { locate, normalizeHeaders, schemeFor, type HeaderMap, type ProviderName } from '../../core/signing';
 import { notifyChat, sendJsonWebhook } from '../../core/outbound';
 import { describeEvent } from './describe';
-import { checkDelivery } from './check';
+import { checkDelivery, checkedBefore } from './check';
 import type { StoredEvent, WebhookState } from '../../core/contract/instances';
 import type { ParsedPayload } from './payload';
 import { noteEventStored } from '../../core/contract/notes';
@@ -58,10 +58,9 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
     if (request.method !== 'POST') return textResponse('Method not allowed', 405);
     const route = webhookRoute(new URL(request.url), request.headers);
     if (!route) return textResponse('Not found', 404);
-    const body = new Uint8Array(await request.arrayBuffer());
-    const checked = checkDelivery(route, request, body, this.env, this.name);
+    const checked = checkedBefore(request) ?? checkDelivery(route, request, new Uint8Array(await request.arrayBuffer()), this.env, this.name);
     if (!checked.ok) return checked.response;
-    const event = this.toEvent(checked.provider, normalizeHeaders(request.headers.entries()), request.headers, checked.parsed, body);
+    const event = this.toEvent(checked.provider, normalizeHeaders(request.headers.entries()), request.headers, checked.parsed, checked.body);
     const notes = { provider: checked.provider, entity: this.name, verification: 'valid', event: event.id };
     if (route.queued) {
       await this.queue('processDelivery', { provider: checked.provider, event });
