@@ -1,6 +1,7 @@
 /**
- * Helpers for the child processes the extension runs (`hookbench serve`, `hookbench expose`):
- * their output read line by line, and a stop that asks first and insists after a grace period.
+ * Helpers for the processes Hookbench runs or meets (`hookbench serve`, `hookbench expose`, a
+ * data folder's lock holder): their output read line by line, a stop that asks first and insists
+ * after a grace period, and whether a pid is still running.
  */
 import type { ChildProcess } from 'node:child_process';
 
@@ -25,4 +26,14 @@ export async function stopChild(child: ChildProcess, graceMs: number): Promise<v
   const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
   await closed;
   clearTimeout(timer);
+}
+
+/** Whether `pid` is running: EPERM means it exists, under another user. */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

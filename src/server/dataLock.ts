@@ -8,7 +8,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isRunning } from '../core/childProcess';
 import { CREATE_NEW, mkdirPrivate, readPrivate, writePrivate } from '../core/runtime/privateFiles';
+import { folderInUseMessage } from '../core/contract/serveFailures';
 
 export class DataFolderInUseError extends Error {
   override readonly name = 'DataFolderInUseError';
@@ -16,16 +18,6 @@ export class DataFolderInUseError extends Error {
 
 export interface DataLock {
   release(): void;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, under another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function ownerOf(file: string): number | undefined {
@@ -54,9 +46,7 @@ export async function lockDataFolder(dataDir: string, file: string): Promise<Dat
     // An empty file may be one another process created a moment ago and is about to write.
     const owner = ownerOf(file) ?? (await new Promise((resolve) => setTimeout(resolve, 100)), ownerOf(file));
     if (owner !== undefined && owner !== process.pid && isRunning(owner)) {
-      throw new DataFolderInUseError(
-        `the data folder ${dataDir} is in use by another hookbench serve (pid ${owner}): stop it, or give this one its own folder with --data. If no hookbench is running, delete ${file}.`,
-      );
+      throw new DataFolderInUseError(folderInUseMessage(dataDir, owner, file));
     }
     // Left by a process that is gone, or by one that died while creating it.
     fs.rmSync(file, { force: true });

@@ -66,6 +66,14 @@ export class Receiver {
     });
   }
 
+  /** The origin and host check (access.ts): undefined when allowed, else the 403's text, the reason logged. */
+  private refusal(req: http.IncomingMessage, url: URL, upgrade: boolean): string | undefined {
+    const access = checkAccess(req.headers, url.pathname, { boundHost: this.options.host, policy: this.options.access ?? DEFAULT_POLICY, upgrade });
+    if (access.allowed) return undefined;
+    this.options.logger.warn(`[security] refused ${upgrade ? 'a WebSocket to' : req.method} ${url.pathname}: ${access.reason}`);
+    return forbiddenText(access.reason);
+  }
+
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const started = performance.now();
     let url: URL;
@@ -75,13 +83,11 @@ export class Receiver {
       req.resume();
       return writeText(res, 400, 'Bad Request');
     }
-    const access = checkAccess(req.headers, url.pathname, { boundHost: this.options.host, policy: this.options.access ?? DEFAULT_POLICY, upgrade: false });
-    if (!access.allowed) {
+    const refused = this.refusal(req, url, false);
+    if (refused !== undefined) {
       req.resume();
-      this.options.logger.warn(`[security] refused ${req.method} ${url.pathname}: ${access.reason}`);
-      const text = forbiddenText(access.reason);
-      writeText(res, 403, text);
-      this.record(req, url, Buffer.alloc(0), 403, {}, text, started, {});
+      writeText(res, 403, refused);
+      this.record(req, url, Buffer.alloc(0), 403, {}, refused, started, {});
       return;
     }
     let body: Buffer;
@@ -176,11 +182,8 @@ export class Receiver {
     } catch {
       return rejectUpgrade(socket, 400, 'Bad Request');
     }
-    const access = checkAccess(req.headers, url.pathname, { boundHost: this.options.host, policy: this.options.access ?? DEFAULT_POLICY, upgrade: true });
-    if (!access.allowed) {
-      this.options.logger.warn(`[security] refused a WebSocket to ${url.pathname}: ${access.reason}`);
-      return rejectUpgrade(socket, 403, forbiddenText(access.reason));
-    }
+    const refused = this.refusal(req, url, true);
+    if (refused !== undefined) return rejectUpgrade(socket, 403, refused);
     const client = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
     if ((this.socketsPerClient.get(client) ?? 0) >= MAX_WEBSOCKETS_PER_CLIENT) {
       this.options.logger.warn(`[security] refused a WebSocket to ${url.pathname}: ${client} already holds ${MAX_WEBSOCKETS_PER_CLIENT}`);

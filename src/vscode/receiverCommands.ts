@@ -4,8 +4,9 @@ import type { DisposableStore } from '../core/events';
 import type { Logger } from '../core/log';
 import { registerCommand, reportError } from './commands';
 import { PROVIDER_SECRETS, type Secrets } from './secrets';
-import { FOLDER_IN_USE, offerTakeOver } from './server/folderInUse';
-import { offerPortChoices, PORT_IN_USE } from './server/portInUse';
+import { FOLDER_IN_USE, PORT_IN_USE } from '../core/contract/serveFailures';
+import { offerTakeOver } from './server/folderInUse';
+import { offerPortChoices } from './server/portInUse';
 import type { ServerController } from './server/serverController';
 
 const PROVIDER_PATHS = ['github', 'stripe', 'twilio', 'slack', 'shopify', 'standard', 'generic'];

@@ -5,7 +5,7 @@
  * signs the result afresh.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { schemeFor, type ProviderName } from '../signing';
+import { atPath, schemeFor, type ProviderName } from '../signing';
 
 export interface NewDelivery {
   readonly headers: Record<string, string>;
@@ -57,7 +57,7 @@ export function asNewDelivery(provider: ProviderName, headers: Record<string, st
     } catch {
       continue;
     }
-    const old = locator.path.split('.').reduce<unknown>((v, k) => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[k] : undefined), parsed);
+    const old = atPath(parsed, locator.path);
     const id = freshId(typeof old === 'string' ? old : undefined);
     if (!setPath(parsed, locator.path, id)) continue;
     const pretty = /\n\s/.test(body.toString('utf8'));

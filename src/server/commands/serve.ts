@@ -19,6 +19,7 @@ import type { AccessPolicy } from '../access';
 import { WEBHOOK_PATHS } from '../access';
 import { parseFlags, UsageError } from './args';
 import type { CliIo } from './io';
+import { portInUseMessage } from '../../core/contract/serveFailures';
 
 export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 8787] [--data .hookbench]
          [--worker FILE] [--config wrangler.jsonc|toml] [--env-file .dev.vars] [--no-watch]
@@ -44,7 +45,7 @@ export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 878
 /** The receiver's port is taken; the message names the flag that picks another. */
 export class PortInUseError extends Error {
   constructor(host: string, port: string) {
-    super(`port ${port} on ${host} is in use by another program: choose another with --port (--port 0 picks a free one)`);
+    super(portInUseMessage(host, port));
   }
 }
 

@@ -5,10 +5,10 @@
  */
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
+import { isRunning } from '../../core/childProcess';
 import type { Logger } from '../../core/log';
+import { FOLDER_IN_USE } from '../../core/contract/serveFailures';
 
-/** The serve process's answer when the folder's lock is held (src/server/dataLock.ts). */
-export const FOLDER_IN_USE = /data folder (.+?) is in use by another hookbench serve \(pid (\d+)\)/;
 
 /** Whether `pid` is a `hookbench serve` (Linux: its command line); elsewhere the lock's word is taken. */
 function isHookbenchServe(pid: number): boolean {
@@ -20,23 +20,14 @@ function isHookbenchServe(pid: number): boolean {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Stops the holder (SIGTERM: it drains and commits), waits for it to go (at most 20 s). */
 async function stopHolder(pid: number): Promise<boolean> {
   process.kill(pid, 'SIGTERM');
   for (let waited = 0; waited < 20_000; waited += 100) {
-    if (!alive(pid)) return true;
+    if (!isRunning(pid)) return true;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return !alive(pid);
+  return !isRunning(pid);
 }
 
 /** Offers Take Over; `start` starts this window's receiver again. */

@@ -7,9 +7,8 @@ import * as net from 'node:net';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/log';
+import { PORT_IN_USE } from '../../core/contract/serveFailures';
 
-/** The serve process's one-line answer to EADDRINUSE (src/server/commands/serve.ts PortInUseError). */
-export const PORT_IN_USE = /port (\d+) on \S+ is in use by another program/;
 
 /** A free port on the host, from the kernel (bind port 0, read it, close). */
 export function freePort(host: string): Promise<number> {

@@ -5,8 +5,7 @@ import { DeliveriesTree } from './deliveriesTree';
 import type { AttachedWorkers } from './attachedWorkers';
 import type { ExplorerSession } from './explorerSession';
 import { OutboundTree } from './outboundTree';
-import { FOLDER_IN_USE } from '../server/folderInUse';
-import { PORT_IN_USE } from '../server/portInUse';
+import { FOLDER_IN_USE, PORT_IN_USE } from '../../core/contract/serveFailures';
 import type { ServeState } from '../server/serveProcess';
 import type { ServerController } from '../server/serverController';
 
