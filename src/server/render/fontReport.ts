@@ -134,6 +134,10 @@ function markTextElements(): TextElement[] {
     el.setAttribute('data-hookbench-font-report', String(n++));
     out.push({ selector: path(el), text: Array.from(own).slice(0, 80).join('') });
   }
+  // CSS.getPlatformFontsForNode reports the fonts of the last layout, and nothing here has made
+  // one since the injected styles: without a frame in between (a busy machine, no font wait),
+  // it would report the page's first layout (the default serif). Reading a box lays it out now.
+  void document.documentElement.getBoundingClientRect();
   return out;
 }
 
