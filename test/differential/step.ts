@@ -1,0 +1,76 @@
+/**
+ * The differential suite's one contract: an area is a fixture worker (its own folder under
+ * test/differential/areas/<area>/ with a wrangler config and an entry) and a script of steps. The
+ * runner sends the same steps to the real runtime (wrangler dev / Miniflare, the oracle) and to
+ * `hookbench serve --worker`, and compares what each step declares it compares.
+ */
+
+/** What of an HTTP answer two runtimes must agree on. */
+export interface Compare {
+  /** The status code (default true). */
+  readonly status?: boolean;
+  /** The body: byte-equal text, parsed JSON deep-equal, or not compared (default 'text'). */
+  readonly body?: 'text' | 'json' | 'ignore';
+  /** Header names (lower case) whose values must be equal; absent on both counts as equal. */
+  readonly headers?: readonly string[];
+  /** Applied to both bodies before comparing (drop ids, timestamps): JSON when body is 'json'. */
+  readonly normalize?: (body: unknown) => unknown;
+}
+
+export interface HttpStep {
+  readonly kind?: 'http';
+  readonly name: string;
+  readonly method?: string;
+  /** Path and query on the worker's origin, e.g. `/agents/hook/one?x=1`. */
+  readonly path: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string | Uint8Array;
+  readonly compare?: Compare;
+}
+
+export interface WebSocketStep {
+  readonly kind: 'ws';
+  readonly name: string;
+  readonly path: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Frames sent after the upgrade, in order. */
+  readonly send?: readonly string[];
+  /** How many text frames to collect before closing (each runtime must send at least these). */
+  readonly frames: number;
+  /** Applied to each received frame before comparing. */
+  readonly normalize?: (frame: string) => unknown;
+  /** Also compare the upgrade answer's `sec-websocket-extensions` / `-protocol`. */
+  readonly handshakeHeaders?: readonly string[];
+}
+
+/** Lets time pass in both runtimes (queues' batch timeout, alarms, workflow sleeps). */
+export interface WaitStep {
+  readonly kind: 'wait';
+  readonly name: string;
+  readonly ms: number;
+}
+
+/**
+ * Polls an HTTP step until `until` says its body is ready (bounded by `timeoutMs`), then compares
+ * the last answer: for what settles in the background (queue consumers, alarms, workflows).
+ */
+export interface PollStep {
+  readonly kind: 'poll';
+  readonly name: string;
+  readonly step: HttpStep;
+  readonly until: (status: number, body: string) => boolean;
+  readonly timeoutMs: number;
+  readonly intervalMs?: number;
+}
+
+export type Step = HttpStep | WebSocketStep | WaitStep | PollStep;
+
+/** One area: its folder (holding the wrangler config) and its script. */
+export interface Area {
+  readonly name: string;
+  /** The folder with wrangler.jsonc and the entry, relative to test/differential/areas. */
+  readonly folder: string;
+  readonly steps: readonly Step[];
+  /** Extra flags for both runtimes, e.g. `--test-scheduled`. */
+  readonly flags?: readonly string[];
+}
