@@ -6,7 +6,7 @@
  * agents route at all, is read through the fallback instead (the admin API's read-only SQL for
  * the local serve process; nothing for a deployed worker).
  */
-import type { EventRow } from '../../core/contract/instances';
+import type { EventRow, InstanceSummary } from '../../core/contract/instances';
 import type { Event } from '../../core/events';
 import { AgentConnection, RpcError } from './agentConnection';
 
@@ -26,6 +26,14 @@ export interface InstanceChannel {
 /** The agents-protocol URL of an instance: `ws://host/agents/<agent>/<name>`. */
 export function agentUrl(baseUrl: string, agent: string, name: string): string {
   return `${baseUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/agents/${agent}/${encodeURIComponent(name)}`;
+}
+
+/**
+ * The reader of an instance the local serve process runs: over the agents protocol on the
+ * receiver's address, with the admin API's SQL as the fallback for its events.
+ */
+export function localReader(client: { readonly baseUrl: string; events(namespace: string, name: string, limit?: number): Promise<EventRow[]> }, instance: InstanceSummary): InstanceReader {
+  return new InstanceReader(agentUrl(client.baseUrl, instance.agent, instance.name), (limit) => client.events(instance.namespace, instance.name, limit));
 }
 
 export class InstanceReader implements InstanceChannel {

@@ -164,6 +164,8 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
       case 'instance': {
         // Expanded: read it as any client of its agent would, from now until it is collapsed.
         this.model.expand(node.namespace, node.name);
+        const unread = this.model.instance(node.namespace, node.name);
+        if (unread && !unread.known) await this.model.loadDetails([unread]);
         const entry = this.model.instance(node.namespace, node.name);
         const children: AgentNode[] = [this.stable({ kind: 'state', namespace: node.namespace, name: node.name, state: entry?.state ?? null })];
         if (entry?.eventCount !== undefined) children.push(this.stable({ kind: 'events', namespace: node.namespace, name: node.name, count: entry.eventCount }));

@@ -305,6 +305,9 @@ export class ExplorerModel {
     if (!entry || !this.openChannel || !this.source) return;
     const channel = this.openChannel(entry.summary);
     if (!channel) return;
+    // Its events are read through the channel from now on; an instance only the feed described
+    // (a user's worker tells the feed nothing of its rows) has its tables read once.
+    this.entries.set(key, { ...entry, events: undefined, known: entry.known && entry.eventCount !== undefined });
     const subscription = channel.onDidChangeState((state) => {
       if (state !== undefined) this.update(namespace, name, (e) => ({ ...e, state }));
     });
