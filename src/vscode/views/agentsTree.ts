@@ -100,6 +100,13 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
     if (nodes.size > 0) this.changed.fire([...nodes]);
   }
 
+  /** For `reveal`: an instance's and a namespace page's parent is their namespace node. */
+  getParent(node: AgentNode): AgentNode | undefined {
+    if (node.kind === 'instance' || (node.kind === 'more' && node.name === undefined)) return this.nodes.get(`ns:${node.namespace}`);
+    if (node.kind === 'state' || node.kind === 'events' || (node.kind === 'more' && node.name !== undefined)) return this.nodes.get(`i:${instanceKey(node.namespace, node.name!)}`);
+    return undefined;
+  }
+
   /** "Show 100 more" was clicked: the next page of instances, or of events. */
   showMore(node: AgentNode): void {
     if (node.kind !== 'more') return;
