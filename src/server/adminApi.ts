@@ -7,11 +7,12 @@
 import type * as http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { ADMIN_PREFIX, type AdminRoute, type AdminRoutes, type QueryParam } from '../core/contract/admin';
-import type { InstanceEvent, InstanceSummary } from '../core/contract/instances';
+import { ADMIN_PREFIX, MAX_DETAILS, type AdminRoute, type AdminRoutes, type QueryParam } from '../core/contract/admin';
+import type { InstanceDetails, InstanceEvent, InstanceRef, InstanceSummary } from '../core/contract/instances';
 import { instanceMessage, LIVE_PATH, type LiveMessage } from '../core/contract/live';
 import type { Emitter } from '../core/events';
 import type { Logger } from '../core/log';
+import type { InstanceHost } from '../core/runtime/instanceHost';
 import type { DurableObjectNamespace } from '../core/runtime/namespace';
 import { camelCaseToKebabCase } from '../core/runtime/protocol';
 import type { WorkerRuntime } from '../core/runtime/workerRuntime';
@@ -120,6 +121,10 @@ export class AdminApi {
   }
 
   private async instances(req: http.IncomingMessage, res: http.ServerResponse, rest: string[], body: Buffer): Promise<void> {
+    if (rest.length === 1 && rest[0] === 'details') {
+      if (req.method !== 'POST') throw new HttpError(405, 'POST');
+      return await this.details(res, body);
+    }
     if (rest.length === 0) {
       if (req.method !== 'GET') throw new HttpError(405, 'GET');
       const runtime = await this.deps.runtime();
@@ -162,15 +167,21 @@ export class AdminApi {
       return answer(res, 'DELETE /__hookbench/instances/<namespace>/<name>', { deleted: true, namespace: namespace.binding, name });
     }
     if (req.method !== 'GET') throw new HttpError(405, 'GET or DELETE');
-    const instance = host();
-    const details = await instance.inspect((db) => {
-      const stateRow = tableExists(db, 'cf_agents_state') ? db.exec("SELECT state FROM cf_agents_state WHERE id = 'cf_state_row_id'").rows[0] : undefined;
-      const tables = db
-        .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_hookbench%' ORDER BY name")
-        .rows.map(([table]) => ({ name: String(table), rows: Number(db.exec(`SELECT count(*) FROM "${String(table).replace(/"/g, '""')}"`).rows[0]![0]) }));
-      return { state: stateRow ? (JSON.parse(String(stateRow[0])) as unknown) : null, tables };
-    });
-    answer(res, 'GET /__hookbench/instances/<namespace>/<name>', { namespace: namespace.binding, agent: camelCaseToKebabCase(namespace.binding), name, awake: instance.isAwake, connections: instance.connectionCount, ...details });
+    answer(res, 'GET /__hookbench/instances/<namespace>/<name>', await describe(namespace, host()));
+  }
+
+  /** `POST /__hookbench/instances/details`: many instances described in one request (the explorer's page). */
+  private async details(res: http.ServerResponse, body: Buffer): Promise<void> {
+    const refs = parseDetails(body);
+    const runtime = await this.deps.runtime();
+    const instances: InstanceDetails[] = [];
+    // One at a time: each wakes its instance, and a page must not wake a hundred at once.
+    for (const { namespace: wanted, name } of refs) {
+      const namespace = runtime.namespaces.find((n) => n.binding === wanted || camelCaseToKebabCase(n.binding) === wanted);
+      if (!namespace || !namespace.has(name)) continue;
+      instances.push(await describe(namespace, namespace.host(name)));
+    }
+    answer(res, 'POST /__hookbench/instances/details', { instances });
   }
 
   private deliveries(req: http.IncomingMessage, res: http.ServerResponse, url: URL, rest: string[]): void {
@@ -210,6 +221,31 @@ export class AdminApi {
     this.queries.close();
     for (const client of this.wss.clients) client.close(1001, 'Server shutting down');
   }
+}
+
+/** An instance's state row and its tables with their row counts (it wakes the instance). */
+async function describe(namespace: DurableObjectNamespace, instance: InstanceHost): Promise<InstanceDetails> {
+  const details = await instance.inspect((db) => {
+    const stateRow = tableExists(db, 'cf_agents_state') ? db.exec("SELECT state FROM cf_agents_state WHERE id = 'cf_state_row_id'").rows[0] : undefined;
+    const tables = db
+      .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_hookbench%' ORDER BY name")
+      .rows.map(([table]) => ({ name: String(table), rows: Number(db.exec(`SELECT count(*) FROM "${String(table).replace(/"/g, '""')}"`).rows[0]![0]) }));
+    return { state: stateRow ? (JSON.parse(String(stateRow[0])) as unknown) : null, tables };
+  });
+  return { namespace: namespace.binding, agent: camelCaseToKebabCase(namespace.binding), name: instance.name, awake: instance.isAwake, connections: instance.connectionCount, ...details };
+}
+
+function parseDetails(body: Buffer): InstanceRef[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'the body is not JSON: send {"instances": [{"namespace": "…", "name": "…"}]}');
+  }
+  const refs = (parsed as { instances?: unknown } | null)?.instances;
+  if (!Array.isArray(refs) || !refs.every((r) => typeof r?.namespace === 'string' && typeof r?.name === 'string')) throw new HttpError(400, '"instances" must be an array of {"namespace", "name"} strings');
+  if (refs.length > MAX_DETAILS) throw new HttpError(400, `at most ${MAX_DETAILS} instances per request`);
+  return refs as InstanceRef[];
 }
 
 function limitOf(url: URL): number {

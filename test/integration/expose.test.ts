@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
 import { SmeeRelay } from '../unit/helpers/smeeRelay';
+import { listed } from '../../src/vscode/views/listTree';
 import { api, instancesNow, untilTree } from './helpers';
 
 describe('Expose Receiver (smee, against a local relay)', () => {
@@ -35,7 +36,7 @@ describe('Expose Receiver (smee, against a local relay)', () => {
 
     await untilTree(hookbench, () => instancesNow(hookbench), (list) => list.some((i) => i.kind === 'instance' && i.name === 'acme-relayed'));
     const deliveries = hookbench.trees.deliveries;
-    const rows = await untilTree(hookbench, async () => (await deliveries.getChildren()) ?? [], (list) => list.some((d) => d.path === '/webhooks/github' && d.source?.name === 'smee'));
+    const rows = await untilTree(hookbench, async () => listed(await deliveries.getChildren()), (list) => list.some((d) => d.path === '/webhooks/github' && d.source?.name === 'smee'));
     const relayed = rows.find((d) => d.source?.name === 'smee')!;
     assert.equal(relayed.status, 200);
     assert.match(String(deliveries.getTreeItem(relayed).description), /smee/);

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentNode } from '../../src/vscode/views/agentsTree';
 import type { HookbenchApi } from '../../src/vscode/hookbench';
+import { listed } from '../../src/vscode/views/listTree';
 import { api, instancesNow, untilTree } from './helpers';
 import { userDoes } from './reporter';
 
@@ -59,7 +60,7 @@ describe('The daily loop, as a user', () => {
     const again = (await vscode.commands.executeCommand('hookbench.delivery.replay', event)) as { status: number; duplicate: boolean };
     assert.deepEqual([again.status, again.duplicate], [200, true]);
     const deliveries = hookbench.trees.deliveries;
-    const items = await untilTree(hookbench, async () => (await deliveries.getChildren()) ?? [], (list) => list.some((d) => d.duplicate === true));
+    const items = await untilTree(hookbench, async () => listed(await deliveries.getChildren()), (list) => list.some((d) => d.duplicate === true));
     const duplicate = items.find((d) => d.duplicate === true)!;
     assert.match(String(deliveries.getTreeItem(duplicate).description), /duplicate — not processed again/);
     assert.equal((await eventsOf(hookbench, 'acme-loop')).length, 2, 'nothing was stored again');

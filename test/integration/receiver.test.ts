@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
+import { listed } from '../../src/vscode/views/listTree';
 import { api, instancesNow, nextRestart, untilTree, withSecret } from './helpers';
 import { reportFigure } from './reporter';
 
@@ -135,7 +136,7 @@ describe('Explorer', () => {
     const tree = hookbench.trees.deliveries;
     // The list follows the live feed: wait for this delivery, not an older 401 already shown.
     const isThis = (x: { status: number; path: string }) => x.status === 401 && x.path === '/webhooks/github/tree-entity';
-    const list = await untilTree(hookbench, () => tree.getChildren(), (d) => d.some((x) => isThis(x) && x.verification?.startsWith('mismatch')));
+    const list = await untilTree(hookbench, async () => listed(await tree.getChildren()), (d) => d.some((x) => isThis(x) && x.verification?.startsWith('mismatch')));
     const rejected = list.find(isThis)!;
     const item = tree.getTreeItem(rejected);
     assert.equal(item.label, '401 POST /webhooks/github/tree-entity');

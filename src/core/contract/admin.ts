@@ -4,7 +4,7 @@
  * names exactly the routes and live messages declared here.
  */
 import type { DeliveryRecord, DeliverySummary } from './deliveries';
-import type { InstanceDetails, InstanceSummary } from './instances';
+import type { InstanceDetails, InstanceRef, InstanceSummary } from './instances';
 import type { Capture, SinkReceipt } from './sink';
 
 /** Where the admin API answers, on the receiver's address. */
@@ -14,6 +14,14 @@ export const ADMIN_PREFIX = '/__hookbench/';
 export interface AdminError {
   readonly error: string;
 }
+
+/** The body of `POST /__hookbench/instances/details`: the instances to describe, in one request. */
+export interface DetailsRequest {
+  readonly instances: readonly InstanceRef[];
+}
+
+/** At most this many instances per details request (a page of the explorer is 100). */
+export const MAX_DETAILS = 500;
 
 /** A value of a query's result: blobs come as `{"base64": "…"}`. */
 export type QueryValue = string | number | null | { readonly base64: string };
@@ -44,6 +52,7 @@ export type DeliveryDetails = Omit<DeliveryRecord, 'requestBody'> & { readonly r
  */
 export interface AdminRoutes {
   'GET /__hookbench/instances': { readonly instances: InstanceSummary[] };
+  'POST /__hookbench/instances/details': { readonly instances: InstanceDetails[] };
   'GET /__hookbench/instances/<namespace>/<name>': InstanceDetails;
   'DELETE /__hookbench/instances/<namespace>/<name>': { readonly deleted: true; readonly namespace: string; readonly name: string };
   'DELETE /__hookbench/instances/<namespace>/<name>/events': { readonly deleted: number };
@@ -60,6 +69,7 @@ export type AdminRoute = keyof AdminRoutes;
 /** The routes as values, for the doc check; the type below fails to compile when one is missing. */
 export const ADMIN_ROUTES = [
   'GET /__hookbench/instances',
+  'POST /__hookbench/instances/details',
   'GET /__hookbench/instances/<namespace>/<name>',
   'DELETE /__hookbench/instances/<namespace>/<name>',
   'DELETE /__hookbench/instances/<namespace>/<name>/events',

@@ -3,9 +3,9 @@
  * feed. It holds the session token; nothing it fetches contains a secret.
  */
 import WebSocket from 'ws';
-import type { AdminRoute, AdminRoutes, DeliveryDetails, QueryParam } from '../../core/contract/admin';
+import type { AdminRoute, AdminRoutes, DeliveryDetails, DetailsRequest, QueryParam } from '../../core/contract/admin';
 import type { DeliverySummary } from '../../core/contract/deliveries';
-import type { EventRow, InstanceDetails, InstanceSummary } from '../../core/contract/instances';
+import type { EventRow, InstanceDetails, InstanceRef, InstanceSummary } from '../../core/contract/instances';
 import { LIVE_PATH, type LiveMessage } from '../../core/contract/live';
 import type { Capture } from '../../core/contract/sink';
 import { Emitter } from '../../core/events';
@@ -16,6 +16,8 @@ export class AdminClient {
   private readonly live = new Emitter<LiveMessage>();
   readonly onLive = this.live.event;
   private closed = false;
+  /** HTTP requests made so far (the scale benchmark and the volume test read it). */
+  requestCount = 0;
 
   constructor(
     readonly baseUrl: string,
@@ -25,6 +27,7 @@ export class AdminClient {
 
   /** Asks `route` at `path` (below /__hookbench/); the answer has the type the contract gives the route. */
   private async get<R extends AdminRoute>(_route: R, path: string, init: { method?: string; body?: string } = {}): Promise<AdminRoutes[R]> {
+    this.requestCount++;
     const response = await fetch(`${this.baseUrl}/__hookbench/${path}`, { ...init, headers: { authorization: `Bearer ${this.token}` } });
     const body = (await response.json()) as AdminRoutes[R] & { error?: string };
     if (!response.ok) throw new Error(body.error ?? `admin API answered ${response.status}`);
@@ -41,6 +44,13 @@ export class AdminClient {
 
   instance(namespace: string, name: string): Promise<InstanceDetails> {
     return this.get('GET /__hookbench/instances/<namespace>/<name>', AdminClient.instancePath(namespace, name));
+  }
+
+  /** Many instances' state and tables in one request (the explorer's page). */
+  async details(instances: readonly InstanceRef[]): Promise<InstanceDetails[]> {
+    if (instances.length === 0) return [];
+    const body: DetailsRequest = { instances: instances.map(({ namespace, name }) => ({ namespace, name })) };
+    return (await this.get('POST /__hookbench/instances/details', 'instances/details', { method: 'POST', body: JSON.stringify(body) })).instances;
   }
 
   async query(namespace: string, name: string, sql: string, params: QueryParam[] = []): Promise<Record<string, unknown>[]> {

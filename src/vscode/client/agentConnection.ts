@@ -1,7 +1,8 @@
 /**
- * A client of the agents WebSocket protocol, for workers Hookbench does not run (a deployed one):
+ * A client of the agents WebSocket protocol (research/agents-sdk.md), as any client of an agent:
  * the state from `cf_agent_state` frames, and RPC calls answered by `rpc` frames. Reconnects while
- * open.
+ * open, unless the server refused the upgrade with a 4xx (a worker with no agents route): asking
+ * again would be refused again.
  */
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
@@ -15,29 +16,56 @@ export class AgentConnection {
   private readonly stateChanged = new Emitter<unknown>();
   readonly onDidChangeState = this.stateChanged.event;
   private closed = false;
+  private opening: Promise<boolean>;
   state: unknown = undefined;
   error: string | undefined;
+  /** True once the server refused the upgrade with a 4xx: the connection gave up. */
+  refused = false;
+  /** RPC calls made so far. */
+  callCount = 0;
 
   constructor(readonly url: string) {
-    this.connect();
+    this.opening = this.connect();
   }
 
-  private connect(): void {
-    if (this.closed) return;
+  private connect(): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false);
     const socket = new WebSocket(this.url);
     this.socket = socket;
-    socket.on('open', () => (this.error = undefined));
-    socket.on('message', (data) => this.receive(data.toString()));
-    socket.on('error', (error) => {
-      this.error = error.message;
-      this.stateChanged.fire(this.state);
+    return new Promise<boolean>((settle) => {
+      socket.on('open', () => {
+        this.error = undefined;
+        settle(true);
+      });
+      socket.on('unexpected-response', (_request, response) => {
+        if (response.statusCode !== undefined && response.statusCode >= 400 && response.statusCode < 500) this.refused = true;
+        this.error = `the upgrade was answered ${response.statusCode ?? '?'}`;
+        response.resume();
+        socket.terminate();
+      });
+      socket.on('message', (data) => this.receive(data.toString()));
+      socket.on('error', (error) => {
+        this.error = error.message;
+        this.stateChanged.fire(this.state);
+      });
+      socket.on('close', () => {
+        settle(false);
+        for (const { reject } of this.pending.values()) reject(new Error('connection closed'));
+        this.pending.clear();
+        this.socket = undefined;
+        if (!this.closed && !this.refused) {
+          setTimeout(() => {
+            this.opening = this.connect();
+          }, 2000).unref();
+        }
+      });
     });
-    socket.on('close', () => {
-      for (const { reject } of this.pending.values()) reject(new Error('connection closed'));
-      this.pending.clear();
-      this.socket = undefined;
-      if (!this.closed) setTimeout(() => this.connect(), 2000).unref();
-    });
+  }
+
+  /** Resolves true once the socket is open, false when this attempt failed. */
+  opened(): Promise<boolean> {
+    if (this.socket?.readyState === WebSocket.OPEN) return Promise.resolve(true);
+    return this.opening;
   }
 
   private receive(text: string): void {
@@ -56,7 +84,7 @@ export class AgentConnection {
       if (!waiter || rpc.done === false) return;
       this.pending.delete(rpc.id);
       if (rpc.success) waiter.resolve(rpc.result);
-      else waiter.reject(new Error(rpc.error ?? 'RPC failed'));
+      else waiter.reject(new RpcError(rpc.error ?? 'RPC failed'));
     }
   }
 
@@ -65,6 +93,7 @@ export class AgentConnection {
     const socket = this.socket;
     if (!socket || socket.readyState !== WebSocket.OPEN) return Promise.reject(new Error(this.error ?? 'not connected'));
     const id = randomUUID();
+    this.callCount++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
@@ -82,5 +111,13 @@ export class AgentConnection {
     this.closed = true;
     this.socket?.close(1000, 'done');
     this.stateChanged.dispose();
+  }
+}
+
+/** The agent answered an RPC with `success: false` (its message is the agent's). */
+export class RpcError extends Error {
+  /** The SDK's answer for a method that does not exist or is not `@callable`. */
+  get notCallable(): boolean {
+    return /^Method \S+ (does not exist|is not callable)$/.test(this.message);
   }
 }

@@ -1,13 +1,16 @@
 /**
  * The Agents view: namespace → instance (events, last event type, when) → State (the JSON as
  * expandable key/value items) and Events (newest first). Nodes are plain data with stable ids;
- * `getTreeItem` builds a fresh item each time.
+ * `getTreeItem` builds a fresh item each time. Instances and events come a page (100) at a time,
+ * with a "Show 100 more" node after them; expanding an instance opens its agents-protocol channel
+ * (explorerModel.ts), collapsing it closes it.
  */
 import * as vscode from 'vscode';
 import type { EventRow, WebhookState } from '../../core/contract/instances';
 import type { AttachedWorker, AttachedWorkers } from './attachedWorkers';
-import { instanceKey, type ExplorerChange, type ExplorerModel } from './explorerModel';
-import { relativeTime, type ExplorerSession } from './explorerSession';
+import { instanceKey, PAGE, type ExplorerChange, type ExplorerFeed, type ExplorerModel } from './explorerModel';
+import { relativeTime } from './explorerSession';
+import { SHOW_MORE_COMMAND } from './listTree';
 import { textTooltip } from './tooltip';
 
 export type AgentNode =
@@ -19,7 +22,11 @@ export type AgentNode =
   | { kind: 'state'; namespace: string; name: string; state: unknown }
   | { kind: 'value'; id: string; key: string; value: unknown }
   | { kind: 'events'; namespace: string; name: string; count: number }
-  | { kind: 'event'; namespace: string; name: string; event: EventRow & { payload?: string | null } };
+  | { kind: 'event'; namespace: string; name: string; event: EventRow & { payload?: string | null } }
+  /** "Show 100 more" after a page of a namespace's instances (`name` undefined) or of an instance's events. */
+  | { kind: 'more'; namespace: string; name?: string; remaining: number | undefined };
+
+
 
 /** What the tree shows of an instance's state: the built-in worker's fields, when a state has them. */
 type ShownState = Partial<WebhookState>;
@@ -52,6 +59,8 @@ function nodeId(node: AgentNode): string {
       return `e:${instanceKey(node.namespace, node.name)}`;
     case 'event':
       return `ev:${node.namespace}/${node.name}/${node.event.id}`;
+    case 'more':
+      return node.name === undefined ? `m:${node.namespace}` : `me:${instanceKey(node.namespace, node.name)}`;
   }
 }
 
@@ -63,10 +72,12 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
    * change for an instance fires the very object the tree holds (its fields are kept current).
    */
   private readonly nodes = new Map<string, AgentNode>();
+  /** How many instances each namespace shows (a page, more once asked). */
+  private readonly shown = new Map<string, number>();
 
   constructor(
-    private readonly session: ExplorerSession,
-    private readonly attached: AttachedWorkers,
+    private readonly session: ExplorerFeed,
+    private readonly attached: Pick<AttachedWorkers, 'list' | 'connection' | 'onDidChange'>,
   ) {
     session.onDidChange((change) => this.onModelChange(change));
     attached.onDidChange(() => session.schedule());
@@ -87,6 +98,32 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
     for (const key of change.instances) add(`i:${key}`);
     for (const key of change.events) add(`e:${key}`);
     if (nodes.size > 0) this.changed.fire([...nodes]);
+  }
+
+  /** For `reveal`: an instance's and a namespace page's parent is their namespace node. */
+  getParent(node: AgentNode): AgentNode | undefined {
+    if (node.kind === 'instance' || (node.kind === 'more' && node.name === undefined)) return this.nodes.get(`ns:${node.namespace}`);
+    if (node.kind === 'state' || node.kind === 'events' || (node.kind === 'more' && node.name !== undefined)) return this.nodes.get(`i:${instanceKey(node.namespace, node.name!)}`);
+    return undefined;
+  }
+
+  /** "Show 100 more" was clicked: the next page of instances, or of events. */
+  showMore(node: AgentNode): void {
+    if (node.kind !== 'more') return;
+    if (node.name !== undefined) return this.model.showMoreEvents(node.namespace, node.name);
+    this.shown.set(node.namespace, (this.shown.get(node.namespace) ?? PAGE) + PAGE);
+    const parent = this.nodes.get(`ns:${node.namespace}`);
+    if (parent) this.changed.fire([parent]);
+  }
+
+  /** A node was expanded: an instance's channel opens (VS Code may reuse its children without asking). */
+  expanded(node: AgentNode): void {
+    if (node.kind === 'instance') this.model.expand(node.namespace, node.name);
+  }
+
+  /** A node was collapsed: an instance's channel closes (its description stays live from the feed). */
+  collapsed(node: AgentNode): void {
+    if (node.kind === 'instance') this.model.collapse(node.namespace, node.name);
   }
 
   /** The node object for `fresh`'s id, updated to `fresh`'s fields. */
@@ -114,18 +151,28 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
       ];
     }
     if (node.kind === 'remoteEvents') {
-      const connection = this.attached.connection(node.worker, node.name);
-      const events = ((await connection?.call('getEvents', [50]).catch(() => [])) ?? []) as (EventRow & { payload?: string })[];
+      // The same read as a local instance's channel; a deployed worker has no SQL fallback.
+      const reader = this.attached.connection(node.worker, node.name);
+      const events = ((await reader?.events(PAGE).catch(() => undefined))?.rows ?? []) as (EventRow & { payload?: string })[];
       return events.map((event) => ({ kind: 'event' as const, namespace: `remote:${node.worker.baseUrl}`, name: node.name, event }));
     }
     switch (node.kind) {
       case 'namespace': {
         const entries = this.model.instances(node.namespace);
-        // Read once per instance and connection; the live feed keeps them current after that.
-        await this.model.loadDetails(entries);
-        return entries.map(({ summary: i }) => this.stable({ kind: 'instance' as const, namespace: i.namespace, agent: i.agent, name: i.name }));
+        const page = entries.slice(0, this.shown.get(node.namespace) ?? PAGE);
+        // The page is described in one request, once per connection; the live feed keeps it current.
+        await this.model.loadDetails(page);
+        // An expanded instance pushed off the page has left the view: its channel closes.
+        this.model.closeChannelsOutside(node.namespace, new Set(page.map((e) => e.summary.name)));
+        const children: AgentNode[] = page.map(({ summary: i }) => this.stable({ kind: 'instance' as const, namespace: i.namespace, agent: i.agent, name: i.name }));
+        if (entries.length > page.length) children.push(this.stable({ kind: 'more', namespace: node.namespace, remaining: entries.length - page.length }));
+        return children;
       }
       case 'instance': {
+        // Expanded: read it as any client of its agent would, from now until it is collapsed.
+        this.model.expand(node.namespace, node.name);
+        const unread = this.model.instance(node.namespace, node.name);
+        if (unread && !unread.known) await this.model.loadDetails([unread]);
         const entry = this.model.instance(node.namespace, node.name);
         const children: AgentNode[] = [this.stable({ kind: 'state', namespace: node.namespace, name: node.name, state: entry?.state ?? null })];
         if (entry?.eventCount !== undefined) children.push(this.stable({ kind: 'events', namespace: node.namespace, name: node.name, count: entry.eventCount }));
@@ -135,9 +182,19 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         return valueChildren(`${node.namespace}/${node.name}/state`, node.state);
       case 'value':
         return valueChildren(node.id, node.value);
-      case 'events':
-        return (await this.model.loadEvents(node.namespace, node.name)).map((event) => ({ kind: 'event' as const, namespace: node.namespace, name: node.name, event }));
+      case 'events': {
+        const events = await this.model.loadEvents(node.namespace, node.name);
+        const children: AgentNode[] = events.map((event) => ({ kind: 'event' as const, namespace: node.namespace, name: node.name, event }));
+        const entry = this.model.instance(node.namespace, node.name);
+        const total = entry?.eventCount;
+        // A full page, and the table holds more than it shows: offer the next page.
+        if (entry && events.length >= entry.eventsWanted && (total === undefined || total > events.length)) {
+          children.push(this.stable({ kind: 'more', namespace: node.namespace, name: node.name, remaining: total === undefined ? undefined : total - events.length }));
+        }
+        return children;
+      }
       case 'event':
+      case 'more':
         return [];
     }
   }
@@ -156,18 +213,18 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
       case 'remote': {
         const connection = this.attached.connection(node.worker, node.name);
         const state = (connection?.state ?? {}) as ShownState;
-        const description = connection?.error ? `not connected: ${connection.error}` : [state.lastEventType ?? undefined, state.lastEventAt ? relativeTime(state.lastEventAt) : undefined, state.stats?.total === undefined ? undefined : `${state.stats.total} total`].filter(Boolean).join(' · ');
+        const description = connection?.connection.error ? `not connected: ${connection.connection.error}` : [state.lastEventType ?? undefined, state.lastEventAt ? relativeTime(state.lastEventAt) : undefined, state.stats?.total === undefined ? undefined : `${state.stats.total} total`].filter(Boolean).join(' · ');
         return Object.assign(new vscode.TreeItem(node.name, collapsed), {
           id: `r:${node.worker.baseUrl}|${node.worker.agent}|${node.name}`,
           description,
-          iconPath: new vscode.ThemeIcon(connection?.error ? 'debug-disconnect' : 'circle-filled'),
+          iconPath: new vscode.ThemeIcon(connection?.connection.error ? 'debug-disconnect' : 'circle-filled'),
           contextValue: 'hookbench.remoteInstance',
         });
       }
       case 'remoteEvents':
         return Object.assign(new vscode.TreeItem('Events', collapsed), {
           id: `re:${node.worker.baseUrl}|${node.worker.agent}|${node.name}`,
-          description: 'getEvents(50)',
+          description: `getEvents(${PAGE})`,
           iconPath: new vscode.ThemeIcon('history'),
         });
       case 'namespace':
@@ -183,7 +240,9 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         const count = entry?.eventCount;
         const parts = [count === undefined ? undefined : `${count} event${count === 1 ? '' : 's'}`, state.lastEventType ?? undefined, state.lastEventAt ? relativeTime(state.lastEventAt) : undefined];
         const awake = entry?.summary.awake ?? false;
-        const tooltip = textTooltip([[{ strong: node.name }, ` (${node.agent})`], [`${awake ? 'awake' : 'asleep'} · ${entry?.summary.connections ?? 0} connection(s)`]]);
+        const read = this.model.readPath(node.namespace, node.name);
+        const how = read.channel ? `read over the agents protocol${read.events === 'fallback' ? ' (events by SQL: the agent has no getEvents callable)' : ''}` : 'live from the receiver feed';
+        const tooltip = textTooltip([[{ strong: node.name }, ` (${node.agent})`], [`${awake ? 'awake' : 'asleep'} · ${entry?.summary.connections ?? 0} connection(s)`], [how]]);
         return Object.assign(new vscode.TreeItem(node.name, collapsed), {
           id: nodeId(node),
           description: parts.filter(Boolean).join(' · '),
@@ -209,6 +268,14 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
           description: String(node.count),
           iconPath: new vscode.ThemeIcon('history'),
           contextValue: 'hookbench.events',
+        });
+      case 'more':
+        return Object.assign(new vscode.TreeItem('Show 100 more', vscode.TreeItemCollapsibleState.None), {
+          id: nodeId(node),
+          description: node.remaining === undefined ? undefined : `${node.remaining} not shown`,
+          iconPath: new vscode.ThemeIcon('ellipsis'),
+          contextValue: 'hookbench.more',
+          command: { command: SHOW_MORE_COMMAND, title: 'Show 100 More', arguments: [node] },
         });
       case 'event': {
         const { event } = node;

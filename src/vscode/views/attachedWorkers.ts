@@ -1,11 +1,12 @@
 /**
  * Deployed workers the Agents view shows beside the local receiver: a base URL, the agent's URL
- * segment and the entity names to watch, remembered per workspace. Each entity is one
- * agents-protocol connection.
+ * segment and the entity names to watch, remembered per workspace. Each entity is read like a
+ * local one (client/instanceReader.ts): one agents-protocol connection, state from its broadcast,
+ * events from its `getEvents` callable; a deployed worker has no admin API to fall back on.
  */
 import * as vscode from 'vscode';
 import { Emitter } from '../../core/events';
-import { AgentConnection } from '../client/agentConnection';
+import { agentUrl, InstanceReader } from '../client/instanceReader';
 
 export interface AttachedWorker {
   readonly baseUrl: string;
@@ -16,7 +17,7 @@ export interface AttachedWorker {
 const KEY = 'hookbench.attachedWorkers';
 
 export class AttachedWorkers implements vscode.Disposable {
-  private readonly connections = new Map<string, AgentConnection>();
+  private readonly connections = new Map<string, InstanceReader>();
   private readonly changed = new Emitter<void>();
   readonly onDidChange = this.changed.event;
 
@@ -54,7 +55,7 @@ export class AttachedWorkers implements vscode.Disposable {
     this.changed.fire();
   }
 
-  connection(worker: AttachedWorker, name: string): AgentConnection | undefined {
+  connection(worker: AttachedWorker, name: string): InstanceReader | undefined {
     return this.connections.get(`${worker.baseUrl}|${worker.agent}|${name}`);
   }
 
@@ -62,8 +63,7 @@ export class AttachedWorkers implements vscode.Disposable {
     for (const name of worker.names) {
       const key = `${worker.baseUrl}|${worker.agent}|${name}`;
       if (this.connections.has(key)) continue;
-      const ws = worker.baseUrl.replace(/^http/, 'ws').replace(/\/$/, '');
-      const connection = new AgentConnection(`${ws}/agents/${worker.agent}/${encodeURIComponent(name)}`);
+      const connection = new InstanceReader(agentUrl(worker.baseUrl, worker.agent, name));
       connection.onDidChangeState(() => this.changed.fire());
       this.connections.set(key, connection);
     }

@@ -1,10 +1,11 @@
 /**
  * The Deliveries view: every request the receiver saw, newest first; rejected ones show their
- * status and why (a 401 says "stale", "mismatch", "no_secret"…).
+ * status and why (a 401 says "stale", "mismatch", "no_secret"…). The newest 100 first, then
+ * "Show 100 more".
  */
 import * as vscode from 'vscode';
 import type { DeliverySummary } from '../../core/contract/deliveries';
-import type { ExplorerChange, ExplorerModel } from './explorerModel';
+import type { ExplorerChange, ExplorerFeed, ExplorerModel } from './explorerModel';
 import { relativeTime } from './explorerSession';
 import { ListTree } from './listTree';
 import { textTooltip } from './tooltip';
@@ -30,6 +31,10 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
   /** Public host names of the running tunnel, by provider: a delivery through it says "via ngrok". */
   readonly publicHosts = new Map<string, string>();
 
+  constructor(session: ExplorerFeed) {
+    super(session, 'deliveries');
+  }
+
   protected affectedBy(change: ExplorerChange): boolean {
     return change.deliveries;
   }
@@ -38,7 +43,7 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
     return model.deliveries;
   }
 
-  getTreeItem(d: DeliverySummary): vscode.TreeItem {
+  protected treeItem(d: DeliverySummary): vscode.TreeItem {
     const ok = d.status >= 200 && d.status < 300;
     const reason = d.verification && d.verification !== 'valid' ? d.verification.split(':')[0] : undefined;
     const item = new vscode.TreeItem(`${d.status} ${d.method} ${d.path}`, vscode.TreeItemCollapsibleState.None);

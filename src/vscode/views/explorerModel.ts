@@ -5,18 +5,33 @@
  * (on the feed's `hello`, so a reconnect reads them again); after that each message updates the
  * model, and the change names what changed so the trees redraw only those nodes.
  *
+ * An expanded instance is read as any client of its agent would (client/instanceReader.ts): a
+ * channel over the agents protocol gives its state as the agent broadcasts it, and its events
+ * through the agent's `getEvents` callable (the admin API's SQL when the worker has none).
+ * Channels are open only for expanded instances, at most `maxChannels` at once.
+ *
+ * Long lists come a page (100) at a time: a namespace's instances are described in one batch
+ * request per page, an instance's events and the deliveries are read again with a larger limit
+ * when the user asks for 100 more.
+ *
  * No `vscode` here: the trees adapt it, and unit tests drive it with plain messages.
  */
 import type { DeliverySummary } from '../../core/contract/deliveries';
-import type { EventRow, InstanceDetails, InstanceSummary } from '../../core/contract/instances';
+import type { EventRow, InstanceDetails, InstanceRef, InstanceSummary } from '../../core/contract/instances';
 import type { LiveMessage } from '../../core/contract/live';
 import type { CaptureSummary } from '../../core/contract/sink';
-import { Emitter } from '../../core/events';
+import { Emitter, type Disposable, type Event } from '../../core/events';
+import type { InstanceChannel, ReadPath } from '../client/instanceReader';
+
+/** How many items a list shows at first, and how many more each "Show 100 more" adds. */
+export const PAGE = 100;
 
 /** Where the model reads what the live feed does not carry: the admin API's client. */
 export interface ExplorerSource {
   instances(): Promise<InstanceSummary[]>;
-  instance(namespace: string, name: string): Promise<InstanceDetails>;
+  /** Many instances described in one request. */
+  details(instances: readonly InstanceRef[]): Promise<InstanceDetails[]>;
+  /** An instance's newest events by the admin API's SQL: the fallback read path. */
   events(namespace: string, name: string, limit?: number): Promise<EventRow[]>;
   deliveries(limit?: number): Promise<DeliverySummary[]>;
   captures(limit?: number): Promise<CaptureSummary[]>;
@@ -33,6 +48,8 @@ export interface InstanceEntry {
   readonly known: boolean;
   /** The newest events, once the Events node was opened. */
   readonly events: readonly EventRow[] | undefined;
+  /** How many events the Events node shows (a page, or more pages once asked). */
+  readonly eventsWanted: number;
 }
 
 /** What changed since the last {@link ExplorerModel.onDidChange}. Keys are `namespace/name`. */
@@ -64,8 +81,15 @@ export interface ExplorerModelOptions {
    */
   readonly paceMs?: number;
   readonly timers?: Timers;
+  /** Deliveries (and outbound captures) kept at first: a page; "Show 100 more" raises it. */
   readonly deliveryLimit?: number;
-  readonly eventLimit?: number;
+  /**
+   * Opens the agents-protocol channel of an expanded instance (undefined: read it through the
+   * source only). The session opens an {@link InstanceReader} on the current serve process.
+   */
+  readonly openChannel?: (instance: InstanceSummary) => InstanceChannel | undefined;
+  /** At most this many channels are open; expanding one more closes the least recently expanded. */
+  readonly maxChannels?: number;
   /**
    * How many events the built-in worker keeps per instance (its retention, 0 = all): an `event`
    * message adds one to an instance's count only up to it, as retention deletes the oldest.
@@ -73,9 +97,20 @@ export interface ExplorerModelOptions {
   readonly retainedEvents?: () => number;
 }
 
+/** What the trees follow: the model and its paced changes (the session, or the benchmark's stand-in). */
+export interface ExplorerFeed {
+  readonly model: ExplorerModel;
+  readonly onDidChange: Event<ExplorerChange>;
+  /** Redraws the views from what is known. */
+  schedule(): void;
+}
+
 export const instanceKey = (namespace: string, name: string): string => `${namespace}/${name}`;
 
 const nodeTimers: Timers = { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout), now: () => Date.now() };
+
+/** What the explorer lists of an event: a row a callable returned may carry its payload too. */
+const listed = (row: EventRow): EventRow => ({ id: row.id, type: row.type, action: row.action ?? null, title: row.title, timestamp: row.timestamp });
 
 /** Newest first, one row per id: a message and a read racing each other give the same list. */
 function merge<T extends { readonly id: string }>(into: readonly T[], added: readonly T[], time: (item: T) => string, limit: number): T[] {
@@ -93,6 +128,8 @@ export class ExplorerModel {
   /** Bumped by every reload: reads started for an older connection are dropped. */
   private generation = 0;
   private readonly detailReads = new Map<string, Promise<void>>();
+  /** The channels of expanded instances, least recently expanded first. */
+  private readonly channels = new Map<string, { channel: InstanceChannel; subscription: Disposable; via?: ReadPath }>();
   private readonly eventReads = new Map<string, Promise<void>>();
   /** Instances with a message during their details read: read once more after it. */
   private readonly raced = new Set<string>();
@@ -107,16 +144,18 @@ export class ExplorerModel {
 
   private readonly paceMs: number;
   private readonly timers: Timers;
-  private readonly deliveryLimit: number;
-  readonly eventLimit: number;
+  private deliveryLimit: number;
   private readonly retainedEvents: () => number;
+  private readonly openChannel: ExplorerModelOptions['openChannel'];
+  private readonly maxChannels: number;
 
   constructor(options: ExplorerModelOptions = {}) {
     this.retainedEvents = options.retainedEvents ?? (() => 0);
     this.paceMs = options.paceMs ?? 250;
     this.timers = options.timers ?? nodeTimers;
-    this.deliveryLimit = options.deliveryLimit ?? 200;
-    this.eventLimit = options.eventLimit ?? 50;
+    this.deliveryLimit = options.deliveryLimit ?? PAGE;
+    this.openChannel = options.openChannel;
+    this.maxChannels = options.maxChannels ?? 16;
   }
 
   private static empty() {
@@ -152,24 +191,43 @@ export class ExplorerModel {
     return this.captureList;
   }
 
-  /** Reads the state and event count of the instances not known yet (once per instance and connection). */
-  async loadDetails(entries: readonly InstanceEntry[]): Promise<void> {
-    await Promise.all(entries.filter((e) => !e.known).map((e) => this.readDetails(e.summary.namespace, e.summary.name)));
+  /** How many deliveries and outbound captures the lists hold (a page, more once asked). */
+  get listLimit(): number {
+    return this.deliveryLimit;
   }
 
-  /** Reads an instance's newest events, unless they are known already. */
+  /**
+   * Reads the state and event count of the instances not known yet (once per instance and
+   * connection), all in one request: a page of a namespace is one read, not one per instance.
+   */
+  async loadDetails(entries: readonly InstanceEntry[]): Promise<void> {
+    const unknown = entries.filter((e) => !e.known).map((e) => e.summary);
+    const reading = unknown.map((i) => this.detailReads.get(instanceKey(i.namespace, i.name))).filter((r) => r !== undefined);
+    const wanted = unknown.filter((i) => !this.detailReads.has(instanceKey(i.namespace, i.name)));
+    await Promise.all([...reading, ...(wanted.length > 0 ? [this.readDetails(wanted)] : [])]);
+  }
+
+  /** Reads an instance's newest events (as many as its Events node shows), unless they are known already. */
   async loadEvents(namespace: string, name: string): Promise<readonly EventRow[]> {
     const key = instanceKey(namespace, name);
     const source = this.source;
-    if (this.entries.get(key)?.events === undefined && source) {
+    const entry = this.entries.get(key);
+    if (entry && entry.events === undefined && source) {
       let read = this.eventReads.get(key);
       if (!read) {
         const generation = this.generation;
-        read = source
-          .events(namespace, name, this.eventLimit)
+        const limit = entry.eventsWanted;
+        const open = this.channels.get(key);
+        const rows = open
+          ? open.channel.events(limit).then(({ rows, via }) => {
+              open.via = via;
+              return rows;
+            })
+          : source.events(namespace, name, limit);
+        read = rows
           .then((rows) => {
-            const entry = this.entries.get(key);
-            if (entry && generation === this.generation) this.entries.set(key, { ...entry, events: merge(entry.events ?? [], rows, (e) => e.timestamp, this.eventLimit) });
+            const current = this.entries.get(key);
+            if (current && generation === this.generation) this.entries.set(key, { ...current, events: merge(current.events ?? [], rows.map(listed), (e) => e.timestamp, current.eventsWanted) });
           })
           .finally(() => this.eventReads.delete(key));
         this.eventReads.set(key, read);
@@ -179,29 +237,118 @@ export class ExplorerModel {
     return this.entries.get(key)?.events ?? [];
   }
 
-  private readDetails(namespace: string, name: string): Promise<void> {
+  /** Shows 100 more of an instance's events: they are read again with the larger limit. */
+  showMoreEvents(namespace: string, name: string): void {
     const key = instanceKey(namespace, name);
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.set(key, { ...entry, eventsWanted: entry.eventsWanted + PAGE, events: undefined });
+    this.mark({ events: [key] });
+  }
+
+  /** Keeps (and shows) 100 more deliveries and captures: read again, once, with the larger limit. */
+  async showMoreDeliveries(): Promise<void> {
     const source = this.source;
-    if (!source) return Promise.resolve();
-    let read = this.detailReads.get(key);
-    if (read) return read;
+    this.deliveryLimit += PAGE;
+    if (!source) return;
     const generation = this.generation;
-    this.raced.delete(key);
-    read = source
-      .instance(namespace, name)
-      .then((details) => {
-        const entry = this.entries.get(key);
-        if (!entry || generation !== this.generation) return;
-        this.entries.set(key, { ...entry, state: details.state, eventCount: details.tables.find((t) => t.name === 'events')?.rows, known: true });
+    const [deliveries, captures] = await Promise.all([source.deliveries(this.deliveryLimit), source.captures(this.deliveryLimit)]);
+    if (generation !== this.generation) return;
+    this.deliveryList = merge(this.deliveryList, deliveries, (d) => d.time, this.deliveryLimit);
+    this.captureList = merge(this.captureList, captures, (c) => c.time, this.deliveryLimit);
+    this.mark({ deliveries: true, captures: true });
+  }
+
+  private readDetails(instances: readonly InstanceRef[]): Promise<void> {
+    const source = this.source;
+    if (!source || instances.length === 0) return Promise.resolve();
+    const generation = this.generation;
+    const keys = instances.map((i) => instanceKey(i.namespace, i.name));
+    for (const key of keys) this.raced.delete(key);
+    const read = source
+      .details(instances.map(({ namespace, name }) => ({ namespace, name })))
+      .then((list) => {
+        if (generation !== this.generation) return;
+        for (const details of list) {
+          const key = instanceKey(details.namespace, details.name);
+          const entry = this.entries.get(key);
+          if (entry) this.entries.set(key, { ...entry, state: details.state, eventCount: details.tables.find((t) => t.name === 'events')?.rows, known: true });
+        }
       })
       .catch(() => undefined)
       .finally(() => {
-        this.detailReads.delete(key);
-        // A message during the read may or may not be in what it read: read once more.
-        if (this.raced.delete(key) && generation === this.generation) void this.readDetails(namespace, name).then(() => this.mark({ instances: [key] }));
+        for (const key of keys) if (this.detailReads.get(key) === read) this.detailReads.delete(key);
+        // A message during the read may or may not be in what it read: read those once more.
+        const raced = instances.filter((_, i) => this.raced.delete(keys[i]!));
+        if (raced.length > 0 && generation === this.generation) void this.readDetails(raced).then(() => this.mark({ instances: raced.map((i) => instanceKey(i.namespace, i.name)) }));
       });
-    this.detailReads.set(key, read);
+    for (const key of keys) this.detailReads.set(key, read);
     return read;
+  }
+
+  // ---- expanded instances ---------------------------------------------------------------------
+
+  /**
+   * The instance's node was expanded: open its channel (closing the least recently expanded one
+   * past `maxChannels`), so its state comes from the agent's broadcast from now on.
+   */
+  expand(namespace: string, name: string): void {
+    const key = instanceKey(namespace, name);
+    const entry = this.entries.get(key);
+    const open = this.channels.get(key);
+    if (open) {
+      // Most recently expanded last.
+      this.channels.delete(key);
+      this.channels.set(key, open);
+      return;
+    }
+    if (!entry || !this.openChannel || !this.source) return;
+    const channel = this.openChannel(entry.summary);
+    if (!channel) return;
+    // Its events are read through the channel from now on; an instance only the feed described
+    // (a user's worker tells the feed nothing of its rows) has its tables read once.
+    this.entries.set(key, { ...entry, events: undefined, known: entry.known && entry.eventCount !== undefined });
+    const subscription = channel.onDidChangeState((state) => {
+      if (state !== undefined) this.update(namespace, name, (e) => ({ ...e, state }));
+    });
+    this.channels.set(key, { channel, subscription });
+    for (const [oldest] of this.channels) {
+      if (this.channels.size <= this.maxChannels) break;
+      this.collapse(...splitKey(oldest));
+    }
+  }
+
+  /** The instance's node was collapsed, or left the view: close its channel. */
+  collapse(namespace: string, name: string): void {
+    const key = instanceKey(namespace, name);
+    const open = this.channels.get(key);
+    if (!open) return;
+    this.channels.delete(key);
+    open.subscription.dispose();
+    open.channel.dispose();
+  }
+
+  /** How many channels are open (at most `maxChannels`). */
+  get channelCount(): number {
+    return this.channels.size;
+  }
+
+  /** Whether the instance has an open channel, and which path its events were last read by. */
+  readPath(namespace: string, name: string): { channel: boolean; events: ReadPath | undefined } {
+    const open = this.channels.get(instanceKey(namespace, name));
+    return { channel: open !== undefined, events: open?.via };
+  }
+
+  /** Closes the channels of `namespace`'s instances that are not among `shown` (they left the view). */
+  closeChannelsOutside(namespace: string, shown: ReadonlySet<string>): void {
+    this.closeChannels((key) => {
+      const [ns, name] = splitKey(key);
+      return ns !== namespace || shown.has(name);
+    });
+  }
+
+  private closeChannels(keep: (key: string) => boolean = () => false): void {
+    for (const key of [...this.channels.keys()]) if (!keep(key)) this.collapse(...splitKey(key));
   }
 
   // ---- updating -------------------------------------------------------------------------------
@@ -210,6 +357,8 @@ export class ExplorerModel {
   connect(source: ExplorerSource | undefined): void {
     this.source = source;
     this.generation++;
+    // Channels belong to the serve process they were opened on.
+    this.closeChannels();
     if (!source) this.loading = undefined;
   }
 
@@ -236,12 +385,13 @@ export class ExplorerModel {
           continue;
         }
         // Known state stays shown until read again; event lists are read again when shown.
-        this.entries.set(key, { summary, state: before?.state, eventCount: before?.eventCount, known: false, events: undefined });
+        this.entries.set(key, { summary, state: before?.state, eventCount: before?.eventCount, known: false, events: undefined, eventsWanted: before?.eventsWanted ?? PAGE });
       }
       for (const key of arrived.instances) {
         const current = previous.get(key);
         if (current) this.entries.set(key, current);
       }
+      this.closeChannels((key) => this.entries.has(key));
       this.deliveryList = merge(deliveries, arrived.deliveries, (d) => d.time, this.deliveryLimit);
       this.captureList = merge(captures, arrived.captures, (c) => c.time, this.deliveryLimit);
       this.mark({ all: true });
@@ -281,7 +431,7 @@ export class ExplorerModel {
         this.update(message.namespace, message.name, (e) => ({
           ...e,
           eventCount: had ? e.eventCount : capped((e.eventCount ?? 0) + 1, this.retainedEvents()),
-          events: e.events && merge(e.events, [event], (row) => row.timestamp, this.eventLimit),
+          events: e.events && merge(e.events, [event], (row) => row.timestamp, e.eventsWanted),
         }));
         this.mark({ events: [key] });
         return;
@@ -304,12 +454,13 @@ export class ExplorerModel {
         }
         // A new instance starts empty: nothing to read until the feed says what it stored.
         const created = message.kind === 'created';
-        this.entries.set(key, { summary: message.instance, state: created ? null : undefined, eventCount: undefined, known: created, events: created ? [] : undefined });
+        this.entries.set(key, { summary: message.instance, state: created ? null : undefined, eventCount: undefined, known: created, events: created ? [] : undefined, eventsWanted: PAGE });
         this.mark({ namespaceList: this.instances(message.namespace).length === 1, namespaces: [message.namespace] });
         return;
       }
       case 'deleted':
         if (!entry) return;
+        this.collapse(message.namespace, message.name);
         this.entries.delete(key);
         this.mark({ namespaceList: this.instances(message.namespace).length === 0, namespaces: [message.namespace] });
         return;
@@ -317,7 +468,7 @@ export class ExplorerModel {
         if (!entry) return;
         this.entries.set(key, { ...entry, known: false, events: undefined });
         if (this.detailReads.has(key)) this.raced.add(key);
-        void this.readDetails(message.namespace, message.name).then(() => this.mark({ instances: [key] }));
+        void this.readDetails([message]).then(() => this.mark({ instances: [key] }));
         this.mark({ instances: [key], events: [key] });
         return;
     }
@@ -360,9 +511,15 @@ export class ExplorerModel {
   }
 
   dispose(): void {
+    this.closeChannels();
     if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
     this.changed.dispose();
   }
+}
+
+function splitKey(key: string): [string, string] {
+  const slash = key.indexOf('/');
+  return [key.slice(0, slash), key.slice(slash + 1)];
 }
 
 /** A count that retention keeps at most `keep` (0: no limit). */

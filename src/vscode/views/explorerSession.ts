@@ -1,17 +1,19 @@
 /**
  * The explorer's connection to the running receiver: an admin client for the current server (a
  * new one after every restart), the live feed into the explorer's model, and the model's paced
- * changes for the trees, so a burst of webhooks redraws only the nodes it touched, once.
+ * changes for the trees, so a burst of webhooks redraws only the nodes it touched, once; an
+ * expanded instance is read over its agent's own WebSocket (client/instanceReader.ts).
  */
 import * as vscode from 'vscode';
 import { DisposableStore, Emitter, type Event } from '../../core/events';
 import type { Logger } from '../../core/log';
 import type { LiveMessage } from '../../core/contract/live';
 import { AdminClient } from '../client/adminClient';
+import { localReader } from '../client/instanceReader';
 import type { ServerController } from '../server/serverController';
-import { ExplorerModel, type ExplorerChange } from './explorerModel';
+import { ExplorerModel, type ExplorerChange, type ExplorerFeed } from './explorerModel';
 
-export class ExplorerSession implements vscode.Disposable {
+export class ExplorerSession implements vscode.Disposable, ExplorerFeed {
   private readonly store = new DisposableStore();
   readonly model: ExplorerModel;
   private readonly liveMessages = new Emitter<LiveMessage>();
@@ -24,7 +26,12 @@ export class ExplorerSession implements vscode.Disposable {
     paceMs = 250,
   ) {
     // The built-in worker's retention, so a count learnt from the feed stops where its table does.
-    this.model = new ExplorerModel({ paceMs, retainedEvents: () => vscode.workspace.getConfiguration('hookbench').get<number>('retention.maxEvents', 100) });
+    this.model = new ExplorerModel({
+      paceMs,
+      retainedEvents: () => vscode.workspace.getConfiguration('hookbench').get<number>('retention.maxEvents', 100),
+      // An expanded instance is read as any client of its agent would, on the current serve process.
+      openChannel: (instance) => (this.current ? localReader(this.current, instance) : undefined),
+    });
     this.store.add(server.onDidChangeState(() => this.sync()));
     this.sync();
   }

@@ -1,16 +1,36 @@
 import * as vscode from 'vscode';
-import type { ExplorerChange, ExplorerModel } from './explorerModel';
-import type { ExplorerSession } from './explorerSession';
+import { PAGE, type ExplorerChange, type ExplorerFeed, type ExplorerModel } from './explorerModel';
+
+/** The node after a full list: "Show 100 more" reads the next page. */
+export interface MoreItem {
+  readonly kind: 'more';
+  readonly list: string;
+}
+
+/** The command a "Show 100 more" node runs, with the node as its argument (one for every view). */
+export const SHOW_MORE_COMMAND = 'hookbench.views.showMore';
+
+/** A list's "Show 100 more" node (the Agents view's have a namespace instead of a list). */
+export const isMore = (item: unknown): item is MoreItem => (item as Partial<MoreItem> | undefined)?.kind === 'more' && typeof (item as MoreItem).list === 'string';
+
+/** The list's own items, without its "Show 100 more" node. */
+export const listed = <T>(items: readonly (T | MoreItem)[] | null | undefined): T[] => (items ?? []).filter((item): item is T => !isMore(item));
 
 /**
  * A flat list view over the explorer's model, which the live feed keeps current: a new item at the
- * top redraws the list (its root) from the model, with no request to the serve process.
+ * top redraws the list (its root) from the model, with no request to the serve process. It shows
+ * what the model keeps (a page of 100 at first) and, when that is full, a "Show 100 more" node.
  */
-export abstract class ListTree<T> implements vscode.TreeDataProvider<T> {
-  private readonly changed = new vscode.EventEmitter<T | undefined>();
+export abstract class ListTree<T> implements vscode.TreeDataProvider<T | MoreItem> {
+  private readonly changed = new vscode.EventEmitter<T | MoreItem | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
+  private readonly more: MoreItem;
 
-  constructor(private readonly session: ExplorerSession) {
+  constructor(
+    private readonly session: ExplorerFeed,
+    list: string,
+  ) {
+    this.more = { kind: 'more', list };
     session.onDidChange((change) => {
       if (change.all || this.affectedBy(change)) this.changed.fire(undefined);
     });
@@ -21,16 +41,34 @@ export abstract class ListTree<T> implements vscode.TreeDataProvider<T> {
     this.changed.fire(undefined);
   }
 
-  async getChildren(node?: T): Promise<T[]> {
+  /** "Show 100 more" was clicked: the model keeps 100 more, read in one request. */
+  showMore(): Promise<void> {
+    return this.session.model.showMoreDeliveries();
+  }
+
+  async getChildren(node?: T | MoreItem): Promise<(T | MoreItem)[]> {
     if (node) return [];
     // While the receiver is stopped or restarting, what the list showed last stays readable.
     await this.session.model.ready();
-    return [...this.items(this.session.model)];
+    const items = this.items(this.session.model);
+    // A full list may have more behind it on the serve process.
+    return items.length >= this.session.model.listLimit ? [...items, this.more] : [...items];
+  }
+
+  getTreeItem(item: T | MoreItem): vscode.TreeItem {
+    if (!isMore(item)) return this.treeItem(item);
+    return Object.assign(new vscode.TreeItem('Show 100 more', vscode.TreeItemCollapsibleState.None), {
+      id: `more:${item.list}`,
+      description: `${PAGE} shown per page`,
+      iconPath: new vscode.ThemeIcon('ellipsis'),
+      contextValue: 'hookbench.more',
+      command: { command: SHOW_MORE_COMMAND, title: 'Show 100 More', arguments: [item] },
+    });
   }
 
   protected abstract affectedBy(change: ExplorerChange): boolean;
 
   protected abstract items(model: ExplorerModel): readonly T[];
 
-  abstract getTreeItem(item: T): vscode.TreeItem;
+  protected abstract treeItem(item: T): vscode.TreeItem;
 }

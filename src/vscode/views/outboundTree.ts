@@ -1,12 +1,16 @@
 /** The Outbound view: webhooks agents sent to the local sink, with their signature check. */
 import * as vscode from 'vscode';
 import type { CaptureSummary } from '../../core/contract/sink';
-import type { ExplorerChange, ExplorerModel } from './explorerModel';
+import type { ExplorerChange, ExplorerFeed, ExplorerModel } from './explorerModel';
 import { relativeTime } from './explorerSession';
 import { ListTree } from './listTree';
 import { textTooltip } from './tooltip';
 
 export class OutboundTree extends ListTree<CaptureSummary> {
+  constructor(session: ExplorerFeed) {
+    super(session, 'outbound');
+  }
+
   protected affectedBy(change: ExplorerChange): boolean {
     return change.captures;
   }
@@ -15,7 +19,7 @@ export class OutboundTree extends ListTree<CaptureSummary> {
     return model.captures;
   }
 
-  getTreeItem(c: CaptureSummary): vscode.TreeItem {
+  protected treeItem(c: CaptureSummary): vscode.TreeItem {
     const verdict = c.verification === null ? 'not checked (no sink secret)' : c.verification === 'valid' ? 'signature valid' : `signature ${c.verification.split(':')[0]!}`;
     const item = new vscode.TreeItem(`${c.sink} · ${c.body.length > 60 ? c.body.slice(0, 57) + '…' : c.body}`, vscode.TreeItemCollapsibleState.None);
     item.id = `o:${c.id}`;

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { DisposableStore } from '../../core/events';
 import { AgentsTree, type AgentNode } from './agentsTree';
 import { DeliveriesTree } from './deliveriesTree';
+import { isMore, SHOW_MORE_COMMAND } from './listTree';
 import type { AttachedWorkers } from './attachedWorkers';
 import type { ExplorerSession } from './explorerSession';
 import { OutboundTree } from './outboundTree';
@@ -50,6 +51,15 @@ export function registerViews(store: DisposableStore, session: ExplorerSession, 
   const agents = store.add(vscode.window.createTreeView<AgentNode>('hookbench.agents', { treeDataProvider: trees.agents, showCollapseAll: true }));
   const deliveries = store.add(vscode.window.createTreeView('hookbench.deliveries', { treeDataProvider: trees.deliveries }));
   const outbound = store.add(vscode.window.createTreeView('hookbench.outbound', { treeDataProvider: trees.outbound }));
+  // An expanded instance is read over its agent's channel until it is collapsed.
+  store.add(agents.onDidExpandElement(({ element }) => trees.agents.expanded(element)));
+  store.add(agents.onDidCollapseElement(({ element }) => trees.agents.collapsed(element)));
+  store.add(
+    vscode.commands.registerCommand(SHOW_MORE_COMMAND, (node: unknown) => {
+      if (isMore(node)) return trees.deliveries.showMore();
+      return trees.agents.showMore(node as AgentNode);
+    }),
+  );
   const showState = (state: ServeState) => {
     for (const view of [agents, deliveries, outbound]) view.message = stateMessage(state);
   };

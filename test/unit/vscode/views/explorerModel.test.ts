@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DeliverySummary } from '../../../../src/core/contract/deliveries';
-import type { EventRow, InstanceDetails, InstanceSummary } from '../../../../src/core/contract/instances';
+import type { EventRow, InstanceDetails, InstanceRef, InstanceSummary } from '../../../../src/core/contract/instances';
 import type { LiveMessage } from '../../../../src/core/contract/live';
 import { ExplorerModel, type ExplorerChange, type ExplorerSource, type Timers } from '../../../../src/vscode/views/explorerModel';
 
@@ -16,15 +16,15 @@ const delivery = (id: string, time: string): DeliverySummary =>
 class FakeSource implements ExplorerSource {
   calls: string[] = [];
   list: InstanceSummary[] = [summary('a')];
-  details: Record<string, InstanceDetails> = { a: { namespace: 'WEBHOOK_AGENT', agent: 'webhook-agent', name: 'a', awake: true, connections: 0, state: { lastEventType: 'push' }, tables: [{ name: 'events', rows: 3 }] } };
+  described: Record<string, InstanceDetails> = { a: { namespace: 'WEBHOOK_AGENT', agent: 'webhook-agent', name: 'a', awake: true, connections: 0, state: { lastEventType: 'push' }, tables: [{ name: 'events', rows: 3 }] } };
   rows: EventRow[] = [row('e2', '2026-01-02'), row('e1', '2026-01-01')];
   async instances() {
     this.calls.push('instances');
     return this.list;
   }
-  async instance(_namespace: string, name: string) {
-    this.calls.push(`instance ${name}`);
-    return this.details[name]!;
+  async details(instances: readonly InstanceRef[]) {
+    this.calls.push(`details ${instances.map((i) => i.name).join(',')}`);
+    return instances.map((i) => this.described[i.name]).filter((d) => d !== undefined);
   }
   async events(_namespace: string, name: string) {
     this.calls.push(`events ${name}`);
@@ -123,7 +123,7 @@ describe('the explorer model', () => {
     );
     timers.advance(250);
     await model.loadDetails(model.instances('WEBHOOK_AGENT'));
-    assert.deepEqual(source.calls, ['instance a'], 'only the instance listed before the feed said anything is read');
+    assert.deepEqual(source.calls, ['details a'], 'only the instance listed before the feed said anything is read');
     const b = model.instance('WEBHOOK_AGENT', 'b')!;
     assert.deepEqual([b.known, b.eventCount, b.events?.map((e) => e.id), b.summary.awake], [true, 1, ['x'], true]);
     assert.deepEqual([...changes[0]!.namespaces], ['WEBHOOK_AGENT']);
@@ -143,7 +143,7 @@ describe('the explorer model', () => {
   it('takes a deleted instance out, and reads a cleared one’s details again', async () => {
     const { model, source, timers, changes } = await connected();
     await model.loadDetails(model.instances('WEBHOOK_AGENT'));
-    source.details['a'] = { ...source.details['a']!, tables: [{ name: 'events', rows: 0 }] };
+    source.described['a'] = { ...source.described['a']!, tables: [{ name: 'events', rows: 0 }] };
     changes.length = 0;
     live(model, { type: 'instance', kind: 'changed', namespace: 'WEBHOOK_AGENT', name: 'a' });
     await new Promise((resolve) => setImmediate(resolve));

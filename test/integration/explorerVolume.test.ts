@@ -1,0 +1,81 @@
+// The explorer at volume in the real VS Code: hundreds of entities arrive through the live feed
+// with no admin request per webhook, the Agents view pages them ("Show 100 more"), and an expanded
+// instance's state follows its agent's broadcast.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { schemeFor } from '../../src/core/signing';
+import type { AgentNode } from '../../src/vscode/views/agentsTree';
+import { SHOW_MORE_COMMAND } from '../../src/vscode/views/listTree';
+import { api, instancesNow, untilTree, withSecret } from './helpers';
+
+const SECRET = 'volume-secret';
+const ENTITIES = 300;
+
+function push(delivery: string) {
+  const body = JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'Acme/Volume' }, pusher: { name: 'zoe' }, commits: [] });
+  const { headers } = schemeFor('github').sign({ secret: SECRET, body: Buffer.from(body) });
+  return { body, headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': delivery } };
+}
+
+/** Asks the launcher for a screenshot of the window, when one runs the suite. */
+async function screenshot(name: string): Promise<void> {
+  const report = process.env['HOOKBENCH_TEST_REPORT'];
+  if (!report) return;
+  const png = path.join(vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath, 'out', 'test', 'vscode-web', `${name}.png`);
+  fs.rmSync(png, { force: true });
+  fs.appendFileSync(report, `screenshot: ${name}\n`);
+  for (const started = Date.now(); !fs.existsSync(png) && Date.now() - started < 15_000; ) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+const instanceNodes = (nodes: AgentNode[]) => nodes.filter((n): n is Extract<AgentNode, { kind: 'instance' }> => n.kind === 'instance');
+
+describe('explorer at volume', () => {
+  it('shows hundreds of entities live without pulls, pages them, and follows an expanded instance', async function () {
+    this.timeout(180_000);
+    const hookbench = await api();
+    const url = await withSecret(hookbench, 'GITHUB_WEBHOOK_SECRET', SECRET);
+    await vscode.commands.executeCommand('workbench.view.extension.hookbench');
+    await hookbench.explorer.model.ready();
+    const client = hookbench.explorer.client!;
+    await instancesNow(hookbench);
+    const before = client.requestCount;
+
+    const names = Array.from({ length: ENTITIES }, (_, i) => `vol-${String(i).padStart(3, '0')}`);
+    for (let start = 0; start < names.length; start += 20) {
+      await Promise.all(
+        names.slice(start, start + 20).map(async (name) => {
+          const { body, headers } = push(`vol-${name}`);
+          assert.equal((await fetch(`${url}/webhooks/github/${name}`, { method: 'POST', body, headers })).status, 200);
+        }),
+      );
+    }
+    const page = await untilTree(hookbench, () => instancesNow(hookbench), (nodes) => nodes.some((n) => n.kind === 'more' && (n.remaining ?? 0) >= ENTITIES - 100), 60_000);
+    assert.equal(instanceNodes(page).length, 100, 'a page of 100');
+    const requests = client.requestCount - before;
+    assert.ok(requests <= 2, `the view followed ${ENTITIES} webhooks with ${requests} admin requests (at most one page read)`);
+
+    const more = page.find((n) => n.kind === 'more')!;
+    await hookbench.views['hookbench.agents'].reveal(more, { focus: true });
+    await screenshot('explorer-paged');
+    await vscode.commands.executeCommand(SHOW_MORE_COMMAND, more);
+    const twoPages = await untilTree(hookbench, () => instancesNow(hookbench), (nodes) => instanceNodes(nodes).length === 200);
+    assert.equal(instanceNodes(twoPages).length, 200);
+
+    // Expanded in the view: its state now comes from its agent's broadcast, and follows a webhook.
+    const instance = instanceNodes(twoPages).find((n) => n.name === 'vol-007')!;
+    await hookbench.views['hookbench.agents'].reveal(instance, { expand: true });
+    await untilTree(hookbench, async () => hookbench.explorer.model.readPath(instance.namespace, instance.name), (read) => read.channel);
+    const quiet = client.requestCount;
+    const again = push('vol-007-again');
+    assert.equal((await fetch(`${url}/webhooks/github/vol-007`, { method: 'POST', body: again.body, headers: again.headers })).status, 200);
+    const total = async () => {
+      const [state] = await hookbench.trees.agents.getChildren(instance);
+      return state?.kind === 'state' ? (state.state as { stats?: { total: number } } | null)?.stats?.total : undefined;
+    };
+    assert.equal(await untilTree(hookbench, total, (n) => n === 2), 2);
+    assert.equal(client.requestCount, quiet, 'no admin request for the webhook');
+    await vscode.commands.executeCommand('workbench.actions.treeView.hookbench.agents.collapseAll');
+  });
+});

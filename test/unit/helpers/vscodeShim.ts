@@ -1,0 +1,75 @@
+// Just enough of the `vscode` module for the explorer's tree providers to run under plain Node
+// (their data side: getChildren, getTreeItem, change events), for the unit tests and the scale
+// benchmark. Import this module first: it makes `require('vscode')` answer the shim, and
+// esbuild keeps import order, so the trees imported after it find it.
+import Module from 'node:module';
+
+type Listener<T> = (value: T) => void;
+
+class EventEmitter<T> {
+  private listeners = new Set<Listener<T>>();
+  readonly event = (listener: Listener<T>) => {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  };
+  fire(value: T): void {
+    for (const listener of [...this.listeners]) listener(value);
+  }
+  dispose(): void {
+    this.listeners.clear();
+  }
+}
+
+class TreeItem {
+  id?: string;
+  description?: string;
+  tooltip?: unknown;
+  iconPath?: unknown;
+  contextValue?: string;
+  command?: { command: string; title: string; arguments?: unknown[] };
+  constructor(
+    readonly label: string,
+    readonly collapsibleState: number = 0,
+  ) {}
+}
+
+class MarkdownString {
+  isTrusted = false;
+  supportHtml = false;
+  constructor(public value = '') {}
+  appendText(text: string): this {
+    this.value += text;
+    return this;
+  }
+  appendMarkdown(text: string): this {
+    this.value += text;
+    return this;
+  }
+}
+
+class ThemeIcon {
+  constructor(
+    readonly id: string,
+    readonly color?: unknown,
+  ) {}
+}
+
+class ThemeColor {
+  constructor(readonly id: string) {}
+}
+
+export const vscodeShim = {
+  EventEmitter,
+  TreeItem,
+  MarkdownString,
+  ThemeIcon,
+  ThemeColor,
+  TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
+  workspace: { getConfiguration: () => ({ get: <T>(_key: string, fallback: T) => fallback }) },
+};
+
+const loader = Module as unknown as { _load: (request: string, parent: unknown, isMain: boolean) => unknown };
+const load = loader._load;
+loader._load = function (request: string, parent: unknown, isMain: boolean) {
+  return request === 'vscode' ? vscodeShim : load.call(this, request, parent, isMain);
+};
