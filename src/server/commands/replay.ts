@@ -5,12 +5,9 @@
  * line per fixture, a summary, exit 1 on any failure, 2 on usage errors.
  */
 import { parseArgs } from 'node:util';
-import { readAgentState } from '../../core/fixtures/agentState';
-import { signedRequest } from '../../core/fixtures/signedRequest';
-import { stateDiff } from '../../core/fixtures/stateDiff';
-import type { Fixture } from '../../core/contract/fixtures';
+import { runFixture, type Outcome, type RunOptions } from '../../core/fixtures/runFixture';
 import { UsageError } from './args';
-import { envFileVars, loadFixtures, post, providerSecret } from './fixtureIo';
+import { envFileVars, loadFixtures, providerSecret } from './fixtureIo';
 import type { CliIo } from './io';
 
 export const replayUsage = `Usage: hookbench replay <dir|file>... [--to URL] [--expect-status CODE] [--expect-state]
@@ -26,21 +23,6 @@ export const replayUsage = `Usage: hookbench replay <dir|file>... [--to URL] [--
   with a fresh delivery id, so a receiver that saw them already processes them again. --bail
   stops at the first failure. Prints one line per fixture (ok / FAIL and what differed) and a
   summary; exits 0 when all passed, 1 when any failed, 2 on a usage error or a broken fixture.`;
-
-interface ReplayOptions {
-  readonly to: string;
-  readonly expectStatus: number | undefined;
-  readonly expectState: boolean;
-  readonly ignore: readonly string[];
-  readonly agent: string;
-  readonly newIds: boolean;
-}
-
-interface Outcome {
-  readonly passed: boolean;
-  readonly line: string;
-  readonly details: readonly string[];
-}
 
 function flags(argv: string[]) {
   try {
@@ -64,41 +46,6 @@ function flags(argv: string[]) {
   }
 }
 
-const firstLine = (text: string) => {
-  const line = text.split('\n')[0]!.trim();
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
-};
-
-async function runOne(fixture: Fixture, secret: string, options: ReplayOptions): Promise<Outcome> {
-  const request = signedRequest(fixture, { secret, base: options.to, newId: options.newIds, source: 'replay' });
-  let answer;
-  try {
-    answer = await post(request);
-  } catch (error) {
-    return { passed: false, line: 'no answer', details: [(error as Error).message] };
-  }
-  const details: string[] = [];
-  const expected = options.expectStatus ?? fixture.expect?.status;
-  if (expected !== undefined && answer.status !== expected) details.push(`status: expected ${expected}, got ${answer.status} (${firstLine(answer.body) || 'empty body'})`);
-  let stateNote = '';
-  if (options.expectState) {
-    if (fixture.expect === undefined || !('state' in fixture.expect)) stateNote = ', state not recorded';
-    else if (!fixture.entity) stateNote = ', state not checked (no entity)';
-    else {
-      const agent = fixture.agent ?? options.agent;
-      try {
-        const actual = await readAgentState(options.to, agent, fixture.entity);
-        const diff = stateDiff(fixture.expect.state, actual, [...(fixture.expect.ignore ?? []), ...options.ignore]);
-        details.push(...diff.map((d) => `state ${d}`));
-        stateNote = diff.length === 0 ? ', state as expected' : '';
-      } catch (error) {
-        details.push(`state: ${(error as Error).message}`);
-      }
-    }
-  }
-  return { passed: details.length === 0, line: `${answer.status} in ${answer.ms.toFixed(0)} ms${stateNote}`, details };
-}
-
 export async function replay(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = flags(argv);
   if (positionals.length === 0) throw new UsageError('name the fixture files or folders to replay (e.g. .hookbench/fixtures)');
@@ -110,7 +57,7 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
   const code = values['expect-status'];
   if (code !== undefined && !/^[1-5]\d\d$/.test(code)) throw new UsageError(`--expect-status ${code} is not an HTTP status`);
   if (!/^[a-z0-9][a-z0-9-]*$/.test(values.agent)) throw new UsageError(`--agent ${values.agent}: give the kebab-case name of /agents/<agent>/<name>`);
-  const options: ReplayOptions = { to: values.to, expectStatus: code === undefined ? undefined : Number(code), expectState: values['expect-state'], ignore: values.ignore, agent: values.agent, newIds: values['new-ids'] };
+  const options: RunOptions = { to: values.to, expectStatus: code === undefined ? undefined : Number(code), expectState: values['expect-state'], ignore: values.ignore, agent: values.agent, newIds: values['new-ids'] };
 
   // Everything is read and every secret found before the first send: a broken suite sends nothing.
   const suite = loadFixtures(positionals);
@@ -121,12 +68,7 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
   let passed = 0;
   let failed = 0;
   for (const { fixture } of suite) {
-    let outcome: Outcome;
-    try {
-      outcome = await runOne(fixture, secrets.get(fixture.provider)!, options);
-    } catch (error) {
-      outcome = { passed: false, line: 'not sent', details: [(error as Error).message] };
-    }
+    const outcome: Outcome = await runFixture(fixture, secrets.get(fixture.provider)!, options);
     io.stdout.write(`${outcome.passed ? 'ok  ' : 'FAIL'}  ${fixture.name.padEnd(width)}  ${outcome.line}\n`);
     for (const detail of outcome.details) io.stdout.write(`      ${detail}\n`);
     if (outcome.passed) passed++;
