@@ -1,5 +1,6 @@
 // A delivery saved as a fixture from the Deliveries view's command, the file checked, and the
-// fixture sent again through Send Test Webhook: the second delivery arrives verified.
+// fixture sent again through Send Test Webhook: the second delivery arrives verified; then run as
+// a suite from Run Fixtures.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -49,5 +50,12 @@ describe('fixtures: save a delivery, send it again', () => {
     assert.equal(again.verification, 'valid');
     assert.equal(again.source?.kind, 'send');
     assert.equal(again.duplicate, undefined);
+
+    // As a suite: the status still matches (a duplicate now, answered 200); the state has moved
+    // on (two pushes where the fixture recorded one), and the run says so.
+    const statuses = await vscode.commands.executeCommand<{ passed: number; failed: number }>('hookbench.fixtures.run', { path: written[0], expectState: false });
+    assert.deepEqual(statuses, { passed: 1, failed: 0 });
+    const withState = await vscode.commands.executeCommand<{ passed: number; failed: number }>('hookbench.fixtures.run', { path: written[0], expectState: true });
+    assert.deepEqual(withState, { passed: 0, failed: 1 });
   });
 });
