@@ -1,7 +1,7 @@
 /**
  * What `send --fixture` and `replay` share: fixtures read for the command line (a broken one is a
  * usage error naming the file and field), each provider's secret from the same places `serve`
- * reads it (the environment's conventional name, or an env file), (and `post`, from the core).
+ * reads it (the environment's conventional name, or an env file), and the core's `post`.
  */
 import * as fs from 'node:fs';
 import { FixtureError } from '../../core/contract/fixtures';
