@@ -5,6 +5,7 @@ import { UsageError } from './server/commands/args';
 import { expose, exposeUsage } from './server/commands/expose';
 import { processIo, type CliIo } from './server/commands/io';
 import { render, renderUsage } from './server/commands/render';
+import { replay, replayUsage } from './server/commands/replay';
 import { send, sendUsage } from './server/commands/send';
 import { serve, serveUsage } from './server/commands/serve';
 import { sign, signUsage } from './server/commands/sign';
@@ -19,6 +20,7 @@ interface Command {
 const commands: Record<string, Command> = {
   serve: { summary: 'run a worker on the Agents SDK emulation behind the local receiver', usage: serveUsage, run: serve },
   send: { summary: 'sign a test webhook for a provider and POST it', usage: sendUsage, run: send },
+  replay: { summary: 'send saved fixtures again, re-signed, and check the answers and agent state (a regression suite)', usage: replayUsage, run: replay },
   sign: { summary: 'sign a webhook body (stdin) for a provider', usage: signUsage, run: sign },
   verify: { summary: "check a webhook body's signature", usage: verifyUsage, run: verify },
   render: { summary: 'render a page to PNG/PDF through Browser Rendering (local or Cloudflare)', usage: renderUsage, run: render },

@@ -10,6 +10,7 @@ import { HookbenchDocuments, SCHEME } from './documents';
 import { registerExplorerCommands } from './explorerCommands';
 import { registerWebhookCommands } from './webhookCommands';
 import { registerDraftCommands } from './drafts/draftCommands';
+import { registerFixtureCommands } from './fixtures/fixtureCommands';
 import { Sender } from './sender';
 import { trackWalkthrough } from './walkthroughKeys';
 import { ExposeController } from './expose/exposeController';
@@ -61,6 +62,7 @@ export function createHookbench(context: vscode.ExtensionContext): HookbenchApi 
   const sender = new Sender(logger, server, secrets);
   const drafts = registerDraftCommands(store, logger, sender);
   registerWebhookCommands(store, logger, sender, secrets, explorer, drafts);
+  registerFixtureCommands(store, logger, sender, explorer, views['hookbench.deliveries']);
   trackWalkthrough(store, secrets, explorer);
   registerRenderCommands(store, tagged(log, 'render'), context, server);
   const expose = store.add(new ExposeController(context, tagged(log, 'expose'), server, secrets, { view: views['hookbench.deliveries'], tree: trees.deliveries }));

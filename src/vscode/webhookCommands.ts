@@ -1,9 +1,11 @@
 /**
  * Send Test Webhook (provider → event → entity → a draft to edit and Send) and, on recorded
  * deliveries, replay as received (a duplicate on purpose, to test idempotency), replay as a new
- * delivery (new delivery id, re-signed now), and copy as cURL. Secrets come from SecretStorage
+ * delivery (new delivery id, re-signed now), and copy as cURL. The first step also offers the
+ * workspace's saved fixtures. Secrets come from SecretStorage
  * and only ever go into request headers.
  */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { curlCommand, HOP_BY_HOP } from '../core/curl';
 import type { DisposableStore } from '../core/events';
@@ -13,6 +15,8 @@ import { PROVIDERS, schemeFor, type ProviderName } from '../core/signing';
 import type { DeliverySummary } from '../core/contract/deliveries';
 import { registerCommand } from './commands';
 import { localTarget } from './drafts/draftCommands';
+import { workspaceFixtures } from './fixtures/fixtureCommands';
+import { fixtureFolder } from './fixtures/saveFixtures';
 import type { DraftFiles } from './drafts/draftFiles';
 import type { Secrets } from './secrets';
 import type { Sender, SendResult } from './sender';
@@ -29,36 +33,54 @@ export interface SendArgs {
   readonly url?: string;
   /** The body to send instead of the template's: sent at once, no draft. */
   readonly payload?: string;
+  /** A fixture file to send (re-signed) instead of a template. */
+  readonly fixture?: string;
+  /** With `fixture`: a fresh delivery id instead of the recorded one; asked when absent. */
+  readonly newId?: boolean;
+}
+
+/** A fixture file picked in Send Test Webhook's first step. */
+interface PickedFixture {
+  readonly fixture: string;
 }
 
 /**
  * The provider pick: each says whether its secret is set, and one without carries a key button
- * that sets it on the spot (the pick stays open and updates).
+ * that sets it on the spot (the pick stays open and updates). The workspace's fixtures follow,
+ * sent as they are (re-signed) when picked.
  */
-async function pickProvider(secrets: Secrets): Promise<ProviderName | undefined> {
+async function pickProvider(secrets: Secrets): Promise<ProviderName | PickedFixture | undefined> {
   const setButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('key'), tooltip: 'Set this provider\'s webhook secret now' };
-  type Item = vscode.QuickPickItem & { provider: ProviderName; env: string };
-  const items = async (): Promise<Item[]> =>
-    Promise.all(
+  type Item = vscode.QuickPickItem & { provider?: ProviderName; env?: string; fixture?: string };
+  const folder = fixtureFolder();
+  const fixtures: Item[] = workspaceFixtures().map((file) => ({ label: `$(file) ${path.basename(file, '.json')}`, description: folder ? path.relative(folder.root, path.dirname(file)) : '', fixture: file }));
+  const items = async (): Promise<Item[]> => [
+    ...(await Promise.all(
       PROVIDERS.map(async (provider) => {
         const env = schemeFor(provider).shape.secretEnv;
         const set = Boolean(await secrets.get(env));
         return { label: provider, description: set ? `$(pass) ${env} set` : `$(warning) no ${env}`, buttons: set ? [] : [setButton], provider, env };
       }),
-    );
+    )),
+    ...(fixtures.length > 0 ? [{ label: 'Fixtures', kind: vscode.QuickPickItemKind.Separator }, ...fixtures] : []),
+  ];
   const pick = vscode.window.createQuickPick<Item>();
   pick.title = 'Send Test Webhook (1/3)';
-  pick.placeholder = 'Provider';
+  pick.placeholder = fixtures.length > 0 ? 'Provider, or a saved fixture' : 'Provider';
+  pick.matchOnDescription = true;
   pick.items = await items();
   return new Promise((resolve) => {
     let answered = false;
-    const finish = (value: ProviderName | undefined) => {
+    const finish = (value: ProviderName | PickedFixture | undefined) => {
       if (answered) return;
       answered = true;
       resolve(value);
       pick.dispose();
     };
-    pick.onDidAccept(() => finish(pick.selectedItems[0]?.provider));
+    pick.onDidAccept(() => {
+      const item = pick.selectedItems[0];
+      finish(item?.fixture ? { fixture: item.fixture } : item?.provider);
+    });
     // The secret's input box takes the pick's place for a moment: that hide is not a cancel.
     let settingSecret = false;
     pick.onDidHide(() => settingSecret || finish(undefined));
@@ -77,8 +99,11 @@ async function pickProvider(secrets: Secrets): Promise<ProviderName | undefined>
 export function registerWebhookCommands(store: DisposableStore, logger: Logger, sender: Sender, secrets: Secrets, session: ExplorerSession, drafts: DraftFiles): void {
   registerCommand(store, logger, 'hookbench.webhook.send', async (raw?: unknown): Promise<SendResult | vscode.Uri | undefined> => {
     const args = (raw ?? {}) as SendArgs;
-    const provider = args.provider ?? (await pickProvider(secrets));
-    if (!provider) return undefined;
+    if (args.fixture !== undefined) return vscode.commands.executeCommand<SendResult | undefined>('hookbench.fixtures.send', { file: args.fixture, newId: args.newId });
+    const picked = args.provider ?? (await pickProvider(secrets));
+    if (!picked) return undefined;
+    if (typeof picked === 'object') return vscode.commands.executeCommand<SendResult | undefined>('hookbench.fixtures.send', { file: picked.fixture });
+    const provider = picked;
     const event =
       args.event ??
       (await vscode.window.showQuickPick(templatesFor(provider).map((t) => ({ label: t.event, description: t.description })), { title: 'Send Test Webhook (2/3)', placeHolder: 'Event', matchOnDescription: true }))?.label;

@@ -8,14 +8,22 @@ import { allTemplates, buildDelivery, findTemplate, templatesFor } from '../../c
 import { isProviderName, schemeFor, type ProviderName } from '../../core/signing';
 import { parseFlags, secretFrom, UsageError } from './args';
 import type { CliIo } from './io';
+import { sendFixture } from './sendFixture';
 
 export const sendUsage = `Usage: hookbench send --provider P --url URL --event NAME [--entity ID] [--payload FILE]
          (--secret-env NAME | --secret S) [--header "Name: value"]... [--dry-run]
+       hookbench send --fixture FILE [--to URL | --url URL] [--new-id] [--env-file FILE]
+         [--secret-env NAME | --secret S] [--dry-run]
        hookbench send --list [--provider P]
   Signs the event's template (or the raw bytes of --payload, with the template's headers) with the
   provider's scheme and POSTs it to URL. --entity goes where the provider keeps it (GitHub
   repository, Stripe customer, Twilio AccountSid, Slack team, Shopify shop domain). Exits 0 on a
-  2xx answer, 1 otherwise.`;
+  2xx answer, 1 otherwise.
+  --fixture sends a saved delivery (docs/fixtures.md) with its exact bytes, path and headers,
+  re-signed with its provider's secret (--secret/--secret-env, else the provider's variable such as
+  GITHUB_WEBHOOK_SECRET from the environment or --env-file), to --to (default
+  http://127.0.0.1:8787) plus its path, or to --url as given. --new-id gives it a fresh delivery id
+  so a receiver that saw it processes it again.`;
 
 function list(io: CliIo, provider: ProviderName | undefined): number {
   const templates = provider ? templatesFor(provider) : allTemplates();
@@ -41,7 +49,17 @@ export async function send(argv: string[], io: CliIo): Promise<number> {
     header: { type: 'string', multiple: true },
     list: { type: 'boolean', default: false },
     'dry-run': { type: 'boolean', default: false },
+    fixture: { type: 'string' },
+    to: { type: 'string' },
+    'new-id': { type: 'boolean', default: false },
+    'env-file': { type: 'string' },
   });
+  if (values.fixture !== undefined) {
+    const stray = (['provider', 'event', 'entity', 'payload', 'header'] as const).filter((flag) => values[flag] !== undefined);
+    if (stray.length > 0 || values.list) throw new UsageError(`--fixture brings its own provider, event and body: drop ${[...stray.map((f) => `--${f}`), ...(values.list ? ['--list'] : [])].join(', ')}`);
+    return sendFixture({ ...values, fixture: values.fixture }, io);
+  }
+  if (values.to !== undefined || values['new-id'] || values['env-file'] !== undefined) throw new UsageError('--to, --new-id and --env-file go with --fixture');
   if (values.provider !== undefined && !isProviderName(values.provider)) throw new UsageError(`unknown provider "${values.provider}"`);
   const provider = values.provider as ProviderName | undefined;
   if (values.list) return list(io, provider);

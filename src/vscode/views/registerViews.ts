@@ -49,7 +49,7 @@ function firstWords(text: string, max: number): string {
 export function registerViews(store: DisposableStore, session: ExplorerSession, attached: AttachedWorkers, server: ServerController): Views {
   const trees = { agents: new AgentsTree(session, attached), deliveries: new DeliveriesTree(session), outbound: new OutboundTree(session) };
   const agents = store.add(vscode.window.createTreeView<AgentNode>('hookbench.agents', { treeDataProvider: trees.agents, showCollapseAll: true }));
-  const deliveries = store.add(vscode.window.createTreeView('hookbench.deliveries', { treeDataProvider: trees.deliveries }));
+  const deliveries = store.add(vscode.window.createTreeView('hookbench.deliveries', { treeDataProvider: trees.deliveries, canSelectMany: true }));
   const outbound = store.add(vscode.window.createTreeView('hookbench.outbound', { treeDataProvider: trees.outbound }));
   // An expanded instance is read over its agent's channel until it is collapsed.
   store.add(agents.onDidExpandElement(({ element }) => trees.agents.expanded(element)));
