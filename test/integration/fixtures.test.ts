@@ -11,6 +11,7 @@ import { buildDelivery, findTemplate } from '../../src/core/payloads';
 import { schemeFor } from '../../src/core/signing';
 import type { SendResult } from '../../src/vscode/sender';
 import { api, untilTree, withSecret } from './helpers';
+import { listed } from '../../src/vscode/views/listTree';
 
 const SECRET = 'fixtures-integration-secret';
 
@@ -23,7 +24,7 @@ describe('fixtures: save a delivery, send it again', () => {
     const response = await fetch(`${url}/webhooks/github`, { method: 'POST', headers: { ...delivery.headers, ...signed.headers }, body: delivery.body });
     assert.equal(response.status, 200, await response.text());
 
-    const ofEntity = async () => ((await hookbench.trees.deliveries.getChildren()) ?? []).filter((d: DeliverySummary) => d.entity === 'acme-fixtures');
+    const ofEntity = async () => listed(await hookbench.trees.deliveries.getChildren()).filter((d: DeliverySummary) => d.entity === 'acme-fixtures');
     const [received] = await untilTree(hookbench, ofEntity, (list) => list.length === 1);
     const written = await vscode.commands.executeCommand<string[]>('hookbench.delivery.saveFixture', received, [received], { name: 'push-roundtrip', overwrite: true });
     const root = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
