@@ -8,7 +8,8 @@ import type { InstanceEvent, InstanceSummary } from '../contract/instances';
 import type { Logger } from '../log';
 import * as agentsModule from './agentsModule';
 import * as cloudflareWorkers from './cloudflareWorkersModule';
-import type { DurableObjectClass } from './instanceHost';
+import { UPGRADE, type DurableObjectClass, type UpgradeResponse } from './instanceHost';
+import { bindToTransport, WebSocketPair, WebSocketRequestResponsePair, webSocketOf, WorkerResponse } from './webSocket';
 import { encodeName } from './names';
 import { DurableObjectNamespace } from './namespace';
 import { camelCaseToKebabCase } from './protocol';
@@ -81,12 +82,26 @@ export class WorkerRuntime {
     this.namespaces = namespaces;
   }
 
+  /** Globals of the Workers runtime that differ from Node's, seen by the worker's code only. */
+  static globals(): Record<string, unknown> {
+    return { Response: WorkerResponse, WebSocketPair, WebSocketRequestResponsePair };
+  }
+
+  /** Starts what runs without a request: instances with an alarm pending are woken for it. */
+  start(): void {
+    for (const namespace of this.namespaces) this.track(namespace.resumeAlarms());
+  }
+
   /** The modules a bundle of this worker imports instead of the real packages. */
   static providedModules(env: Record<string, unknown>): Record<string, unknown> {
     return { agents: agentsModule, 'cloudflare:workers': { ...cloudflareWorkers, env } };
   }
 
   async fetch(request: Request): Promise<Response> {
+    return asUpgrade(await this.fetchEntry(request));
+  }
+
+  private async fetchEntry(request: Request): Promise<Response> {
     const entry = this.options.exports['default'];
     const ctx: ExecutionContext = {
       waitUntil: (promise) => this.track(promise),
@@ -113,4 +128,13 @@ export class WorkerRuntime {
     await Promise.allSettled([...this.background]);
     await Promise.all(this.namespaces.map((namespace) => namespace.shutdown()));
   }
+}
+
+/** A 101 Response with a WebSocket becomes the upgrade the receiver completes with the real socket. */
+function asUpgrade(response: Response): Response {
+  const client = webSocketOf(response);
+  if (!client || (response as Partial<UpgradeResponse>)[UPGRADE]) return response;
+  const upgrade = new Response(null, { status: 200, headers: response.headers }) as UpgradeResponse;
+  upgrade[UPGRADE] = (socket) => bindToTransport(client, socket);
+  return upgrade;
 }
