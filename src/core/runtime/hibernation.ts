@@ -5,7 +5,7 @@
  * attachment, as workerd's HibernationManager does. The auto-response pair is answered here
  * without waking the instance.
  */
-import { WorkerWebSocket, WebSocketRequestResponsePair } from './webSocket';
+import { WorkerWebSocket, type WebSocketRequestResponsePair } from './webSocket';
 
 /** workerd's limits (actor-state.c++, hibernation-manager.h). */
 export const MAX_TAGS_PER_CONNECTION = 10;
