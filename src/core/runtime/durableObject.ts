@@ -60,6 +60,8 @@ export class DurableObjectStorage {
     db.exec('CREATE TABLE IF NOT EXISTS _cf_ALARM (id INTEGER PRIMARY KEY CHECK (id = 1), time INTEGER NOT NULL)');
   }
 
+  get<T = unknown>(key: string): Promise<T | undefined>;
+  get<T = unknown>(keys: string[]): Promise<Map<string, T>>;
   async get(keyOrKeys: string | string[]): Promise<unknown> {
     return this.kv.get(keyOrKeys as string);
   }
