@@ -83,6 +83,7 @@ export class WorkerHost {
       exports,
       env,
       bindings: this.options.config?.durableObjects ?? [],
+      workflows: this.options.config?.workflows ?? [],
       vars: this.options.config?.vars ?? {},
       secrets: this.options.secrets,
       dataDir: this.options.dataDir,

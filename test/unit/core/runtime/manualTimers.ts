@@ -5,6 +5,9 @@ export class ManualTimers implements Timers {
   private time: number;
   private readonly pending = new Set<{ at: number; fn: () => void }>();
 
+  /** Awaited after every timer fired: resolves once the code under test is parked again. */
+  quiescent: () => Promise<void> = settle;
+
   constructor(start = 1_700_000_000_000) {
     this.time = start;
   }
@@ -22,6 +25,7 @@ export class ManualTimers implements Timers {
     const end = this.time + ms;
     for (;;) {
       await settle();
+      await this.quiescent();
       const next = [...this.pending].filter((t) => t.at <= end).sort((a, b) => a.at - b.at)[0];
       if (!next) break;
       this.pending.delete(next);
@@ -30,6 +34,7 @@ export class ManualTimers implements Timers {
     }
     this.time = end;
     await settle();
+    await this.quiescent();
   }
 
   get scheduled(): number {
