@@ -38,10 +38,12 @@ export class WorkerHost {
     const host = new WorkerHost(options);
     if (options.prebuilt) {
       host.current = host.instantiate({ code: fs.readFileSync(options.prebuilt, 'utf8'), inputs: [options.prebuilt] });
+      host.current.start();
       return host;
     }
     if (!options.watch) {
       host.current = host.instantiate(await bundleWorker(options.esbuild, options.entry));
+      host.current.start();
       return host;
     }
     // The watcher's first build is the initial load; every later one is a reload.
@@ -63,6 +65,7 @@ export class WorkerHost {
       throw result;
     }
     host.current = host.instantiate(result);
+    host.current.start();
     return host;
   }
 
@@ -75,11 +78,12 @@ export class WorkerHost {
 
   private instantiate(bundle: Bundle): WorkerRuntime {
     const env: Record<string, unknown> = {};
-    const exports = evaluateWorker(bundle, this.options.entry, WorkerRuntime.providedModules(env));
+    const exports = evaluateWorker(bundle, this.options.entry, WorkerRuntime.providedModules(env), WorkerRuntime.globals());
     return new WorkerRuntime({
       exports,
       env,
       bindings: this.options.config?.durableObjects ?? [],
+      workflows: this.options.config?.workflows ?? [],
       vars: this.options.config?.vars ?? {},
       secrets: this.options.secrets,
       dataDir: this.options.dataDir,
@@ -102,6 +106,7 @@ export class WorkerHost {
     // Close the old instances first, so the new ones open the state they committed.
     await previous?.shutdown();
     this.current = next;
+    next.start();
     this.options.logger.info('[worker] reloaded after a source change');
   }
 

@@ -65,7 +65,7 @@ export class Agent<Env = unknown, State = unknown> extends DurableObject<Env> {
 
   /** The instance name: `ctx.id.name`. */
   get name(): string {
-    return this.ctx.id.name;
+    return this.ctx.id.name ?? this.ctx.id.toString();
   }
 
   // ---- state ---------------------------------------------------------------------------------

@@ -187,9 +187,47 @@ export class DurableDatabase {
     }
   }
 
+  /**
+   * The async form of `transactionSync` (`storage.transaction()`): the savepoint stays open across
+   * the closure's awaits; a throw or `rollback()` undoes its statements. The caller keeps other
+   * events out meanwhile (the instance's input gate).
+   */
+  async transactionAsync<T>(fn: (rollback: () => void) => Promise<T>): Promise<T> {
+    this.assertUsable();
+    const mark = this.group.length;
+    const name = `hb_atx_${mark}_${this.seq}_${this.writes}`;
+    this.db.run(`SAVEPOINT ${name}`);
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    const outer = this.openTransaction;
+    this.openTransaction = outer ? outer.then(() => ended) : ended;
+    let rolledBack = false;
+    const undo = (): void => {
+      this.db.run(`ROLLBACK TO ${name}`);
+      this.db.run(`RELEASE ${name}`);
+      this.group.length = mark;
+    };
+    try {
+      const result = await fn(() => (rolledBack = true));
+      if (rolledBack) undo();
+      else this.db.run(`RELEASE ${name}`);
+      return result;
+    } catch (error) {
+      undo();
+      throw error;
+    } finally {
+      if (!outer) this.openTransaction = undefined;
+      end();
+    }
+  }
+
+  /** An async transaction in progress: its statements are not journaled until it ends. */
+  private openTransaction: Promise<void> | undefined;
+
   /** Ends the current write group, journals it, and resolves once it is durable. */
   commit(): Promise<void> {
     this.assertUsable();
+    if (this.openTransaction) return this.openTransaction.then(() => this.commit());
     this.closeGroup();
     const covered = this.writes;
     return this.journal.flush().then(

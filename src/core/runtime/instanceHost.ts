@@ -8,10 +8,14 @@ import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import type { Logger } from '../log';
 import { Agent } from './agent';
+import { AlarmScheduler } from './alarms';
+import { HibernatableSockets } from './hibernation';
+import { timersWithClock, type Timers } from './timers';
+import { webSocketOf, type WorkerWebSocket } from './webSocket';
 import { Connection, type Socket } from './connection';
 import { InstanceClosedError, StorageWriteError } from './errors';
 import { DurableDatabase } from './durableDatabase';
-import { DurableObjectState, type DurableObjectId, type InstanceServices } from './durableObject';
+import { DurableObject, DurableObjectState, type DurableObjectId, type InstanceServices } from './durableObject';
 import { nanoid } from './jobs';
 import { OutputGate } from './outputGate';
 import { writePrivate } from './privateFiles';
@@ -24,6 +28,8 @@ export interface HostDeps {
   readonly logger: Logger;
   readonly now: () => number;
   readonly idleMs: number;
+  /** Timers for alarms (default: real timers on `now`); tests pass a manual clock. */
+  readonly timers?: Timers;
   readonly snapshotAfterBytes?: number;
   /** `created` on the first wake ever, when the instance's folder was just made. */
   readonly onWake?: (name: string, created: boolean) => void;
@@ -35,13 +41,17 @@ export interface HostDeps {
 export type DurableObjectClass = new (ctx: DurableObjectState, env: never) => object;
 
 /** What the runtime calls on an instance: `fetch`, `alarm`, and any method through RPC. */
-type HostedObject = Record<string, unknown> & { fetch?: (request: Request) => Promise<Response>; alarm?: () => Promise<void> };
+type HostedObject = Record<string, unknown> & { fetch?: (request: Request) => Promise<Response>; alarm?: (info: unknown) => Promise<void> };
+
+/** A file beside an instance's data saying it has an alarm: a restart wakes the instance for it. */
+export const ALARM_MARKER = 'alarm';
 
 interface Live {
   readonly db: DurableDatabase;
   readonly object: HostedObject;
   readonly gate: OutputGate;
   readonly timers: Set<NodeJS.Timeout>;
+  readonly ctx: DurableObjectState;
 }
 
 /** Symbol on a Response that carries a WebSocket upgrade for the server to complete. */
@@ -60,7 +70,11 @@ export class InstanceHost {
   private connections = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private jobTimer: NodeJS.Timeout | undefined;
-  private alarmTimer: NodeJS.Timeout | undefined;
+  private readonly alarms: AlarmScheduler;
+  /** Hibernatable WebSockets: they outlive the object, which may be evicted while they stay open. */
+  private readonly hibernatable: HibernatableSockets;
+  /** `blockConcurrencyWhile` / `transaction()` in progress: every other event waits for it. */
+  private blocked: Promise<unknown> | undefined;
   private background = new Set<Promise<unknown>>();
   /** Closes still running: waking again waits for them, so two databases never share the folder. */
   private closing: Promise<unknown> | undefined;
@@ -76,7 +90,40 @@ export class InstanceHost {
     private readonly cls: DurableObjectClass,
     private readonly env: () => unknown,
     private readonly deps: HostDeps,
-  ) {}
+  ) {
+    const timers = deps.timers ?? timersWithClock(deps.now);
+    this.alarms = new AlarmScheduler(timers, {
+      stored: () => this.run(async ({ ctx }) => ctx.storage.storedAlarm()),
+      run: (info) =>
+        this.run(async ({ object }) => {
+          if (typeof object.alarm === 'function') await object.alarm(info);
+        }),
+      clear: (time) =>
+        this.run(async ({ db }) => {
+          db.exec('DELETE FROM _cf_ALARM WHERE id = 1 AND time = ?', [time]);
+        }),
+      onError: (error, info, willRetry) =>
+        this.deps.logger.error(`${this.name}: alarm() failed (retry ${info.retryCount})${willRetry ? ', retrying' : ', giving up after 6 retries'}: ${(error as Error)?.stack ?? String(error)}`),
+      track: (promise) => this.track(promise),
+    });
+    this.hibernatable = new HibernatableSockets(
+      {
+        message: (ws, data) => this.hibernationEvent('webSocketMessage', () => [ws(), data]),
+        close: (ws, code, reason, wasClean) => this.hibernationEvent('webSocketClose', () => [ws(), code, reason, wasClean]),
+      },
+      deps.now,
+    );
+  }
+
+  /** Wakes the instance (if hibernated) and calls a hibernation handler on it. */
+  private hibernationEvent(method: string, args: () => unknown[]): void {
+    this.track(
+      this.run(async ({ object }) => {
+        const handler = object[method];
+        if (typeof handler === 'function') await (handler as (...a: unknown[]) => unknown).apply(object, args());
+      }).finally(() => this.armIdle()),
+    );
+  }
 
   get isAwake(): boolean {
     return this.live !== undefined;
@@ -97,7 +144,10 @@ export class InstanceHost {
       const gate = new OutputGate(db, (error) => this.deps.logger.error(`${this.name}: ${(error as Error).message}`));
       const services: InstanceServices = {
         waitUntil: (promise) => this.track(promise),
-        onAlarmChanged: (time) => this.armAlarm(time),
+        onAlarmChanged: (time) => this.alarmChanged(time),
+        alarmView: (stored) => this.alarms.view(stored),
+        sockets: this.hibernatable,
+        block: (promise) => this.block(promise),
         onJobsChanged: (time) => this.armJobs(time),
         gate: (send) => gate.send(send),
         now: this.deps.now,
@@ -106,9 +156,10 @@ export class InstanceHost {
       const ctx = new DurableObjectState(this.id, db, services);
       provideInstanceNotices(ctx, { eventStored: (event) => this.deps.onEventStored?.(this.name, event) });
       const object = new this.cls(ctx, this.env() as never) as HostedObject;
-      const live = { db, object, gate, timers };
-      const alarm = await ctx.storage.getAlarm();
-      if (alarm !== null) this.armAlarm(alarm);
+      const live = { db, object, gate, timers, ctx };
+      const alarm = ctx.storage.storedAlarm();
+      if (alarm !== null) this.alarms.changed(alarm);
+      else fs.rmSync(path.join(this.deps.dir, ALARM_MARKER), { force: true });
       this.deps.onWake?.(this.name, created);
       return live;
     })();
@@ -123,6 +174,7 @@ export class InstanceHost {
     clearTimeout(this.idleTimer);
     try {
       const live = await this.wake();
+      while (this.blocked) await this.blocked;
       if (live.object instanceof Agent) await live.object.__unsafe_ensureInitialized();
       const before = live.db.writeCount;
       const result = await fn(live);
@@ -158,16 +210,31 @@ export class InstanceHost {
   }
 
   fetch(request: Request): Promise<Response> {
-    if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') return Promise.resolve(this.upgrade(request));
+    if (request.headers.get('upgrade')?.toLowerCase() === 'websocket' && this.cls.prototype instanceof Agent) return Promise.resolve(this.upgrade(request));
     return this.run(async ({ object }) => {
       if (typeof object.fetch !== 'function') throw new Error('Handler does not export a fetch() function.');
-      return (await object.fetch(request)) as Response;
+      const response = (await object.fetch(request)) as Response;
+      const client = webSocketOf(response);
+      if (client?.peer && !client.peer.hibernation) this.holdOpen(client.peer);
+      return response;
+    });
+  }
+
+  /** A WebSocket the object accepted with `accept()`: the instance stays awake while it is open. */
+  private holdOpen(server: WorkerWebSocket): void {
+    this.connections++;
+    server.addEventListener('close', () => {
+      this.connections--;
+      this.armIdle();
     });
   }
 
   /** A call through a stub: any method of the object (DO RPC), awaited, behind the output gate. */
   rpc(method: string, args: unknown[]): Promise<unknown> {
     return this.run(async ({ object }) => {
+      if (!(object instanceof DurableObject)) {
+        throw new TypeError('The receiving Durable Object does not support RPC, because its class was not declared with `extends DurableObject`.');
+      }
       const fn = object[method];
       if (typeof fn !== 'function') throw new TypeError(`The RPC receiver does not implement the method "${method}".`);
       return (fn as (...a: unknown[]) => unknown).apply(object, args);
@@ -232,25 +299,29 @@ export class InstanceHost {
     }, Math.max(0, time - this.deps.now()));
   }
 
-  private armAlarm(time: number | null): void {
-    clearTimeout(this.alarmTimer);
-    if (time === null) return;
-    this.alarmTimer = setTimeout(() => {
-      this.alarmTimer = undefined;
-      this.track(
-        this.run(async ({ object, db }) => {
-          db.exec('DELETE FROM _cf_ALARM WHERE id = 1');
-          if (typeof object.alarm === 'function') await object.alarm();
-        }),
-      );
-    }, Math.max(0, time - this.deps.now()));
+  private alarmChanged(time: number | null): void {
+    // The marker is written before the row can be durable; a stale one only costs a wake.
+    if (time !== null && !fs.existsSync(path.join(this.deps.dir, ALARM_MARKER))) writePrivate(path.join(this.deps.dir, ALARM_MARKER), '');
+    this.alarms.changed(time);
+  }
+
+  private block(promise: Promise<unknown>): void {
+    const settled = promise.then(
+      () => undefined,
+      () => undefined,
+    );
+    const all = this.blocked ? Promise.all([this.blocked, settled]) : settled;
+    this.blocked = all;
+    void all.then(() => {
+      if (this.blocked === all) this.blocked = undefined;
+    });
   }
 
   private armIdle(): void {
     clearTimeout(this.idleTimer);
     if (this.active > 0 || this.connections > 0 || this.background.size > 0 || !this.live) return;
     // A job or alarm due soon keeps the instance awake; otherwise it is evicted when idle.
-    if (this.jobTimer || this.alarmTimer) return;
+    if (this.jobTimer || this.alarms.armed) return;
     this.idleTimer = setTimeout(() => void this.evict(), this.deps.idleMs);
     this.idleTimer.unref();
   }
@@ -273,8 +344,8 @@ export class InstanceHost {
   private clearTimers(): void {
     clearTimeout(this.idleTimer);
     clearTimeout(this.jobTimer);
-    clearTimeout(this.alarmTimer);
-    this.jobTimer = this.alarmTimer = undefined;
+    this.alarms.stop();
+    this.jobTimer = undefined;
   }
 
   /** Closes the database (with a snapshot) and forgets the object; the next request wakes it. */
@@ -283,6 +354,7 @@ export class InstanceHost {
     if (!live || this.active > 0 || this.connections > 0) return;
     this.live = undefined;
     this.clearTimers();
+    this.hibernatable.hibernate();
     await this.retire(live, { snapshot: true });
     this.deps.onEvict?.(this.name);
   }
@@ -306,6 +378,7 @@ export class InstanceHost {
    */
   async shutdown(drainMs = 10_000): Promise<void> {
     this.stopped = true;
+    this.alarms.close();
     this.clearTimers();
     if (this.active > 0) {
       let timer: NodeJS.Timeout | undefined;
@@ -316,6 +389,7 @@ export class InstanceHost {
     // 1012 Service Restart: the agents client reconnects, to the new build on a reload.
     for (const socket of this.sockets) socket.close(1012, 'Service Restart');
     this.sockets.clear();
+    this.hibernatable.closeAll(1012, 'Service Restart');
     // Requests that finished during the drain may have armed them again.
     this.clearTimers();
     await Promise.allSettled([...this.background]);
@@ -325,3 +399,4 @@ export class InstanceHost {
     await this.closing;
   }
 }
+

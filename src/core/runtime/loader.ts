@@ -98,8 +98,11 @@ export async function watchWorker(
   return { dispose: () => context.dispose() };
 }
 
-/** Runs a bundle as a CommonJS module and returns its exports. */
-export function evaluateWorker(bundle: Bundle, entry: string, provided: ProvidedModules): Record<string, unknown> {
+/**
+ * Runs a bundle as a CommonJS module and returns its exports. `globals` shadow the process's own
+ * for the worker's code only (the Workers `Response`, `WebSocketPair`).
+ */
+export function evaluateWorker(bundle: Bundle, entry: string, provided: ProvidedModules, globals: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
   const projectRequire = createRequire(entry);
   const require = (id: string): unknown => {
     if (id in provided) return provided[id];
@@ -108,7 +111,8 @@ export function evaluateWorker(bundle: Bundle, entry: string, provided: Provided
     return projectRequire(id);
   };
   const module = { exports: {} as Record<string, unknown> };
-  const wrapper = vm.runInThisContext(`(function (exports, require, module, __filename, __dirname) {${bundle.code}\n})`, { filename: entry });
-  wrapper(module.exports, require, module, entry, path.dirname(entry));
+  const names = Object.keys(globals).filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
+  const wrapper = vm.runInThisContext(`(function (exports, require, module, __filename, __dirname${names.map((n) => ', ' + n).join('')}) {${bundle.code}\n})`, { filename: entry });
+  wrapper(module.exports, require, module, entry, path.dirname(entry), ...names.map((name) => globals[name]));
   return module.exports;
 }

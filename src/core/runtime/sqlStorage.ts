@@ -72,7 +72,12 @@ export class SqlStorage {
   constructor(private readonly db: DurableDatabase) {}
 
   exec<T extends Record<string, SqlStorageValue> = Record<string, SqlStorageValue>>(query: string, ...bindings: unknown[]): SqlStorageCursor<T> {
-    const result = this.db.exec(query, bindings.map(toSqlValue));
+    let result;
+    try {
+      result = this.db.exec(query, bindings.map(toSqlValue));
+    } catch (error) {
+      throw withSqliteCode(error);
+    }
     return new SqlStorageCursor<T>(result.columns, result.rows.map((row) => row.map(fromSqlValue)), result.rowsWritten);
   }
 
@@ -81,4 +86,12 @@ export class SqlStorage {
     const size = this.db.exec('PRAGMA page_size').rows[0]?.[0];
     return Number(pages) * Number(size);
   }
+}
+
+/** workerd ends SQLite's message with the result code's name (`no such table: x: SQLITE_ERROR`). */
+function withSqliteCode(error: unknown): unknown {
+  if (!(error instanceof Error) || /: SQLITE_[A-Z_]+$/.test(error.message) || error.constructor !== Error) return error;
+  const code = /constraint failed/i.test(error.message) ? 'SQLITE_CONSTRAINT' : /too big|too large/i.test(error.message) ? 'SQLITE_TOOBIG' : 'SQLITE_ERROR';
+  error.message = `${error.message}: ${code}`;
+  return error;
 }

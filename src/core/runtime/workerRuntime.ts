@@ -8,17 +8,26 @@ import type { InstanceEvent, InstanceSummary } from '../contract/instances';
 import type { Logger } from '../log';
 import * as agentsModule from './agentsModule';
 import * as cloudflareWorkers from './cloudflareWorkersModule';
-import type { DurableObjectClass } from './instanceHost';
+import { UPGRADE, type DurableObjectClass, type UpgradeResponse } from './instanceHost';
+import { bindToTransport, WebSocketPair, WebSocketRequestResponsePair, webSocketOf, WorkerResponse } from './webSocket';
 import { encodeName } from './names';
 import { DurableObjectNamespace } from './namespace';
 import { camelCaseToKebabCase } from './protocol';
-import type { DurableObjectBinding } from './wranglerConfig';
+import { realTimers, type Timers } from './timers';
+import { WorkflowBinding } from './workflows/workflowBinding';
+import { NonRetryableError } from './workflows/workflowErrors';
+import type { WorkflowClass } from './workflows/workflowRun';
+import type { DurableObjectBinding, WorkflowConfig } from './wranglerConfig';
 
 export interface WorkerRuntimeOptions {
   readonly exports: Record<string, unknown>;
   /** The object the worker's code sees as `env` (also `cloudflare:workers`' `env`); filled in here. */
   readonly env: Record<string, unknown>;
   readonly bindings: readonly DurableObjectBinding[];
+  /** `workflows` of the wrangler config. */
+  readonly workflows?: readonly WorkflowConfig[];
+  /** Timers for workflow sleeps, retries and timeouts (default: real ones). */
+  readonly timers?: Timers;
   readonly vars: Readonly<Record<string, string>>;
   readonly secrets: Readonly<Record<string, string>>;
   readonly dataDir: string;
@@ -41,6 +50,7 @@ interface ExecutionContext {
 export class WorkerRuntime {
   readonly env: Record<string, unknown>;
   readonly namespaces: readonly DurableObjectNamespace[];
+  readonly workflows: readonly WorkflowBinding[];
   private readonly background = new Set<Promise<unknown>>();
 
   constructor(private readonly options: WorkerRuntimeOptions) {
@@ -77,16 +87,43 @@ export class WorkerRuntime {
       return namespace;
     });
     for (const namespace of namespaces) env[namespace.binding] = namespace;
+    this.workflows = (options.workflows ?? []).map((workflow) => {
+      const cls = options.exports[workflow.className];
+      if (typeof cls !== 'function') throw new Error(`the worker does not export the class ${workflow.className} named by the workflow ${workflow.binding}`);
+      const binding = new WorkflowBinding(workflow.name, workflow.className, cls as WorkflowClass, () => env, {
+        sql: options.sql,
+        dir: path.join(options.dataDir, 'workflows', encodeName(workflow.name)),
+        logger: options.logger,
+        timers: options.timers ?? realTimers,
+      });
+      env[workflow.binding] = binding;
+      return binding;
+    });
     this.env = env;
     this.namespaces = namespaces;
   }
 
+  /** Globals of the Workers runtime that differ from Node's, seen by the worker's code only. */
+  static globals(): Record<string, unknown> {
+    return { Response: WorkerResponse, WebSocketPair, WebSocketRequestResponsePair };
+  }
+
+  /** Starts what runs without a request: instances with an alarm pending are woken for it. */
+  start(): void {
+    for (const namespace of this.namespaces) this.track(namespace.resumeAlarms());
+    for (const workflow of this.workflows) this.track(workflow.resumeAll());
+  }
+
   /** The modules a bundle of this worker imports instead of the real packages. */
   static providedModules(env: Record<string, unknown>): Record<string, unknown> {
-    return { agents: agentsModule, 'cloudflare:workers': { ...cloudflareWorkers, env } };
+    return { agents: agentsModule, 'cloudflare:workers': { ...cloudflareWorkers, env }, 'cloudflare:workflows': { NonRetryableError } };
   }
 
   async fetch(request: Request): Promise<Response> {
+    return asUpgrade(await this.fetchEntry(request));
+  }
+
+  private async fetchEntry(request: Request): Promise<Response> {
     const entry = this.options.exports['default'];
     const ctx: ExecutionContext = {
       waitUntil: (promise) => this.track(promise),
@@ -111,6 +148,15 @@ export class WorkerRuntime {
   /** Waits for background work, then closes every instance (committing and snapshotting). */
   async shutdown(): Promise<void> {
     await Promise.allSettled([...this.background]);
-    await Promise.all(this.namespaces.map((namespace) => namespace.shutdown()));
+    await Promise.all([...this.namespaces.map((namespace) => namespace.shutdown()), ...this.workflows.map((workflow) => workflow.shutdown())]);
   }
+}
+
+/** A 101 Response with a WebSocket becomes the upgrade the receiver completes with the real socket. */
+function asUpgrade(response: Response): Response {
+  const client = webSocketOf(response);
+  if (!client || (response as Partial<UpgradeResponse>)[UPGRADE]) return response;
+  const upgrade = new Response(null, { status: 200, headers: response.headers }) as UpgradeResponse;
+  upgrade[UPGRADE] = (socket) => bindToTransport(client, socket);
+  return upgrade;
 }

@@ -11,11 +11,19 @@ export interface DurableObjectBinding {
   readonly className: string;
 }
 
+/** `workflows: [{ name, binding, class_name }]`. */
+export interface WorkflowConfig {
+  readonly name: string;
+  readonly binding: string;
+  readonly className: string;
+}
+
 export interface WranglerConfig {
   readonly file: string;
   readonly main: string | undefined;
   readonly durableObjects: readonly DurableObjectBinding[];
   readonly vars: Readonly<Record<string, string>>;
+  readonly workflows?: readonly WorkflowConfig[];
 }
 
 export class ConfigError extends Error {
@@ -85,8 +93,18 @@ export function readWranglerConfig(file: string): WranglerConfig {
   for (const [key, value] of Object.entries((config['vars'] as Record<string, unknown> | undefined) ?? {})) {
     vars[key] = typeof value === 'string' ? value : JSON.stringify(value);
   }
+  const workflowList = config['workflows'] ?? [];
+  if (!Array.isArray(workflowList)) throw new ConfigError(`${file}: workflows must be a list`);
+  const workflows = workflowList.map((entry, i) => {
+    const w = entry as Record<string, unknown>;
+    if (typeof w['name'] !== 'string' || typeof w['binding'] !== 'string' || typeof w['class_name'] !== 'string') {
+      throw new ConfigError(`${file}: workflows[${i}] needs a "name", a "binding" and a "class_name"`);
+    }
+    if (w['script_name'] !== undefined) throw new ConfigError(`${file}: workflow ${w['binding']} points at another worker (script_name), which Hookbench cannot run`);
+    return { name: w['name'], binding: w['binding'], className: w['class_name'] };
+  });
   const main = typeof config['main'] === 'string' ? path.resolve(path.dirname(file), config['main']) : undefined;
-  return { file, main, durableObjects, vars };
+  return { file, main, durableObjects, vars, workflows };
 }
 
 /** `.dev.vars` / `.env` format: KEY=value lines, # comments, optional quotes. */

@@ -1,0 +1,17 @@
+/** The errors of `cloudflare:workflows`: a step that throws NonRetryableError is not retried. */
+export class NonRetryableError extends Error {
+  constructor(message: string, name = 'NonRetryableError') {
+    super(message);
+    this.name = name;
+  }
+}
+
+/** Thrown inside a run that was paused, terminated or restarted: it stops at the next step. */
+export class WorkflowAborted extends Error {
+  override readonly name = 'WorkflowAborted';
+}
+
+/** An error of the Workflows API itself, with its code in parentheses as miniflare words it. */
+export class WorkflowError extends Error {
+  override readonly name = 'WorkflowError';
+}

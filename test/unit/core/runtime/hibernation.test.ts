@@ -1,0 +1,110 @@
+// Hibernatable WebSockets through the real receiver and a real WebSocket client: the Durable
+// Object accepts the server end with tags, the instance is evicted while the socket stays open,
+// and the next frame wakes a new object whose `webSocketMessage` gets a WebSocket with the same
+// tags and attachment; the auto-response answers without waking it; close reaches webSocketClose.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import WebSocket from 'ws';
+import { nullLogger } from '../../../../src/core/log';
+import { DurableObject, type DurableObjectState } from '../../../../src/core/runtime/durableObject';
+import { HibernatableSockets } from '../../../../src/core/runtime/hibernation';
+import { loadSqlJs } from '../../../../src/core/runtime/sqljs';
+import { WebSocketPair, WebSocketRequestResponsePair, WorkerResponse, type WorkerWebSocket } from '../../../../src/core/runtime/webSocket';
+import { WorkerRuntime } from '../../../../src/core/runtime/workerRuntime';
+import { Receiver } from '../../../../src/server/receiver';
+
+const log = { constructed: 0, closes: [] as string[] };
+
+class Room extends DurableObject {
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env);
+    log.constructed++;
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('ping', 'pong'));
+  }
+
+  async fetch(request: Request): Promise<Response> {
+    const pair = new WebSocketPair();
+    const tag = new URL(request.url).searchParams.get('tag') ?? 'none';
+    this.ctx.acceptWebSocket(pair[1], [tag, 'all']);
+    pair[1].serializeAttachment({ joined: tag, messages: 0 });
+    return new WorkerResponse(null, { status: 101, webSocket: pair[0] });
+  }
+
+  webSocketMessage(ws: WorkerWebSocket, message: string | ArrayBuffer): void {
+    const attachment = ws.deserializeAttachment() as { joined: string; messages: number };
+    attachment.messages++;
+    ws.serializeAttachment(attachment);
+    const stamp = this.ctx.getWebSocketAutoResponseTimestamp(ws);
+    ws.send(JSON.stringify({ got: message, tags: this.ctx.getTags(ws), attachment, room: this.ctx.getWebSockets('all').length, constructed: log.constructed, autoResponded: stamp !== null }));
+  }
+
+  webSocketClose(ws: WorkerWebSocket, code: number, reason: string, wasClean: boolean): void {
+    log.closes.push(`${code} ${reason} ${wasClean} ${this.ctx.getTags(ws).join(',')}`);
+  }
+}
+
+function frames(socket: WebSocket): () => Promise<string> {
+  const queue: string[] = [];
+  const waiting: ((frame: string) => void)[] = [];
+  socket.on('message', (data) => {
+    const frame = (data as Buffer).toString('utf8');
+    const next = waiting.shift();
+    if (next) next(frame);
+    else queue.push(frame);
+  });
+  return () => (queue.length ? Promise.resolve(queue.shift()!) : new Promise((resolve) => waiting.push(resolve)));
+}
+
+describe('hibernatable WebSockets', () => {
+  it('keep tags and attachment across an eviction, wake on the next frame, auto-respond without waking', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-hibernate-'));
+    const runtime = new WorkerRuntime({
+      exports: { Room, default: { fetch: (request: Request, env: { ROOM: { getByName(n: string): { fetch(r: Request): Promise<Response> } } }) => env.ROOM.getByName('lobby').fetch(request) } },
+      env: {},
+      bindings: [{ name: 'ROOM', className: 'Room' }],
+      vars: {},
+      secrets: {},
+      dataDir,
+      sql: await loadSqlJs(),
+      logger: nullLogger,
+    });
+    const receiver = new Receiver({ host: '127.0.0.1', port: 0, runtime: async () => runtime, logger: nullLogger });
+    const url = (await receiver.listen()).replace('http', 'ws');
+    try {
+      const socket = new WebSocket(`${url}/room?tag=alice`);
+      const next = frames(socket);
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      socket.send('hello');
+      assert.deepEqual(JSON.parse(await next()), { got: 'hello', tags: ['alice', 'all'], attachment: { joined: 'alice', messages: 1 }, room: 1, constructed: 1, autoResponded: false });
+
+      const host = runtime.namespaces[0]!.existingHost('lobby')!;
+      await host.evict();
+      assert.equal(host.isAwake, false, 'an instance with only hibernatable sockets can be evicted');
+
+      socket.send('ping');
+      assert.equal(await next(), 'pong');
+      assert.equal(host.isAwake, false, 'the auto-response does not wake the instance');
+
+      socket.send('again');
+      assert.deepEqual(JSON.parse(await next()), { got: 'again', tags: ['alice', 'all'], attachment: { joined: 'alice', messages: 2 }, room: 1, constructed: 2, autoResponded: true });
+
+      socket.close(4000, 'bye');
+      await new Promise((resolve) => socket.once('close', resolve));
+      for (let i = 0; i < 50 && log.closes.length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(log.closes, ['4000 bye true alice,all']);
+    } finally {
+      await receiver.close();
+      await runtime.shutdown();
+    }
+  });
+
+  it('refuses more than 10 tags and a tag longer than 256 characters with workerd\'s messages', () => {
+    const pair = new WebSocketPair();
+    const sockets = new HibernatableSockets({ message() {}, close() {} }, Date.now);
+    assert.throws(() => sockets.accept(pair[1], Array.from({ length: 11 }, (_, i) => `t${i}`)), { message: 'a Hibernatable WebSocket cannot have more than 10 tags' });
+    assert.throws(() => sockets.accept(new WebSocketPair()[1], ['x'.repeat(257)]), { message: `"${'x'.repeat(257)}" is longer than the max tag length (256 characters).` });
+  });
+});
