@@ -7,6 +7,10 @@ import type { SqlJsStatic } from 'sql.js';
 import type { InstanceEvent, InstanceSummary } from '../contract/instances';
 import type { Logger } from '../log';
 import * as agentsModule from './agentsModule';
+import type { BindingsConfig } from './bindingsConfig';
+import { Entrypoints, type ExecutionContext } from './bindings/entrypoints';
+import type { Timers } from './bindings/queues';
+import { WorkerBindings } from './bindings/workerBindings';
 import * as cloudflareWorkers from './cloudflareWorkersModule';
 import type { DurableObjectClass } from './instanceHost';
 import { encodeName } from './names';
@@ -19,7 +23,13 @@ export interface WorkerRuntimeOptions {
   /** The object the worker's code sees as `env` (also `cloudflare:workers`' `env`); filled in here. */
   readonly env: Record<string, unknown>;
   readonly bindings: readonly DurableObjectBinding[];
-  readonly vars: Readonly<Record<string, string>>;
+  readonly vars: Readonly<Record<string, unknown>>;
+  /** KV, D1, R2, queues, service bindings and crons from the wrangler config. */
+  readonly bindingsConfig?: BindingsConfig;
+  /** Timers for queue batching and cron triggers (default: the global ones). */
+  readonly timers?: Timers;
+  /** Answer `/__scheduled?cron=…` by running `scheduled()`, as `wrangler dev --test-scheduled`. */
+  readonly testScheduled?: boolean;
   readonly secrets: Readonly<Record<string, string>>;
   readonly dataDir: string;
   readonly sql: SqlJsStatic;
@@ -32,15 +42,15 @@ export interface WorkerRuntimeOptions {
   readonly onInstance?: (event: InstanceEvent) => void;
 }
 
-interface ExecutionContext {
-  waitUntil(promise: Promise<unknown>): void;
-  passThroughOnException(): void;
-  readonly props: Record<string, unknown>;
-}
+const NO_BINDINGS: BindingsConfig = { name: undefined, kvNamespaces: [], d1Databases: [], r2Buckets: [], queueProducers: [], queueConsumers: [], services: [], crons: [] };
+const GLOBAL_TIMERS: Timers = { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) };
 
 export class WorkerRuntime {
   readonly env: Record<string, unknown>;
   readonly namespaces: readonly DurableObjectNamespace[];
+  readonly bindings: WorkerBindings;
+  private readonly entrypoints: Entrypoints;
+  private started: Promise<void> | undefined;
   private readonly background = new Set<Promise<unknown>>();
 
   constructor(private readonly options: WorkerRuntimeOptions) {
@@ -79,6 +89,31 @@ export class WorkerRuntime {
     for (const namespace of namespaces) env[namespace.binding] = namespace;
     this.env = env;
     this.namespaces = namespaces;
+    this.entrypoints = new Entrypoints(options.exports, env, () => this.context());
+    this.bindings = new WorkerBindings({
+      config: options.bindingsConfig ?? NO_BINDINGS,
+      dataDir: options.dataDir,
+      sql: options.sql,
+      logger: options.logger,
+      now: options.now ?? Date.now,
+      timers: options.timers ?? GLOBAL_TIMERS,
+      entrypoints: this.entrypoints,
+    });
+    Object.assign(env, this.bindings.env);
+  }
+
+  /**
+   * Starts what runs without a request: queue delivery (a previous run's backlog included) and
+   * cron triggers. Called once the runtime it replaces has shut down, so one process never has
+   * two handles on a binding's files.
+   */
+  start(): Promise<void> {
+    this.started ??= this.bindings.start().catch((error: unknown) => this.options.logger.error(`[bindings] ${(error as Error)?.stack ?? String(error)}`));
+    return this.started;
+  }
+
+  private context(): ExecutionContext {
+    return { waitUntil: (promise) => this.track(promise), passThroughOnException: () => undefined, props: {} };
   }
 
   /** The modules a bundle of this worker imports instead of the real packages. */
@@ -87,19 +122,16 @@ export class WorkerRuntime {
   }
 
   async fetch(request: Request): Promise<Response> {
-    const entry = this.options.exports['default'];
-    const ctx: ExecutionContext = {
-      waitUntil: (promise) => this.track(promise),
-      passThroughOnException: () => undefined,
-      props: {},
-    };
-    if (typeof entry === 'function' && typeof (entry as { prototype?: { fetch?: unknown } }).prototype?.fetch === 'function') {
-      const instance = new (entry as new (ctx: ExecutionContext, env: unknown) => { fetch(r: Request): Promise<Response> })(ctx, this.env);
-      return instance.fetch(request);
-    }
-    const handler = entry as { fetch?: (request: Request, env: unknown, ctx: ExecutionContext) => Promise<Response> } | undefined;
-    if (typeof handler?.fetch !== 'function') throw new Error('Handler does not export a fetch() function.');
-    return handler.fetch(request, this.env, ctx);
+    if (this.options.testScheduled && new URL(request.url).pathname === '/__scheduled') return this.manualScheduled(request);
+    return (await this.entrypoints.call('default', 'fetch', [request])) as Response;
+  }
+
+  /** wrangler dev's `/__scheduled?cron=…` (with `--test-scheduled`): runs `scheduled()` now. */
+  private async manualScheduled(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const time = url.searchParams.get('time');
+    await this.bindings.scheduled(url.searchParams.get('cron') ?? '', time === null ? (this.options.now ?? Date.now)() : Number(time));
+    return new Response('Ran scheduled event');
   }
 
   private track(promise: Promise<unknown>): void {
@@ -110,6 +142,8 @@ export class WorkerRuntime {
 
   /** Waits for background work, then closes every instance (committing and snapshotting). */
   async shutdown(): Promise<void> {
+    await this.started;
+    await this.bindings.stop();
     await Promise.allSettled([...this.background]);
     await Promise.all(this.namespaces.map((namespace) => namespace.shutdown()));
   }
