@@ -74,7 +74,6 @@ export interface QueueBrokerOptions {
 export class QueueBroker {
   private readonly consumers = new Map<string, ConsumerSettings>();
   private readonly timers = new Map<string, unknown>();
-  private readonly waitingSince = new Map<string, number>();
   private readonly inFlight = new Map<string, Promise<void>>();
   private stopped = false;
 
@@ -142,16 +141,15 @@ export class QueueBroker {
     if (handle !== undefined) this.options.timers.clearTimeout(handle);
     this.timers.delete(queue);
     const now = this.options.now();
-    const [ready, nextVisible] = await this.options.store.read((db) => {
-      const r = db.exec('SELECT count(*) FROM messages WHERE queue = ? AND visible_at <= ?', [queue, now]).rows[0]![0];
+    const [ready, since, nextVisible] = await this.options.store.read((db) => {
+      const [r, s] = db.exec('SELECT count(*), min(visible_at) FROM messages WHERE queue = ? AND visible_at <= ?', [queue, now]).rows[0]!;
       const n = db.exec('SELECT min(visible_at) FROM messages WHERE queue = ? AND visible_at > ?', [queue, now]).rows[0]![0];
-      return [Number(r), n === null ? undefined : Number(n)] as const;
+      return [Number(r), Number(s), n === null ? undefined : Number(n)] as const;
     });
     if (this.inFlight.has(queue)) return;
     let due: number | undefined = nextVisible;
     if (ready > 0) {
-      const since = this.waitingSince.get(queue) ?? now;
-      this.waitingSince.set(queue, since);
+      // The batch timeout runs from when the oldest waiting message became deliverable.
       const flushAt = since + consumer.maxBatchTimeoutMs;
       if (ready >= consumer.maxBatchSize || flushAt <= now) {
         this.startBatch(consumer);
@@ -165,13 +163,13 @@ export class QueueBroker {
         this.options.timers.setTimeout(() => {
           this.timers.delete(queue);
           void this.wake(queue);
-        }, due - now),
+          // Measured from the clock now, not from before the read: time may have moved meanwhile.
+        }, Math.max(0, due - this.options.now())),
       );
     }
   }
 
   private startBatch(consumer: ConsumerSettings): void {
-    this.waitingSince.delete(consumer.queue);
     const running = this.runBatch(consumer)
       .catch((error: unknown) => this.options.logger.error(`[queues] ${consumer.queue}: ${(error as Error)?.stack ?? String(error)}`))
       .finally(() => {

@@ -52,11 +52,14 @@ export class ManualTime implements Timers {
   }
 }
 
-/** Waits until `check` holds, letting promises and I/O settle in between (bounded). */
-export async function settle(check: () => boolean | Promise<boolean>, rounds = 500): Promise<void> {
+/**
+ * Waits until `check` holds, letting promises and disk I/O (fdatasync on a busy machine) run in
+ * between; bounded so a broken broker fails the test instead of hanging it.
+ */
+export async function settle(check: () => boolean | Promise<boolean>, rounds = 3000): Promise<void> {
   for (let i = 0; i < rounds; i++) {
     if (await check()) return;
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
   throw new Error('the condition never held');
 }
