@@ -5,7 +5,7 @@
  * `D1_TYPE_ERROR: Type 'undefined' not supported for value 'undefined'`, `D1_COLUMN_NOTFOUND`,
  * `D1_EXEC_ERROR: Error in line N: …`); blobs come back as arrays of byte numbers, as on D1.
  */
-import type { DurableDatabase } from '../durableDatabase';
+import { statementKind, type DurableDatabase } from '../durableDatabase';
 import type { SqlValue } from '../journal';
 import type { BindingStore } from './bindingStore';
 import { parameterCount, splitStatements } from './sqlSplit';
@@ -35,18 +35,51 @@ interface Raw {
   readonly meta: D1Meta;
 }
 
+const EXTENDED_CONSTRAINTS: readonly [RegExp, string][] = [
+  [/^UNIQUE constraint/, 'SQLITE_CONSTRAINT_UNIQUE'],
+  [/^NOT NULL constraint/, 'SQLITE_CONSTRAINT_NOTNULL'],
+  [/^CHECK constraint/, 'SQLITE_CONSTRAINT_CHECK'],
+  [/^FOREIGN KEY constraint/, 'SQLITE_CONSTRAINT_FOREIGNKEY'],
+];
+
 /** SQLite's result code name for a message sql.js hands back (it keeps only the text). */
 function sqliteCode(message: string): string {
-  if (/constraint failed/i.test(message)) return 'SQLITE_CONSTRAINT';
+  if (/constraint failed/i.test(message)) {
+    const extended = EXTENDED_CONSTRAINTS.find(([pattern]) => pattern.test(message))?.[1];
+    return extended ? `SQLITE_CONSTRAINT (extended: ${extended})` : 'SQLITE_CONSTRAINT';
+  }
   if (/datatype mismatch/i.test(message)) return 'SQLITE_MISMATCH';
   if (/too big/i.test(message)) return 'SQLITE_TOOBIG';
   return 'SQLITE_ERROR';
 }
 
-function upstreamText(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+/** Raised before SQLite sees the statement; D1 reports it without a result code. */
+class BindingCountError extends Error {}
+
+/**
+ * The text D1 reports for a failed statement. workerd adds SQLite's error offset to syntax
+ * errors (`near "X": syntax error at offset 7`); sql.js does not expose it, so it is the
+ * position of the token SQLite names.
+ */
+function upstreamText(error: unknown, statement?: string): string {
+  let message = error instanceof Error ? error.message : String(error);
+  if (error instanceof BindingCountError) return message;
+  const near = /^near "(.*)": syntax error$/.exec(message);
+  if (near && statement !== undefined && statement.includes(near[1]!)) message += ` at offset ${statement.indexOf(near[1]!)}`;
   return `${message}: ${sqliteCode(message)}`;
 }
+
+/** Carries the statement that failed to the error text. */
+class StatementError extends Error {
+  constructor(
+    readonly inner: unknown,
+    readonly statement: string,
+  ) {
+    super(inner instanceof Error ? inner.message : String(inner));
+  }
+}
+
+const describeFailure = (error: unknown) => (error instanceof StatementError ? upstreamText(error.inner, error.statement) : upstreamText(error));
 
 function d1Error(prefix: string, text: string): Error {
   return new Error(`${prefix}: ${text}`, { cause: new Error(text) });
@@ -69,12 +102,21 @@ const toSql = (params: readonly unknown[]): SqlValue[] => params.map((p) => (Arr
 const toCell = (value: SqlValue): Cell => (value instanceof Uint8Array ? Array.from(value) : value);
 
 /** Runs one statement on the open database; throws the plain SQLite message. */
-function runStatement(db: DurableDatabase, statement: string, params: readonly unknown[]): Raw {
+function runStatement(db: DurableDatabase, statement: string, params: readonly unknown[], previousRowId = 0): Raw {
+  const rowIdBefore = Number(db.exec('SELECT last_insert_rowid()').rows[0]![0]);
   const started = performance.now();
   const expected = parameterCount(statement);
-  if (expected !== params.length) throw new Error('Wrong number of parameter bindings for SQL query.');
-  const { columns, rows, rowsWritten } = db.exec(statement, toSql(params));
-  const lastRowId = Number(db.exec('SELECT last_insert_rowid()').rows[0]![0]);
+  if (expected !== params.length) throw new BindingCountError('Wrong number of parameter bindings for SQL query.');
+  let result: ReturnType<DurableDatabase['exec']>;
+  try {
+    result = db.exec(statement, toSql(params));
+  } catch (error) {
+    throw new StatementError(error, statement);
+  }
+  const { columns, rows, rowsWritten } = result;
+  // D1 reports the row id of the last insert its queries made (not exec's, not a rolled-back batch's).
+  const rowIdAfter = Number(db.exec('SELECT last_insert_rowid()').rows[0]![0]);
+  const lastRowId = rowIdAfter !== rowIdBefore ? rowIdAfter : previousRowId;
   const pages = Number(db.exec('PRAGMA page_count').rows[0]![0]);
   const pageSize = Number(db.exec('PRAGMA page_size').rows[0]![0]);
   const meta: D1Meta = {
@@ -82,7 +124,7 @@ function runStatement(db: DurableDatabase, statement: string, params: readonly u
     duration: performance.now() - started,
     changes: rowsWritten,
     last_row_id: lastRowId,
-    changed_db: rowsWritten > 0,
+    changed_db: rowsWritten > 0 || statementKind(statement) === 'other',
     size_after: pages * pageSize,
     rows_read: rows.length,
     rows_written: rowsWritten,
@@ -133,6 +175,8 @@ export class D1PreparedStatement {
 }
 
 export class D1Database {
+  private lastRowId = 0;
+
   constructor(private readonly store: BindingStore) {}
 
   prepare(query: string): D1PreparedStatement {
@@ -143,9 +187,11 @@ export class D1Database {
   async query(statement: D1PreparedStatement): Promise<Raw> {
     const [first] = splitStatements(statement.statement);
     try {
-      return await this.store.write((db) => runStatement(db, first ?? statement.statement, statement.params));
+      const raw = await this.store.write((db) => runStatement(db, first ?? statement.statement, statement.params, this.lastRowId));
+      this.lastRowId = raw.meta.last_row_id;
+      return raw;
     } catch (error) {
-      throw d1Error('D1_ERROR', upstreamText(error));
+      throw d1Error('D1_ERROR', describeFailure(error));
     }
   }
 
@@ -155,38 +201,35 @@ export class D1Database {
       throw new TypeError('D1_ERROR: batch() takes an array of prepared statements');
     }
     try {
-      const raws = await this.store.write((db) => statements.map((s) => runStatement(db, splitStatements(s.statement)[0] ?? s.statement, s.params)));
+      const raws = await this.store.write((db) => {
+        let previous = this.lastRowId;
+        return statements.map((s) => {
+          const raw = runStatement(db, splitStatements(s.statement)[0] ?? s.statement, s.params, previous);
+          previous = raw.meta.last_row_id;
+          return raw;
+        });
+      });
+      this.lastRowId = raws.at(-1)?.meta.last_row_id ?? this.lastRowId;
       return raws.map(asObjects);
     } catch (error) {
-      throw d1Error('D1_ERROR', upstreamText(error));
+      throw d1Error('D1_ERROR', describeFailure(error));
     }
   }
 
   /**
-   * Runs each line as its own query, as D1's `exec` sends them: a statement spread over several
-   * lines fails on D1 too. Lines before a failing one stay applied.
+   * Runs every statement of `query` as one unit, as D1's `exec` does: a failure applies nothing,
+   * and D1 reports it against "line 1" with the query's first line whatever statement failed.
    */
   async exec(query: string): Promise<{ count: number; duration: number }> {
-    const lines = String(query).trim().split('\n');
-    const db = await this.store.database();
-    let count = 0;
-    let duration = 0;
+    const text = String(query).trim();
+    // Each line is its own query to D1, so a line break ends a statement as a semicolon does.
+    const statements = text.split('\n').flatMap((line) => splitStatements(line));
     try {
-      for (const [index, line] of lines.entries()) {
-        try {
-          for (const statement of splitStatements(line)) {
-            duration += db.transactionSync(() => runStatement(db, statement, [])).meta.duration;
-          }
-          count++;
-        } catch (error) {
-          const text = `Error in line ${index + 1}: ${line}: ${upstreamText(error)}`;
-          throw d1Error('D1_EXEC_ERROR', text);
-        }
-      }
-    } finally {
-      await db.commit();
+      const metas = await this.store.write((db) => statements.map((statement) => runStatement(db, statement, []).meta));
+      return { count: metas.length, duration: metas.reduce((sum, meta) => sum + meta.duration, 0) };
+    } catch (error) {
+      throw d1Error('D1_EXEC_ERROR', `Error in line 1: ${text.split('\n')[0]}: ${describeFailure(error)}`);
     }
-    return { count, duration };
   }
 
   /** Sessions pick a replica on D1; locally there is one copy, so a session is the database. */

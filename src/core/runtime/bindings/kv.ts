@@ -5,7 +5,7 @@
  * KV is eventually consistent on Cloudflare; locally, as in wrangler dev, a write is seen at once.
  */
 import type { SqlValue } from '../journal';
-import { BindingStore } from './bindingStore';
+import type { BindingStore } from './bindingStore';
 import { streamOf, toArrayBuffer, toBytes } from './values';
 
 const MIN_EXPIRATION_TTL = 60;
@@ -49,7 +49,8 @@ function failure(method: string, status: number, text: string): Error {
 }
 
 function checkKey(method: string, key: string): void {
-  if (key === '') throw failure(method, 400, 'Key names must not be empty');
+  // workerd refuses an empty key itself, before any request (a TypeError, not a KV failure).
+  if (key === '') throw new TypeError('Key name cannot be empty.');
   if (key === '.' || key === '..') throw failure(method, 400, `Illegal key name "${key}". Please use a different name.`);
   checkKeyLength(method, key);
 }
@@ -130,9 +131,9 @@ export class KvNamespace {
   /** `get([keys])`: a Map of every key asked for, text or JSON only, at most 100 keys. */
   private async getBulk(keys: readonly string[], options: GetOptions, withMetadata: boolean): Promise<Map<string, unknown>> {
     const type = options.type ?? 'text';
-    if (type !== 'text' && type !== 'json') throw failure('GET', 400, `"${type}" is not a valid type. Use "json" or "text"`);
-    if (keys.length > MAX_BULK_KEYS) throw failure('GET', 400, `You can request a maximum of ${MAX_BULK_KEYS} keys`);
-    if (keys.length === 0) throw failure('GET', 400, 'You must request a minimum of 1 key');
+    if (type !== 'text' && type !== 'json') throw failure('GET_BULK', 400, `"${type}" is not a valid type. Use "json" or "text"`);
+    if (keys.length > MAX_BULK_KEYS) throw failure('GET_BULK', 400, `You can request a maximum of ${MAX_BULK_KEYS} keys`);
+    if (keys.length === 0) throw failure('GET_BULK', 400, 'You must request a minimum of 1 key');
     const out = new Map<string, unknown>();
     for (const key of keys) {
       checkKey('GET', key);
@@ -146,8 +147,8 @@ export class KvNamespace {
   async put(key: string, value: unknown, options: KvPutOptions = {}): Promise<void> {
     key = String(key);
     checkKey('PUT', key);
-    const bytes = await toBytes(value);
-    if (bytes === undefined) throw new TypeError('KV put() accepts only strings, ArrayBuffers, ArrayBufferViews, and ReadableStreams as values.');
+    // Anything else is stored as its string form, as workerd's put() coerces it (42 → "42").
+    const bytes = (await toBytes(value)) ?? new TextEncoder().encode(String(value));
     if (bytes.byteLength > MAX_VALUE_BYTES) throw failure('PUT', 413, `Value length of ${bytes.byteLength} exceeds limit of ${MAX_VALUE_BYTES}.`);
     const now = this.seconds();
     let expiration: number | null = null;
@@ -184,7 +185,8 @@ export class KvNamespace {
   }
 
   async list(options: KvListOptions = {}): Promise<unknown> {
-    const limit = options.limit ?? MAX_LIST_KEYS;
+    // A limit of 0 means no limit given, as on the platform.
+    const limit = options.limit || MAX_LIST_KEYS;
     if (Number.isNaN(limit) || limit < 1) throw failure('GET', 400, `Invalid key_count_limit of ${limit}. Please specify an integer greater than 0.`);
     if (limit > MAX_LIST_KEYS) throw failure('GET', 400, `Invalid key_count_limit of ${limit}. Please specify an integer less than ${MAX_LIST_KEYS}.`);
     const prefix = options.prefix ?? '';
