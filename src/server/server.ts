@@ -28,6 +28,8 @@ export interface ServerOptions {
   readonly config: WranglerConfig | undefined;
   readonly secrets: Readonly<Record<string, string>>;
   readonly watch: boolean;
+  /** `--test-scheduled`: `/__scheduled?cron=…` runs the worker's scheduled(), as wrangler dev. */
+  readonly testScheduled?: boolean;
   readonly sql: SqlJsStatic;
   readonly esbuild: typeof esbuildType;
   readonly logger: Logger;
@@ -79,6 +81,7 @@ async function startLocked(options: ServerOptions, unlock: () => void): Promise<
     logger: options.logger,
     esbuild: options.esbuild,
     watch: options.watch,
+    testScheduled: options.testScheduled,
     idleMs: options.idleMs,
     onInstance: (event) => instanceEvents.fire(event),
   });

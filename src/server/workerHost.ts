@@ -23,6 +23,8 @@ export interface WorkerHostOptions {
   readonly logger: Logger;
   readonly esbuild: typeof esbuildType;
   readonly watch: boolean;
+  /** `--test-scheduled`: `/__scheduled?cron=…` runs the worker's scheduled(). */
+  readonly testScheduled?: boolean;
   readonly idleMs?: number;
   readonly onInstance?: (event: InstanceEvent) => void;
 }
@@ -38,12 +40,12 @@ export class WorkerHost {
     const host = new WorkerHost(options);
     if (options.prebuilt) {
       host.current = host.instantiate({ code: fs.readFileSync(options.prebuilt, 'utf8'), inputs: [options.prebuilt] });
-      host.current.start();
+      await host.current.start();
       return host;
     }
     if (!options.watch) {
       host.current = host.instantiate(await bundleWorker(options.esbuild, options.entry));
-      host.current.start();
+      await host.current.start();
       return host;
     }
     // The watcher's first build is the initial load; every later one is a reload.
@@ -65,7 +67,7 @@ export class WorkerHost {
       throw result;
     }
     host.current = host.instantiate(result);
-    host.current.start();
+    await host.current.start();
     return host;
   }
 
@@ -85,6 +87,8 @@ export class WorkerHost {
       bindings: this.options.config?.durableObjects ?? [],
       workflows: this.options.config?.workflows ?? [],
       vars: this.options.config?.vars ?? {},
+      bindingsConfig: this.options.config?.bindings,
+      testScheduled: this.options.testScheduled,
       secrets: this.options.secrets,
       dataDir: this.options.dataDir,
       sql: this.options.sql,
@@ -106,7 +110,7 @@ export class WorkerHost {
     // Close the old instances first, so the new ones open the state they committed.
     await previous?.shutdown();
     this.current = next;
-    next.start();
+    await next.start();
     this.options.logger.info('[worker] reloaded after a source change');
   }
 

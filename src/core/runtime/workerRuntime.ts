@@ -7,13 +7,17 @@ import type { SqlJsStatic } from 'sql.js';
 import type { InstanceEvent, InstanceSummary } from '../contract/instances';
 import type { Logger } from '../log';
 import * as agentsModule from './agentsModule';
+import type { BindingsConfig } from './bindingsConfig';
+import { Entrypoints, type ExecutionContext } from './bindings/entrypoints';
+import { WorkerBindings } from './bindings/workerBindings';
 import * as cloudflareWorkers from './cloudflareWorkersModule';
 import { UPGRADE, type DurableObjectClass, type UpgradeResponse } from './instanceHost';
 import { bindToTransport, WebSocketPair, WebSocketRequestResponsePair, webSocketOf, WorkerResponse } from './webSocket';
 import { encodeName } from './names';
 import { DurableObjectNamespace } from './namespace';
 import { camelCaseToKebabCase } from './protocol';
-import { realTimers, type Timers } from './timers';
+import type { Timers as CallbackTimers } from '../timers';
+import { realTimers, type TimerHandle, type Timers } from './timers';
 import { WorkflowBinding } from './workflows/workflowBinding';
 import { NonRetryableError } from './workflows/workflowErrors';
 import type { WorkflowClass } from './workflows/workflowRun';
@@ -26,9 +30,13 @@ export interface WorkerRuntimeOptions {
   readonly bindings: readonly DurableObjectBinding[];
   /** `workflows` of the wrangler config. */
   readonly workflows?: readonly WorkflowConfig[];
-  /** Timers for workflow sleeps, retries and timeouts (default: real ones). */
+  /** Timers for alarms, workflow sleeps and retries, queue batching and crons (default: real ones). */
   readonly timers?: Timers;
-  readonly vars: Readonly<Record<string, string>>;
+  readonly vars: Readonly<Record<string, unknown>>;
+  /** KV, D1, R2, queues, service bindings and crons from the wrangler config. */
+  readonly bindingsConfig?: BindingsConfig;
+  /** Answer `/__scheduled?cron=…` by running `scheduled()`, as `wrangler dev --test-scheduled`. */
+  readonly testScheduled?: boolean;
   readonly secrets: Readonly<Record<string, string>>;
   readonly dataDir: string;
   readonly sql: SqlJsStatic;
@@ -41,16 +49,20 @@ export interface WorkerRuntimeOptions {
   readonly onInstance?: (event: InstanceEvent) => void;
 }
 
-interface ExecutionContext {
-  waitUntil(promise: Promise<unknown>): void;
-  passThroughOnException(): void;
-  readonly props: Record<string, unknown>;
+const NO_BINDINGS: BindingsConfig = { name: undefined, kvNamespaces: [], d1Databases: [], r2Buckets: [], queueProducers: [], queueConsumers: [], services: [], crons: [] };
+
+/** The runtime's timers as the bindings take them (queue batching, crons). */
+function callbackTimers(timers: Timers): CallbackTimers {
+  return { setTimeout: (fn, ms) => timers.after(ms, fn), clearTimeout: (handle) => (handle as TimerHandle).cancel() };
 }
 
 export class WorkerRuntime {
   readonly env: Record<string, unknown>;
   readonly namespaces: readonly DurableObjectNamespace[];
   readonly workflows: readonly WorkflowBinding[];
+  readonly bindings: WorkerBindings;
+  private readonly entrypoints: Entrypoints;
+  private started: Promise<void> | undefined;
   private readonly background = new Set<Promise<unknown>>();
 
   constructor(private readonly options: WorkerRuntimeOptions) {
@@ -101,17 +113,41 @@ export class WorkerRuntime {
     });
     this.env = env;
     this.namespaces = namespaces;
+    this.entrypoints = new Entrypoints(options.exports, env, () => this.context());
+    this.bindings = new WorkerBindings({
+      config: options.bindingsConfig ?? NO_BINDINGS,
+      dataDir: options.dataDir,
+      sql: options.sql,
+      logger: options.logger,
+      now: options.now ?? Date.now,
+      timers: callbackTimers(options.timers ?? realTimers),
+      entrypoints: this.entrypoints,
+    });
+    Object.assign(env, this.bindings.env);
+  }
+
+  /**
+   * Starts what runs without a request: instances with an alarm pending are woken for it,
+   * unfinished workflows resume, queue delivery (a previous run's backlog included) and cron
+   * triggers begin. Called once the runtime it replaces has shut down, so one process never has
+   * two handles on the same files.
+   */
+  start(): Promise<void> {
+    if (!this.started) {
+      for (const namespace of this.namespaces) this.track(namespace.resumeAlarms());
+      for (const workflow of this.workflows) this.track(workflow.resumeAll());
+      this.started = this.bindings.start().catch((error: unknown) => this.options.logger.error(`[bindings] ${(error as Error)?.stack ?? String(error)}`));
+    }
+    return this.started;
+  }
+
+  private context(): ExecutionContext {
+    return { waitUntil: (promise) => this.track(promise), passThroughOnException: () => undefined, props: {} };
   }
 
   /** Globals of the Workers runtime that differ from Node's, seen by the worker's code only. */
   static globals(): Record<string, unknown> {
     return { Response: WorkerResponse, WebSocketPair, WebSocketRequestResponsePair };
-  }
-
-  /** Starts what runs without a request: instances with an alarm pending are woken for it. */
-  start(): void {
-    for (const namespace of this.namespaces) this.track(namespace.resumeAlarms());
-    for (const workflow of this.workflows) this.track(workflow.resumeAll());
   }
 
   /** The modules a bundle of this worker imports instead of the real packages. */
@@ -124,19 +160,16 @@ export class WorkerRuntime {
   }
 
   private async fetchEntry(request: Request): Promise<Response> {
-    const entry = this.options.exports['default'];
-    const ctx: ExecutionContext = {
-      waitUntil: (promise) => this.track(promise),
-      passThroughOnException: () => undefined,
-      props: {},
-    };
-    if (typeof entry === 'function' && typeof (entry as { prototype?: { fetch?: unknown } }).prototype?.fetch === 'function') {
-      const instance = new (entry as new (ctx: ExecutionContext, env: unknown) => { fetch(r: Request): Promise<Response> })(ctx, this.env);
-      return instance.fetch(request);
-    }
-    const handler = entry as { fetch?: (request: Request, env: unknown, ctx: ExecutionContext) => Promise<Response> } | undefined;
-    if (typeof handler?.fetch !== 'function') throw new Error('Handler does not export a fetch() function.');
-    return handler.fetch(request, this.env, ctx);
+    if (this.options.testScheduled && new URL(request.url).pathname === '/__scheduled') return this.manualScheduled(request);
+    return (await this.entrypoints.call('default', 'fetch', [request])) as Response;
+  }
+
+  /** wrangler dev's `/__scheduled?cron=…` (with `--test-scheduled`): runs `scheduled()` now. */
+  private async manualScheduled(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const time = url.searchParams.get('time');
+    await this.bindings.scheduled(url.searchParams.get('cron') ?? '', time === null ? (this.options.now ?? Date.now)() : Number(time));
+    return new Response('Ran scheduled event');
   }
 
   private track(promise: Promise<unknown>): void {
@@ -147,6 +180,8 @@ export class WorkerRuntime {
 
   /** Waits for background work, then closes every instance (committing and snapshotting). */
   async shutdown(): Promise<void> {
+    await this.started;
+    await this.bindings.stop();
     await Promise.allSettled([...this.background]);
     await Promise.all([...this.namespaces.map((namespace) => namespace.shutdown()), ...this.workflows.map((workflow) => workflow.shutdown())]);
   }

@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
+import { readBindingsConfig, type BindingsConfig } from './bindingsConfig';
 
 export interface DurableObjectBinding {
   readonly name: string;
@@ -22,8 +23,11 @@ export interface WranglerConfig {
   readonly file: string;
   readonly main: string | undefined;
   readonly durableObjects: readonly DurableObjectBinding[];
-  readonly vars: Readonly<Record<string, string>>;
+  /** Plain vars: a string stays a string, any other JSON value is handed to the worker as is. */
+  readonly vars: Readonly<Record<string, unknown>>;
   readonly workflows?: readonly WorkflowConfig[];
+  /** KV, D1, R2, queues, service bindings and cron triggers. */
+  readonly bindings?: BindingsConfig;
 }
 
 export class ConfigError extends Error {
@@ -89,10 +93,8 @@ export function readWranglerConfig(file: string): WranglerConfig {
     if (b['script_name'] !== undefined) throw new ConfigError(`${file}: binding ${b['name']} points at another worker (script_name), which Hookbench cannot run`);
     return { name: b['name'], className: b['class_name'] };
   });
-  const vars: Record<string, string> = {};
-  for (const [key, value] of Object.entries((config['vars'] as Record<string, unknown> | undefined) ?? {})) {
-    vars[key] = typeof value === 'string' ? value : JSON.stringify(value);
-  }
+  // As on Cloudflare, a var that is not a string is a JSON binding: the worker sees the value.
+  const vars: Record<string, unknown> = { ...((config['vars'] as Record<string, unknown> | undefined) ?? {}) };
   const workflowList = config['workflows'] ?? [];
   if (!Array.isArray(workflowList)) throw new ConfigError(`${file}: workflows must be a list`);
   const workflows = workflowList.map((entry, i) => {
@@ -104,7 +106,7 @@ export function readWranglerConfig(file: string): WranglerConfig {
     return { name: w['name'], binding: w['binding'], className: w['class_name'] };
   });
   const main = typeof config['main'] === 'string' ? path.resolve(path.dirname(file), config['main']) : undefined;
-  return { file, main, durableObjects, vars, workflows };
+  return { file, main, durableObjects, vars, workflows, bindings: readBindingsConfig(file, config) };
 }
 
 /** `.dev.vars` / `.env` format: KEY=value lines, # comments, optional quotes. */

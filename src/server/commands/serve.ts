@@ -22,7 +22,7 @@ import type { CliIo } from './io';
 import { portInUseMessage } from '../../core/contract/serveFailures';
 
 export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 8787] [--data .hookbench]
-         [--worker FILE] [--config wrangler.jsonc|toml] [--env-file .dev.vars] [--no-watch]
+         [--worker FILE] [--config wrangler.jsonc|toml] [--env-file .dev.vars] [--no-watch] [--test-scheduled]
          [--retention-count N] [--retention-days D] [--public-url URL]
          [--outbound-url URL] [--chat-url URL] [--admin-token T] [--exit-with-parent]
          [--render-port 8788] [--no-render] [--render-rate 30] [--render-concurrency 4]
@@ -166,6 +166,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     config: { type: 'string' },
     'env-file': { type: 'string' },
     'no-watch': { type: 'boolean', default: false },
+    'test-scheduled': { type: 'boolean', default: false },
     'idle-ms': { type: 'string' },
     'retention-count': { type: 'string' },
     'retention-days': { type: 'string' },
@@ -224,6 +225,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     config,
     secrets: secretsFrom(envFile, io.env, values['secret-env']),
     watch: !values['no-watch'],
+    testScheduled: values['test-scheduled'],
     sql: await loadSqlJs(),
     esbuild,
     logger,

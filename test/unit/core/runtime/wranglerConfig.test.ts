@@ -21,7 +21,7 @@ describe('wrangler config', () => {
     }`);
     const config = readWranglerConfig(file);
     assert.deepEqual(config.durableObjects, [{ name: 'WEBHOOK_AGENT', className: 'WebhookAgent' }]);
-    assert.deepEqual(config.vars, { URL: 'https://x.test/a//b', N: '3' });
+    assert.deepEqual(config.vars, { URL: 'https://x.test/a//b', N: 3 });
     assert.equal(config.main, path.join(path.dirname(file), 'src', 'index.ts'));
   });
 

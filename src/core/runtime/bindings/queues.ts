@@ -1,0 +1,244 @@
+/**
+ * Cloudflare Queues in one durable backlog: producers' `send`/`sendBatch` commit each message
+ * before they resolve (a message sent is never lost on a crash, and is delivered after a restart),
+ * and a broker hands batches to the worker's `queue(batch, env, ctx)` — when `max_batch_size`
+ * messages are ready or `max_batch_timeout` has passed since the first one was — then applies the
+ * handler's verdicts: ack deletes, retry delays (`retry_delay` or the call's `delaySeconds`), and
+ * after `max_retries` retries a message moves to the dead-letter queue (or is dropped, logged).
+ * Delivery is at least once: a batch in flight when the process dies is delivered again.
+ * Clock and timers are injected.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../../log';
+import type { Timers } from '../../timers';
+import type { BindingStore } from './bindingStore';
+import { checkDelay, decodeBody, encodeBody, MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, type ContentType } from './queueMessages';
+
+const SCHEMA = [
+  'CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, queue TEXT NOT NULL, body BLOB NOT NULL, content_type TEXT NOT NULL, attempts INTEGER NOT NULL, visible_at INTEGER NOT NULL, sent_at INTEGER NOT NULL)',
+  'CREATE INDEX IF NOT EXISTS messages_by_queue ON messages (queue, visible_at, seq)',
+];
+
+export type { Timers } from '../../timers';
+
+export interface ConsumerSettings {
+  readonly queue: string;
+  readonly maxBatchSize: number;
+  readonly maxBatchTimeoutMs: number;
+  readonly maxRetries: number;
+  readonly deadLetterQueue?: string;
+  readonly retryDelaySeconds: number;
+}
+
+export interface QueueMessage {
+  readonly id: string;
+  readonly timestamp: Date;
+  readonly body: unknown;
+  readonly attempts: number;
+  ack(): void;
+  retry(options?: { delaySeconds?: number }): void;
+}
+
+export interface MessageBatch {
+  readonly queue: string;
+  readonly messages: readonly QueueMessage[];
+  ackAll(): void;
+  retryAll(options?: { delaySeconds?: number }): void;
+}
+
+/** Calls the worker's `queue()` handler; rejects when it throws. */
+export type Deliver = (batch: MessageBatch) => Promise<void>;
+
+type Verdict = { kind: 'ack' } | { kind: 'retry'; delaySeconds?: number };
+
+interface Row {
+  readonly seq: number;
+  readonly id: string;
+  readonly body: Uint8Array;
+  readonly type: ContentType;
+  readonly attempts: number;
+  readonly sentAt: number;
+}
+
+export interface QueueBrokerOptions {
+  readonly store: BindingStore;
+  readonly consumers: readonly ConsumerSettings[];
+  readonly deliver: Deliver;
+  readonly logger: Logger;
+  readonly now: () => number;
+  readonly timers: Timers;
+}
+
+export class QueueBroker {
+  private readonly consumers = new Map<string, ConsumerSettings>();
+  private readonly timers = new Map<string, unknown>();
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private stopped = false;
+
+  constructor(private readonly options: QueueBrokerOptions) {
+    for (const consumer of options.consumers) this.consumers.set(consumer.queue, consumer);
+  }
+
+  static schema = SCHEMA;
+
+  /** Picks up the backlog a previous run left (messages sent but never acknowledged). */
+  async start(): Promise<void> {
+    for (const queue of this.consumers.keys()) await this.wake(queue);
+  }
+
+  /** The binding a producer's `env.QUEUE` is. */
+  producer(queue: string, deliveryDelaySeconds = 0): { send(body: unknown, options?: { contentType?: string; delaySeconds?: number }): Promise<void>; sendBatch(messages: Iterable<{ body: unknown; contentType?: string; delaySeconds?: number }>, options?: { delaySeconds?: number }): Promise<void> } {
+    return {
+      send: async (body, options = {}) => {
+        const { bytes, type } = encodeBody('send', body, options.contentType);
+        const delay = options.delaySeconds === undefined ? deliveryDelaySeconds : checkDelay('send', options.delaySeconds);
+        await this.enqueue(queue, [{ bytes, type, delay }]);
+      },
+      sendBatch: async (messages, options = {}) => {
+        const list = [...messages];
+        if (list.length > MAX_BATCH_MESSAGES) throw new Error(`Queue sendBatch failed: batch message count of ${list.length} exceeds limit of ${MAX_BATCH_MESSAGES}`);
+        const batchDelay = options.delaySeconds === undefined ? deliveryDelaySeconds : checkDelay('sendBatch', options.delaySeconds);
+        const encoded = list.map((message) => {
+          const { bytes, type } = encodeBody('sendBatch', message.body, message.contentType);
+          return { bytes, type, delay: message.delaySeconds === undefined ? batchDelay : checkDelay('sendBatch', message.delaySeconds) };
+        });
+        const total = encoded.reduce((sum, m) => sum + m.bytes.byteLength, 0);
+        if (total > MAX_BATCH_BYTES) throw new Error(`Queue sendBatch failed: batch size of ${total} bytes exceeds limit of ${MAX_BATCH_BYTES}`);
+        await this.enqueue(queue, encoded);
+      },
+    };
+  }
+
+  private async enqueue(queue: string, messages: readonly { bytes: Uint8Array; type: ContentType; delay: number }[]): Promise<void> {
+    const now = this.options.now();
+    await this.options.store.write((db) => {
+      for (const m of messages) {
+        db.exec('INSERT INTO messages (id, queue, body, content_type, attempts, visible_at, sent_at) VALUES (?, ?, ?, ?, 1, ?, ?)', [
+          randomUUID().replace(/-/g, ''),
+          queue,
+          m.bytes,
+          m.type,
+          now + m.delay * 1000,
+          now,
+        ]);
+      }
+    });
+    void this.wake(queue);
+  }
+
+  /** Messages waiting in a queue (the explorer's backlog), delayed ones included. */
+  async backlog(queue: string): Promise<number> {
+    return this.options.store.read((db) => Number(db.exec('SELECT count(*) FROM messages WHERE queue = ?', [queue]).rows[0]![0]));
+  }
+
+  /** Decides, for one queue, whether to deliver now or when to look again. */
+  private async wake(queue: string): Promise<void> {
+    const consumer = this.consumers.get(queue);
+    if (!consumer || this.stopped || this.inFlight.has(queue)) return;
+    const handle = this.timers.get(queue);
+    if (handle !== undefined) this.options.timers.clearTimeout(handle);
+    this.timers.delete(queue);
+    const now = this.options.now();
+    const [ready, since, nextVisible] = await this.options.store.read((db) => {
+      const [r, s] = db.exec('SELECT count(*), min(visible_at) FROM messages WHERE queue = ? AND visible_at <= ?', [queue, now]).rows[0]!;
+      const n = db.exec('SELECT min(visible_at) FROM messages WHERE queue = ? AND visible_at > ?', [queue, now]).rows[0]![0];
+      return [Number(r), Number(s), n === null ? undefined : Number(n)] as const;
+    });
+    if (this.inFlight.has(queue)) return;
+    let due: number | undefined = nextVisible;
+    if (ready > 0) {
+      // The batch timeout runs from when the oldest waiting message became deliverable.
+      const flushAt = since + consumer.maxBatchTimeoutMs;
+      if (ready >= consumer.maxBatchSize || flushAt <= now) {
+        this.startBatch(consumer);
+        return;
+      }
+      due = due === undefined ? flushAt : Math.min(due, flushAt);
+    }
+    if (due !== undefined) {
+      this.timers.set(
+        queue,
+        this.options.timers.setTimeout(() => {
+          this.timers.delete(queue);
+          void this.wake(queue);
+          // Measured from the clock now, not from before the read: time may have moved meanwhile.
+        }, Math.max(0, due - this.options.now())),
+      );
+    }
+  }
+
+  private startBatch(consumer: ConsumerSettings): void {
+    const running = this.runBatch(consumer)
+      .catch((error: unknown) => this.options.logger.error(`[queues] ${consumer.queue}: ${(error as Error)?.stack ?? String(error)}`))
+      .finally(() => {
+        this.inFlight.delete(consumer.queue);
+        void this.wake(consumer.queue);
+      });
+    this.inFlight.set(consumer.queue, running);
+  }
+
+  private async runBatch(consumer: ConsumerSettings): Promise<void> {
+    const now = this.options.now();
+    const rows = await this.options.store.read(
+      (db) =>
+        db
+          .exec('SELECT seq, id, body, content_type, attempts, sent_at FROM messages WHERE queue = ? AND visible_at <= ? ORDER BY seq LIMIT ?', [consumer.queue, now, consumer.maxBatchSize])
+          .rows.map(([seq, id, body, type, attempts, sentAt]) => ({ seq, id, body, type, attempts, sentAt }) as Row),
+    );
+    if (rows.length === 0) return;
+    const verdicts = new Map<string, Verdict>();
+    let batchVerdict: Verdict | undefined;
+    const messages: QueueMessage[] = rows.map((row) => ({
+      id: row.id,
+      timestamp: new Date(row.sentAt),
+      body: decodeBody(row.body, row.type),
+      attempts: row.attempts,
+      // The first explicit call on a message decides it; batch-wide calls decide the rest.
+      ack: () => void (verdicts.has(row.id) || verdicts.set(row.id, { kind: 'ack' })),
+      retry: (options) => void (verdicts.has(row.id) || verdicts.set(row.id, { kind: 'retry', delaySeconds: options?.delaySeconds })),
+    }));
+    const batch: MessageBatch = {
+      queue: consumer.queue,
+      messages,
+      ackAll: () => void (batchVerdict ??= { kind: 'ack' }),
+      retryAll: (options) => void (batchVerdict ??= { kind: 'retry', delaySeconds: options?.delaySeconds }),
+    };
+    let failed = false;
+    try {
+      await this.options.deliver(batch);
+    } catch (error) {
+      failed = true;
+      this.options.logger.error(`[queues] the queue() handler of ${consumer.queue} threw: ${(error as Error)?.stack ?? String(error)}`);
+    }
+    const after = this.options.now();
+    const dead: string[] = [];
+    await this.options.store.write((db) => {
+      for (const row of rows) {
+        const verdict = verdicts.get(row.id) ?? batchVerdict ?? (failed ? { kind: 'retry' } : { kind: 'ack' });
+        if (verdict.kind === 'ack') {
+          db.exec('DELETE FROM messages WHERE seq = ?', [row.seq]);
+        } else if (row.attempts > consumer.maxRetries) {
+          if (consumer.deadLetterQueue) {
+            db.exec('UPDATE messages SET queue = ?, attempts = 1, visible_at = ? WHERE seq = ?', [consumer.deadLetterQueue, after, row.seq]);
+            dead.push(row.id);
+          } else {
+            db.exec('DELETE FROM messages WHERE seq = ?', [row.seq]);
+            this.options.logger.warn(`[queues] ${consumer.queue}: message ${row.id} dropped after ${consumer.maxRetries} retries (no dead_letter_queue)`);
+          }
+        } else {
+          const delay = verdict.delaySeconds ?? consumer.retryDelaySeconds;
+          db.exec('UPDATE messages SET attempts = attempts + 1, visible_at = ? WHERE seq = ?', [after + delay * 1000, row.seq]);
+        }
+      }
+    });
+    if (dead.length > 0 && consumer.deadLetterQueue) void this.wake(consumer.deadLetterQueue);
+  }
+
+  /** Stops delivering; waits for batches in flight (their verdicts are committed). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const handle of this.timers.values()) this.options.timers.clearTimeout(handle);
+    this.timers.clear();
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
+}

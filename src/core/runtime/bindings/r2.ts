@@ -1,0 +1,320 @@
+/**
+ * R2 buckets: each object's metadata is a row of a durable sql.js index, its bytes a file under
+ * the bucket's `blobs/` folder named by a random version id — never by the key, so no key (`../x`,
+ * `a/b`, 1024 bytes of anything) reaches a path. A put writes and fsyncs the bytes before the row
+ * is committed; a crash in between leaves an unreferenced file that the next open sweeps away,
+ * never a row without its bytes. Errors read as workerd's: `get: The requested range is not
+ * satisfiable (10039)`.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CREATE_NEW, mkdirPrivate, PRIVATE_FILE_MODE, readPrivate } from '../privateFiles';
+import { syncDirectory } from '../snapshot';
+import type { BindingStore } from './bindingStore';
+import { R2Object, R2ObjectBody, type StoredObject } from './r2Object';
+import { toBytes } from './values';
+
+const MAX_KEY_BYTES = 1024;
+const MAX_LIST = 1000;
+const MAX_DELETE = 1000;
+const HTTP_FIELDS = ['contentType', 'contentLanguage', 'contentDisposition', 'contentEncoding', 'cacheControl'] as const;
+const HTTP_HEADERS: Record<(typeof HTTP_FIELDS)[number], string> = {
+  contentType: 'content-type',
+  contentLanguage: 'content-language',
+  contentDisposition: 'content-disposition',
+  contentEncoding: 'content-encoding',
+  cacheControl: 'cache-control',
+};
+const HASHES = { md5: 'md5', sha1: 'sha1', sha256: 'sha256', sha384: 'sha384', sha512: 'sha512' } as const;
+const HASH_NAMES: Record<keyof typeof HASHES, string> = { md5: 'Content-MD5', sha1: 'SHA-1', sha256: 'SHA-256', sha384: 'SHA-384', sha512: 'SHA-512' };
+
+const SCHEMA = [
+  'CREATE TABLE IF NOT EXISTS objects (key TEXT PRIMARY KEY, version TEXT NOT NULL, size INTEGER NOT NULL, etag TEXT NOT NULL, uploaded INTEGER NOT NULL, http TEXT NOT NULL, custom TEXT NOT NULL, checksums TEXT NOT NULL) WITHOUT ROWID',
+];
+
+export interface R2Conditional {
+  etagMatches?: string;
+  etagDoesNotMatch?: string;
+  uploadedBefore?: Date;
+  uploadedAfter?: Date;
+  secondsGranularity?: boolean;
+}
+
+type Range = { offset?: number; length?: number } | { suffix: number };
+
+function failure(method: string, text: string, code: number): Error {
+  return new Error(`${method}: ${text} (${code})`);
+}
+
+function checkKey(method: string, key: string): void {
+  if (Buffer.byteLength(key) > MAX_KEY_BYTES) throw failure(method, 'The specified object name is not valid.', 10020);
+}
+
+/** `onlyIf` as an object or as request headers (If-Match, If-None-Match, If-(Un)Modified-Since). */
+function conditionOf(onlyIf: unknown): R2Conditional | undefined {
+  if (onlyIf === undefined || onlyIf === null) return undefined;
+  if (onlyIf instanceof Headers) {
+    const date = (name: string) => (onlyIf.has(name) ? new Date(onlyIf.get(name)!) : undefined);
+    return {
+      etagMatches: onlyIf.get('if-match') ?? undefined,
+      etagDoesNotMatch: onlyIf.get('if-none-match') ?? undefined,
+      uploadedBefore: date('if-unmodified-since'),
+      uploadedAfter: date('if-modified-since'),
+      secondsGranularity: true,
+    };
+  }
+  return onlyIf as R2Conditional;
+}
+
+/** Whether a list of etags (`"a", b`, `*`) names `etag`; quotes and W/ are ignored, as R2 does. */
+function etagListHas(list: string, etag: string): boolean {
+  return list.split(',').some((item) => {
+    const bare = item.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+    return bare === '*' || bare === etag;
+  });
+}
+
+/** RFC 9110's order: a passing If-Match overrides If-Unmodified-Since, If-None-Match If-Modified-Since. */
+export function conditionHolds(condition: R2Conditional, object: StoredObject | undefined): boolean {
+  if (!object) return condition.etagMatches === undefined;
+  const truncate = (ms: number) => (condition.secondsGranularity ? Math.floor(ms / 1000) * 1000 : ms);
+  const uploaded = truncate(object.uploaded);
+  const ifMatch = condition.etagMatches === undefined ? undefined : etagListHas(condition.etagMatches, object.etag);
+  if (ifMatch === false) return false;
+  const ifNoneMatch = condition.etagDoesNotMatch === undefined ? undefined : !etagListHas(condition.etagDoesNotMatch, object.etag);
+  if (ifNoneMatch === false) return false;
+  if (ifMatch !== true && condition.uploadedBefore !== undefined && uploaded > truncate(condition.uploadedBefore.getTime())) return false;
+  if (ifNoneMatch !== true && condition.uploadedAfter !== undefined && uploaded <= truncate(condition.uploadedAfter.getTime())) return false;
+  return true;
+}
+
+function httpMetadataFrom(value: unknown): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  if (value instanceof Headers) {
+    for (const field of HTTP_FIELDS) {
+      const header = value.get(HTTP_HEADERS[field]);
+      if (header !== null) out[field] = header;
+    }
+    if (value.has('expires')) out['cacheExpiry'] = new Date(value.get('expires')!).getTime();
+    return out;
+  }
+  const given = (value ?? {}) as Record<string, unknown>;
+  for (const field of HTTP_FIELDS) if (typeof given[field] === 'string') out[field] = given[field];
+  if (given['cacheExpiry'] instanceof Date) out['cacheExpiry'] = given['cacheExpiry'].getTime();
+  return out;
+}
+
+function rowToObject(row: unknown[]): StoredObject {
+  const [key, version, size, etag, uploaded, http, custom, checksums] = row as [string, string, number, string, number, string, string, string];
+  return { key, version, size, etag, uploaded, http: JSON.parse(http), custom: JSON.parse(custom), checksums: JSON.parse(checksums) };
+}
+
+const COLUMNS = 'key, version, size, etag, uploaded, http, custom, checksums';
+
+export class R2Bucket {
+  private swept = false;
+
+  constructor(
+    private readonly store: BindingStore,
+    private readonly now: () => number,
+  ) {}
+
+  static schema = SCHEMA;
+
+  private get blobs(): string {
+    return path.join(this.store.dir, 'blobs');
+  }
+
+  private blobFile(version: string): string {
+    return path.join(this.blobs, `${version}.bin`);
+  }
+
+  /** Removes bytes no row names: a put that crashed before its commit, a delete after its commit. */
+  private async sweep(): Promise<void> {
+    if (this.swept) return;
+    this.swept = true;
+    const versions = new Set(await this.store.read((db) => db.exec('SELECT version FROM objects').rows.map((r) => String(r[0]))));
+    if (!fs.existsSync(this.blobs)) return;
+    for (const file of fs.readdirSync(this.blobs)) {
+      if (!versions.has(file.replace(/\.bin$/, ''))) fs.rmSync(path.join(this.blobs, file), { force: true });
+    }
+  }
+
+  private async stored(key: string): Promise<StoredObject | undefined> {
+    await this.sweep();
+    const row = await this.store.read((db) => db.exec(`SELECT ${COLUMNS} FROM objects WHERE key = ?`, [key]).rows[0]);
+    return row ? rowToObject(row) : undefined;
+  }
+
+  async head(key: string): Promise<R2Object | null> {
+    key = String(key);
+    checkKey('head', key);
+    const object = await this.stored(key);
+    return object ? new R2Object(object) : null;
+  }
+
+  async get(key: string, options: { onlyIf?: unknown; range?: Range | Headers } = {}): Promise<R2Object | R2ObjectBody | null> {
+    key = String(key);
+    checkKey('get', key);
+    const object = await this.stored(key);
+    if (!object) return null;
+    const condition = conditionOf(options.onlyIf);
+    if (condition && !conditionHolds(condition, object)) return new R2Object(object);
+    const range = this.resolveRange(options.range, object.size);
+    const bytes = readPrivate(this.blobFile(object.version));
+    return new R2ObjectBody(object, bytes.subarray(range.offset, range.offset + range.length), range);
+  }
+
+  private resolveRange(given: Range | Headers | undefined, size: number): { offset: number; length: number } {
+    if (given === undefined) return { offset: 0, length: size };
+    let range: Range = given as Range;
+    if (given instanceof Headers) {
+      const header = given.get('range');
+      if (header === null) return { offset: 0, length: size };
+      const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+      if (!match || (match[1] === '' && match[2] === '')) throw failure('get', 'The requested range is not satisfiable', 10039);
+      if (match[1] === '') range = { suffix: Number(match[2]) };
+      else range = { offset: Number(match[1]), ...(match[2] === '' ? {} : { length: Number(match[2]) - Number(match[1]) + 1 }) };
+    }
+    if ('suffix' in range) {
+      const suffix = Math.min(range.suffix, size);
+      if (!(range.suffix > 0)) throw failure('get', 'The requested range is not satisfiable', 10039);
+      return { offset: size - suffix, length: suffix };
+    }
+    const offset = range.offset ?? 0;
+    if (offset < 0 || (range.length !== undefined && range.length < 0) || (offset > 0 && offset >= size)) {
+      throw failure('get', 'The requested range is not satisfiable', 10039);
+    }
+    const length = Math.min(range.length ?? size - offset, size - offset);
+    return { offset, length };
+  }
+
+  async put(
+    key: string,
+    value: unknown,
+    options: { onlyIf?: unknown; httpMetadata?: unknown; customMetadata?: Record<string, string>; md5?: string | ArrayBuffer; sha1?: string | ArrayBuffer; sha256?: string | ArrayBuffer; sha384?: string | ArrayBuffer; sha512?: string | ArrayBuffer } = {},
+  ): Promise<R2Object | null> {
+    key = String(key);
+    checkKey('put', key);
+    const bytes = value === null ? new Uint8Array(0) : await toBytes(value);
+    if (bytes === undefined) throw new TypeError('put: the value must be a ReadableStream, ArrayBuffer, ArrayBufferView, string, Blob or null');
+    const checksums: Record<string, string> = { md5: createHash('md5').update(bytes).digest('hex') };
+    for (const name of Object.keys(HASHES) as (keyof typeof HASHES)[]) {
+      const given = options[name];
+      if (given === undefined) continue;
+      const expected = typeof given === 'string' ? given.toLowerCase() : Buffer.from(given).toString('hex');
+      const actual = createHash(HASHES[name]).update(bytes).digest('hex');
+      if (expected !== actual) throw failure('put', `The ${HASH_NAMES[name]} you specified did not match what we received.`, 10037);
+      checksums[name] = actual;
+    }
+    const condition = conditionOf(options.onlyIf);
+    if (condition && !conditionHolds(condition, await this.stored(key))) return null;
+    await this.sweep();
+    const object: StoredObject = {
+      key,
+      version: randomBytes(16).toString('hex'),
+      size: bytes.byteLength,
+      etag: checksums['md5']!,
+      uploaded: this.now(),
+      http: httpMetadataFrom(options.httpMetadata),
+      custom: { ...(options.customMetadata ?? {}) },
+      checksums,
+    };
+    await this.writeBlob(object.version, bytes);
+    const replaced = await this.store.write((db) => {
+      const old = db.exec('SELECT version FROM objects WHERE key = ?', [key]).rows[0]?.[0];
+      db.exec(`INSERT OR REPLACE INTO objects (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
+        key,
+        object.version,
+        object.size,
+        object.etag,
+        object.uploaded,
+        JSON.stringify(object.http),
+        JSON.stringify(object.custom),
+        JSON.stringify(object.checksums),
+      ]);
+      return old === undefined ? undefined : String(old);
+    });
+    if (replaced !== undefined) fs.rmSync(this.blobFile(replaced), { force: true });
+    return new R2Object(object);
+  }
+
+  private async writeBlob(version: string, bytes: Uint8Array): Promise<void> {
+    mkdirPrivate(this.blobs);
+    const handle = await fs.promises.open(this.blobFile(version), CREATE_NEW, PRIVATE_FILE_MODE);
+    try {
+      for (let offset = 0; offset < bytes.byteLength; ) offset += (await handle.write(bytes, offset, bytes.byteLength - offset)).bytesWritten;
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await syncDirectory(this.blobs);
+  }
+
+  async delete(keys: string | readonly string[]): Promise<void> {
+    const list = (Array.isArray(keys) ? keys : [keys]).map(String);
+    if (list.length > MAX_DELETE) throw failure('delete', `You can delete at most ${MAX_DELETE} objects in one request.`, 10001);
+    for (const key of list) checkKey('delete', key);
+    await this.sweep();
+    const versions = await this.store.write((db) =>
+      list.flatMap((key) => {
+        const version = db.exec('SELECT version FROM objects WHERE key = ?', [key]).rows[0]?.[0];
+        db.exec('DELETE FROM objects WHERE key = ?', [key]);
+        return version === undefined ? [] : [String(version)];
+      }),
+    );
+    for (const version of versions) fs.rmSync(this.blobFile(version), { force: true });
+  }
+
+  async list(options: { limit?: number; prefix?: string; cursor?: string; delimiter?: string; startAfter?: string; include?: readonly string[] } = {}): Promise<unknown> {
+    const limit = options.limit ?? MAX_LIST;
+    if (!(limit >= 1 && limit <= MAX_LIST)) throw failure('list', `MaxKeys params must be positive integer <= ${MAX_LIST}.`, 10022);
+    const prefix = options.prefix ?? '';
+    const include = { http: options.include?.includes('httpMetadata') ?? false, custom: options.include?.includes('customMetadata') ?? false };
+    let after = options.cursor ? Buffer.from(options.cursor, 'base64url').toString('utf8') : (options.startAfter ?? '');
+    await this.sweep();
+    const objects: R2Object[] = [];
+    const prefixes: string[] = [];
+    let truncated = false;
+    let last = after;
+    scan: for (;;) {
+      const rows = await this.store.read(
+        (db) => db.exec(`SELECT ${COLUMNS} FROM objects WHERE substr(key, 1, length(?)) = ? AND key > ? ORDER BY key LIMIT 256`, [prefix, prefix, after]).rows,
+      );
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        const object = rowToObject(row);
+        after = object.key;
+        if (objects.length + prefixes.length === limit) {
+          truncated = true;
+          break scan;
+        }
+        const cut = options.delimiter ? object.key.indexOf(options.delimiter, prefix.length) : -1;
+        if (cut >= 0) {
+          const delimited = object.key.slice(0, cut + options.delimiter!.length);
+          prefixes.push(delimited);
+          // Everything under this prefix is summarised by it: continue after the last such key.
+          after = last = delimited + '\u{10FFFF}';
+          continue scan;
+        }
+        objects.push(new R2Object(object, undefined, include));
+        last = object.key;
+      }
+    }
+    return {
+      objects,
+      delimitedPrefixes: prefixes,
+      truncated,
+      ...(truncated ? { cursor: Buffer.from(last, 'utf8').toString('base64url') } : {}),
+    };
+  }
+
+  createMultipartUpload(): never {
+    throw new Error('R2 multipart uploads are not emulated by Hookbench; put() the whole object, or run the worker under `wrangler dev`');
+  }
+
+  resumeMultipartUpload(): never {
+    return this.createMultipartUpload();
+  }
+}
