@@ -9,6 +9,7 @@ import type { AttachedWorker, AttachedWorkers } from './attachedWorkers';
 import { instanceKey, type ExplorerChange, type ExplorerModel } from './explorerModel';
 import { relativeTime, type ExplorerSession } from './explorerSession';
 import { textTooltip } from './tooltip';
+import { tablesChildren, tablesNodeId, tablesTreeItem, type TablesNode } from '../inspector/tablesNodes';
 
 export type AgentNode =
   | { kind: 'attached'; worker: AttachedWorker }
@@ -19,7 +20,8 @@ export type AgentNode =
   | { kind: 'state'; namespace: string; name: string; state: unknown }
   | { kind: 'value'; id: string; key: string; value: unknown }
   | { kind: 'events'; namespace: string; name: string; count: number }
-  | { kind: 'event'; namespace: string; name: string; event: EventRow & { payload?: string | null } };
+  | { kind: 'event'; namespace: string; name: string; event: EventRow & { payload?: string | null } }
+  | TablesNode;
 
 /** What the tree shows of an instance's state: the built-in worker's fields, when a state has them. */
 type ShownState = Partial<WebhookState>;
@@ -52,6 +54,8 @@ function nodeId(node: AgentNode): string {
       return `e:${instanceKey(node.namespace, node.name)}`;
     case 'event':
       return `ev:${node.namespace}/${node.name}/${node.event.id}`;
+    default:
+      return tablesNodeId(node);
   }
 }
 
@@ -129,6 +133,8 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         const entry = this.model.instance(node.namespace, node.name);
         const children: AgentNode[] = [this.stable({ kind: 'state', namespace: node.namespace, name: node.name, state: entry?.state ?? null })];
         if (entry?.eventCount !== undefined) children.push(this.stable({ kind: 'events', namespace: node.namespace, name: node.name, count: entry.eventCount }));
+        // The inspector's schema (last, so the nodes above keep their places).
+        children.push({ kind: 'tables', namespace: node.namespace, agent: node.agent, name: node.name });
         return children;
       }
       case 'state':
@@ -139,6 +145,8 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         return (await this.model.loadEvents(node.namespace, node.name)).map((event) => ({ kind: 'event' as const, namespace: node.namespace, name: node.name, event }));
       case 'event':
         return [];
+      default:
+        return tablesChildren(node, this.session.client);
     }
   }
 
@@ -222,6 +230,8 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
           command: { command: 'hookbench.event.openPayload', title: 'Open Payload', arguments: [node] },
         });
       }
+      default:
+        return tablesTreeItem(node);
     }
   }
 }
