@@ -20,7 +20,7 @@ export interface TableSchema {
 }
 
 /** The runtime's own tables (`_hookbench_meta`, `_cf_…`) and SQLite's are left out. */
-export const TABLE_SCHEMA_SQL = `SELECT m.name AS tbl, p.name AS col, p.type AS type, p."notnull" AS notnull, p.pk AS pk
+export const TABLE_SCHEMA_SQL = `SELECT m.name AS tbl, p.name AS col, p.type AS type, p."notnull" AS not_null, p.pk AS pk
 FROM sqlite_master AS m JOIN pragma_table_info(m.name) AS p
 WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND m.name NOT LIKE '\\_%' ESCAPE '\\'
 ORDER BY m.name, p.cid`;
