@@ -42,7 +42,7 @@ export function tablesTreeItem(node: TablesNode): vscode.TreeItem {
   const id = tablesNodeId(node);
   switch (node.kind) {
     case 'tables':
-      return Object.assign(new vscode.TreeItem('Tables', vscode.TreeItemCollapsibleState.Collapsed), { id, iconPath: new vscode.ThemeIcon('database'), contextValue: 'hookbench.tables', tooltip: 'The tables of this instance’s SQLite database' });
+      return Object.assign(new vscode.TreeItem('Tables', vscode.TreeItemCollapsibleState.Collapsed), { id, iconPath: new vscode.ThemeIcon('database'), contextValue: 'hookbench.tables', tooltip: 'Tables of this instance’s SQLite database, with their columns' });
     case 'table':
       return Object.assign(new vscode.TreeItem(node.table, vscode.TreeItemCollapsibleState.Collapsed), {
         id,
