@@ -102,7 +102,7 @@ async function attachExplorer(url: string) {
       return reader;
     },
   });
-  const feed: ExplorerFeed = { model, onDidChange: model.onDidChange, schedule: () => model.redraw() };
+  const feed: ExplorerFeed = { model, client, onDidChange: model.onDidChange, schedule: () => model.redraw() };
   const noWorkers = new Emitter<void>();
   const agents = new AgentsTree(feed, { list: () => [], connection: () => undefined, onDidChange: noWorkers.event });
   const deliveries = new DeliveriesTree(feed);

@@ -19,7 +19,7 @@ import type { WorkerRuntime } from '../core/runtime/workerRuntime';
 import { safeEqualText } from '../core/signing/crypto';
 import { QueryError, QueryRunner, type QueryOptions } from './adminQuery';
 import type { DeliveryLog } from './deliveryLog';
-import { readOnlyRefusal } from './readOnlySql';
+import { executeRefusal, readOnlyRefusal } from './readOnlySql';
 import type { Sink } from './sink';
 
 export interface AdminDeps {
@@ -153,6 +153,24 @@ export class AdminApi {
       const rows = result.rows.map((row) => row.map((v) => (v instanceof Uint8Array ? { base64: Buffer.from(v).toString('base64') } : v)));
       return answer(res, 'POST /__hookbench/instances/<namespace>/<name>/query', { columns: result.columns, rows, ...(result.truncated ? { truncated: true as const } : {}) });
     }
+    if (rest[2] === 'execute' && rest.length === 3) {
+      if (req.method !== 'POST') throw new HttpError(405, 'POST');
+      const { sql, params } = parseStatement(body);
+      const refusal = executeRefusal(sql);
+      if (refusal) throw new HttpError(400, refusal);
+      const maxRows = this.deps.query?.maxRows ?? 10_000;
+      // Run by the instance on its live database: journaled and durable before the answer (the output gate).
+      const result = await host().inspect((db) => {
+        try {
+          return db.exec(sql, params);
+        } catch (error) {
+          throw new HttpError(400, `SQL error: ${(error as Error)?.message ?? String(error)}`);
+        }
+      });
+      this.deps.instanceEvents.fire({ kind: 'changed', namespace: namespace.binding, name });
+      const rows = result.rows.slice(0, maxRows).map((row) => row.map((v) => (v instanceof Uint8Array ? { base64: Buffer.from(v).toString('base64') } : v)));
+      return answer(res, 'POST /__hookbench/instances/<namespace>/<name>/execute', { columns: result.columns, rows, rowsWritten: result.rowsWritten, ...(result.rows.length > maxRows ? { truncated: true as const } : {}) });
+    }
     if (rest[2] === 'events' && rest.length === 3) {
       if (req.method !== 'DELETE') throw new HttpError(405, 'DELETE');
       const deleted = await host().inspect((db) => (tableExists(db, 'events') ? db.exec('DELETE FROM events').rowsWritten : 0));
@@ -258,6 +276,15 @@ function tableExists(db: { exec(sql: string, params?: never[]): { rows: unknown[
 }
 
 function parseQuery(body: Buffer): { sql: string; params: QueryParam[]; timeoutMs: number | undefined } {
+  const { sql, params, timeoutMs } = parseStatement(body);
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0)) throw new HttpError(400, '"timeoutMs" must be a positive whole number of milliseconds');
+  const refusal = readOnlyRefusal(sql);
+  if (refusal) throw new HttpError(400, refusal);
+  return { sql, params, timeoutMs: timeoutMs as number | undefined };
+}
+
+/** `{"sql", "params"}` of a query or execute body, checked. */
+function parseStatement(body: Buffer): { sql: string; params: QueryParam[]; timeoutMs: unknown } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -267,8 +294,5 @@ function parseQuery(body: Buffer): { sql: string; params: QueryParam[]; timeoutM
   const { sql, params = [], timeoutMs } = (parsed ?? {}) as { sql?: unknown; params?: unknown; timeoutMs?: unknown };
   if (typeof sql !== 'string' || sql.trim() === '') throw new HttpError(400, '"sql" must be a non-empty string');
   if (!Array.isArray(params) || !params.every((p) => p === null || typeof p === 'string' || typeof p === 'number')) throw new HttpError(400, '"params" must be an array of strings, numbers or nulls');
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0)) throw new HttpError(400, '"timeoutMs" must be a positive whole number of milliseconds');
-  const refusal = readOnlyRefusal(sql);
-  if (refusal) throw new HttpError(400, refusal);
-  return { sql, params, timeoutMs: timeoutMs as number | undefined };
+  return { sql, params, timeoutMs };
 }

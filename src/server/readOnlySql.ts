@@ -35,6 +35,23 @@ export function readOnlyRefusal(sql: string): string | undefined {
   return refusal(statement);
 }
 
+/**
+ * Why `sql` may not run through the read-write console's route, or undefined when it may: exactly
+ * one statement, no transaction control (a statement is its own transaction, as on Durable
+ * Objects), and nothing that names the runtime's own bookkeeping table.
+ */
+export function executeRefusal(sql: string): string | undefined {
+  const tokens = tokenize(sql);
+  const end = tokens.findIndex((t) => t.kind === 'other' && t.text === ';');
+  if (end >= 0 && tokens.slice(end + 1).some((t) => !(t.kind === 'other' && t.text === ';'))) return 'exactly one statement is allowed';
+  const statement = end >= 0 ? tokens.slice(0, end) : tokens;
+  if (statement.length === 0) return 'there is no statement to run';
+  const verb = keyword(statement[0]);
+  if (verb && ['BEGIN', 'COMMIT', 'END', 'ROLLBACK', 'SAVEPOINT', 'RELEASE'].includes(verb)) return `${verb} is refused: each statement is its own transaction`;
+  if (statement.some((t) => /_hookbench_meta/i.test(t.text))) return "_hookbench_meta is the runtime's own table (the journal's position): it cannot be changed";
+  return undefined;
+}
+
 function refusal(tokens: readonly Token[]): string | undefined {
   const verb = keyword(tokens[0]);
   switch (verb) {

@@ -43,6 +43,21 @@ export interface QueryResult {
   readonly truncated?: true;
 }
 
+/**
+ * The body of `POST …/execute`: one statement of any kind, run by the instance itself (the
+ * inspector's read-write console). Unlike `…/query` it runs on the live database, so what it
+ * changes is journaled and made durable before the answer, as any write of the agent's own.
+ */
+export interface ExecuteRequest {
+  readonly sql: string;
+  readonly params?: readonly QueryParam[];
+}
+
+export interface ExecuteResult extends QueryResult {
+  /** Rows inserted, updated or deleted by the statement (0 for DDL and reads). */
+  readonly rowsWritten: number;
+}
+
 /** One delivery with its request body as UTF-8 text and as the exact bytes. */
 export type DeliveryDetails = Omit<DeliveryRecord, 'requestBody'> & { readonly requestBody: string; readonly requestBodyBase64: string };
 
@@ -57,6 +72,7 @@ export interface AdminRoutes {
   'DELETE /__hookbench/instances/<namespace>/<name>': { readonly deleted: true; readonly namespace: string; readonly name: string };
   'DELETE /__hookbench/instances/<namespace>/<name>/events': { readonly deleted: number };
   'POST /__hookbench/instances/<namespace>/<name>/query': QueryResult;
+  'POST /__hookbench/instances/<namespace>/<name>/execute': ExecuteResult;
   'GET /__hookbench/deliveries': { readonly deliveries: DeliverySummary[] };
   'GET /__hookbench/deliveries/<id>': DeliveryDetails;
   'POST /__hookbench/sink/<name>': SinkReceipt;
@@ -74,6 +90,7 @@ export const ADMIN_ROUTES = [
   'DELETE /__hookbench/instances/<namespace>/<name>',
   'DELETE /__hookbench/instances/<namespace>/<name>/events',
   'POST /__hookbench/instances/<namespace>/<name>/query',
+  'POST /__hookbench/instances/<namespace>/<name>/execute',
   'GET /__hookbench/deliveries',
   'GET /__hookbench/deliveries/<id>',
   'POST /__hookbench/sink/<name>',

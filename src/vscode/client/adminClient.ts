@@ -3,7 +3,7 @@
  * feed. It holds the session token; nothing it fetches contains a secret.
  */
 import WebSocket from 'ws';
-import type { AdminRoute, AdminRoutes, DeliveryDetails, DetailsRequest, QueryParam } from '../../core/contract/admin';
+import type { AdminRoute, AdminRoutes, DeliveryDetails, DetailsRequest, ExecuteResult, QueryParam, QueryResult } from '../../core/contract/admin';
 import type { DeliverySummary } from '../../core/contract/deliveries';
 import type { EventRow, InstanceDetails, InstanceRef, InstanceSummary } from '../../core/contract/instances';
 import { LIVE_PATH, type LiveMessage } from '../../core/contract/live';
@@ -56,6 +56,16 @@ export class AdminClient {
   async query(namespace: string, name: string, sql: string, params: QueryParam[] = []): Promise<Record<string, unknown>[]> {
     const result = await this.get('POST /__hookbench/instances/<namespace>/<name>/query', `${AdminClient.instancePath(namespace, name)}/query`, { method: 'POST', body: JSON.stringify({ sql, params }) });
     return result.rows.map((row) => Object.fromEntries(result.columns.map((c, i) => [c, row[i]])));
+  }
+
+  /** One read-only statement's result as the admin API answers it: columns, rows, the row cap. */
+  queryResult(namespace: string, name: string, sql: string, params: QueryParam[] = []): Promise<QueryResult> {
+    return this.get('POST /__hookbench/instances/<namespace>/<name>/query', `${AdminClient.instancePath(namespace, name)}/query`, { method: 'POST', body: JSON.stringify({ sql, params }) });
+  }
+
+  /** One statement run by the instance itself, writes included (the inspector's read-write console). */
+  execute(namespace: string, name: string, sql: string, params: QueryParam[] = []): Promise<ExecuteResult> {
+    return this.get('POST /__hookbench/instances/<namespace>/<name>/execute', `${AdminClient.instancePath(namespace, name)}/execute`, { method: 'POST', body: JSON.stringify({ sql, params }) });
   }
 
   async events(namespace: string, name: string, limit = 50): Promise<EventRow[]> {

@@ -12,6 +12,7 @@ import { instanceKey, PAGE, type ExplorerChange, type ExplorerFeed, type Explore
 import { relativeTime } from './explorerSession';
 import { SHOW_MORE_COMMAND } from './listTree';
 import { textTooltip } from './tooltip';
+import { tablesChildren, tablesNodeId, tablesTreeItem, type TablesNode } from '../inspector/tablesNodes';
 
 export type AgentNode =
   | { kind: 'attached'; worker: AttachedWorker }
@@ -24,8 +25,8 @@ export type AgentNode =
   | { kind: 'events'; namespace: string; name: string; count: number }
   | { kind: 'event'; namespace: string; name: string; event: EventRow & { payload?: string | null } }
   /** "Show 100 more" after a page of a namespace's instances (`name` undefined) or of an instance's events. */
-  | { kind: 'more'; namespace: string; name?: string; remaining: number | undefined };
-
+  | { kind: 'more'; namespace: string; name?: string; remaining: number | undefined }
+  | TablesNode;
 
 
 /** What the tree shows of an instance's state: the built-in worker's fields, when a state has them. */
@@ -61,6 +62,8 @@ function nodeId(node: AgentNode): string {
       return `ev:${node.namespace}/${node.name}/${node.event.id}`;
     case 'more':
       return node.name === undefined ? `m:${node.namespace}` : `me:${instanceKey(node.namespace, node.name)}`;
+    default:
+      return tablesNodeId(node);
   }
 }
 
@@ -176,6 +179,8 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         const entry = this.model.instance(node.namespace, node.name);
         const children: AgentNode[] = [this.stable({ kind: 'state', namespace: node.namespace, name: node.name, state: entry?.state ?? null })];
         if (entry?.eventCount !== undefined) children.push(this.stable({ kind: 'events', namespace: node.namespace, name: node.name, count: entry.eventCount }));
+        // The inspector's schema (last, so the nodes above keep their places).
+        children.push({ kind: 'tables', namespace: node.namespace, agent: node.agent, name: node.name });
         return children;
       }
       case 'state':
@@ -196,6 +201,8 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
       case 'event':
       case 'more':
         return [];
+      default:
+        return tablesChildren(node, this.session.client);
     }
   }
 
@@ -289,6 +296,8 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
           command: { command: 'hookbench.event.openPayload', title: 'Open Payload', arguments: [node] },
         });
       }
+      default:
+        return tablesTreeItem(node);
     }
   }
 }

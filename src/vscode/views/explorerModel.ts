@@ -22,6 +22,7 @@ import type { LiveMessage } from '../../core/contract/live';
 import type { CaptureSummary } from '../../core/contract/sink';
 import { Emitter, type Disposable, type Event } from '../../core/events';
 import type { InstanceChannel, ReadPath } from '../client/instanceReader';
+import type { AdminClient } from '../client/adminClient';
 
 /** How many items a list shows at first, and how many more each "Show 100 more" adds. */
 export const PAGE = 100;
@@ -100,6 +101,8 @@ export interface ExplorerModelOptions {
 /** What the trees follow: the model and its paced changes (the session, or the benchmark's stand-in). */
 export interface ExplorerFeed {
   readonly model: ExplorerModel;
+  /** The current serve process's admin client (the inspector's Tables read through it). */
+  readonly client: AdminClient | undefined;
   readonly onDidChange: Event<ExplorerChange>;
   /** Redraws the views from what is known. */
   schedule(): void;

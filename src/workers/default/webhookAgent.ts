@@ -12,6 +12,7 @@ import { checkDelivery, checkedBefore } from './check';
 import type { StoredEvent, WebhookState } from '../../core/contract/instances';
 import type { ParsedPayload } from './payload';
 import { noteEventStored } from '../../core/contract/notes';
+import { STATE_HISTORY_DDL, STATE_HISTORY_RETENTION, STATE_HISTORY_TABLE } from '../../core/contract/timeline';
 import { textResponse } from './responses';
 import { webhookRoute } from './routes';
 
@@ -52,6 +53,8 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
       timestamp TEXT NOT NULL
     )`;
     this.sql`CREATE INDEX IF NOT EXISTS idx_events_timestamp ON events (timestamp DESC)`;
+    // The inspector's state timeline: the state before and after each stored event.
+    this.ctx.storage.sql.exec(STATE_HISTORY_DDL);
   }
 
   override async onRequest(request: Request): Promise<Response> {
@@ -85,23 +88,34 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
     this.store(delivery.event);
   }
 
-  /** Dedup, insert, retention, state. Answers false for a duplicate delivery. */
+  /** Dedup, insert, retention, state and its history. Answers false for a duplicate delivery. */
   private store(event: StoredEvent): boolean {
-    // The dedup check and the insert in one statement: a delivery id already stored inserts nothing.
-    const inserted = this.ctx.storage.sql.exec(
-      `INSERT INTO events (id, type, action, title, description, url, actor, payload, timestamp)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-      event.id, event.type, event.action, event.title, event.description, event.url, event.actor, event.payload, event.timestamp,
-    ).rowsWritten;
-    if (inserted === 0) return false;
-    noteEventStored(this.ctx, event);
-    this.applyRetention();
-    const { stats } = this.state;
-    this.setState({
-      lastEventType: event.type,
-      lastEventAt: event.timestamp,
-      stats: { total: stats.total + 1, byType: { ...stats.byType, [event.type]: (stats.byType[event.type] ?? 0) + 1 } },
+    // One transaction: the event, the state it leads to and the timeline row all apply, or none does.
+    const stored = this.ctx.storage.transactionSync(() => {
+      // The dedup check and the insert in one statement: a delivery id already stored inserts nothing.
+      const inserted = this.ctx.storage.sql.exec(
+        `INSERT INTO events (id, type, action, title, description, url, actor, payload, timestamp)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+        event.id, event.type, event.action, event.title, event.description, event.url, event.actor, event.payload, event.timestamp,
+      ).rowsWritten;
+      if (inserted === 0) return false;
+      noteEventStored(this.ctx, event);
+      this.applyRetention();
+      const before = this.state;
+      const { stats } = before;
+      const after: WebhookState = {
+        lastEventType: event.type,
+        lastEventAt: event.timestamp,
+        stats: { total: stats.total + 1, byType: { ...stats.byType, [event.type]: (stats.byType[event.type] ?? 0) + 1 } },
+      };
+      this.ctx.storage.sql.exec(
+        `INSERT INTO ${STATE_HISTORY_TABLE} (event_id, event_type, title, at, before, after) VALUES (?, ?, ?, ?, ?, ?)`,
+        event.id, event.type, event.title, event.timestamp, JSON.stringify(before), JSON.stringify(after),
+      );
+      this.setState(after);
+      return true;
     });
+    if (!stored) return false;
     this.ctx.waitUntil(this.sendOutbound(event));
     return true;
   }
@@ -123,6 +137,8 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
     const days = Number(this.env.HOOKBENCH_RETENTION_DAYS ?? 30);
     // Walks the timestamp index past the newest `keep` rows and deletes what is left.
     if (keep > 0) this.sql`DELETE FROM events WHERE rowid IN (SELECT rowid FROM events ORDER BY timestamp DESC LIMIT -1 OFFSET ${keep})`;
+    // The timeline keeps as many rows as the events (the new one is added after this).
+    if (keep > 0) this.ctx.storage.sql.exec(STATE_HISTORY_RETENTION, keep - 1);
     if (days > 0) this.sql`DELETE FROM events WHERE timestamp < ${new Date(Date.now() - days * 86_400_000).toISOString()}`;
   }
 

@@ -37,7 +37,7 @@ describe('the explorer pages long lists', () => {
     // Connected after the traffic: the lists are read once, as after a reload of VS Code.
     client = new AdminClient(served.url, TOKEN, nullLogger);
     model = new ExplorerModel({ paceMs: 0, openChannel: (instance) => localReader(client, instance) });
-    const feed: ExplorerFeed = { model, onDidChange: model.onDidChange, schedule: () => model.redraw() };
+    const feed: ExplorerFeed = { model, client, onDidChange: model.onDidChange, schedule: () => model.redraw() };
     const noWorkers = new Emitter<void>();
     agents = new AgentsTree(feed, { list: () => [], connection: () => undefined, onDidChange: noWorkers.event });
     deliveries = new DeliveriesTree(feed);

@@ -1,0 +1,39 @@
+/**
+ * The inspector (docs/inspector.md): each local instance's SQL console and state timeline, and
+ * their commands. Both read through the admin API; only a console the user switched to
+ * read-write sends writes, and those run through the instance itself.
+ */
+import * as vscode from 'vscode';
+import type { DisposableStore } from '../../core/events';
+import type { Logger } from '../../core/log';
+import type { InstanceRef } from '../../core/contract/instances';
+import { registerCommand } from '../commands';
+import type { ExplorerSession } from '../views/explorerSession';
+import { registerSqlConsole, type SqlConsoles } from './sqlConsole';
+import { STATE_SCHEME, Timelines } from './timelinePanel';
+
+export interface Inspector {
+  readonly consoles: SqlConsoles;
+  readonly timelines: Timelines;
+}
+
+export function registerInspector(store: DisposableStore, logger: Logger, session: ExplorerSession, state: vscode.Memento): Inspector {
+  const consoles = registerSqlConsole(store, logger, session, state);
+  const timelines = store.add(new Timelines(session));
+  store.add(vscode.workspace.registerTextDocumentContentProvider(STATE_SCHEME, timelines));
+
+  registerCommand(store, logger, 'hookbench.timeline.open', async (node: unknown) => {
+    const ref = node as Partial<InstanceRef> | undefined;
+    if (typeof ref?.namespace !== 'string' || typeof ref.name !== 'string') throw new Error('open a state timeline from an instance in the Agents view');
+    return timelines.show({ namespace: ref.namespace, name: ref.name });
+  });
+  const active = () => {
+    const panel = timelines.active();
+    if (!panel) throw new Error('no state timeline is open: open one from an instance in the Agents view');
+    return panel;
+  };
+  registerCommand(store, logger, 'hookbench.timeline.previous', () => active().move(-1));
+  registerCommand(store, logger, 'hookbench.timeline.next', () => active().move(1));
+  registerCommand(store, logger, 'hookbench.timeline.openState', (which: unknown) => active().open(which === 'before' ? 'before' : 'after'));
+  return { consoles, timelines };
+}

@@ -1,0 +1,95 @@
+/**
+ * The SQL console's results: one webview panel per console, beside it, drawn from the last run's
+ * outcome (resultsHtml.ts). Its buttons run the console's commands; nothing but the result's rows
+ * reaches the webview (no token, no URL of the receiver).
+ */
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { InstanceRef } from '../../core/contract/instances';
+import type { ConsoleMode } from '../../core/inspector/consoleMode';
+import { resultsHtml, type RunOutcome } from './resultsHtml';
+
+export const RESULTS_VIEW_TYPE = 'hookbench.sqlResults';
+/** Rows drawn in the table; the rest are counted ("N more rows not shown") and exported. */
+export const MAX_SHOWN_ROWS = 500;
+
+const COMMANDS: Record<string, string> = { run: 'hookbench.sql.run', history: 'hookbench.sql.history', exportCsv: 'hookbench.sql.exportCsv', exportJson: 'hookbench.sql.exportJson' };
+
+export class ResultsPanel implements vscode.Disposable {
+  private outcomeNow: RunOutcome | undefined;
+  private modeNow: ConsoleMode = 'readOnly';
+  private readonly disposables: vscode.Disposable[] = [];
+  /** The HTML last given to the webview (integration tests read it). */
+  html = '';
+  private readonly drawnEmitter = new vscode.EventEmitter<void>();
+  /** Pages given to the webview, and pages it said it drew (its script ran). */
+  private pages = 0;
+  private drawnPages = 0;
+
+  constructor(
+    private readonly ref: InstanceRef,
+    private readonly consoleUri: vscode.Uri,
+    private readonly onClosed: () => void,
+  ) {
+    this.panel = vscode.window.createWebviewPanel(RESULTS_VIEW_TYPE, `Results: ${ref.name}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: true, localResourceRoots: [] });
+    this.disposables.push(
+      this.panel.webview.onDidReceiveMessage((message: unknown) => this.receive(message)),
+      this.panel.onDidDispose(() => this.dispose()),
+    );
+    this.draw();
+  }
+
+  readonly panel: vscode.WebviewPanel;
+
+  get outcome(): RunOutcome | undefined {
+    return this.outcomeNow;
+  }
+
+  show(outcome: RunOutcome | undefined, mode: ConsoleMode): void {
+    this.outcomeNow = outcome;
+    this.modeNow = mode;
+    this.draw();
+    if (!this.panel.visible) this.panel.reveal(undefined, true);
+  }
+
+  private draw(): void {
+    this.html = resultsHtml({ nonce: randomBytes(16).toString('base64'), instance: `${this.ref.name} (${this.ref.namespace})`, mode: this.modeNow, outcome: this.outcomeNow, maxShown: MAX_SHOWN_ROWS });
+    this.pages++;
+    this.panel.webview.html = this.html;
+  }
+
+  /** Resolves once the webview has drawn the last page it was given (screenshots wait for it). */
+  async drawn(): Promise<void> {
+    while (this.drawnPages < this.pages) {
+      await new Promise<void>((resolve) => {
+        const once = this.drawnEmitter.event(() => {
+          once.dispose();
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** Only `{type: 'command', command}` with a known command is acted on. */
+  private receive(message: unknown): void {
+    if ((message as { type?: unknown } | undefined)?.type === 'drawn') {
+      // A page replaced before its script ran never says so: the newest page's word covers it.
+      this.drawnPages = this.pages;
+      return this.drawnEmitter.fire();
+    }
+    const { type, command } = (message ?? {}) as { type?: unknown; command?: unknown };
+    if (type !== 'command' || typeof command !== 'string' || !Object.hasOwn(COMMANDS, command)) return;
+    void vscode.commands.executeCommand(COMMANDS[command]!, this.consoleUri);
+  }
+
+  private disposed = false;
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.onClosed();
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.drawnEmitter.dispose();
+    this.panel.dispose();
+  }
+}

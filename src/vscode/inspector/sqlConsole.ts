@@ -1,0 +1,222 @@
+/**
+ * The SQL console's commands: open an instance's console (from the Agents view, or a table there,
+ * which also runs `SELECT * FROM "t" LIMIT 100`), run the selection or the whole console
+ * (Ctrl/Cmd+Enter, the editor title's Run), switch it to read-write and back, re-run from its
+ * history, and export the last result as CSV or JSON.
+ */
+import * as vscode from 'vscode';
+import type { DisposableStore } from '../../core/events';
+import type { Logger } from '../../core/log';
+import type { InstanceRef } from '../../core/contract/instances';
+import { ConsoleModes, explainRefusal } from '../../core/inspector/consoleMode';
+import { toCsv, toJson } from '../../core/inspector/resultsExport';
+import { browseSql } from '../../core/inspector/tableSchema';
+import { registerCommand } from '../commands';
+import type { ExplorerSession } from '../views/explorerSession';
+import { ConsoleFiles, consoleKey, SQL_SCHEME } from './consoleFiles';
+import { QueryHistory } from './queryHistory';
+import type { RunOutcome } from './resultsHtml';
+import { ResultsPanel } from './resultsPanel';
+
+/** What opens a console: an instance node, a table node, or the same fields from a caller. */
+interface ConsoleTarget extends InstanceRef {
+  readonly agent?: string;
+  readonly table?: string;
+}
+
+const WRITABLE_KEY = 'hookbench.sqlConsoleWritable';
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.slice(0, 200);
+}
+
+export class SqlConsoles implements vscode.Disposable {
+  readonly files = new ConsoleFiles();
+  readonly modes = new ConsoleModes();
+  private readonly panels = new Map<string, ResultsPanel>();
+  private readonly history: QueryHistory;
+
+  constructor(
+    private readonly session: ExplorerSession,
+    state: vscode.Memento,
+  ) {
+    this.history = new QueryHistory(state);
+  }
+
+  /** The results panel of a console, when one is open (integration tests read its HTML). */
+  panel(ref: InstanceRef): ResultsPanel | undefined {
+    return this.panels.get(consoleKey(ref));
+  }
+
+  historyOf(ref: InstanceRef): ReturnType<QueryHistory['list']> {
+    return this.history.list(consoleKey(ref));
+  }
+
+  async open(target: ConsoleTarget): Promise<vscode.TextEditor> {
+    const uri = ConsoleFiles.uri(target, target.agent ?? target.namespace);
+    this.files.ensure(uri, `-- ${target.name} (${target.namespace}): Ctrl+Enter (⌘+Enter) runs the selection, or the whole console.\n-- Read-only until you switch the console to read-write (the lock in the editor title).\nSELECT name, type FROM sqlite_master ORDER BY name\n`);
+    const document = await vscode.workspace.openTextDocument(uri);
+    if (document.languageId !== 'sql') await vscode.languages.setTextDocumentLanguage(document, 'sql');
+    const editor = await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Active, preview: false });
+    if (target.table !== undefined) {
+      const sql = browseSql(target.table);
+      await editor.edit((edit) => edit.replace(new vscode.Range(0, 0, document.lineCount, 0), `${sql}\n`));
+      await document.save();
+    }
+    this.updateContext();
+    return editor;
+  }
+
+  /** The console a command is about: the URI it was given, else the active editor's. */
+  private consoleOf(given: unknown): { uri: vscode.Uri; ref: InstanceRef } {
+    const uri = given instanceof vscode.Uri ? given : vscode.window.activeTextEditor?.document.uri;
+    const ref = uri && ConsoleFiles.instanceOf(uri);
+    if (!uri || !ref) throw new Error('this is not a Hookbench SQL console: open one from an instance in the Agents view');
+    return { uri, ref };
+  }
+
+  /** Runs the console's selection, or its whole text, or `sql` when given; shows and answers the outcome. */
+  async run(given?: unknown, sql?: string): Promise<RunOutcome> {
+    const { uri, ref } = this.consoleOf(given);
+    const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString());
+    const document = editor?.document ?? (await vscode.workspace.openTextDocument(uri));
+    const selected = editor && !editor.selection.isEmpty ? document.getText(editor.selection) : undefined;
+    const text = (sql ?? selected ?? document.getText()).trim();
+    const key = consoleKey(ref);
+    const mode = this.modes.mode(key);
+    const client = this.session.client;
+    const started = performance.now();
+    let outcome: RunOutcome;
+    if (!client) outcome = { kind: 'error', sql: text, message: 'The Hookbench receiver is not running: start it to query this instance.' };
+    else {
+      try {
+        if (this.modes.route(key, text) === 'execute') {
+          const result = await client.execute(ref.namespace, ref.name, text);
+          outcome = { kind: 'rows', sql: text, columns: result.columns, rows: result.rows, truncated: result.truncated === true, rowsWritten: result.rowsWritten, ms: performance.now() - started };
+        } else {
+          const result = await client.queryResult(ref.namespace, ref.name, text);
+          outcome = { kind: 'rows', sql: text, columns: result.columns, rows: result.rows, truncated: result.truncated === true, ms: performance.now() - started };
+        }
+      } catch (error) {
+        outcome = { kind: 'error', sql: text, message: explainRefusal((error as Error).message, mode) };
+      }
+    }
+    await this.history.add(key, { sql: text, at: new Date().toISOString(), outcome: outcome.kind === 'rows' ? `${outcome.rows.length} row(s)` : firstLine(outcome.message) });
+    this.resultsPanel(ref, uri).show(outcome, mode);
+    return outcome;
+  }
+
+  private resultsPanel(ref: InstanceRef, uri: vscode.Uri): ResultsPanel {
+    const key = consoleKey(ref);
+    let panel = this.panels.get(key);
+    if (!panel) {
+      panel = new ResultsPanel(ref, uri, () => this.panels.delete(key));
+      this.panels.set(key, panel);
+    }
+    return panel;
+  }
+
+  async allowWrites(given?: unknown, confirmed?: unknown): Promise<string> {
+    const { ref } = this.consoleOf(given);
+    const answer =
+      confirmed === true
+        ? 'Allow Writes'
+        : await vscode.window.showWarningMessage(
+            `Switch the console of ${ref.name} to read-write?`,
+            { modal: true, detail: 'Statements that write (INSERT, UPDATE, DELETE, CREATE…) will run on the live instance, through its journal: they are durable at once and the running agent sees them. Plain reads still run on a read-only copy.' },
+            'Allow Writes',
+          );
+    const mode = this.modes.allowWrites(consoleKey(ref), answer === 'Allow Writes');
+    this.afterModeChange(ref);
+    return mode;
+  }
+
+  readOnly(given?: unknown): string {
+    const { ref } = this.consoleOf(given);
+    this.modes.readOnly(consoleKey(ref));
+    this.afterModeChange(ref);
+    return 'readOnly';
+  }
+
+  private afterModeChange(ref: InstanceRef): void {
+    this.updateContext();
+    const panel = this.panels.get(consoleKey(ref));
+    if (panel) panel.show(panel.outcome, this.modes.mode(consoleKey(ref)));
+  }
+
+  /** Picks a statement from the console's history (or takes `index`), puts it in the console and runs it. */
+  async rerun(given?: unknown, index?: unknown): Promise<RunOutcome | undefined> {
+    const { uri, ref } = this.consoleOf(given);
+    const entries = this.history.list(consoleKey(ref));
+    if (entries.length === 0) {
+      void vscode.window.showInformationMessage(`No statement has run in the console of ${ref.name} yet.`);
+      return undefined;
+    }
+    const picked =
+      typeof index === 'number'
+        ? entries[index]
+        : (await vscode.window.showQuickPick(entries.map((entry) => ({ label: firstLine(entry.sql), detail: entry.sql.includes('\n') ? entry.sql.replace(/\s+/g, ' ') : undefined, description: `${entry.outcome} · ${entry.at.replace('T', ' ').slice(0, 19)}`, entry })), { title: `History: ${ref.name}`, matchOnDetail: true }))?.entry;
+    if (!picked) return undefined;
+    const document = await vscode.workspace.openTextDocument(uri);
+    const editor = await vscode.window.showTextDocument(document, { preview: false });
+    await editor.edit((edit) => edit.replace(new vscode.Range(0, 0, document.lineCount, 0), `${picked.sql}\n`));
+    await document.save();
+    return this.run(uri, picked.sql);
+  }
+
+  /** Saves the last result as CSV or JSON where the user chooses (or at `target`). */
+  async export(format: 'csv' | 'json', given?: unknown, target?: unknown): Promise<vscode.Uri | undefined> {
+    const { ref } = this.consoleOf(given);
+    const outcome = this.panels.get(consoleKey(ref))?.outcome;
+    if (outcome?.kind !== 'rows' || outcome.columns.length === 0) throw new Error(`run a query in the console of ${ref.name} first: there is no result to export`);
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const suggested = `${ref.name.replace(/[^\w.-]+/g, '-')}.${format}`;
+    const uri = target instanceof vscode.Uri ? target : await vscode.window.showSaveDialog({ title: `Export ${format.toUpperCase()}`, defaultUri: folder ? vscode.Uri.joinPath(folder, suggested) : undefined, filters: format === 'csv' ? { CSV: ['csv'] } : { JSON: ['json'] } });
+    if (!uri) return undefined;
+    const text = format === 'csv' ? toCsv(outcome) : toJson(outcome);
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(text));
+    void vscode.window.showInformationMessage(`Exported ${outcome.rows.length} row(s) to ${vscode.workspace.asRelativePath(uri)}.`);
+    return uri;
+  }
+
+  /** `hookbench.sqlConsoleWritable`: the active console is read-write (the editor title shows an open lock). */
+  updateContext(): void {
+    const uri = vscode.window.activeTextEditor?.document.uri;
+    const ref = uri && ConsoleFiles.instanceOf(uri);
+    void vscode.commands.executeCommand('setContext', WRITABLE_KEY, ref ? this.modes.mode(consoleKey(ref)) === 'readWrite' : false);
+  }
+
+  dispose(): void {
+    for (const panel of [...this.panels.values()]) panel.dispose();
+  }
+}
+
+export function registerSqlConsole(store: DisposableStore, logger: Logger, session: ExplorerSession, state: vscode.Memento): SqlConsoles {
+  const consoles = store.add(new SqlConsoles(session, state));
+  store.add(vscode.workspace.registerFileSystemProvider(SQL_SCHEME, consoles.files, { isCaseSensitive: true }));
+  // Consoles save themselves to memory as they change: never a "save changes?" prompt.
+  const timers = new Map<string, NodeJS.Timeout>();
+  store.add(
+    vscode.workspace.onDidChangeTextDocument(({ document }) => {
+      if (document.uri.scheme !== SQL_SCHEME || !document.isDirty) return;
+      clearTimeout(timers.get(document.uri.path));
+      timers.set(document.uri.path, setTimeout(() => void document.save(), 150));
+    }),
+  );
+  store.add({ dispose: () => timers.forEach((t) => clearTimeout(t)) });
+  store.add(vscode.window.onDidChangeActiveTextEditor(() => consoles.updateContext()));
+  registerCommand(store, logger, 'hookbench.sql.open', async (node: unknown) => {
+    const target = node as Partial<ConsoleTarget> | undefined;
+    if (typeof target?.namespace !== 'string' || typeof target.name !== 'string') throw new Error('open a SQL console from an instance (or a table) in the Agents view');
+    const editor = await consoles.open(target as ConsoleTarget);
+    if (target.table !== undefined) await consoles.run(editor.document.uri);
+    return editor.document.uri;
+  });
+  registerCommand(store, logger, 'hookbench.sql.run', (uri: unknown, sql: unknown) => consoles.run(uri, typeof sql === 'string' ? sql : undefined));
+  registerCommand(store, logger, 'hookbench.sql.allowWrites', (uri: unknown, confirmed: unknown) => consoles.allowWrites(uri, confirmed));
+  registerCommand(store, logger, 'hookbench.sql.readOnly', (uri: unknown) => consoles.readOnly(uri));
+  registerCommand(store, logger, 'hookbench.sql.history', (uri: unknown, index: unknown) => consoles.rerun(uri, index));
+  registerCommand(store, logger, 'hookbench.sql.exportCsv', (uri: unknown, target: unknown) => consoles.export('csv', uri, target));
+  registerCommand(store, logger, 'hookbench.sql.exportJson', (uri: unknown, target: unknown) => consoles.export('json', uri, target));
+  return consoles;
+}

@@ -1,0 +1,191 @@
+/**
+ * The state timeline of an instance: one webview panel per instance, read from the instance's
+ * state history through the admin API's read-only query, stepped with Prev/Next (buttons, arrow
+ * keys, commands), read again when the live feed says the instance stored an event, and each
+ * point's state opened as a read-only JSON document (scheme `hookbench-state`).
+ */
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { InstanceRef } from '../../core/contract/instances';
+import { STATE_HISTORY_EXISTS, STATE_HISTORY_QUERY, STATE_HISTORY_TABLE, type StateHistoryRow } from '../../core/contract/timeline';
+import { step, timelineFrom } from '../../core/inspector/timeline';
+import type { ExplorerSession } from '../views/explorerSession';
+import { consoleKey } from './consoleFiles';
+import { timelineHtml, type TimelineView } from './timelineHtml';
+
+export const TIMELINE_VIEW_TYPE = 'hookbench.stateTimeline';
+export const STATE_SCHEME = 'hookbench-state';
+/** Steps read at most: the newest ones (the built-in worker keeps as many as its events). */
+const MAX_STEPS = 1000;
+
+export class TimelinePanel implements vscode.Disposable {
+  private view: TimelineView = { kind: 'steps', steps: [], index: 0 };
+  private readonly disposables: vscode.Disposable[] = [];
+  private disposed = false;
+  /** The HTML last given to the webview (integration tests read it). */
+  html = '';
+  private readonly drawnEmitter = new vscode.EventEmitter<void>();
+  /** Pages given to the webview, and pages it said it drew (its script ran). */
+  private pages = 0;
+  private drawnPages = 0;
+  readonly panel: vscode.WebviewPanel;
+  private loading: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly ref: InstanceRef,
+    private readonly session: ExplorerSession,
+    private readonly onClosed: () => void,
+  ) {
+    this.panel = vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, `Timeline: ${ref.name}`, vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [] });
+    this.disposables.push(
+      this.panel.webview.onDidReceiveMessage((message: unknown) => this.receive(message)),
+      this.panel.onDidDispose(() => this.dispose()),
+      session.onLive((message) => {
+        if ((message.type === 'state' || message.type === 'event' || (message.type === 'instance' && message.kind === 'changed')) && message.namespace === ref.namespace && message.name === ref.name) void this.reload();
+      }),
+    );
+  }
+
+  get current(): TimelineView {
+    return this.view;
+  }
+
+  /** Reads the history again; the newest step is shown when the last one was (or none was). */
+  reload(): Promise<void> {
+    this.loading = this.loading.then(() => this.load());
+    return this.loading;
+  }
+
+  private async load(): Promise<void> {
+    const client = this.session.client;
+    if (!client) return this.draw({ kind: 'error', message: 'The Hookbench receiver is not running: start it to read this instance.' });
+    try {
+      const exists = await client.queryResult(this.ref.namespace, this.ref.name, STATE_HISTORY_EXISTS);
+      if (Number(exists.rows[0]?.[0]) === 0) return this.draw({ kind: 'missing' });
+      const result = await client.queryResult(this.ref.namespace, this.ref.name, STATE_HISTORY_QUERY, [MAX_STEPS]);
+      const rows = result.rows.map((row) => Object.fromEntries(result.columns.map((c, i) => [c, row[i]])) as unknown as StateHistoryRow);
+      const steps = timelineFrom(rows);
+      const previous = this.view.kind === 'steps' ? this.view : undefined;
+      const wasNewest = !previous || previous.index >= previous.steps.length - 1;
+      const keptSeq = previous?.steps[previous.index]?.seq;
+      const kept = steps.findIndex((s) => s.seq === keptSeq);
+      this.draw({ kind: 'steps', steps, index: wasNewest || kept < 0 ? Math.max(0, steps.length - 1) : kept });
+    } catch (error) {
+      this.draw({ kind: 'error', message: (error as Error).message });
+    }
+  }
+
+  private draw(view: TimelineView): void {
+    this.view = view;
+    this.html = timelineHtml(randomBytes(16).toString('base64'), `${this.ref.name} (${this.ref.namespace})`, view);
+    this.pages++;
+    this.panel.webview.html = this.html;
+  }
+
+  /** Resolves once the webview has drawn the last page it was given (screenshots wait for it). */
+  async drawn(): Promise<void> {
+    while (this.drawnPages < this.pages) {
+      await new Promise<void>((resolve) => {
+        const once = this.drawnEmitter.event(() => {
+          once.dispose();
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** Moves by `delta` steps (or to step `to`); answers the index now shown. */
+  move(delta: number, to?: number): number {
+    if (this.view.kind !== 'steps') return 0;
+    const index = to === undefined ? step(this.view.index, delta, this.view.steps.length) : step(to, 0, this.view.steps.length);
+    if (index !== this.view.index) this.draw({ ...this.view, index });
+    return index;
+  }
+
+  /** The state before or after the shown step, as a read-only JSON document. */
+  async open(which: 'before' | 'after'): Promise<vscode.TextDocument | undefined> {
+    if (this.view.kind !== 'steps') return undefined;
+    const shown = this.view.steps[this.view.index];
+    if (!shown) return undefined;
+    const uri = vscode.Uri.from({ scheme: STATE_SCHEME, path: `/${encodeURIComponent(this.ref.namespace)}/${encodeURIComponent(this.ref.name)}/${shown.seq}-${which}.json`, query: `title=${encodeURIComponent(`${shown.eventType} ${which}`)}` });
+    const document = await vscode.workspace.openTextDocument(uri);
+    await vscode.languages.setTextDocumentLanguage(document, 'json');
+    await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: true });
+    return document;
+  }
+
+  private receive(message: unknown): void {
+    if ((message as { type?: unknown } | undefined)?.type === 'drawn') {
+      // A page replaced before its script ran never says so: the newest page's word covers it.
+      this.drawnPages = this.pages;
+      return this.drawnEmitter.fire();
+    }
+    const { type, command, arg } = (message ?? {}) as { type?: unknown; command?: unknown; arg?: unknown };
+    if (type !== 'command') return;
+    if (command === 'prev') this.move(-1);
+    else if (command === 'next') this.move(1);
+    else if (command === 'select' && typeof arg === 'string' && /^\d+$/.test(arg)) this.move(0, Number(arg));
+    else if (command === 'openBefore') void this.open('before');
+    else if (command === 'openAfter') void this.open('after');
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.onClosed();
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.drawnEmitter.dispose();
+    this.panel.dispose();
+  }
+}
+
+/** The open timelines, and the read-only JSON documents of their states. */
+export class Timelines implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly panels = new Map<string, TimelinePanel>();
+
+  constructor(private readonly session: ExplorerSession) {}
+
+  async show(ref: InstanceRef): Promise<TimelinePanel> {
+    const key = consoleKey(ref);
+    let panel = this.panels.get(key);
+    if (panel) panel.panel.reveal();
+    else {
+      panel = new TimelinePanel(ref, this.session, () => this.panels.delete(key));
+      this.panels.set(key, panel);
+    }
+    await panel.reload();
+    return panel;
+  }
+
+  panel(ref: InstanceRef): TimelinePanel | undefined {
+    return this.panels.get(consoleKey(ref));
+  }
+
+  /** The panel a command is about: the one given, the active one, or the only one. */
+  active(): TimelinePanel | undefined {
+    const all = [...this.panels.values()];
+    return all.find((p) => p.panel.active) ?? (all.length === 1 ? all[0] : undefined);
+  }
+
+  /** `/<namespace>/<name>/<seq>-before|after.json`: read from the history again, so it is what is stored. */
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const [namespace, name, file] = uri.path.split('/').slice(1).map(decodeURIComponent);
+    const match = /^(\d+)-(before|after)\.json$/.exec(file ?? '');
+    const client = this.session.client;
+    if (!namespace || !name || !match) return '// Not a state of the timeline.';
+    if (!client) return '// The Hookbench receiver is not running.';
+    const result = await client.queryResult(namespace, name, `SELECT ${match[2]} FROM ${STATE_HISTORY_TABLE} WHERE seq = ?`, [Number(match[1])]);
+    const text = result.rows[0]?.[0];
+    if (text === undefined) return '// This step is no longer stored (retention).';
+    if (typeof text !== 'string') return 'null\n';
+    try {
+      return `${JSON.stringify(JSON.parse(text), null, 2)}\n`;
+    } catch {
+      return text;
+    }
+  }
+
+  dispose(): void {
+    for (const panel of [...this.panels.values()]) panel.dispose();
+  }
+}

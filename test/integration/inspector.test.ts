@@ -1,0 +1,158 @@
+// The inspector in the real workbench: an instance's SQL console opened from the Agents view after
+// a webhook, a SELECT run from the editor title's Run button with its rows in the results webview,
+// a write refused while the console is read-only and applied through the instance once switched,
+// history and export; then the state timeline showing what the second webhook changed.
+import assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { schemeFor } from '../../src/core/signing';
+import type { AgentNode } from '../../src/vscode/views/agentsTree';
+import type { HookbenchApi } from '../../src/vscode/hookbench';
+import { api, instancesNow, untilTree, withSecret } from './helpers';
+import { requestScreenshot, userDoes } from './reporter';
+
+const SECRET = 'inspector-secret';
+const ENTITY = 'inspector-repo';
+const REF = { namespace: 'WEBHOOK_AGENT', name: ENTITY };
+
+async function deliver(url: string, event: string, delivery: string, payload: object): Promise<number> {
+  const body = JSON.stringify({ repository: { full_name: 'Acme/Inspector' }, ...payload });
+  const { headers } = schemeFor('github').sign({ secret: SECRET, body: Buffer.from(body) });
+  const response = await fetch(`${url}/webhooks/github/${ENTITY}`, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': delivery } });
+  return response.status;
+}
+
+async function instanceNode(hookbench: HookbenchApi): Promise<AgentNode> {
+  const [node] = await untilTree(hookbench, async () => (await instancesNow(hookbench)).filter((n) => n.kind === 'instance' && n.name === ENTITY), (nodes) => nodes.length === 1);
+  return node!;
+}
+
+/** A screenshot for docs/inspector.md, once the webview has drawn its page and nothing else covers it. */
+async function screenshot(name: string, panel: { drawn(): Promise<void> }): Promise<void> {
+  await vscode.commands.executeCommand('notifications.clearAll');
+  await panel.drawn();
+  await requestScreenshot(name, vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath);
+}
+
+describe('inspector: SQL console and state timeline', () => {
+  it('lists the instance’s tables in the Agents view and browses one in the console, rows in the webview', async () => {
+    const hookbench = await api();
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const url = await withSecret(hookbench, 'GITHUB_WEBHOOK_SECRET', SECRET);
+    assert.equal(await deliver(url, 'push', 'insp-1', { ref: 'refs/heads/main', pusher: { name: 'zoe' }, commits: [] }), 200);
+    const instance = await instanceNode(hookbench);
+    const tree = hookbench.trees.agents;
+    const tables = (await tree.getChildren(instance)).find((n) => n.kind === 'tables');
+    assert.ok(tables, 'the instance has a Tables node');
+    const children = await tree.getChildren(tables);
+    const events = children.find((n) => n.kind === 'table' && n.table === 'events');
+    assert.ok(events && events.kind === 'table', `the events table is listed: ${children.map((n) => (n.kind === 'table' ? n.table : n.kind)).join(', ')}`);
+    assert.deepEqual(events.columns.find((c) => c.name === 'timestamp'), { name: 'timestamp', type: 'TEXT', notNull: true, pk: 0 });
+    assert.equal(tree.getTreeItem(events).command?.command, 'hookbench.sql.open', 'clicking a table opens the console');
+
+    const uri = (await vscode.commands.executeCommand('hookbench.sql.open', events)) as vscode.Uri;
+    assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), uri.toString());
+    assert.equal(vscode.window.activeTextEditor?.document.languageId, 'sql');
+    assert.match(vscode.window.activeTextEditor!.document.getText(), /^SELECT \* FROM "events" LIMIT 100/);
+    const panel = hookbench.inspector.consoles.panel(REF);
+    assert.ok(panel, 'the results panel is open');
+    const outcome = panel.outcome;
+    assert.ok(outcome?.kind === 'rows', JSON.stringify(outcome));
+    assert.equal(outcome.rows.length, 1);
+    assert.ok(outcome.columns.includes('payload'));
+    assert.match(panel.html, /<td[^>]*>insp-1<\/td>/, 'the webview shows the event row');
+  });
+
+  it('runs the statement typed in the console from the editor title’s Run button', async () => {
+    const hookbench = await api();
+    const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'hookbench-sql')!;
+    await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn });
+    await editor.edit((edit) => edit.replace(new vscode.Range(0, 0, editor.document.lineCount, 0), "SELECT id, type, json_extract(payload, '$.pusher.name') AS pusher FROM events"));
+    const ran = new Promise<void>((resolve) => {
+      const timer = setInterval(() => {
+        const outcome = hookbench.inspector.consoles.panel(REF)?.outcome;
+        if (outcome?.kind === 'rows' && outcome.columns.includes('pusher')) {
+          clearInterval(timer);
+          resolve();
+        }
+      }, 100);
+    });
+    await userDoes({ click: '.editor-actions [aria-label^="Run SQL"]' });
+    await ran;
+    const panel = hookbench.inspector.consoles.panel(REF)!;
+    assert.deepEqual(panel.outcome?.kind === 'rows' && panel.outcome.rows, [['insp-1', 'push', 'zoe']]);
+    assert.match(panel.html, /<th>pusher<\/th>/);
+    // The Agents view beside it, the instance's Tables open, as a user sees them.
+    await vscode.commands.executeCommand('workbench.view.extension.hookbench');
+    const row = (level: number, label: string) => `.monaco-list-row[aria-level="${level}"][aria-label*=${JSON.stringify(label)}]`;
+    await userDoes({ click: row(2, ENTITY) });
+    await userDoes({ click: row(3, 'Tables') });
+    await screenshot('inspector-console', panel);
+  });
+
+  it('refuses a write while read-only, with the way to allow it, and writes through the instance once switched', async () => {
+    const hookbench = await api();
+    const uri = vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'hookbench-sql')!.document.uri;
+    const refused = (await vscode.commands.executeCommand('hookbench.sql.run', uri, 'DELETE FROM events')) as { kind: string; message: string };
+    assert.equal(refused.kind, 'error');
+    assert.match(refused.message, /^read-only: DELETE is refused/);
+    assert.match(hookbench.inspector.consoles.panel(REF)!.html, /<div class="error" id="error">read-only: DELETE is refused.*switch it to read-write/s);
+    const count = (await vscode.commands.executeCommand('hookbench.sql.run', uri, 'SELECT count(*) FROM events')) as { rows: unknown[][] };
+    assert.deepEqual(count.rows, [[1]], 'nothing was deleted');
+
+    assert.equal(await vscode.commands.executeCommand('hookbench.sql.allowWrites', uri, true), 'readWrite');
+    const written = (await vscode.commands.executeCommand('hookbench.sql.run', uri, "UPDATE events SET title = 'edited in the console' WHERE id = 'insp-1'")) as { kind: string; rowsWritten: number };
+    assert.deepEqual([written.kind, written.rowsWritten], ['rows', 1]);
+    assert.match(hookbench.inspector.consoles.panel(REF)!.html, /read-write/);
+    // The instance's live database holds it: a read taken now sees the changed row.
+    const [row] = (await hookbench.explorer.client!.query(REF.namespace, REF.name, "SELECT title FROM events WHERE id = 'insp-1'")) as { title: string }[];
+    assert.equal(row?.title, 'edited in the console');
+    assert.equal(await vscode.commands.executeCommand('hookbench.sql.readOnly', uri), 'readOnly');
+
+    const history = hookbench.inspector.consoles.historyOf(REF);
+    assert.equal(history[0]?.sql, "UPDATE events SET title = 'edited in the console' WHERE id = 'insp-1'");
+    assert.ok(history.some((h) => h.sql === 'DELETE FROM events' && /read-only/.test(h.outcome)));
+    const again = (await vscode.commands.executeCommand('hookbench.sql.history', uri, history.findIndex((h) => h.sql === 'SELECT count(*) FROM events'))) as { rows: unknown[][] };
+    assert.deepEqual(again.rows, [[1]], 're-run from history');
+
+    const folder = vscode.workspace.workspaceFolders![0]!.uri;
+    const csv = vscode.Uri.joinPath(folder, 'inspector-export.csv');
+    await vscode.commands.executeCommand('hookbench.sql.run', uri, "SELECT id, title FROM events");
+    assert.equal((await vscode.commands.executeCommand('hookbench.sql.exportCsv', uri, csv) as vscode.Uri).toString(), csv.toString());
+    assert.equal(new TextDecoder().decode(await vscode.workspace.fs.readFile(csv)), 'id,title\r\ninsp-1,edited in the console\r\n');
+    const json = vscode.Uri.joinPath(folder, 'inspector-export.json');
+    await vscode.commands.executeCommand('hookbench.sql.exportJson', uri, json);
+    assert.deepEqual(JSON.parse(new TextDecoder().decode(await vscode.workspace.fs.readFile(json))), [{ id: 'insp-1', title: 'edited in the console' }]);
+  });
+
+  it('shows in the state timeline what the second webhook changed, steps back, and opens a state as JSON', async () => {
+    const hookbench = await api();
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const url = hookbench.server.url!;
+    assert.equal(await deliver(url, 'issues', 'insp-2', { action: 'opened', issue: { number: 7, title: 'Timeline' } }), 200);
+    const instance = await instanceNode(hookbench);
+    const panel = (await vscode.commands.executeCommand('hookbench.timeline.open', instance)) as { current: { kind: string } };
+    assert.ok(panel, 'the timeline opened');
+    const timeline = hookbench.inspector.timelines.panel(REF)!;
+    const view = timeline.current;
+    assert.ok(view.kind === 'steps', JSON.stringify(view));
+    assert.deepEqual(view.steps.map((s) => s.eventId), ['insp-1', 'insp-2']);
+    assert.equal(view.index, 1, 'the newest event is shown first');
+    const changes = view.steps[1]!.changes.filter((c) => c.path[0] !== 'lastEventAt');
+    assert.deepEqual(changes, [
+      { kind: 'changed', path: ['lastEventType'], before: 'push', after: 'issues' },
+      { kind: 'changed', path: ['stats', 'total'], before: 1, after: 2 },
+      { kind: 'added', path: ['stats', 'byType', 'issues'], after: 1 },
+    ]);
+    assert.match(timeline.html, /<tr class="added"><td><code>stats\.byType\.issues<\/code>/);
+    assert.match(timeline.html, /event 2 of 2/);
+    await screenshot('inspector-timeline', timeline);
+
+    assert.equal(await vscode.commands.executeCommand('hookbench.timeline.previous'), 0);
+    assert.match(timeline.html, /event 1 of 2/);
+    const document = (await vscode.commands.executeCommand('hookbench.timeline.openState', 'after')) as vscode.TextDocument;
+    assert.equal(document.languageId, 'json');
+    assert.deepEqual(JSON.parse(document.getText()).stats, { total: 1, byType: { push: 1 } });
+    // Read-only: a content provider's document, which the editor does not let a user change.
+    assert.equal(document.uri.scheme, 'hookbench-state');
+  });
+});
