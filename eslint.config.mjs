@@ -13,7 +13,7 @@ const adapterPatterns = (/** @type {string} */ message) => [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'out/', 'test/fixtures/', '**/*.d.ts'] },
+  { ignores: ['node_modules/', 'dist/', 'out/', 'test/fixtures/', 'test/differential/areas/*/worker/', '**/*.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -289,6 +289,36 @@ export async function ensureStripeCli() {
   return path.join(installRoot, 'node_modules', binaryPackage, 'bin', 'stripe');
 }
 
+export const WRANGLER_VERSION = '4.86.0';
+
+/**
+ * The Agents SDK's peers the oracle's bundle needs: `agents` imports `@modelcontextprotocol/client`
+ * unconditionally (a required peer dependency), which the project's own dependencies leave out.
+ */
+const ORACLE_AGENTS_PEERS = ['@modelcontextprotocol/client@2.4.0'];
+
+/**
+ * The real local Workers runtime for the differential suite's oracle, in the tools cache rather
+ * than the project's dependencies: wrangler (which brings Miniflare and workerd; 4.86 is the last
+ * that runs on Node 20) and the real `agents` package at the project's pinned version with its
+ * required peers, which fixture workers bundle against (their folder gets a node_modules link to
+ * this one). Install scripts run (workerd's checks its platform binary); nothing is downloaded
+ * when it runs, given the environment the runner sets.
+ * @returns {Promise<{ wrangler: string, nodeModules: string }>} wrangler's bin script (run with this Node) and the node_modules to link
+ */
+export async function ensureWrangler() {
+  const agents = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).devDependencies.agents;
+  const installRoot = path.join(toolsDir(), `oracle-wrangler-${WRANGLER_VERSION}-agents-${agents}`);
+  await ensureTool(installRoot, '.hookbench-ready', `wrangler ${WRANGLER_VERSION}`, async (aside) => {
+    step(`Installing wrangler ${WRANGLER_VERSION} and agents ${agents} (the differential suite's oracle) in ${installRoot}`);
+    fs.mkdirSync(aside, { recursive: true });
+    fs.writeFileSync(path.join(aside, 'package.json'), '{"name":"hookbench-oracle","private":true}\n');
+    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `wrangler@${WRANGLER_VERSION}`, `agents@${agents}`, ...ORACLE_AGENTS_PEERS], { cwd: aside });
+  });
+  const nodeModules = path.join(installRoot, 'node_modules');
+  return { wrangler: path.join(nodeModules, 'wrangler', 'bin', 'wrangler.js'), nodeModules };
+}
+
 /** Everything the tests need, in dependency order: the VS Codes `HOOKBENCH_VSCODE` picks. */
 export async function ensureAll() {
   await ensureDebianPackages();

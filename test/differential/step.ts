@@ -73,4 +73,9 @@ export interface Area {
   readonly steps: readonly Step[];
   /** Extra flags for both runtimes, e.g. `--test-scheduled`. */
   readonly flags?: readonly string[];
+  /**
+   * Flags for `hookbench serve` only, for its deliberate local differences (e.g. `--allow-origin
+   * https://dashboard.example`: Hookbench refuses browsers from other origins unless told).
+   */
+  readonly hookbenchFlags?: readonly string[];
 }

@@ -1,0 +1,98 @@
+/**
+ * Carries out one step against one runtime's origin and records what came back, byte-exact:
+ * node:http (no automatic decompression, redirects or added headers) and `ws` for upgrades.
+ */
+import * as http from 'node:http';
+import WebSocket from 'ws';
+import type { HttpObservation, Observation, WebSocketObservation } from './compare';
+import type { HttpStep, PollStep, WebSocketStep } from './step';
+
+/** How long one request or WebSocket exchange may take before it counts as failed. */
+const STEP_TIMEOUT_MS = 15_000;
+
+function headersOf(raw: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** Sends one HTTP step to `origin` (e.g. `http://127.0.0.1:8787`). */
+export function sendHttp(origin: string, step: HttpStep): Promise<Observation> {
+  return new Promise((resolve) => {
+    const url = new URL(step.path, origin);
+    const body = step.body === undefined ? undefined : Buffer.from(step.body);
+    const request = http.request(url, {
+      method: step.method ?? 'GET',
+      headers: { ...(body ? { 'content-length': String(body.length) } : {}), ...step.headers },
+      timeout: STEP_TIMEOUT_MS,
+    });
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const observed: HttpObservation = { kind: 'http', status: response.statusCode ?? 0, headers: headersOf(response.headers), body: Buffer.concat(chunks).toString('utf8') };
+        resolve(observed);
+      });
+      response.on('error', (error) => resolve({ kind: 'failed', error: error.message }));
+    });
+    request.on('timeout', () => request.destroy(new Error(`no answer in ${STEP_TIMEOUT_MS} ms`)));
+    request.on('error', (error) => resolve({ kind: 'failed', error: error.message }));
+    request.end(body);
+  });
+}
+
+/** Repeats an HTTP step until `until` holds or the time is up, and returns the last answer. */
+export async function poll(origin: string, step: PollStep, sleep: (ms: number) => Promise<void>): Promise<Observation> {
+  const deadline = Date.now() + step.timeoutMs;
+  for (;;) {
+    const observed = await sendHttp(origin, step.step);
+    if (observed.kind === 'http' && step.until(observed.status, observed.body)) return observed;
+    if (Date.now() >= deadline) return observed;
+    await sleep(step.intervalMs ?? 100);
+  }
+}
+
+/**
+ * Upgrades, sends the step's frames, collects `frames` text frames, then closes. The client
+ * offers `permessage-deflate` as browsers do, so the upgrade's extension answer is observed.
+ */
+export function exchangeWebSocket(origin: string, step: WebSocketStep): Promise<Observation> {
+  return new Promise((resolve) => {
+    const url = new URL(step.path, origin.replace(/^http/, 'ws'));
+    const frames: string[] = [];
+    let handshake: Record<string, string> = {};
+    let settled = false;
+    const socket = new WebSocket(url, { headers: { ...step.headers }, handshakeTimeout: STEP_TIMEOUT_MS });
+    const finish = (observed: Observation) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.removeAllListeners('message');
+      if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING) socket.terminate();
+      resolve(observed);
+    };
+    const opened = (error?: string): WebSocketObservation => ({ kind: 'ws', status: 101, headers: handshake, frames: [...frames], ...(error ? { error } : {}) });
+    const timer = setTimeout(() => finish(opened(`${frames.length} of ${step.frames} frames in ${STEP_TIMEOUT_MS} ms`)), STEP_TIMEOUT_MS);
+    socket.on('upgrade', (response) => {
+      handshake = headersOf(response.headers);
+    });
+    socket.on('unexpected-response', (_request, response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => finish({ kind: 'ws', status: response.statusCode ?? 0, headers: headersOf(response.headers), frames: [], body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    socket.on('open', () => {
+      for (const frame of step.send ?? []) socket.send(frame);
+      if (step.frames === 0) finish(opened());
+    });
+    socket.on('message', (data, isBinary) => {
+      if (isBinary) return;
+      frames.push(data.toString());
+      if (frames.length >= step.frames) finish(opened());
+    });
+    socket.on('close', (code) => finish(opened(`closed (${code}) after ${frames.length} of ${step.frames} frames`)));
+    socket.on('error', (error) => finish(handshake['upgrade'] ? opened(error.message) : { kind: 'failed', error: error.message }));
+  });
+}

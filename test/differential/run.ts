@@ -1,0 +1,173 @@
+/**
+ * The differential runner: for each area under test/differential/areas/<area>/ (wrangler.jsonc,
+ * the worker under worker/, and area.ts exporting an `Area`), starts the oracle (`wrangler dev`)
+ * and `hookbench serve --worker` on a copy of that folder, sends every step to both at once,
+ * compares what the step says to compare, and prints per-area figures. Exits 1 on any difference
+ * or any area that could not run. `HOOKBENCH_AREA=<name>[,<name>]` runs only those areas.
+ *
+ * Run through `npm run test:differential` (scripts/testDifferential.mjs builds and passes
+ * `--root`, `--wrangler` and `--cli`).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import * as esbuild from 'esbuild';
+import { compareHttp, compareWebSocket, type Observation } from './compare';
+import { exchangeWebSocket, poll, sendHttp } from './drive';
+import { scratchFolder, startHookbench, startOracle, tail, type RunningRuntime } from './runtimes';
+import type { Area, Step } from './step';
+import { findWranglerConfig, stripJsonc } from '../../src/core/runtime/wranglerConfig';
+import { parse as parseToml } from 'smol-toml';
+
+interface AreaResult {
+  readonly name: string;
+  readonly steps: number;
+  readonly agreed: number;
+  readonly differed: readonly { step: string; diffs: readonly string[] }[];
+  readonly error?: string;
+  readonly seconds: number;
+}
+
+/** What a fixture worker is compiled with when its area brings no tsconfig: no path mappings. */
+const AREA_TSCONFIG = { compilerOptions: { target: 'ES2022', module: 'ES2022', moduleResolution: 'bundler', strict: true } };
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Loads an area's script: area.ts bundled with esbuild (its imports resolve from the checkout) and required. */
+async function loadArea(root: string, areaDir: string): Promise<Area> {
+  const outfile = path.join(root, 'out', 'differential', 'scripts', `${path.basename(areaDir)}.cjs`);
+  await esbuild.build({ entryPoints: [path.join(areaDir, 'area.ts')], bundle: true, platform: 'node', format: 'cjs', outfile, packages: 'external', logLevel: 'warning' });
+  delete require.cache[outfile];
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const loaded = require(outfile) as { default?: Area; area?: Area };
+  const area = loaded.area ?? loaded.default;
+  if (!area || !Array.isArray(area.steps)) throw new Error(`${areaDir}/area.ts exports no Area (export const area: Area = …)`);
+  return area;
+}
+
+/** The worker's entry (`main`) from the config wrangler dev would read. */
+function entryOf(config: string): string {
+  const text = fs.readFileSync(config, 'utf8');
+  const raw = (config.endsWith('.toml') ? parseToml(text) : JSON.parse(stripJsonc(text))) as { main?: unknown };
+  if (typeof raw.main !== 'string') throw new Error(`${config} has no "main"`);
+  return path.resolve(path.dirname(config), raw.main);
+}
+
+/** One step against both runtimes at once; undefined when the step compares nothing (a wait). */
+async function runStep(step: Step, oracle: string, hookbench: string): Promise<string[] | undefined> {
+  const both = (fn: (origin: string) => Promise<Observation>) => Promise.all([fn(oracle), fn(hookbench)]);
+  switch (step.kind) {
+    case 'wait':
+      await sleep(step.ms);
+      return undefined;
+    case 'ws': {
+      const [a, b] = await both((origin) => exchangeWebSocket(origin, step));
+      return compareWebSocket(a, b, step);
+    }
+    case 'poll': {
+      const [a, b] = await both((origin) => poll(origin, step, sleep));
+      return compareHttp(a, b, step.step.compare);
+    }
+    default: {
+      const [a, b] = await both((origin) => sendHttp(origin, step));
+      return compareHttp(a, b, step.compare);
+    }
+  }
+}
+
+/** Where the tools are: wrangler's bin script, the oracle's node_modules (the real `agents`), dist/cli.js. */
+interface Tools {
+  readonly wrangler: string;
+  readonly modules: string;
+  readonly cli: string;
+}
+
+async function runArea(root: string, areaDir: string, tools: Tools): Promise<AreaResult> {
+  const started = Date.now();
+  const area = await loadArea(root, areaDir);
+  const seconds = () => (Date.now() - started) / 1000;
+  // A copy of the folder: wrangler writes .wrangler/ beside its config. The copy's node_modules
+  // is the oracle's, where the worker's imports (the real `agents` and its peers) resolve;
+  // Hookbench resolves `agents` to its emulation whatever the folder holds.
+  const source = path.resolve(root, 'test', 'differential', 'areas', area.folder);
+  const folder = path.join(root, 'out', 'differential', 'work', path.basename(areaDir));
+  fs.rmSync(folder, { recursive: true, force: true });
+  fs.cpSync(source, folder, { recursive: true, filter: (file) => !file.includes(`${path.sep}.wrangler`) && !file.includes(`${path.sep}node_modules`) });
+  fs.symlinkSync(tools.modules, path.join(folder, 'node_modules'), 'dir');
+  // The checkout's tsconfig maps `agents` to the emulation (for type checking); wrangler's
+  // bundler honours the nearest tsconfig's paths, so the copy gets one of its own.
+  if (!fs.existsSync(path.join(folder, 'tsconfig.json'))) fs.writeFileSync(path.join(folder, 'tsconfig.json'), `${JSON.stringify(AREA_TSCONFIG, null, 2)}\n`);
+  const config = findWranglerConfig(folder);
+  if (!config || path.dirname(config) !== folder) return { name: area.name, steps: area.steps.length, agreed: 0, differed: [], error: `no wrangler config in ${source}`, seconds: seconds() };
+  const scratch = scratchFolder(area.name);
+  const options = { folder, config, entry: entryOf(config), flags: area.flags ?? [], scratch };
+  const runtimes: RunningRuntime[] = [];
+  try {
+    const [oracle, hookbench] = await Promise.allSettled([startOracle(tools.wrangler, options), startHookbench(tools.cli, options, area.hookbenchFlags ?? [])]);
+    for (const started of [oracle, hookbench]) if (started.status === 'fulfilled') runtimes.push(started.value);
+    const failed = [oracle, hookbench].filter((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (oracle.status !== 'fulfilled' || hookbench.status !== 'fulfilled') {
+      return { name: area.name, steps: area.steps.length, agreed: 0, differed: [], error: failed.map((f) => (f.reason as Error).message).join('\n'), seconds: seconds() };
+    }
+    const differed: { step: string; diffs: string[] }[] = [];
+    let compared = 0;
+    for (const step of area.steps) {
+      const diffs = await runStep(step, oracle.value.origin, hookbench.value.origin);
+      if (diffs === undefined) continue;
+      compared++;
+      if (diffs.length > 0) differed.push({ step: step.name, diffs });
+    }
+    if (process.env['HOOKBENCH_DIFFERENTIAL_LOGS'] === '1') {
+      for (const runtime of runtimes) process.stdout.write(`  --- ${runtime.name} output ---\n${tail(runtime.output(), 200)}\n`);
+    }
+    return { name: area.name, steps: compared, agreed: compared - differed.length, differed, seconds: seconds() };
+  } finally {
+    await Promise.all(runtimes.map((runtime) => runtime.stop()));
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function report(result: AreaResult): void {
+  const figures = `${result.steps} steps, ${result.agreed} agreed, ${result.differed.length} differed`;
+  process.stdout.write(`${result.error || result.differed.length ? '✘' : '✔'} ${result.name}: ${result.error ? 'could not run' : figures} (${result.seconds.toFixed(1)} s)\n`);
+  if (result.error) process.stdout.write(`${result.error.split('\n').map((line) => `    ${line}`).join('\n')}\n`);
+  for (const { step, diffs } of result.differed) {
+    process.stdout.write(`    ${step}\n${diffs.map((diff) => `      ${diff}`).join('\n')}\n`);
+  }
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { root: { type: 'string' }, wrangler: { type: 'string' }, 'oracle-modules': { type: 'string' }, cli: { type: 'string' } } });
+  const root = path.resolve(values.root ?? '.');
+  const wrangler = values.wrangler;
+  const cli = values.cli ?? path.join(root, 'dist', 'cli.js');
+  const modules = values['oracle-modules'];
+  if (!wrangler || !modules) throw new Error('--wrangler <wrangler.js> and --oracle-modules <node_modules> are required (npm run test:differential installs them)');
+  const areasDir = path.join(root, 'test', 'differential', 'areas');
+  const wanted = process.env['HOOKBENCH_AREA']?.split(',').map((name) => name.trim()).filter(Boolean);
+  const folders = fs.existsSync(areasDir) ? fs.readdirSync(areasDir).filter((name) => fs.existsSync(path.join(areasDir, name, 'area.ts'))).sort() : [];
+  const chosen = wanted ? folders.filter((name) => wanted.includes(name)) : folders;
+  const unknown = (wanted ?? []).filter((name) => !folders.includes(name));
+  if (unknown.length) throw new Error(`HOOKBENCH_AREA names no area: ${unknown.join(', ')} (areas: ${folders.join(', ') || 'none'})`);
+  if (chosen.length === 0) throw new Error(`no areas under ${areasDir}`);
+  const started = Date.now();
+  const results: AreaResult[] = [];
+  for (const name of chosen) {
+    const result = await runArea(root, path.join(areasDir, name), { wrangler, modules, cli }).catch((error: Error) => ({ name, steps: 0, agreed: 0, differed: [], error: error.stack ?? error.message, seconds: 0 }));
+    report(result);
+    results.push(result);
+  }
+  const steps = results.reduce((n, r) => n + r.steps, 0);
+  const agreed = results.reduce((n, r) => n + r.agreed, 0);
+  const broken = results.filter((r) => r.error).length;
+  process.stdout.write(`\n${results.length} areas, ${steps} steps, ${agreed} agreed, ${steps - agreed} differed${broken ? `, ${broken} areas could not run` : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  return steps === agreed && broken === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: Error) => {
+    process.stderr.write(`✘ ${error.message}\n`);
+    process.exit(1);
+  },
+);
