@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
+import { checkConfigKeys, ESCAPE_HATCH } from './platform';
 
 export interface DurableObjectBinding {
   readonly name: string;
@@ -16,10 +17,17 @@ export interface WranglerConfig {
   readonly main: string | undefined;
   readonly durableObjects: readonly DurableObjectBinding[];
   readonly vars: Readonly<Record<string, string>>;
+  /** Keys the platform table does not know, one line each, for the log. */
+  readonly notes?: readonly string[];
 }
 
 export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
+  override readonly name: string = 'ConfigError';
+}
+
+/** The config asks for something Hookbench does not emulate (a key of platform.ts's table). */
+export class UnsupportedConfigError extends ConfigError {
+  override readonly name = 'UnsupportedConfigError';
 }
 
 const CANDIDATES = ['wrangler.jsonc', 'wrangler.json', 'wrangler.toml'];
@@ -71,6 +79,8 @@ export function readWranglerConfig(file: string): WranglerConfig {
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`${file}: the top level must be an object`);
   const config = raw as Record<string, unknown>;
+  // Anything not emulated stops here, with its one line (src/core/runtime/platform.ts).
+  const notes = checkConfigKeys(file, config, (line) => new UnsupportedConfigError(line));
   const bindings = (config['durable_objects'] as { bindings?: unknown } | undefined)?.bindings ?? [];
   if (!Array.isArray(bindings)) throw new ConfigError(`${file}: durable_objects.bindings must be a list`);
   const durableObjects = bindings.map((binding, i) => {
@@ -78,7 +88,7 @@ export function readWranglerConfig(file: string): WranglerConfig {
     if (typeof b['name'] !== 'string' || typeof b['class_name'] !== 'string') {
       throw new ConfigError(`${file}: durable_objects.bindings[${i}] needs a "name" and a "class_name"`);
     }
-    if (b['script_name'] !== undefined) throw new ConfigError(`${file}: binding ${b['name']} points at another worker (script_name), which Hookbench cannot run`);
+    if (b['script_name'] !== undefined) throw new ConfigError(`${file}: Durable Object binding ${b['name']} points at another worker (script_name), which Hookbench does not run; nearest supported: export the class from this worker; ${ESCAPE_HATCH}`);
     return { name: b['name'], className: b['class_name'] };
   });
   const vars: Record<string, string> = {};
@@ -86,7 +96,7 @@ export function readWranglerConfig(file: string): WranglerConfig {
     vars[key] = typeof value === 'string' ? value : JSON.stringify(value);
   }
   const main = typeof config['main'] === 'string' ? path.resolve(path.dirname(file), config['main']) : undefined;
-  return { file, main, durableObjects, vars };
+  return { file, main, durableObjects, vars, notes };
 }
 
 /** `.dev.vars` / `.env` format: KEY=value lines, # comments, optional quotes. */
