@@ -81,6 +81,7 @@ export class WorkerHost {
       env,
       bindings: this.options.config?.durableObjects ?? [],
       vars: this.options.config?.vars ?? {},
+      ...(this.options.config?.assets ? { assets: this.options.config.assets } : {}),
       secrets: this.options.secrets,
       dataDir: this.options.dataDir,
       sql: this.options.sql,

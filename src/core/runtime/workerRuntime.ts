@@ -9,6 +9,7 @@ import type { Logger } from '../log';
 import * as agentsModule from './agentsModule';
 import * as cloudflareWorkers from './cloudflareWorkersModule';
 import type { DurableObjectClass } from './instanceHost';
+import { AssetServer, type AssetsConfig } from './assets';
 import { encodeName } from './names';
 import { DurableObjectNamespace } from './namespace';
 import { camelCaseToKebabCase } from './protocol';
@@ -20,6 +21,8 @@ export interface WorkerRuntimeOptions {
   readonly env: Record<string, unknown>;
   readonly bindings: readonly DurableObjectBinding[];
   readonly vars: Readonly<Record<string, string>>;
+  /** Workers Static Assets: served before (or after) the worker, and `env.<binding>`. */
+  readonly assets?: AssetsConfig;
   readonly secrets: Readonly<Record<string, string>>;
   readonly dataDir: string;
   readonly sql: SqlJsStatic;
@@ -42,6 +45,7 @@ export class WorkerRuntime {
   readonly env: Record<string, unknown>;
   readonly namespaces: readonly DurableObjectNamespace[];
   private readonly background = new Set<Promise<unknown>>();
+  private readonly assets: AssetServer | undefined;
 
   constructor(private readonly options: WorkerRuntimeOptions) {
     const env: Record<string, unknown> = Object.assign(options.env, options.vars, options.secrets);
@@ -77,6 +81,11 @@ export class WorkerRuntime {
       return namespace;
     });
     for (const namespace of namespaces) env[namespace.binding] = namespace;
+    if (options.assets) {
+      const assets = new AssetServer(options.assets);
+      this.assets = assets;
+      if (options.assets.binding) env[options.assets.binding] = { fetch: (input: Request | string | URL, init?: RequestInit) => Promise.resolve(assets.fetch(new Request(input, init))) };
+    }
     this.env = env;
     this.namespaces = namespaces;
   }
@@ -87,6 +96,10 @@ export class WorkerRuntime {
   }
 
   async fetch(request: Request): Promise<Response> {
+    return this.assets ? this.assets.route(request, (r) => this.workerFetch(r)) : this.workerFetch(request);
+  }
+
+  private async workerFetch(request: Request): Promise<Response> {
     const entry = this.options.exports['default'];
     const ctx: ExecutionContext = {
       waitUntil: (promise) => this.track(promise),

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { checkConfigKeys, ESCAPE_HATCH } from './platform';
+import type { AssetsConfig } from './assets';
 
 export interface DurableObjectBinding {
   readonly name: string;
@@ -17,6 +18,8 @@ export interface WranglerConfig {
   readonly main: string | undefined;
   readonly durableObjects: readonly DurableObjectBinding[];
   readonly vars: Readonly<Record<string, string>>;
+  /** Workers Static Assets, when the config has `assets`. */
+  readonly assets?: AssetsConfig;
   /** Keys the platform table does not know, one line each, for the log. */
   readonly notes?: readonly string[];
 }
@@ -96,7 +99,8 @@ export function readWranglerConfig(file: string): WranglerConfig {
     vars[key] = typeof value === 'string' ? value : JSON.stringify(value);
   }
   const main = typeof config['main'] === 'string' ? path.resolve(path.dirname(file), config['main']) : undefined;
-  return { file, main, durableObjects, vars, notes };
+  const assets = config['assets'] === undefined ? undefined : readAssets(file, config['assets']);
+  return { file, main, durableObjects, vars, notes, ...(assets ? { assets } : {}) };
 }
 
 /** `.dev.vars` / `.env` format: KEY=value lines, # comments, optional quotes. */
@@ -112,4 +116,45 @@ export function parseDevVars(text: string): Record<string, string> {
     out[match[1]!] = value;
   }
   return out;
+}
+
+const HTML_HANDLING = ['auto-trailing-slash', 'force-trailing-slash', 'drop-trailing-slash', 'none'];
+const NOT_FOUND_HANDLING = ['none', '404-page', 'single-page-application'];
+
+/** The `assets` section, checked as wrangler checks it; what is valid but not emulated is refused with the escape hatch. */
+function readAssets(file: string, raw: unknown): AssetsConfig {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`${file}: "assets" must be an object`);
+  const a = raw as Record<string, unknown>;
+  if (typeof a['directory'] !== 'string') throw new ConfigError(`${file}: "assets.directory" must be the folder of the static files`);
+  const directory = path.resolve(path.dirname(file), a['directory']);
+  if (!fs.existsSync(directory) || !fs.statSync(directory).isDirectory()) throw new ConfigError(`${file}: "assets.directory" ${directory} is not a folder`);
+  const binding = a['binding'];
+  if (binding !== undefined && (typeof binding !== 'string' || !/^[A-Za-z_$][\w$]*$/.test(binding))) throw new ConfigError(`${file}: "assets.binding" must be a binding name such as ASSETS`);
+  const html = a['html_handling'] ?? 'auto-trailing-slash';
+  if (typeof html !== 'string' || !HTML_HANDLING.includes(html)) throw new ConfigError(`${file}: "assets.html_handling" must be one of ${HTML_HANDLING.join(', ')}`);
+  if (html !== 'auto-trailing-slash' && html !== 'none') {
+    throw new UnsupportedConfigError(`${file}: "assets.html_handling": "${html}" is not emulated by Hookbench; nearest supported: "auto-trailing-slash" (the default) or "none"; ${ESCAPE_HATCH}`);
+  }
+  const notFound = a['not_found_handling'] ?? 'none';
+  if (typeof notFound !== 'string' || !NOT_FOUND_HANDLING.includes(notFound)) throw new ConfigError(`${file}: "assets.not_found_handling" must be one of ${NOT_FOUND_HANDLING.join(', ')}`);
+  const first = a['run_worker_first'] ?? false;
+  if (Array.isArray(first)) {
+    if (first.length === 0) throw new ConfigError(`${file}: No \`run_worker_first\` rules were provided; must provide at least 1 rule.`);
+    for (const rule of first) {
+      if (typeof rule !== 'string' || !(rule.startsWith('/') || rule.startsWith('!/'))) throw new ConfigError(`${file}: "assets.run_worker_first" rule ${JSON.stringify(rule)}: rules must start with '/' or '!/'`);
+    }
+    if (!first.some((rule: string) => rule.startsWith('/'))) throw new ConfigError(`${file}: Only negative \`run_worker_first\` rules were provided; must provide at least 1 non-negative rule`);
+  } else if (typeof first !== 'boolean') throw new ConfigError(`${file}: "assets.run_worker_first" must be true, false or a list of route patterns`);
+  for (const key of Object.keys(a)) {
+    if (!['directory', 'binding', 'html_handling', 'not_found_handling', 'run_worker_first'].includes(key)) {
+      throw new UnsupportedConfigError(`${file}: "assets.${key}" is not emulated by Hookbench; nearest supported: leave it out; ${ESCAPE_HATCH}`);
+    }
+  }
+  return {
+    directory,
+    ...(binding ? { binding: binding as string } : {}),
+    htmlHandling: html,
+    notFoundHandling: notFound as AssetsConfig['notFoundHandling'],
+    runWorkerFirst: first as boolean | string[],
+  };
 }
