@@ -9,6 +9,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { agreeDeflate } from './deflateOffer';
 import { DUPLICATE_NOTE, OUTCOME_HEADER } from '../core/contract/deliveries';
 import { notesOf, type DeliveryNotes } from '../core/contract/notes';
 import type { Logger } from '../core/log';
@@ -195,6 +196,11 @@ export class Receiver {
       const response = await runtime.fetch(toRequest(req, url.toString(), undefined));
       const accept = (response as Partial<UpgradeResponse>)[UPGRADE];
       if (!accept) return rejectUpgrade(socket, response.status, await response.text());
+      // ws answers the offer it is given with its parameters as they are: given workerd's
+      // agreement as the only offer, it answers (and compresses) as workerd would.
+      const agreed = agreeDeflate(req.headers['sec-websocket-extensions']);
+      if (agreed) req.headers['sec-websocket-extensions'] = agreed;
+      else delete req.headers['sec-websocket-extensions'];
       this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
         this.socketsPerClient.set(client, (this.socketsPerClient.get(client) ?? 0) + 1);
         ws.once('close', () => {

@@ -89,6 +89,7 @@ export class WorkerHost {
       vars: this.options.config?.vars ?? {},
       bindingsConfig: this.options.config?.bindings,
       testScheduled: this.options.testScheduled,
+      ...(this.options.config?.assets ? { assets: this.options.config.assets } : {}),
       secrets: this.options.secrets,
       dataDir: this.options.dataDir,
       sql: this.options.sql,

@@ -2,6 +2,7 @@
  * Carries out one step against one runtime's origin and records what came back, byte-exact:
  * node:http (no automatic decompression, redirects or added headers) and `ws` for upgrades.
  */
+import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import WebSocket from 'ws';
 import type { HttpObservation, Observation, WebSocketObservation } from './compare';
@@ -21,7 +22,7 @@ function headersOf(raw: http.IncomingHttpHeaders): Record<string, string> {
 /** Sends one HTTP step to `origin` (e.g. `http://127.0.0.1:8787`). */
 export function sendHttp(origin: string, step: HttpStep): Promise<Observation> {
   return new Promise((resolve) => {
-    const url = new URL(step.path, origin);
+    const url = new URL(origin + step.path);
     const body = step.body === undefined ? undefined : Buffer.from(step.body);
     const request = http.request(url, {
       method: step.method ?? 'GET',
@@ -55,12 +56,40 @@ export async function poll(origin: string, step: PollStep, sleep: (ms: number) =
 }
 
 /**
+ * An upgrade with exactly the step's headers (its own `sec-websocket-extensions` offer, which a
+ * WebSocket client would refuse to be answered differently): records the answer, sends nothing.
+ */
+function rawUpgrade(origin: string, step: WebSocketStep): Promise<Observation> {
+  return new Promise((resolve) => {
+    const request = http.request(new URL(origin + step.path), {
+      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'), ...step.headers },
+      timeout: STEP_TIMEOUT_MS,
+    });
+    request.on('upgrade', (response, socket) => {
+      socket.destroy();
+      resolve({ kind: 'ws', status: response.statusCode ?? 0, headers: headersOf(response.headers), frames: [] });
+    });
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ kind: 'ws', status: response.statusCode ?? 0, headers: headersOf(response.headers), frames: [], body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    request.on('timeout', () => request.destroy(new Error(`no answer in ${STEP_TIMEOUT_MS} ms`)));
+    request.on('error', (error) => resolve({ kind: 'failed', error: error.message }));
+    request.end();
+  });
+}
+
+/**
  * Upgrades, sends the step's frames, collects `frames` text frames, then closes. The client
- * offers `permessage-deflate` as browsers do, so the upgrade's extension answer is observed.
+ * offers `permessage-deflate` as browsers do, so the upgrade's extension answer is observed; a
+ * step with its own `sec-websocket-extensions` header gets a raw upgrade instead (no frames).
  */
 export function exchangeWebSocket(origin: string, step: WebSocketStep): Promise<Observation> {
+  const offer = Object.keys(step.headers ?? {}).some((name) => name.toLowerCase() === 'sec-websocket-extensions');
+  if (offer) return rawUpgrade(origin, step);
   return new Promise((resolve) => {
-    const url = new URL(step.path, origin.replace(/^http/, 'ws'));
+    const url = new URL(origin.replace(/^http/, 'ws') + step.path);
     const frames: string[] = [];
     let handshake: Record<string, string> = {};
     let settled = false;

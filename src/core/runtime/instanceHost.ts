@@ -12,6 +12,7 @@ import { AlarmScheduler } from './alarms';
 import { HibernatableSockets } from './hibernation';
 import { timersWithClock, type Timers } from './timers';
 import { webSocketOf, type WorkerWebSocket } from './webSocket';
+import { LIFECYCLE_PROPS_HEADER, decodeLifecycleProps, takeLifecycleProps } from './lifecycleProps';
 import { Connection, type Socket } from './connection';
 import { InstanceClosedError, StorageWriteError } from './errors';
 import { DurableDatabase } from './durableDatabase';
@@ -168,14 +169,15 @@ export class InstanceHost {
   }
 
   /** Runs `fn` on the woken instance, then holds its result until the writes it made are durable. */
-  private async run<T>(fn: (live: Live) => Promise<T>): Promise<T> {
+  /** `props`: what `routeAgentRequest({ props })` sent, for an Agent's first `onStart` of this wake. */
+  private async run<T>(fn: (live: Live) => Promise<T>, props?: () => unknown): Promise<T> {
     if (this.stopped) throw new InstanceClosedError(this.name);
     this.active++;
     clearTimeout(this.idleTimer);
     try {
       const live = await this.wake();
       while (this.blocked) await this.blocked;
-      if (live.object instanceof Agent) await live.object.__unsafe_ensureInitialized();
+      if (live.object instanceof Agent) await live.object.__unsafe_ensureInitialized(props?.());
       const before = live.db.writeCount;
       const result = await fn(live);
       // The output gate: hold the result until what it wrote is durable. Code that wrote nothing
@@ -205,19 +207,22 @@ export class InstanceHost {
     return this.deps.dir;
   }
 
-  async ensureStarted(): Promise<void> {
-    await this.run(async () => undefined);
+  async ensureStarted(props?: unknown): Promise<void> {
+    await this.run(async () => undefined, () => props);
   }
 
   fetch(request: Request): Promise<Response> {
     if (request.headers.get('upgrade')?.toLowerCase() === 'websocket' && this.cls.prototype instanceof Agent) return Promise.resolve(this.upgrade(request));
+    // An Agent takes routeAgentRequest's props from their header and never sees it; any other
+    // Durable Object gets the request as it came.
+    const header = request.headers.get(LIFECYCLE_PROPS_HEADER);
     return this.run(async ({ object }) => {
       if (typeof object.fetch !== 'function') throw new Error('Handler does not export a fetch() function.');
-      const response = (await object.fetch(request)) as Response;
+      const response = (await object.fetch(header && object instanceof Agent ? takeLifecycleProps(request).request : request)) as Response;
       const client = webSocketOf(response);
       if (client?.peer && !client.peer.hibernation) this.holdOpen(client.peer);
       return response;
-    });
+    }, header ? () => decodeLifecycleProps(header) : undefined);
   }
 
   /** A WebSocket the object accepted with `accept()`: the instance stays awake while it is open. */
@@ -254,12 +259,13 @@ export class InstanceHost {
     this.sockets.add(socket);
     clearTimeout(this.idleTimer);
     let connection: Connection | undefined;
+    const header = request.headers.get(LIFECYCLE_PROPS_HEADER);
     const ready = this.run(async ({ object, gate }) => {
       if (!(object instanceof Agent)) throw new Error('WebSocket connections need an Agent');
       connection = new Connection(id, request.url, socket, (send) => gate.send(send));
-      await object.__hb_connect(connection, request);
+      await object.__hb_connect(connection, header ? takeLifecycleProps(request).request : request);
       return object;
-    });
+    }, header ? () => decodeLifecycleProps(header) : undefined);
     ready.catch((error: unknown) => {
       this.deps.logger.error(`${this.name}: connect failed: ${(error as Error).message}`);
       socket.close(1011, 'Internal error');

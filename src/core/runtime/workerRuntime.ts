@@ -13,6 +13,7 @@ import { WorkerBindings } from './bindings/workerBindings';
 import * as cloudflareWorkers from './cloudflareWorkersModule';
 import { UPGRADE, type DurableObjectClass, type UpgradeResponse } from './instanceHost';
 import { bindToTransport, WebSocketPair, WebSocketRequestResponsePair, webSocketOf, WorkerResponse } from './webSocket';
+import { AssetServer, type AssetsConfig } from './assets';
 import { encodeName } from './names';
 import { DurableObjectNamespace } from './namespace';
 import { camelCaseToKebabCase } from './protocol';
@@ -37,6 +38,8 @@ export interface WorkerRuntimeOptions {
   readonly bindingsConfig?: BindingsConfig;
   /** Answer `/__scheduled?cron=…` by running `scheduled()`, as `wrangler dev --test-scheduled`. */
   readonly testScheduled?: boolean;
+  /** Workers Static Assets: served before (or after) the worker, and `env.<binding>`. */
+  readonly assets?: AssetsConfig;
   readonly secrets: Readonly<Record<string, string>>;
   readonly dataDir: string;
   readonly sql: SqlJsStatic;
@@ -64,6 +67,7 @@ export class WorkerRuntime {
   private readonly entrypoints: Entrypoints;
   private started: Promise<void> | undefined;
   private readonly background = new Set<Promise<unknown>>();
+  private readonly assets: AssetServer | undefined;
 
   constructor(private readonly options: WorkerRuntimeOptions) {
     const env: Record<string, unknown> = Object.assign(options.env, options.vars, options.secrets);
@@ -111,6 +115,11 @@ export class WorkerRuntime {
       env[workflow.binding] = binding;
       return binding;
     });
+    if (options.assets) {
+      const assets = new AssetServer(options.assets);
+      this.assets = assets;
+      if (options.assets.binding) env[options.assets.binding] = { fetch: (input: Request | string | URL, init?: RequestInit) => Promise.resolve(assets.fetch(new Request(input, init))) };
+    }
     this.env = env;
     this.namespaces = namespaces;
     this.entrypoints = new Entrypoints(options.exports, env, () => this.context());
@@ -156,11 +165,11 @@ export class WorkerRuntime {
   }
 
   async fetch(request: Request): Promise<Response> {
-    return asUpgrade(await this.fetchEntry(request));
+    if (this.options.testScheduled && new URL(request.url).pathname === '/__scheduled') return this.manualScheduled(request);
+    return asUpgrade(await (this.assets ? this.assets.route(request, (r) => this.workerFetch(r)) : this.workerFetch(request)));
   }
 
-  private async fetchEntry(request: Request): Promise<Response> {
-    if (this.options.testScheduled && new URL(request.url).pathname === '/__scheduled') return this.manualScheduled(request);
+  private async workerFetch(request: Request): Promise<Response> {
     return (await this.entrypoints.call('default', 'fetch', [request])) as Response;
   }
 

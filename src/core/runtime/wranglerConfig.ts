@@ -6,6 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { readBindingsConfig, type BindingsConfig } from './bindingsConfig';
+import { checkConfigKeys, ESCAPE_HATCH } from './platform';
+import type { AssetsConfig } from './assets';
 
 export interface DurableObjectBinding {
   readonly name: string;
@@ -28,10 +30,19 @@ export interface WranglerConfig {
   readonly workflows?: readonly WorkflowConfig[];
   /** KV, D1, R2, queues, service bindings and cron triggers. */
   readonly bindings?: BindingsConfig;
+  /** Workers Static Assets, when the config has `assets`. */
+  readonly assets?: AssetsConfig;
+  /** Keys the platform table does not know, one line each, for the log. */
+  readonly notes?: readonly string[];
 }
 
 export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
+  override readonly name: string = 'ConfigError';
+}
+
+/** The config asks for something Hookbench does not emulate (a key of platform.ts's table). */
+export class UnsupportedConfigError extends ConfigError {
+  override readonly name = 'UnsupportedConfigError';
 }
 
 const CANDIDATES = ['wrangler.jsonc', 'wrangler.json', 'wrangler.toml'];
@@ -83,6 +94,8 @@ export function readWranglerConfig(file: string): WranglerConfig {
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`${file}: the top level must be an object`);
   const config = raw as Record<string, unknown>;
+  // Anything not emulated stops here, with its one line (src/core/runtime/platform.ts).
+  const notes = checkConfigKeys(file, config, (line) => new UnsupportedConfigError(line));
   const bindings = (config['durable_objects'] as { bindings?: unknown } | undefined)?.bindings ?? [];
   if (!Array.isArray(bindings)) throw new ConfigError(`${file}: durable_objects.bindings must be a list`);
   const durableObjects = bindings.map((binding, i) => {
@@ -90,7 +103,7 @@ export function readWranglerConfig(file: string): WranglerConfig {
     if (typeof b['name'] !== 'string' || typeof b['class_name'] !== 'string') {
       throw new ConfigError(`${file}: durable_objects.bindings[${i}] needs a "name" and a "class_name"`);
     }
-    if (b['script_name'] !== undefined) throw new ConfigError(`${file}: binding ${b['name']} points at another worker (script_name), which Hookbench cannot run`);
+    if (b['script_name'] !== undefined) throw new ConfigError(`${file}: Durable Object binding ${b['name']} points at another worker (script_name), which Hookbench does not run; nearest supported: export the class from this worker; ${ESCAPE_HATCH}`);
     return { name: b['name'], className: b['class_name'] };
   });
   // As on Cloudflare, a var that is not a string is a JSON binding: the worker sees the value.
@@ -106,7 +119,8 @@ export function readWranglerConfig(file: string): WranglerConfig {
     return { name: w['name'], binding: w['binding'], className: w['class_name'] };
   });
   const main = typeof config['main'] === 'string' ? path.resolve(path.dirname(file), config['main']) : undefined;
-  return { file, main, durableObjects, vars, workflows, bindings: readBindingsConfig(file, config) };
+  const assets = config['assets'] === undefined ? undefined : readAssets(file, config['assets']);
+  return { file, main, durableObjects, vars, workflows, bindings: readBindingsConfig(file, config), notes, ...(assets ? { assets } : {}) };
 }
 
 /** `.dev.vars` / `.env` format: KEY=value lines, # comments, optional quotes. */
@@ -122,4 +136,45 @@ export function parseDevVars(text: string): Record<string, string> {
     out[match[1]!] = value;
   }
   return out;
+}
+
+const HTML_HANDLING = ['auto-trailing-slash', 'force-trailing-slash', 'drop-trailing-slash', 'none'];
+const NOT_FOUND_HANDLING = ['none', '404-page', 'single-page-application'];
+
+/** The `assets` section, checked as wrangler checks it; what is valid but not emulated is refused with the escape hatch. */
+function readAssets(file: string, raw: unknown): AssetsConfig {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`${file}: "assets" must be an object`);
+  const a = raw as Record<string, unknown>;
+  if (typeof a['directory'] !== 'string') throw new ConfigError(`${file}: "assets.directory" must be the folder of the static files`);
+  const directory = path.resolve(path.dirname(file), a['directory']);
+  if (!fs.existsSync(directory) || !fs.statSync(directory).isDirectory()) throw new ConfigError(`${file}: "assets.directory" ${directory} is not a folder`);
+  const binding = a['binding'];
+  if (binding !== undefined && (typeof binding !== 'string' || !/^[A-Za-z_$][\w$]*$/.test(binding))) throw new ConfigError(`${file}: "assets.binding" must be a binding name such as ASSETS`);
+  const html = a['html_handling'] ?? 'auto-trailing-slash';
+  if (typeof html !== 'string' || !HTML_HANDLING.includes(html)) throw new ConfigError(`${file}: "assets.html_handling" must be one of ${HTML_HANDLING.join(', ')}`);
+  if (html !== 'auto-trailing-slash' && html !== 'none') {
+    throw new UnsupportedConfigError(`${file}: "assets.html_handling": "${html}" is not emulated by Hookbench; nearest supported: "auto-trailing-slash" (the default) or "none"; ${ESCAPE_HATCH}`);
+  }
+  const notFound = a['not_found_handling'] ?? 'none';
+  if (typeof notFound !== 'string' || !NOT_FOUND_HANDLING.includes(notFound)) throw new ConfigError(`${file}: "assets.not_found_handling" must be one of ${NOT_FOUND_HANDLING.join(', ')}`);
+  const first = a['run_worker_first'] ?? false;
+  if (Array.isArray(first)) {
+    if (first.length === 0) throw new ConfigError(`${file}: No \`run_worker_first\` rules were provided; must provide at least 1 rule.`);
+    for (const rule of first) {
+      if (typeof rule !== 'string' || !(rule.startsWith('/') || rule.startsWith('!/'))) throw new ConfigError(`${file}: "assets.run_worker_first" rule ${JSON.stringify(rule)}: rules must start with '/' or '!/'`);
+    }
+    if (!first.some((rule: string) => rule.startsWith('/'))) throw new ConfigError(`${file}: Only negative \`run_worker_first\` rules were provided; must provide at least 1 non-negative rule`);
+  } else if (typeof first !== 'boolean') throw new ConfigError(`${file}: "assets.run_worker_first" must be true, false or a list of route patterns`);
+  for (const key of Object.keys(a)) {
+    if (!['directory', 'binding', 'html_handling', 'not_found_handling', 'run_worker_first'].includes(key)) {
+      throw new UnsupportedConfigError(`${file}: "assets.${key}" is not emulated by Hookbench; nearest supported: leave it out; ${ESCAPE_HATCH}`);
+    }
+  }
+  return {
+    directory,
+    ...(binding ? { binding: binding as string } : {}),
+    htmlHandling: html,
+    notFoundHandling: notFound as AssetsConfig['notFoundHandling'],
+    runWorkerFirst: first as boolean | string[],
+  };
 }

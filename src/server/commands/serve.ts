@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import * as esbuild from 'esbuild';
 import { lineLogger, type Logger } from '../../core/log';
 import { loadSqlJs } from '../../core/runtime/sqljs';
-import { ConfigError, findWranglerConfig, parseDevVars, readWranglerConfig, type WranglerConfig } from '../../core/runtime/wranglerConfig';
+import { ConfigError, findWranglerConfig, parseDevVars, readWranglerConfig, UnsupportedConfigError, type WranglerConfig } from '../../core/runtime/wranglerConfig';
 import { defaultWorkerConfig, prebuiltDefaultWorker } from '../defaultWorker';
 import { routeConsole } from '../consoleRoute';
 import { RenderServer } from '../render/renderServer';
@@ -197,9 +197,12 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     // As wrangler dev does: the secrets file beside the config, `.dev.vars` (or else `.env`).
     if (configFile && envFile === undefined) envFile = ['.dev.vars', '.env'].map((name) => path.join(path.dirname(path.resolve(configFile)), name)).find((file) => fs.existsSync(file));
   } catch (error) {
+    // Something not emulated is no usage mistake: its one line, without the usage text.
+    if (error instanceof UnsupportedConfigError) throw error;
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;
   }
+  for (const note of config?.notes ?? []) logger.warn(`[agents] ${note}`);
   entry = values.worker ? path.resolve(values.worker) : config?.main;
   if (!entry) {
     // No worker of the user's: the built-in webhook worker.

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DisposableStore, Emitter } from '../../core/events';
 import type { Logger } from '../../core/log';
-import { findWranglerConfig, readWranglerConfig } from '../../core/runtime/wranglerConfig';
+import { findWranglerConfig, readWranglerConfig, UnsupportedConfigError } from '../../core/runtime/wranglerConfig';
 import type { Secrets } from '../secrets';
 import { ServeProcess, type ServeLaunch, type ServeState } from './serveProcess';
 
@@ -196,6 +196,9 @@ export class ServerController implements vscode.Disposable {
       const parsed = readWranglerConfig(config);
       if (parsed.main && parsed.durableObjects.length > 0) return ['--config', config, '--worker', parsed.main];
     } catch (error) {
+      // A config that asks for what Hookbench does not emulate: serve reads it again and fails
+      // at start with its one line, rather than the built-in worker running in its place.
+      if (error instanceof UnsupportedConfigError) return ['--config', config];
       this.logger.warn(`ignoring ${config}: ${(error as Error).message}`);
     }
     return [];

@@ -64,3 +64,32 @@ describe('.dev.vars', () => {
     });
   });
 });
+
+describe('wrangler config: what Hookbench does not emulate', () => {
+  it('refuses a key it does not emulate with one line: the key, its bindings, the nearest alternative and the escape hatch', () => {
+    const file = write('wrangler.jsonc', '{ "main": "w.ts", "vectorize": [{ "binding": "CACHE", "index_name": "x" }, { "binding": "SESSIONS", "index_name": "y" }] }');
+    assert.throws(() => readWranglerConfig(file), (error: Error) => {
+      assert.equal(error.name, 'UnsupportedConfigError');
+      assert.equal(error.message.split('\n').length, 1);
+      assert.match(error.message, /"vectorize" \(CACHE, SESSIONS\): Vectorize is not emulated by Hookbench; nearest supported: .*Durable Object.*; or run the worker under `wrangler dev` and attach the Hookbench explorer/);
+      return true;
+    });
+  });
+
+  it('accepts a refused key left empty, such as "hyperdrive": []', () => {
+    const file = write('wrangler.jsonc', '{ "main": "w.ts", "ai": {}, "hyperdrive": [] }');
+    assert.deepEqual(readWranglerConfig(file).notes, []);
+  });
+
+  it('ignores deploy-time keys silently and notes the keys it does not know', () => {
+    const file = write('wrangler.jsonc', '{ "main": "w.ts", "name": "x", "routes": ["a.example/*"], "compatibility_date": "2026-01-01", "brand_new_binding": [] }');
+    const notes = readWranglerConfig(file).notes ?? [];
+    assert.equal(notes.length, 1);
+    assert.match(notes[0]!, /"brand_new_binding" is not a key Hookbench knows/);
+  });
+
+  it('refuses a Durable Object of another worker with the escape hatch', () => {
+    const file = write('wrangler.jsonc', '{ "durable_objects": { "bindings": [{ "name": "A", "class_name": "B", "script_name": "other" }] } }');
+    assert.throws(() => readWranglerConfig(file), /script_name.*wrangler dev/);
+  });
+});
