@@ -32,6 +32,19 @@ async function screenshot(name: string): Promise<void> {
 const instanceNodes = (nodes: AgentNode[]) => nodes.filter((n): n is Extract<AgentNode, { kind: 'instance' }> => n.kind === 'instance');
 
 describe('explorer at volume', () => {
+  // The suites after this one find the views as a user left them: its hundreds of entities gone.
+  after(async function () {
+    this.timeout(60_000);
+    const hookbench = await api();
+    const client = hookbench.explorer.client;
+    const volume = instanceNodes(await instancesNow(hookbench)).filter((n) => n.name.startsWith('vol-'));
+    if (!client) return;
+    const namespace = volume[0]?.namespace ?? 'WEBHOOK_AGENT';
+    const names = Array.from({ length: ENTITIES }, (_, i) => `vol-${String(i).padStart(3, '0')}`);
+    for (let start = 0; start < names.length; start += 20) await Promise.all(names.slice(start, start + 20).map((name) => client.deleteInstance(namespace, name)));
+    await untilTree(hookbench, () => instancesNow(hookbench), (nodes) => !nodes.some((n) => n.kind === 'more' || (n.kind === 'instance' && n.name.startsWith('vol-'))));
+  });
+
   it('shows hundreds of entities live without pulls, pages them, and follows an expanded instance', async function () {
     this.timeout(180_000);
     const hookbench = await api();
