@@ -9,6 +9,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { answerCloseByWorker } from './closeAnswer';
 import { agreeDeflate } from './deflateOffer';
 import { DUPLICATE_NOTE, OUTCOME_HEADER } from '../core/contract/deliveries';
 import { notesOf, type DeliveryNotes } from '../core/contract/notes';
@@ -209,8 +210,9 @@ export class Receiver {
           else this.socketsPerClient.delete(client);
         });
         const handlers = accept(ws);
+        const closed = handlers.answersClose ? answerCloseByWorker(ws, handlers) : (code: number, reason: string) => handlers.close(code, reason);
         ws.on('message', (data, isBinary) => handlers.message(isBinary ? new Uint8Array(data as Buffer) : (data as Buffer).toString('utf8')));
-        ws.on('close', (code, reason) => handlers.close(code, reason.toString('utf8')));
+        ws.on('close', (code, reason) => closed(code, reason.toString('utf8')));
         ws.on('error', (error) => this.options.logger.warn(`[receiver] websocket: ${error.message}`));
       });
     } catch (error) {

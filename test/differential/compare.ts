@@ -69,11 +69,26 @@ function compareBodies(oracle: string, hookbench: string, compare: Compare): str
     }
     const left = compare.normalize ? compare.normalize(a.value) : a.value;
     const right = compare.normalize ? compare.normalize(b.value) : b.value;
-    return isDeepStrictEqual(left, right) ? undefined : `body: oracle ${shown(left)} ≠ hookbench ${shown(right)}`;
+    if (isDeepStrictEqual(left, right)) return undefined;
+    const where = jsonDifferences(left, right).map((line) => `\n        at ${line}`).join('');
+    return `body: oracle ${shown(left)} ≠ hookbench ${shown(right)}${where}`;
   }
   const left = compare.normalize ? String(compare.normalize(oracle)) : oracle;
   const right = compare.normalize ? String(compare.normalize(hookbench)) : hookbench;
   return left === right ? undefined : `body ${firstDifference(left, right)}`;
+}
+
+/** Where two JSON values differ (the first `max` leaves): a path and both values at each. */
+export function jsonDifferences(a: unknown, b: unknown, at = '$', out: string[] = [], max = 5): string[] {
+  if (out.length >= max || isDeepStrictEqual(a, b)) return out;
+  if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
+    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      jsonDifferences((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${at}.${key}`, out, max);
+    }
+    return out;
+  }
+  out.push(`${at}: oracle ${shown(a)} ≠ hookbench ${shown(b)}`);
+  return out;
 }
 
 function compareHeaders(oracle: Readonly<Record<string, string>>, hookbench: Readonly<Record<string, string>>, names: readonly string[]): string[] {

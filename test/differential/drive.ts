@@ -91,6 +91,7 @@ export function exchangeWebSocket(origin: string, step: WebSocketStep): Promise<
   return new Promise((resolve) => {
     const url = new URL(origin.replace(/^http/, 'ws') + step.path);
     const frames: string[] = [];
+    let closing = false;
     let handshake: Record<string, string> = {};
     let settled = false;
     const socket = new WebSocket(url, { headers: { ...step.headers }, handshakeTimeout: STEP_TIMEOUT_MS });
@@ -112,16 +113,24 @@ export function exchangeWebSocket(origin: string, step: WebSocketStep): Promise<
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => finish({ kind: 'ws', status: response.statusCode ?? 0, headers: headersOf(response.headers), frames: [], body: Buffer.concat(chunks).toString('utf8') }));
     });
+    // Enough frames: drop the connection, or close with the step's code and await the answer.
+    const enough = () => {
+      if (!step.close) return finish(opened());
+      closing = true;
+      socket.close(step.close.code, step.close.reason);
+    };
     socket.on('open', () => {
       for (const frame of step.send ?? []) socket.send(frame);
-      if (step.frames === 0) finish(opened());
+      if (step.frames === 0) enough();
     });
     socket.on('message', (data, isBinary) => {
-      if (isBinary) return;
+      if (isBinary || closing) return;
       frames.push(data.toString());
-      if (frames.length >= step.frames) finish(opened());
+      if (frames.length >= step.frames) enough();
     });
-    socket.on('close', (code) => finish(opened(`closed (${code}) after ${frames.length} of ${step.frames} frames`)));
+    socket.on('close', (code, reason) =>
+      finish(opened(closing ? `closed by the client, answered ${code} ${JSON.stringify(reason.toString())}` : `closed (${code}${reason.length ? ` ${JSON.stringify(reason.toString())}` : ''}) after ${frames.length} of ${step.frames} frames`)),
+    );
     socket.on('error', (error) => finish(handshake['upgrade'] ? opened(error.message) : { kind: 'failed', error: error.message }));
   });
 }

@@ -39,6 +39,11 @@ export interface WebSocketStep {
   readonly frames: number;
   /** Applied to each received frame before comparing. */
   readonly normalize?: (frame: string) => unknown;
+  /**
+   * After the frames, the client closes with this code and reason and waits for the server's
+   * close frame (whose code is compared); without it the client drops the connection (1006).
+   */
+  readonly close?: { readonly code: number; readonly reason: string };
   /** Also compare the upgrade answer's `sec-websocket-extensions` / `-protocol`. */
   readonly handshakeHeaders?: readonly string[];
 }

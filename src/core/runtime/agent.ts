@@ -3,12 +3,15 @@
  * persistence and broadcast rules, the `sql` template, lifecycle hooks, WebSocket connections and
  * the RPC protocol, queue and schedules. Behaviour follows research/agents-sdk.md.
  */
+import type { WorkflowCallback } from './agentWorkflow';
+import { AgentWorkflows, type RunWorkflowOptions } from './agentWorkflows';
 import { callableMetadata, StreamingResponse, type CallableMetadata } from './callable';
 import { Connection } from './connection';
 import { getCurrentAgent, runInAgentContext } from './context';
 import { DurableObject, SERVICES, type DurableObjectState, type InstanceServices } from './durableObject';
 import { SqlError } from './errors';
 import { JobStore, type QueueItem, type RetryOptions, type Schedule } from './jobs';
+import { WorkflowTracking, type WorkflowCriteria, type WorkflowInfo, type WorkflowPage } from './workflowTracking';
 import {
   broadcastStateFrame,
   camelCaseToKebabCase,
@@ -437,6 +440,97 @@ export class Agent<Env = unknown, State = unknown> extends DurableObject<Env> {
       this.#runningJobs = false;
       this.#jobsChanged();
     }
+  }
+
+  // ---- workflows (agents/workflows; the logic is in agentWorkflows.ts) ------------------------
+
+  #workflowTracking: WorkflowTracking | undefined;
+  #workflowsApi: AgentWorkflows | undefined;
+
+  get #workflows(): AgentWorkflows {
+    return (this.#workflowsApi ??= new AgentWorkflows({
+      env: this.env as Record<string, unknown>,
+      name: this.name,
+      className: this.constructor.name,
+      tracking: () => (this.#workflowTracking ??= new WorkflowTracking(this.ctx.storage.sql, () => this.#services.now())),
+    }));
+  }
+
+  /** Starts a workflow with this agent as its origin and tracks it; returns the instance id. */
+  runWorkflow(workflowName: string, params: unknown, options?: RunWorkflowOptions): Promise<string> {
+    return this.#workflows.run(workflowName, params, options);
+  }
+  sendWorkflowEvent(workflowName: string, workflowId: string, event: { type: string; payload?: unknown }): Promise<void> {
+    return this.#workflows.sendEvent(workflowName, workflowId, event);
+  }
+  approveWorkflow(workflowId: string, data?: { reason?: string; metadata?: unknown }): Promise<void> {
+    return this.#workflows.approve(workflowId, data);
+  }
+  rejectWorkflow(workflowId: string, data?: { reason?: string }): Promise<void> {
+    return this.#workflows.reject(workflowId, data);
+  }
+  terminateWorkflow(workflowId: string): Promise<void> {
+    return this.#workflows.control(workflowId, 'terminate');
+  }
+  pauseWorkflow(workflowId: string): Promise<void> {
+    return this.#workflows.control(workflowId, 'pause');
+  }
+  resumeWorkflow(workflowId: string): Promise<void> {
+    return this.#workflows.control(workflowId, 'resume');
+  }
+  restartWorkflow(workflowId: string, options?: { resetTracking?: boolean }): Promise<void> {
+    return this.#workflows.restart(workflowId, options);
+  }
+  getWorkflowStatus(workflowName: string, workflowId: string): Promise<unknown> {
+    return this.#workflows.status(workflowName, workflowId);
+  }
+  getWorkflow(workflowId: string): WorkflowInfo | undefined {
+    return this.#workflows.tracking().get(workflowId);
+  }
+  getWorkflows(criteria?: WorkflowCriteria): WorkflowPage {
+    return this.#workflows.tracking().list(criteria);
+  }
+  deleteWorkflow(workflowId: string): boolean {
+    return this.#workflows.tracking().delete(workflowId);
+  }
+  deleteWorkflows(criteria?: WorkflowCriteria): number {
+    return this.#workflows.tracking().deleteMany(criteria);
+  }
+  migrateWorkflowBinding(oldName: string, newName: string): number {
+    return this.#workflows.migrate(oldName, newName);
+  }
+
+  /** Every callback of an AgentWorkflow: the row is updated, then the matching hook runs. */
+  async onWorkflowCallback(callback: WorkflowCallback): Promise<void> {
+    this.#workflows.tracking().onCallback(callback);
+    if (callback.type === 'progress') await this.onWorkflowProgress(callback.workflowName, callback.workflowId, callback.progress);
+    else if (callback.type === 'complete') await this.onWorkflowComplete(callback.workflowName, callback.workflowId, callback.result);
+    else if (callback.type === 'error') await this.onWorkflowError(callback.workflowName, callback.workflowId, callback.error ?? '');
+    else if (callback.type === 'event') await this.onWorkflowEvent(callback.workflowName, callback.workflowId, callback.event);
+  }
+  async onWorkflowProgress(_workflowName: string, _workflowId: string, _progress: unknown): Promise<void> {}
+  async onWorkflowComplete(_workflowName: string, _workflowId: string, _result?: unknown): Promise<void> {}
+  async onWorkflowError(workflowName: string, workflowId: string, error: string): Promise<void> {
+    console.error(`Workflow error [${workflowName}/${workflowId}]: ${error}\nOverride onWorkflowError() in your Agent to handle workflow errors.`);
+  }
+  async onWorkflowEvent(_workflowName: string, _workflowId: string, _event: unknown): Promise<void> {}
+
+  /** @internal RPC from an AgentWorkflow. */
+  async _workflow_handleCallback(callback: WorkflowCallback): Promise<void> {
+    await this.__unsafe_ensureInitialized();
+    await this.onWorkflowCallback(callback);
+  }
+  /** @internal RPC from an AgentWorkflow's broadcastToClients. */
+  async _workflow_broadcast(message: unknown): Promise<void> {
+    await this.__unsafe_ensureInitialized();
+    this.broadcast(JSON.stringify(message));
+  }
+  /** @internal RPC from an AgentWorkflow's step.updateAgentState/mergeAgentState/resetAgentState. */
+  async _workflow_updateState(action: 'set' | 'merge' | 'reset', state?: unknown): Promise<void> {
+    await this.__unsafe_ensureInitialized();
+    if (action === 'set') this.setState(state as State);
+    else if (action === 'merge') this.setState({ ...((this.state ?? {}) as object), ...(state as object) } as State);
+    else this.setState(this.initialState);
   }
 
   /** The DO alarm entry point: due jobs run from here. */

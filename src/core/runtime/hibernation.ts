@@ -96,7 +96,7 @@ export class HibernatableSockets {
 
   tags(ws: WorkerWebSocket): string[] {
     const record = this.byObject.get(ws);
-    if (!record) throw new Error('getTags() was called on a WebSocket that was not accepted with acceptWebSocket()');
+    if (!record) throw new Error('only hibernatable websockets can have tags.');
     return [...record.tags];
   }
 

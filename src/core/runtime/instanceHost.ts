@@ -63,6 +63,12 @@ export type UpgradeResponse = Response & { [UPGRADE]: (socket: Socket) => Socket
 export interface SocketHandlers {
   message(data: string | Uint8Array): void;
   close(code: number, reason: string): void;
+  /**
+   * The peer's close frame is answered by the worker's own `ws.close()` (workerd's hibernatable
+   * WebSockets), not echoed by the transport at once: the receiver reports the close when the
+   * frame arrives and sends the worker's answer.
+   */
+  readonly answersClose?: boolean;
 }
 
 export class InstanceHost {

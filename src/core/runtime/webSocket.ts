@@ -42,11 +42,13 @@ export class WorkerWebSocket extends EventTarget {
   /** @internal The end was used in a Response (it stands for the client). */
   coupled = false;
   private accepted = false;
+  private closeSent = false;
+  private peerClosed = false;
   private readonly pending: Inbound[] = [];
   private attachment: Uint8Array | undefined;
 
   accept(): void {
-    if (this.hibernation) throw new Error('Cannot call accept() on a WebSocket accepted with acceptWebSocket()');
+    if (this.hibernation) throw new TypeError("Can't accept() WebSocket after enabling hibernation.");
     if (this.accepted) return;
     this.accepted = true;
     for (const event of this.pending.splice(0)) this.dispatch(event);
@@ -64,16 +66,21 @@ export class WorkerWebSocket extends EventTarget {
     this.outlet?.send(frame);
   }
 
+  /**
+   * Sends the close frame once. After the peer's close it is the answer (workerd leaves the
+   * answer to the object; the receiver holds its own echo for it).
+   */
   close(code = 1000, reason = ''): void {
-    if (this.readyState >= 2) return;
-    this.readyState = 2;
+    if (this.closeSent) return;
+    this.closeSent = true;
+    if (this.readyState < 2) this.readyState = 2;
     this.outlet?.close(code, reason);
   }
 
   serializeAttachment(value: unknown): void {
     const bytes = new Uint8Array(serialize(value));
     if (bytes.byteLength > MAX_ATTACHMENT_BYTES) {
-      throw new Error(`A WebSocket 'attachment' cannot be larger than ${MAX_ATTACHMENT_BYTES} bytes. 'attachment' was ${bytes.byteLength} bytes.`);
+      throw new Error(`A WebSocket 'attachment' cannot be larger than ${MAX_ATTACHMENT_BYTES} bytes.'attachment' was ${bytes.byteLength} bytes.`);
     }
     this.attachment = bytes;
   }
@@ -93,7 +100,12 @@ export class WorkerWebSocket extends EventTarget {
 
   /** @internal A frame or close from the other side. */
   receive(event: Inbound): void {
-    if (event.kind === 'close') this.readyState = 3;
+    if (event.kind === 'close') {
+      // A pair's other end answering this end's close: the close was already told.
+      if (this.peerClosed) return;
+      this.peerClosed = true;
+      this.readyState = 3;
+    }
     if (this.hibernation) {
       if (event.kind === 'message') this.hibernation.message(this, event.data);
       else this.hibernation.close(this, event.code, event.reason, event.wasClean);
@@ -144,7 +156,7 @@ export class WebSocketPair {
  * Binds the client end handed back in a 101 Response to the real socket: the server end's frames
  * go to the socket, and the socket's frames and close reach the server end.
  */
-export function bindToTransport(client: WorkerWebSocket, transport: Socket): { message(data: string | Uint8Array): void; close(code: number, reason: string): void } {
+export function bindToTransport(client: WorkerWebSocket, transport: Socket): { message(data: string | Uint8Array): void; close(code: number, reason: string): void; answersClose: boolean } {
   const server = client.peer;
   if (!server) throw new Error('the WebSocket in the Response is not the end of a WebSocketPair');
   server.outlet = {
@@ -153,6 +165,7 @@ export function bindToTransport(client: WorkerWebSocket, transport: Socket): { m
   };
   server.peer = undefined;
   return {
+    answersClose: server.hibernation !== undefined,
     message: (data) => server.receive({ kind: 'message', data: typeof data === 'string' ? data : toArrayBuffer(data) }),
     close: (code, reason) => server.receive({ kind: 'close', code, reason, wasClean: code !== 1006 }),
   };

@@ -7,6 +7,7 @@ import type { SqlJsStatic } from 'sql.js';
 import type { InstanceEvent, InstanceSummary } from '../contract/instances';
 import type { Logger } from '../log';
 import * as agentsModule from './agentsModule';
+import * as agentWorkflowsModule from './agentWorkflowsModule';
 import type { BindingsConfig } from './bindingsConfig';
 import { Entrypoints, type ExecutionContext } from './bindings/entrypoints';
 import { WorkerBindings } from './bindings/workerBindings';
@@ -161,7 +162,7 @@ export class WorkerRuntime {
 
   /** The modules a bundle of this worker imports instead of the real packages. */
   static providedModules(env: Record<string, unknown>): Record<string, unknown> {
-    return { agents: agentsModule, 'cloudflare:workers': { ...cloudflareWorkers, env }, 'cloudflare:workflows': { NonRetryableError } };
+    return { agents: agentsModule, 'agents/workflows': agentWorkflowsModule, 'cloudflare:workers': { ...cloudflareWorkers, env }, 'cloudflare:workflows': { NonRetryableError } };
   }
 
   async fetch(request: Request): Promise<Response> {

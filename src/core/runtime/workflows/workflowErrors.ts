@@ -11,7 +11,12 @@ export class WorkflowAborted extends Error {
   override readonly name = 'WorkflowAborted';
 }
 
-/** An error of the Workflows API itself, with its code in parentheses as miniflare words it. */
+/**
+ * An error of the Workflows API itself, as the worker sees it after the binding's RPC boundary: a
+ * plain `Error` whose message starts `WorkflowError: `, the code in parentheses as miniflare words it.
+ */
 export class WorkflowError extends Error {
-  override readonly name = 'WorkflowError';
+  constructor(message: string) {
+    super(`WorkflowError: ${message}`);
+  }
 }

@@ -55,8 +55,9 @@ export class WorkflowRun {
   }
 
   status(): InstanceStatus {
-    const status = this.store.status;
-    const shown: WorkflowStatus = status === 'running' && this.waiting ? 'waiting' : status;
+    // miniflare never shows 'waiting' (Cloudflare does, during sleeps and event waits): a run
+    // parked on a sleep or an event is 'running' here as in the oracle.
+    const shown: WorkflowStatus = this.store.status;
     const error = this.store.meta<{ name: string; message: string }>('error');
     return { status: shown, ...(error ? { error } : {}), output: this.store.meta('output') ?? null };
   }

@@ -35,8 +35,12 @@ export interface StepHost {
   setWaiting(waiting: boolean): void;
 }
 
-export class WorkflowTimeoutError extends Error {
-  override readonly name = 'WorkflowTimeoutError';
+/**
+ * A step or event wait that timed out, as the workflow sees it in miniflare: the engine's
+ * WorkflowTimeoutError after the RPC boundary, a plain Error whose message names it.
+ */
+export function timeoutError(ms: number): Error {
+  return new Error(`WorkflowTimeoutError: Execution timed out after ${ms}ms`);
 }
 
 export class WorkflowStep {
@@ -89,7 +93,7 @@ export class WorkflowStep {
 
   private withTimeout<T>(fn: () => Promise<T> | T, timeout: number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const timer = this.host.timer(timeout, () => reject(new WorkflowTimeoutError(`Execution timed out after ${timeout}ms`)));
+      const timer = this.host.timer(timeout, () => reject(timeoutError(timeout)));
       Promise.resolve()
         .then(fn)
         .then(
@@ -169,7 +173,7 @@ export class WorkflowStep {
         }
         const left = until - this.host.now();
         if (left <= 0) {
-          const error = new WorkflowTimeoutError(`Execution timed out after ${timeout}ms`);
+          const error = timeoutError(timeout);
           this.host.store.setStep(key, false, { name: error.name, message: error.message });
           await this.host.commit();
           throw error;

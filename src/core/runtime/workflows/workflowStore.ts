@@ -61,12 +61,15 @@ export class WorkflowStore {
     return { type, payload: deserialize(row[1] as Uint8Array), timestamp: new Date(Number(row[2])) };
   }
 
-  /** Results of completed `do` steps and received events, oldest first. */
+  /** Results of completed `do` steps and received events' payloads, oldest first (as miniflare's logs). */
   outputs(): unknown[] {
     return this.db
-      .exec("SELECT value FROM wf_steps WHERE ok = 1 AND (key LIKE 'do:%' OR (key LIKE 'waitForEvent:%' AND key NOT LIKE '%:until')) ORDER BY rowid")
-      .rows.map(([value]) => (value === null ? undefined : deserialize(value as Uint8Array)))
-      .map((value) => (value === undefined ? null : value));
+      .exec("SELECT key, value FROM wf_steps WHERE ok = 1 AND (key LIKE 'do:%' OR (key LIKE 'waitForEvent:%' AND key NOT LIKE '%:until')) ORDER BY rowid")
+      .rows.map(([key, value]) => {
+        const stored = value === null ? undefined : deserialize(value as Uint8Array);
+        const shown = String(key).startsWith('waitForEvent:') ? (stored as { payload?: unknown } | undefined)?.payload : stored;
+        return shown === undefined ? null : shown;
+      });
   }
 
   /** `restart()`: the steps and the events' takers are forgotten; params stay. */

@@ -60,7 +60,7 @@ describe('workflows', () => {
     assert.deepEqual(calls, ['first', 'flaky', 'flaky'], 'the first retry after 1 s');
     await timers.advance(2000);
     assert.deepEqual(calls, ['first', 'flaky', 'flaky', 'flaky'], 'the second after 2 s more');
-    assert.equal((await instance.status()).status, 'waiting');
+    assert.equal((await instance.status()).status, 'running', 'parked on a sleep: miniflare says running');
     await instance.sendEvent({ type: 'approve', payload: { ok: true } });
     await timers.advance(60_000);
     const status = await instance.status();
@@ -87,7 +87,7 @@ describe('workflows', () => {
     await timers.advance(29_999);
     await (await second.get('order-2')).sendEvent({ type: 'approve', payload: { ok: false } });
     await second.settled();
-    assert.equal((await (await second.get('order-2')).status()).status, 'waiting', 'still sleeping');
+    assert.equal((await (await second.get('order-2')).status()).status, 'running', 'still sleeping');
     await timers.advance(1);
     const status = await (await second.get('order-2')).status();
     assert.equal(status.status, 'complete');
@@ -106,7 +106,7 @@ describe('workflows', () => {
     assert.equal(status.status, 'errored');
     assert.equal(status.error?.name, 'WorkflowFatalError');
     assert.deepEqual(calls, ['first', 'flaky']);
-    await assert.rejects(instance.terminate(), { message: '(instance.cannot_terminate) Cannot terminate instance since its on a finite state' });
+    await assert.rejects(instance.terminate(), { message: 'WorkflowError: (instance.cannot_terminate) Cannot terminate instance since its on a finite state' });
     await wf.shutdown();
   });
 
@@ -123,7 +123,7 @@ describe('workflows', () => {
     assert.equal((await instance.status()).status, 'paused');
     await instance.resume();
     await wf.settled();
-    assert.equal((await instance.status()).status, 'waiting');
+    assert.equal((await instance.status()).status, 'running');
     await instance.terminate();
     assert.equal((await instance.status()).status, 'terminated');
     assert.deepEqual(calls, ['first', 'flaky'], 'the replay after resume ran nothing again');
@@ -133,8 +133,8 @@ describe('workflows', () => {
   it('refuses invalid ids and unknown instances with miniflare\'s messages', async () => {
     const timers = new ManualTimers();
     const wf = await binding(fs.mkdtempSync(path.join(os.tmpdir(), 'hb-wf-')), timers);
-    await assert.rejects(wf.create({ id: '../escape' }), { message: 'Workflow instance has invalid id' });
-    await assert.rejects(wf.create({ id: 'x'.repeat(101) }), { message: 'Workflow instance has invalid id' });
+    await assert.rejects(wf.create({ id: '../escape' }), { message: 'WorkflowError: Workflow instance has invalid id' });
+    await assert.rejects(wf.create({ id: 'x'.repeat(101) }), { message: 'WorkflowError: Workflow instance has invalid id' });
     await assert.rejects(wf.get('nobody'), { message: 'instance.not_found' });
     await assert.rejects(wf.createBatch([]), { message: 'WorkflowError: batchCreate should have at least 1 instance' });
     await wf.shutdown();
