@@ -7,6 +7,7 @@ import { createRequire, isBuiltin } from 'node:module';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
 import type * as esbuildType from 'esbuild';
+import { unemulatedModuleMessage } from './platform';
 
 export interface Bundle {
   readonly code: string;
@@ -106,7 +107,7 @@ export function evaluateWorker(bundle: Bundle, entry: string, provided: Provided
   const projectRequire = createRequire(entry);
   const require = (id: string): unknown => {
     if (id in provided) return provided[id];
-    if (PROVIDED.test(id)) throw new Error(`Hookbench does not emulate "${id}" yet`);
+    if (PROVIDED.test(id)) throw new Error(unemulatedModuleMessage(id));
     if (isBuiltin(id)) return projectRequire(id);
     return projectRequire(id);
   };

@@ -125,3 +125,20 @@ export function checkConfigKeys(file: string, config: Readonly<Record<string, un
   }
   return notes;
 }
+
+/**
+ * Modules a worker may import that Hookbench provides no emulation of, with the nearest supported
+ * alternative: the refusal at start names it (loader.ts), as a config key's refusal does.
+ */
+const MODULE_ALTERNATIVES: readonly (readonly [RegExp, string])[] = [
+  [/^agents\/workflows$/, 'a Workflow class from cloudflare:workers (WorkflowEntrypoint) started with env.<BINDING>.create() from the agent'],
+  [/^agents\/mcp(\/.*)?$/, 'an Agent with @callable methods, called over the agents protocol'],
+  [/^agents\/email$/, "a webhook route that receives your email provider's inbound webhook"],
+  [/^agents\/(react|client)$/, 'import it from the dashboard\'s browser bundle, not from the worker'],
+];
+
+/** The one line that refuses a worker importing `id`, a module Hookbench does not emulate. */
+export function unemulatedModuleMessage(id: string): string {
+  const instead = MODULE_ALTERNATIVES.find(([pattern]) => pattern.test(id))?.[1] ?? 'the `agents` entry point and `cloudflare:workers`';
+  return `the worker imports "${id}", which Hookbench does not emulate yet; nearest supported: ${instead}; ${ESCAPE_HATCH}`;
+}
