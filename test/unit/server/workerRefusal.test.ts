@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { unemulatedCallMessage } from '../../../src/core/runtime/platform';
 import { projectRoot } from '../helpers/serveWorker';
 
 /** Runs `hookbench serve` on `folder`'s worker and resolves with its exit code and stderr once it exits. */
@@ -66,5 +67,31 @@ describe('a worker Hookbench cannot run', () => {
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }
+  });
+
+  it('calling an SDK method the emulated Agent lacks (addMcpServer) exits 1 at start with one line, not later with "is not a function"', async () => {
+    const mcpWorker = [
+      "import { Agent, callable, routeAgentRequest } from 'agents';",
+      'export class Inbox extends Agent {',
+      '  @callable() async addServer(name: string, url: string) { await this.addMcpServer(name, url); }',
+      '}',
+      'export default { async fetch(request, env) { return (await routeAgentRequest(request, env)) ?? new Response("Not found", { status: 404 }); } };',
+    ].join('\n');
+    const folder = project({ 'wrangler.jsonc': config(), 'src/server.ts': mcpWorker });
+    try {
+      const { code, stderr } = await serveUntilExit(folder, ['--worker', 'src/server.ts']);
+      assert.equal(code, 1);
+      assert.equal(stderr.trim().split('\n').length, 1, stderr);
+      assert.match(stderr, /^hookbench: the worker calls addMcpServer\(\) \(the SDK's MCP client\), which Hookbench does not emulate yet; nearest supported: .+; or run the worker under `wrangler dev`/);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('names no method the emulation has: emulating one makes its refusal disappear', () => {
+    const code = 'await this.runWorkflow("W", {});';
+    assert.match(unemulatedCallMessage(code, () => false) ?? '', /calls runWorkflow\(\)/);
+    assert.equal(unemulatedCallMessage(code, (method) => method === 'runWorkflow'), undefined);
+    assert.equal(unemulatedCallMessage('const runWorkflow = 1; // mentions addMcpServer', () => false), undefined);
   });
 });
