@@ -3,10 +3,13 @@
 // @vscode/test-electron fetches one and runs the same Mocha suite in it.
 import * as path from 'node:path';
 import { runTests } from '@vscode/test-electron';
-import { root } from './lib/setup.mjs';
+import { ensureWrangler, root } from './lib/setup.mjs';
 
 try {
+  // The real local runtime for the "attach to wrangler dev" test, as the web launcher passes it.
+  const oracle = await ensureWrangler();
   await runTests({
+    extensionTestsEnv: { HOOKBENCH_TEST_WRANGLER: oracle.wrangler, HOOKBENCH_TEST_ORACLE_MODULES: oracle.nodeModules },
     version: process.env.HOOKBENCH_VSCODE_VERSION ?? '1.100.3',
     extensionDevelopmentPath: root,
     extensionTestsPath: path.join(root, 'out', 'test', 'integration', 'index'),

@@ -6,7 +6,7 @@
 // both, the default), each with a trusted workspace and then a restricted one.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { chosenVscodes, ensureVscode, root } from './lib/setup.mjs';
+import { chosenVscodes, ensureVscode, ensureWrangler, root } from './lib/setup.mjs';
 import { runWorkbenchSuite } from './lib/workbenchSuite.mjs';
 
 export { CHROMIUM_ARGS } from './lib/workbenchSuite.mjs';
@@ -53,7 +53,14 @@ async function runOn(which) {
   // HOOKBENCH_TEST_ONLY=trusted|restricted runs one of the two.
   const only = process.env.HOOKBENCH_TEST_ONLY;
   console.log(`\nVS Code ${vscode.vscodeVersion} (code-server ${vscode.version}) on Node ${vscode.nodeVersion}:`);
-  const trusted = only === 'restricted' ? 0 : await runWorkbenchSuite({ ...suite, name: 'trusted', artifacts: path.join(out, base), prepare: fixture });
+  // The real local runtime (wrangler dev, the differential suite's oracle) for "attach to wrangler dev".
+  const oracle = only === 'restricted' ? undefined : await ensureWrangler();
+  /** @param {string} workspace */
+  const trustedFixture = (workspace) => {
+    fixture(workspace);
+    return oracle ? { HOOKBENCH_TEST_WRANGLER: oracle.wrangler, HOOKBENCH_TEST_ORACLE_MODULES: oracle.nodeModules } : {};
+  };
+  const trusted = only === 'restricted' ? 0 : await runWorkbenchSuite({ ...suite, name: 'trusted', artifacts: path.join(out, base), prepare: trustedFixture });
   if (only === 'trusted') return trusted;
   console.log(`\nRestricted mode (an untrusted workspace with a planted .hookbench/), code-server ${vscode.version}:`);
   const restricted = await runWorkbenchSuite({

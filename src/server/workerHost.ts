@@ -62,12 +62,16 @@ export class WorkerHost {
       }
     });
     const result = await initial;
-    if (result instanceof WorkerBuildError) {
+    try {
+      if (result instanceof WorkerBuildError) throw result;
+      host.current = host.instantiate(result);
+      await host.current.start();
+    } catch (error) {
+      // A worker refused at start (a build error, an import Hookbench does not emulate) ends
+      // serve: the watcher would otherwise keep the process alive after its one-line refusal.
       await host.watcher.dispose();
-      throw result;
+      throw error;
     }
-    host.current = host.instantiate(result);
-    await host.current.start();
     return host;
   }
 

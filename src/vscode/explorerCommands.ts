@@ -64,7 +64,7 @@ export function registerExplorerCommands(store: DisposableStore, logger: Logger,
 
   registerCommand(store, logger, 'hookbench.worker.attach', async (args?: unknown) => {
     const given = (args ?? {}) as Partial<AttachedWorker>;
-    const baseUrl = given.baseUrl ?? (await vscode.window.showInputBox({ title: 'Attach to Deployed Worker (1/3)', prompt: 'Base URL of the worker', placeHolder: 'https://my-worker.example.workers.dev', validateInput: (v) => (/^https?:\/\/[^/]+/.test(v) ? undefined : 'An http(s) URL') }));
+    const baseUrl = given.baseUrl ?? (await vscode.window.showInputBox({ title: 'Attach to Deployed Worker (1/3)', prompt: 'Base URL of the worker: deployed, or a local `wrangler dev` (http://127.0.0.1:8787)', placeHolder: 'https://my-worker.example.workers.dev', validateInput: (v) => (/^https?:\/\/[^/]+/.test(v) ? undefined : 'An http(s) URL') }));
     if (!baseUrl) return;
     const agent = given.agent ?? (await vscode.window.showInputBox({ title: 'Attach to Deployed Worker (2/3)', prompt: 'Agent URL segment (/agents/<agent>/<name>)', value: 'webhook-agent' }));
     if (!agent) return;

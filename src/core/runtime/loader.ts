@@ -7,6 +7,7 @@ import { createRequire, isBuiltin } from 'node:module';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
 import type * as esbuildType from 'esbuild';
+import { unemulatedCallMessage, unemulatedModuleMessage } from './platform';
 
 export interface Bundle {
   readonly code: string;
@@ -103,10 +104,14 @@ export async function watchWorker(
  * for the worker's code only (the Workers `Response`, `WebSocketPair`).
  */
 export function evaluateWorker(bundle: Bundle, entry: string, provided: ProvidedModules, globals: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
+  // The worker's own code (the SDK is provided, never bundled), without its inline source map.
+  const agent = (provided['agents'] as { Agent?: { prototype: Record<string, unknown> } } | undefined)?.Agent?.prototype;
+  const refusal = unemulatedCallMessage(bundle.code.replace(/\n\/\/# sourceMappingURL=.*$/s, ''), (method) => typeof agent?.[method] === 'function');
+  if (refusal) throw new Error(refusal);
   const projectRequire = createRequire(entry);
   const require = (id: string): unknown => {
     if (id in provided) return provided[id];
-    if (PROVIDED.test(id)) throw new Error(`Hookbench does not emulate "${id}" yet`);
+    if (PROVIDED.test(id)) throw new Error(unemulatedModuleMessage(id));
     if (isBuiltin(id)) return projectRequire(id);
     return projectRequire(id);
   };

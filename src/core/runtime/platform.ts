@@ -44,6 +44,7 @@ export const CONFIG_KEYS: Readonly<Record<string, KeySupport>> = {
   route: ignored('deploy-time: every path of the local origin reaches the worker'),
   routes: ignored('deploy-time: every path of the local origin reaches the worker'),
   observability: ignored('logs go to the Hookbench log'),
+  secrets: ignored('names the secrets the worker needs; their values come from .dev.vars / --env-file'),
   logpush: ignored('deploy-time'),
   placement: ignored('deploy-time'),
   limits: ignored('no CPU limit locally'),
@@ -124,4 +125,45 @@ export function checkConfigKeys(file: string, config: Readonly<Record<string, un
     if (support.status === 'unsupported' && !empty(value)) throw refuse(unsupportedMessage(file, key, support, bindingNames(value)));
   }
   return notes;
+}
+
+/**
+ * Modules a worker may import that Hookbench provides no emulation of, with the nearest supported
+ * alternative: the refusal at start names it (loader.ts), as a config key's refusal does.
+ */
+const MODULE_ALTERNATIVES: readonly (readonly [RegExp, string])[] = [
+  [/^agents\/workflows$/, 'a Workflow class from cloudflare:workers (WorkflowEntrypoint) started with env.<BINDING>.create() from the agent'],
+  [/^agents\/mcp(\/.*)?$/, 'an Agent with @callable methods, called over the agents protocol'],
+  [/^agents\/email$/, "a webhook route that receives your email provider's inbound webhook"],
+  [/^agents\/(react|client)$/, 'import it from the dashboard\'s browser bundle, not from the worker'],
+];
+
+/** The one line that refuses a worker importing `id`, a module Hookbench does not emulate. */
+export function unemulatedModuleMessage(id: string): string {
+  const instead = MODULE_ALTERNATIVES.find(([pattern]) => pattern.test(id))?.[1] ?? 'the `agents` entry point and `cloudflare:workers`';
+  return `the worker imports "${id}", which Hookbench does not emulate yet; nearest supported: ${instead}; ${ESCAPE_HATCH}`;
+}
+
+/**
+ * Agent methods of the real SDK that a worker's own code may call, with what they are and the
+ * nearest supported alternative. One the emulated `Agent` lacks is refused at start (a call would
+ * otherwise fail later with "is not a function"); emulating one makes its refusal disappear.
+ */
+const SDK_AGENT_METHODS: readonly (readonly [string, string, string])[] = [
+  ['addMcpServer', "the SDK's MCP client", "call the MCP server's HTTP endpoint with fetch()"],
+  ['removeMcpServer', "the SDK's MCP client", "call the MCP server's HTTP endpoint with fetch()"],
+  ['getMcpServers', "the SDK's MCP client", "call the MCP server's HTTP endpoint with fetch()"],
+  ['runWorkflow', "the SDK's workflow integration", 'env.<BINDING>.create() of a WorkflowEntrypoint'],
+];
+
+/**
+ * The one line that refuses a worker whose code calls an SDK method the emulation lacks
+ * (`emulated(name)` false), or undefined.
+ */
+export function unemulatedCallMessage(code: string, emulated: (method: string) => boolean): string | undefined {
+  for (const [method, what, instead] of SDK_AGENT_METHODS) {
+    if (emulated(method) || !new RegExp(`\\.${method}\\s*\\(`).test(code)) continue;
+    return `the worker calls ${method}() (${what}), which Hookbench does not emulate yet; nearest supported: ${instead}; ${ESCAPE_HATCH}`;
+  }
+  return undefined;
 }

@@ -145,6 +145,11 @@ const NOT_FOUND_HANDLING = ['none', '404-page', 'single-page-application'];
 function readAssets(file: string, raw: unknown): AssetsConfig {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`${file}: "assets" must be an object`);
   const a = raw as Record<string, unknown>;
+  // Configs written for the Cloudflare Vite plugin leave `directory` out: the plugin fills it in
+  // from its client build. wrangler dev refuses them too ("missing the required `directory`").
+  if (a['directory'] === undefined) {
+    throw new UnsupportedConfigError(`${file}: "assets" has no "directory" (wrangler dev refuses this too: the Cloudflare Vite plugin fills it in from its build); build the client (vite build) and pass --config a copy whose "assets.directory" is the built folder, e.g. dist/client`);
+  }
   if (typeof a['directory'] !== 'string') throw new ConfigError(`${file}: "assets.directory" must be the folder of the static files`);
   const directory = path.resolve(path.dirname(file), a['directory']);
   if (!fs.existsSync(directory) || !fs.statSync(directory).isDirectory()) throw new ConfigError(`${file}: "assets.directory" ${directory} is not a folder`);
