@@ -24,9 +24,10 @@ export const CHROMIUM_ARGS = [
 
 /**
  * What a person does in the workbench for a test step: waits to see a prompt whose title holds
- * `waitFor`, types into it and presses keys; or clicks what `click` selects once it shows.
+ * `waitFor`, types into it and presses keys; or clicks what `click` selects once it shows, holding
+ * `modifiers` (Shift, Control) down for the click, as a multi-selection does.
  * @param {import('puppeteer-core').Page} page
- * @param {{ waitFor?: string, type?: string, press?: string[], click?: string }} step
+ * @param {{ waitFor?: string, type?: string, press?: string[], click?: string, modifiers?: string[] }} step
  */
 async function actAsUser(page, step) {
   if (step.waitFor) {
@@ -34,7 +35,15 @@ async function actAsUser(page, step) {
     await page.waitForFunction(visible, { timeout: 20_000 });
   }
   // A locator waits for the element to be visible and stable, and retries when the workbench redraws it.
-  if (step.click) await page.locator(step.click).setTimeout(20_000).click();
+  if (step.click) {
+    const modifiers = /** @type {import('puppeteer-core').KeyInput[]} */ (step.modifiers ?? []);
+    for (const key of modifiers) await page.keyboard.down(key);
+    try {
+      await page.locator(step.click).setTimeout(20_000).click();
+    } finally {
+      for (const key of modifiers) await page.keyboard.up(key);
+    }
+  }
   if (step.type) await page.keyboard.type(step.type, { delay: 10 });
   for (const key of step.press ?? []) await page.keyboard.press(/** @type {import('puppeteer-core').KeyInput} */ (key));
 }
