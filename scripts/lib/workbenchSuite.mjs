@@ -48,6 +48,23 @@ async function actAsUser(page, step) {
   for (const key of step.press ?? []) await page.keyboard.press(/** @type {import('puppeteer-core').KeyInput} */ (key));
 }
 
+/** An empty spot of the activity bar (below its icons): where the pointer rests for a capture. */
+const RESTING_POINTER = { x: 24, y: 500 };
+
+/**
+ * Captures the workbench into `file` (written whole: the suite waits for it to exist), the pointer
+ * first moved off what the last click left it over, so that no hover or tooltip shows.
+ * @param {import('puppeteer-core').Page | undefined} page
+ * @param {string} file
+ */
+async function capture(page, file) {
+  if (!page) return;
+  await page.mouse.move(RESTING_POINTER.x, RESTING_POINTER.y);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await page.screenshot({ path: `${file}.tmp.png` });
+  fs.renameSync(`${file}.tmp.png`, file);
+}
+
 /**
  * @typedef {object} WorkbenchSuite
  * @property {import('./setup.mjs').VscodeInstall} vscode which code-server, and the Node it runs on
@@ -109,7 +126,7 @@ export async function runWorkbenchSuite(suite) {
     offset = text.length;
     for (const match of fresh.matchAll(/^screenshot: ([\w-]+)$/gm)) {
       const file = path.join(screenshots, `${match[1]}.png`);
-      void workbench?.screenshot({ path: `${file}.tmp.png` }).then(() => fs.renameSync(`${file}.tmp.png`, file));
+      void capture(workbench, file).catch((error) => console.error(`screenshot ${match[1]}: ${String(error)}`));
     }
     // A test asks the user to act ("user: {json}"): done in order, each acknowledged in the acks file.
     for (const match of fresh.matchAll(/^user: (\{.*\})$/gm)) {

@@ -6,7 +6,8 @@ import type { HookbenchApi } from '../../../src/vscode/hookbench';
 import type { AgentNode } from '../../../src/vscode/views/agentsTree';
 import { instancesNow, untilTree, withSecret } from '../helpers';
 import { userDoes } from '../reporter';
-import { capture, clearStage, deliver, row, SECRET, viewHeader } from './stage';
+import { capture, clearStage, deliver, row, SECRET, setViewOpen, widenSideBar } from './stage';
+import { listed } from '../../../src/vscode/views/listTree';
 
 export async function explorerScene(api: HookbenchApi): Promise<void> {
   const url = await withSecret(api, 'GITHUB_WEBHOOK_SECRET', SECRET);
@@ -26,13 +27,14 @@ export async function explorerScene(api: HookbenchApi): Promise<void> {
   const [newest] = await api.trees.deliveries.getChildren();
   await vscode.commands.executeCommand('hookbench.delivery.open', newest);
   // A narrower editor leaves the side bar wide enough for the items' descriptions.
-  for (let i = 0; i < 4; i++) await vscode.commands.executeCommand('workbench.action.decreaseViewWidth');
+  await widenSideBar(4);
   await capture('explorer');
+  await widenSideBar(-4);
 }
 
 const ENTITIES = 300;
 /** The instance expanded on the first page, near its end so that "Show 100 more" shows below it. */
-const EXPANDED = 'vol-088';
+const EXPANDED = 'vol-092';
 
 type InstanceNode = Extract<AgentNode, { kind: 'instance' }>;
 const instanceNodes = (nodes: AgentNode[]) => nodes.filter((n): n is InstanceNode => n.kind === 'instance');
@@ -41,8 +43,8 @@ export async function volumeScene(api: HookbenchApi): Promise<void> {
   const url = await withSecret(api, 'GITHUB_WEBHOOK_SECRET', SECRET);
   await clearStage();
   // The Agents view alone in the side bar: Deliveries and Outbound folded away.
-  await userDoes({ click: viewHeader('Deliveries') });
-  await userDoes({ click: viewHeader('Outbound') });
+  await setViewOpen(api, 'hookbench.deliveries', 'Deliveries', false);
+  await setViewOpen(api, 'hookbench.outbound', 'Outbound', false);
   const names = Array.from({ length: ENTITIES }, (_, i) => `vol-${String(i).padStart(3, '0')}`);
   for (let start = 0; start < names.length; start += 20) {
     await Promise.all(names.slice(start, start + 20).map((name) => deliver(url, name, 'push', `vol-${name}`, { ref: 'refs/heads/main', repository: { full_name: `acme/${name}` }, pusher: { name: 'zoe' }, commits: [] })));
@@ -58,16 +60,22 @@ export async function volumeScene(api: HookbenchApi): Promise<void> {
   await api.views['hookbench.agents'].reveal(state, { expand: true, select: false });
   await untilTree(api, async () => api.explorer.model.readPath(instance.namespace, instance.name), (read) => read.channel);
   // A second webhook to it: the State shown changes with no admin request.
-  await deliver(url, EXPANDED, 'issues', 'vol-088-issue', { action: 'opened', issue: { number: 12, title: 'Paging the Agents view' }, repository: { full_name: `acme/${EXPANDED}` } });
+  await deliver(url, EXPANDED, 'issues', `${EXPANDED}-issue`, { action: 'opened', issue: { number: 12, title: 'Paging the Agents view' }, repository: { full_name: `acme/${EXPANDED}` } });
   const total = async () => {
     const [now] = await api.trees.agents.getChildren(instance);
     return now?.kind === 'state' ? (now.state as { stats?: { total: number } } | null)?.stats?.total : undefined;
   };
   await untilTree(api, total, (n) => n === 2);
   // The webhook that changed it, as received, beside the view.
-  const [newest] = await api.trees.deliveries.getChildren();
-  await vscode.commands.executeCommand('hookbench.delivery.open', newest);
-  await api.views['hookbench.agents'].reveal(more, { select: false, focus: false });
+  const issues = async () => listed(await api.trees.deliveries.getChildren()).filter((d) => d.entity === EXPANDED && d.requestHeaders['x-github-event'] === 'issues');
+  const [issue] = await untilTree(api, issues, (list) => list.length === 1);
+  await vscode.commands.executeCommand('hookbench.delivery.open', issue);
+  await widenSideBar(3);
+  // The instance selected, and the page scrolled down to the "Show 100 more" below it.
   await api.views['hookbench.agents'].reveal(instance, { select: true, focus: true });
+  await api.views['hookbench.agents'].reveal(more, { select: false, focus: false });
   await capture('explorer-paged');
+  await widenSideBar(-3);
+  await setViewOpen(api, 'hookbench.deliveries', 'Deliveries', true);
+  await setViewOpen(api, 'hookbench.outbound', 'Outbound', true);
 }

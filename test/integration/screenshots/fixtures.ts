@@ -6,12 +6,11 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HookbenchApi } from '../../../src/vscode/hookbench';
 import { userDoes } from '../reporter';
-import { capture, clearStage, rowOfView, viewHeader } from './stage';
+import { capture, clearStage, rowOfView, widenSideBar } from './stage';
 
 export async function fixturesScene(api: HookbenchApi): Promise<void> {
   await clearStage();
   // The Deliveries view, newest first: the forged push (401), acme/gadgets, then acme/widgets' issue, pull request and push.
-  await userDoes({ click: viewHeader('Agents') });
   await userDoes({ click: rowOfView('Deliveries', 2) });
   await userDoes({ click: rowOfView('Deliveries', 4), modifiers: ['Shift'] });
   const selected = api.views['hookbench.deliveries'].selection as { entity?: string; status?: number }[];
@@ -19,9 +18,17 @@ export async function fixturesScene(api: HookbenchApi): Promise<void> {
   // Save as Fixture on the selection, as its context menu runs it (the set's name given, not typed).
   const written = await vscode.commands.executeCommand<string[]>('hookbench.delivery.saveFixture', undefined, undefined, { name: 'acme-widgets', overwrite: true });
   if (written?.length !== 3) throw new Error(`Save as Fixture wrote ${JSON.stringify(written)}`);
-  await vscode.window.showTextDocument(vscode.Uri.file(written[2]!), { preview: false });
+  // The newest fixture, the one with an expected state, from its request on (the clicks opened a delivery: closed).
+  const editor = await vscode.window.showTextDocument(vscode.Uri.file(written[2]!), { preview: false });
+  await vscode.commands.executeCommand('workbench.action.closeOtherEditors');
   const outcome = await vscode.commands.executeCommand<{ passed: number; failed: number }>('hookbench.fixtures.run', { path: path.dirname(written[0]!), expectState: true });
   if (outcome?.passed !== 3) throw new Error(`the set did not pass: ${JSON.stringify(outcome)}`);
+  // The output just tall enough for its lines, the fixture shown from its request on.
+  await vscode.commands.executeCommand('workbench.action.focusPanel');
+  await vscode.commands.executeCommand('workbench.action.decreaseViewHeight');
+  await widenSideBar(3);
+  const request = editor.document.getText().split('\n').findIndex((line) => line.includes('"request"'));
+  editor.revealRange(new vscode.Range(request, 0, request, 0), vscode.TextEditorRevealType.AtTop);
   await capture('fixtures');
-  await userDoes({ click: viewHeader('Agents') });
+  await widenSideBar(-3);
 }

@@ -15,7 +15,7 @@ async function instanceNode(api: HookbenchApi): Promise<Extract<AgentNode, { kin
   return nodes.find((n): n is Extract<AgentNode, { kind: 'instance' }> => n.kind === 'instance' && n.name === ENTITY)!;
 }
 
-const QUERY = `SELECT type, title, timestamp
+const QUERY = `SELECT type, title, time(timestamp) AS at
 FROM events
 ORDER BY timestamp
 `;
@@ -37,17 +37,20 @@ export async function consoleScene(api: HookbenchApi): Promise<void> {
   await userDoes({ click: row(1, 'webhook-agent') });
   await userDoes({ click: row(2, ENTITY) });
   await userDoes({ click: row(3, 'Tables') });
-  // The side bar (widened by the README's scene, focused by the clicks) back to its width: room for both editors.
-  for (let i = 0; i < 4; i++) await vscode.commands.executeCommand('workbench.action.decreaseViewWidth');
-  await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn });
+  const shown = await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn });
+  const end = shown.document.lineAt(shown.document.lineCount - 1).range.end;
+  shown.selection = new vscode.Selection(end, end);
+  // Room for the results' columns: the console's group narrower, the results' wider.
+  for (let i = 0; i < 2; i++) await vscode.commands.executeCommand('workbench.action.decreaseViewWidth');
   await capture('inspector-console', api.inspector.consoles.panel({ namespace: instance.namespace, name: ENTITY }));
-  await vscode.commands.executeCommand('workbench.view.extension.hookbench');
-  for (let i = 0; i < 4; i++) await vscode.commands.executeCommand('workbench.action.increaseViewWidth');
 }
 
 export async function timelineScene(api: HookbenchApi): Promise<void> {
   await clearStage();
+  // The Agents view as it opens: the console scene's Tables folded away.
+  await vscode.commands.executeCommand('workbench.actions.treeView.hookbench.agents.collapseAll');
   const instance = await instanceNode(api);
+  await api.views['hookbench.agents'].reveal(instance, { select: true, focus: false });
   await vscode.commands.executeCommand('hookbench.timeline.open', instance);
   const panel = api.inspector.timelines.panel({ namespace: instance.namespace, name: ENTITY });
   const view = panel?.current;

@@ -4,6 +4,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../../src/core/signing';
+import type { HookbenchApi } from '../../../src/vscode/hookbench';
+import type { ViewId } from '../../../src/vscode/views/registerViews';
+import { userDoes } from '../reporter';
 
 /** The GitHub secret every scene signs with (one secret: the receiver never restarts between scenes). */
 export const SECRET = 'readme-secret';
@@ -59,4 +62,29 @@ export async function clearStage(): Promise<void> {
   await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   await vscode.commands.executeCommand('workbench.action.closePanel');
   await vscode.commands.executeCommand('workbench.view.extension.hookbench');
+}
+
+/**
+ * Widens the side bar by `steps` (narrows it when negative) at the expense of the active editor,
+ * so that the views' descriptions show; each scene that widens it narrows it back when done.
+ */
+export async function widenSideBar(steps: number): Promise<void> {
+  await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
+  const command = steps > 0 ? 'workbench.action.decreaseViewWidth' : 'workbench.action.increaseViewWidth';
+  for (let i = 0; i < Math.abs(steps); i++) await vscode.commands.executeCommand(command);
+}
+
+/** Folds (`open` false) or unfolds a view of the Hookbench side bar by clicking its header, as a user does, unless it already is. */
+export async function setViewOpen(api: HookbenchApi, id: ViewId, title: string, open: boolean): Promise<void> {
+  const view = api.views[id];
+  if (view.visible === open) return;
+  const changed = new Promise<void>((resolve) => {
+    const sub = view.onDidChangeVisibility(({ visible }) => {
+      if (visible !== open) return;
+      sub.dispose();
+      resolve();
+    });
+  });
+  await userDoes({ click: viewHeader(title) });
+  await changed;
 }
