@@ -18,17 +18,16 @@ export async function fixturesScene(api: HookbenchApi): Promise<void> {
   // Save as Fixture on the selection, as its context menu runs it (the set's name given, not typed).
   const written = await vscode.commands.executeCommand<string[]>('hookbench.delivery.saveFixture', undefined, undefined, { name: 'acme-widgets', overwrite: true });
   if (written?.length !== 3) throw new Error(`Save as Fixture wrote ${JSON.stringify(written)}`);
-  // The newest fixture, the one with an expected state, from its request on (the clicks opened a delivery: closed).
-  const editor = await vscode.window.showTextDocument(vscode.Uri.file(written[2]!), { preview: false });
+  // The newest fixture, the one with an expected state (the clicks opened a delivery: closed).
+  await vscode.window.showTextDocument(vscode.Uri.file(written[2]!), { preview: false });
   await vscode.commands.executeCommand('workbench.action.closeOtherEditors');
   const outcome = await vscode.commands.executeCommand<{ passed: number; failed: number }>('hookbench.fixtures.run', { path: path.dirname(written[0]!), expectState: true });
   if (outcome?.passed !== 3) throw new Error(`the set did not pass: ${JSON.stringify(outcome)}`);
-  // The output just tall enough for its lines, the fixture shown from its request on.
-  await vscode.commands.executeCommand('workbench.action.focusPanel');
-  await vscode.commands.executeCommand('workbench.action.decreaseViewHeight');
+  // The output just tall enough for its lines, the fixture above it down to its expected state.
   await widenSideBar(3);
-  const request = editor.document.getText().split('\n').findIndex((line) => line.includes('"request"'));
-  editor.revealRange(new vscode.Range(request, 0, request, 0), vscode.TextEditorRevealType.AtTop);
+  for (let i = 0; i < 2; i++) await vscode.commands.executeCommand('workbench.action.increaseViewHeight');
   await capture('fixtures');
   await widenSideBar(-3);
+  await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
+  for (let i = 0; i < 2; i++) await vscode.commands.executeCommand('workbench.action.decreaseViewHeight');
 }

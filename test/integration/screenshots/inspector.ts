@@ -15,7 +15,8 @@ async function instanceNode(api: HookbenchApi): Promise<Extract<AgentNode, { kin
   return nodes.find((n): n is Extract<AgentNode, { kind: 'instance' }> => n.kind === 'instance' && n.name === ENTITY)!;
 }
 
-const QUERY = `SELECT type, title, time(timestamp) AS at
+const QUERY = `SELECT type, title,
+  time(timestamp) AS at
 FROM events
 ORDER BY timestamp
 `;
