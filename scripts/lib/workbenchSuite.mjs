@@ -24,9 +24,10 @@ export const CHROMIUM_ARGS = [
 
 /**
  * What a person does in the workbench for a test step: waits to see a prompt whose title holds
- * `waitFor`, types into it and presses keys; or clicks what `click` selects once it shows.
+ * `waitFor`, types into it and presses keys; or clicks what `click` selects once it shows, holding
+ * `modifiers` (Shift, Control) down for the click, as a multi-selection does.
  * @param {import('puppeteer-core').Page} page
- * @param {{ waitFor?: string, type?: string, press?: string[], click?: string }} step
+ * @param {{ waitFor?: string, type?: string, press?: string[], click?: string, modifiers?: string[] }} step
  */
 async function actAsUser(page, step) {
   if (step.waitFor) {
@@ -34,9 +35,34 @@ async function actAsUser(page, step) {
     await page.waitForFunction(visible, { timeout: 20_000 });
   }
   // A locator waits for the element to be visible and stable, and retries when the workbench redraws it.
-  if (step.click) await page.locator(step.click).setTimeout(20_000).click();
+  if (step.click) {
+    const modifiers = /** @type {import('puppeteer-core').KeyInput[]} */ (step.modifiers ?? []);
+    for (const key of modifiers) await page.keyboard.down(key);
+    try {
+      await page.locator(step.click).setTimeout(20_000).click();
+    } finally {
+      for (const key of modifiers) await page.keyboard.up(key);
+    }
+  }
   if (step.type) await page.keyboard.type(step.type, { delay: 10 });
   for (const key of step.press ?? []) await page.keyboard.press(/** @type {import('puppeteer-core').KeyInput} */ (key));
+}
+
+/** An empty spot of the activity bar (below its icons): where the pointer rests for a capture. */
+const RESTING_POINTER = { x: 24, y: 500 };
+
+/**
+ * Captures the workbench into `file` (written whole: the suite waits for it to exist), the pointer
+ * first moved off what the last click left it over, so that no hover or tooltip shows.
+ * @param {import('puppeteer-core').Page | undefined} page
+ * @param {string} file
+ */
+async function capture(page, file) {
+  if (!page) return;
+  await page.mouse.move(RESTING_POINTER.x, RESTING_POINTER.y);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await page.screenshot({ path: `${file}.tmp.png` });
+  fs.renameSync(`${file}.tmp.png`, file);
 }
 
 /**
@@ -100,7 +126,7 @@ export async function runWorkbenchSuite(suite) {
     offset = text.length;
     for (const match of fresh.matchAll(/^screenshot: ([\w-]+)$/gm)) {
       const file = path.join(screenshots, `${match[1]}.png`);
-      void workbench?.screenshot({ path: `${file}.tmp.png` }).then(() => fs.renameSync(`${file}.tmp.png`, file));
+      void capture(workbench, file).catch((error) => console.error(`screenshot ${match[1]}: ${String(error)}`));
     }
     // A test asks the user to act ("user: {json}"): done in order, each acknowledged in the acks file.
     for (const match of fresh.matchAll(/^user: (\{.*\})$/gm)) {

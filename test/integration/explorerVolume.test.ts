@@ -2,8 +2,6 @@
 // with no admin request per webhook, the Agents view pages them ("Show 100 more"), and an expanded
 // instance's state follows its agent's broadcast.
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
 import type { AgentNode } from '../../src/vscode/views/agentsTree';
@@ -17,16 +15,6 @@ function push(delivery: string) {
   const body = JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'Acme/Volume' }, pusher: { name: 'zoe' }, commits: [] });
   const { headers } = schemeFor('github').sign({ secret: SECRET, body: Buffer.from(body) });
   return { body, headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': delivery } };
-}
-
-/** Asks the launcher for a screenshot of the window, when one runs the suite. */
-async function screenshot(name: string): Promise<void> {
-  const report = process.env['HOOKBENCH_TEST_REPORT'];
-  if (!report) return;
-  const png = path.join(vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath, 'out', 'test', 'vscode-web', `${name}.png`);
-  fs.rmSync(png, { force: true });
-  fs.appendFileSync(report, `screenshot: ${name}\n`);
-  for (const started = Date.now(); !fs.existsSync(png) && Date.now() - started < 15_000; ) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 const instanceNodes = (nodes: AgentNode[]) => nodes.filter((n): n is Extract<AgentNode, { kind: 'instance' }> => n.kind === 'instance');
@@ -71,7 +59,6 @@ describe('explorer at volume', () => {
 
     const more = page.find((n) => n.kind === 'more')!;
     await hookbench.views['hookbench.agents'].reveal(more, { focus: true });
-    await screenshot('explorer-paged');
     await vscode.commands.executeCommand(SHOW_MORE_COMMAND, more);
     const twoPages = await untilTree(hookbench, () => instancesNow(hookbench), (nodes) => instanceNodes(nodes).length === 200);
     assert.equal(instanceNodes(twoPages).length, 200);

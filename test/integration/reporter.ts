@@ -16,10 +16,10 @@ let steps = 0;
 
 /**
  * Asks the launcher to act as the user in the real workbench (integration launcher `actAsUser`):
- * wait for a prompt titled `waitFor`, type, press keys, or click a selector. Resolves when it is
- * done; rejects with what went wrong.
+ * wait for a prompt titled `waitFor`, type, press keys, or click a selector (holding `modifiers`
+ * such as Shift or Control). Resolves when it is done; rejects with what went wrong.
  */
-export function userDoes(step: { waitFor?: string; type?: string; press?: string[]; click?: string }, timeoutMs = 30_000): Promise<void> {
+export function userDoes(step: { waitFor?: string; type?: string; press?: string[]; click?: string; modifiers?: ('Shift' | 'Control')[] }, timeoutMs = 30_000): Promise<void> {
   const file = process.env['HOOKBENCH_TEST_REPORT'];
   if (!file) return Promise.reject(new Error('no launcher to act as the user (HOOKBENCH_TEST_REPORT is unset)'));
   const id = `step-${++steps}`;
