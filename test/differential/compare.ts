@@ -88,7 +88,9 @@ function compareBodies(oracle: string, hookbench: string, compare: Compare): str
     }
     const left = compare.normalize ? compare.normalize(a.value) : a.value;
     const right = compare.normalize ? compare.normalize(b.value) : b.value;
-    return isDeepStrictEqual(left, right) ? undefined : `body${jsonDifference(left, right, '')}`;
+    if (isDeepStrictEqual(left, right)) return undefined;
+    const whole = MAX_SHOWN === Infinity ? `\n        oracle:    ${JSON.stringify(left)}\n        hookbench: ${JSON.stringify(right)}` : '';
+    return `body${jsonDifference(left, right, '')}${whole}`;
   }
   const left = compare.normalize ? String(compare.normalize(oracle)) : oracle;
   const right = compare.normalize ? String(compare.normalize(hookbench)) : hookbench;
