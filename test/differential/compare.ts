@@ -33,7 +33,8 @@ export interface FailedObservation {
 
 export type Observation = HttpObservation | WebSocketObservation | FailedObservation;
 
-const MAX_SHOWN = 120;
+/** How much of a value a diff line shows; `HOOKBENCH_DIFFERENTIAL_FULL=1` shows it all. */
+const MAX_SHOWN = process.env['HOOKBENCH_DIFFERENTIAL_FULL'] === '1' ? Infinity : 120;
 
 /** A value cut to a readable length for a one-line diff. */
 export function shown(value: unknown): string {
@@ -47,6 +48,24 @@ export function firstDifference(a: string, b: string): string {
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   const from = Math.max(0, i - 20);
   return `at ${i}: oracle ${shown(a.slice(from, i + 40))} ≠ hookbench ${shown(b.slice(from, i + 40))}`;
+}
+
+/** Where two JSON values first differ, as a path and both values there: ` at .a[2].b: oracle 1 ≠ hookbench 2`. */
+export function jsonDifference(a: unknown, b: unknown, at: string): string {
+  const bothObjects = a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b);
+  if (bothObjects) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
+    for (const key of keys) {
+      const left = (a as Record<string, unknown>)[key];
+      const right = (b as Record<string, unknown>)[key];
+      if (!isDeepStrictEqual(left, right)) {
+        const step = Array.isArray(a) ? `[${key}]` : `.${key}`;
+        if (!(key in a) || !(key in b)) return ` at ${at}${step}: oracle ${key in a ? shown(left) : '(absent)'} ≠ hookbench ${key in b ? shown(right) : '(absent)'}`;
+        return jsonDifference(left, right, at + step);
+      }
+    }
+  }
+  return ` at ${at || '(top)'}: oracle ${shown(a)} ≠ hookbench ${shown(b)}`;
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
@@ -70,25 +89,12 @@ function compareBodies(oracle: string, hookbench: string, compare: Compare): str
     const left = compare.normalize ? compare.normalize(a.value) : a.value;
     const right = compare.normalize ? compare.normalize(b.value) : b.value;
     if (isDeepStrictEqual(left, right)) return undefined;
-    const where = jsonDifferences(left, right).map((line) => `\n        at ${line}`).join('');
-    return `body: oracle ${shown(left)} ≠ hookbench ${shown(right)}${where}`;
+    const whole = MAX_SHOWN === Infinity ? `\n        oracle:    ${JSON.stringify(left)}\n        hookbench: ${JSON.stringify(right)}` : '';
+    return `body${jsonDifference(left, right, '')}${whole}`;
   }
   const left = compare.normalize ? String(compare.normalize(oracle)) : oracle;
   const right = compare.normalize ? String(compare.normalize(hookbench)) : hookbench;
   return left === right ? undefined : `body ${firstDifference(left, right)}`;
-}
-
-/** Where two JSON values differ (the first `max` leaves): a path and both values at each. */
-export function jsonDifferences(a: unknown, b: unknown, at = '$', out: string[] = [], max = 5): string[] {
-  if (out.length >= max || isDeepStrictEqual(a, b)) return out;
-  if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
-    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
-      jsonDifferences((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${at}.${key}`, out, max);
-    }
-    return out;
-  }
-  out.push(`${at}: oracle ${shown(a)} ≠ hookbench ${shown(b)}`);
-  return out;
 }
 
 function compareHeaders(oracle: Readonly<Record<string, string>>, hookbench: Readonly<Record<string, string>>, names: readonly string[]): string[] {

@@ -166,7 +166,9 @@ export class WorkerRuntime {
   }
 
   async fetch(request: Request): Promise<Response> {
-    if (this.options.testScheduled && new URL(request.url).pathname === '/__scheduled') return this.manualScheduled(request);
+    const pathname = new URL(request.url).pathname;
+    if (this.options.testScheduled && pathname === '/__scheduled') return this.manualScheduled(request);
+    if (pathname === SCHEDULED_HANDLER_PATH) return this.scheduledHandler(request);
     return asUpgrade(await (this.assets ? this.assets.route(request, (r) => this.workerFetch(r)) : this.workerFetch(request)));
   }
 
@@ -174,12 +176,29 @@ export class WorkerRuntime {
     return (await this.entrypoints.call('default', 'fetch', [request])) as Response;
   }
 
-  /** wrangler dev's `/__scheduled?cron=…` (with `--test-scheduled`): runs `scheduled()` now. */
+  /**
+   * wrangler dev's `/__scheduled?cron=…` (with `--test-scheduled`): runs `scheduled()` now, as its
+   * middleware does (no `time`; an exception is the request's error).
+   */
   private async manualScheduled(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    const time = url.searchParams.get('time');
-    await this.bindings.scheduled(url.searchParams.get('cron') ?? '', time === null ? (this.options.now ?? Date.now)() : Number(time));
+    await this.bindings.scheduled(new URL(request.url).searchParams.get('cron') ?? '', (this.options.now ?? Date.now)());
     return new Response('Ran scheduled event');
+  }
+
+  /**
+   * Miniflare's `/cdn-cgi/handler/scheduled?cron=…&time=<ms>`, always on in wrangler dev: runs
+   * `scheduled()` and answers `ok`, or `exception` with a 500 when it throws.
+   */
+  private async scheduledHandler(request: Request): Promise<Response> {
+    const params = new URL(request.url).searchParams;
+    const time = Number.parseInt(params.get('time') ?? '', 10);
+    try {
+      await this.bindings.scheduled(params.get('cron') ?? '', Number.isNaN(time) ? (this.options.now ?? Date.now)() : time);
+      return new Response('ok');
+    } catch (error) {
+      this.options.logger.error(`[cron] scheduled() threw: ${(error as Error)?.stack ?? String(error)}`);
+      return new Response('exception', { status: 500 });
+    }
   }
 
   private track(promise: Promise<unknown>): void {
@@ -196,6 +215,9 @@ export class WorkerRuntime {
     await Promise.all([...this.namespaces.map((namespace) => namespace.shutdown()), ...this.workflows.map((workflow) => workflow.shutdown())]);
   }
 }
+
+/** Where Miniflare (and so wrangler dev) triggers a scheduled event over HTTP. */
+const SCHEDULED_HANDLER_PATH = '/cdn-cgi/handler/scheduled';
 
 /** A 101 Response with a WebSocket becomes the upgrade the receiver completes with the real socket. */
 function asUpgrade(response: Response): Response {

@@ -40,6 +40,13 @@ describe('differential comparer', () => {
     assert.match(compareHttp(ok({ body: '{"a":1}' }), ok({ body: 'not json' }), { body: 'json' })[0]!, /not JSON in hookbench/);
   });
 
+  it('names the path where two JSON bodies first differ', () => {
+    const [diff] = compareHttp(ok({ body: '{"r":{"list":[{"k":1},{"k":2}],"z":0}}' }), ok({ body: '{"r":{"list":[{"k":1},{"k":3}],"z":0}}' }), { body: 'json' });
+    assert.equal(diff, 'body at .r.list[1].k: oracle 2 ≠ hookbench 3');
+    const [absent] = compareHttp(ok({ body: '{"a":1,"b":2}' }), ok({ body: '{"a":1}' }), { body: 'json' });
+    assert.equal(absent, 'body at .b: oracle 2 ≠ hookbench (absent)');
+  });
+
   it('counts a step that failed in either runtime, or both, as a difference', () => {
     assert.equal(compareHttp(ok(), { kind: 'failed', error: 'ECONNREFUSED' }).length, 1);
     assert.equal(compareHttp({ kind: 'failed', error: 'x' }, { kind: 'failed', error: 'x' }).length, 1);

@@ -64,7 +64,11 @@ export class Entrypoints {
           if (property === 'fetch') return fetch;
           // Not a thenable: awaiting the binding must give the binding.
           if (typeof property !== 'string' || property === 'then') return undefined;
-          return (...args: unknown[]) => this.call(entrypoint, property, args);
+          return (...args: unknown[]) => {
+            // An RPC call names a method the receiver may lack: workerd's words, whatever the export is.
+            if (!this.has(entrypoint, property)) return Promise.reject(new TypeError(`The RPC receiver does not implement the method "${property}".`));
+            return this.call(entrypoint, property, args);
+          };
         },
       },
     );

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log';
 import type { Timers } from '../../timers';
 import type { BindingStore } from './bindingStore';
-import { checkDelay, decodeBody, encodeBody, MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, type ContentType } from './queueMessages';
+import { checkDelay, decodeBody, encodeBody, LimitError, MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, type ContentType } from './queueMessages';
 
 const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, queue TEXT NOT NULL, body BLOB NOT NULL, content_type TEXT NOT NULL, attempts INTEGER NOT NULL, visible_at INTEGER NOT NULL, sent_at INTEGER NOT NULL)',
@@ -49,7 +49,50 @@ export interface MessageBatch {
 /** Calls the worker's `queue()` handler; rejects when it throws. */
 export type Deliver = (batch: MessageBatch) => Promise<void>;
 
-type Verdict = { kind: 'ack' } | { kind: 'retry'; delaySeconds?: number };
+/** What `send`/`sendBatch` resolve to: the queue's backlog before the send, as workerd reports it. */
+export interface QueueSendResponse {
+  readonly metadata: { readonly metrics: { readonly backlogCount: number; readonly backlogBytes: number; readonly oldestMessageTimestamp?: Date } };
+}
+
+export interface QueueProducerBinding {
+  send(body: unknown, options?: { contentType?: string; delaySeconds?: number }): Promise<QueueSendResponse>;
+  sendBatch(messages: Iterable<{ body: unknown; contentType?: string; delaySeconds?: number }>, options?: { delaySeconds?: number }): Promise<QueueSendResponse>;
+}
+
+/**
+ * The handler's calls on one batch, with workerd's precedence: a message retried is not acked and
+ * one acked is not retried (the later call is ignored), `retry()` after `ackAll()` is ignored, and
+ * `ackAll()`/`retryAll()` exclude each other. `retryAll()` (or a handler that throws) retries every
+ * message, explicitly acked ones included, as Miniflare does.
+ */
+class BatchCalls {
+  ackAll = false;
+  retryAll: { delaySeconds?: number } | undefined;
+  readonly acks = new Set<string>();
+  readonly retries = new Map<string, number | undefined>();
+
+  ack(id: string): void {
+    if (!this.retries.has(id)) this.acks.add(id);
+  }
+
+  retry(id: string, delaySeconds: number | undefined): void {
+    if (!this.ackAll && !this.acks.has(id) && !this.retries.has(id)) this.retries.set(id, delaySeconds);
+  }
+
+  ackEvery(): void {
+    if (!this.retryAll) this.ackAll = true;
+  }
+
+  retryEvery(delaySeconds: number | undefined): void {
+    if (!this.ackAll) this.retryAll ??= { delaySeconds };
+  }
+
+  /** Whether `id` is retried, and after how many seconds (undefined: the consumer's retry_delay). */
+  verdict(id: string, failed: boolean): { retry: false } | { retry: true; delaySeconds: number | undefined } {
+    if (failed || this.retryAll || this.retries.has(id)) return { retry: true, delaySeconds: this.retries.get(id) ?? this.retryAll?.delaySeconds };
+    return { retry: false };
+  }
+}
 
 interface Row {
   readonly seq: number;
@@ -73,6 +116,8 @@ export class QueueBroker {
   private readonly consumers = new Map<string, ConsumerSettings>();
   private readonly timers = new Map<string, unknown>();
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** The rows of the batch each queue's handler holds now (not part of its backlog). */
+  private readonly busy = new Map<string, Set<number>>();
   private stopped = false;
 
   constructor(private readonly options: QueueBrokerOptions) {
@@ -87,31 +132,48 @@ export class QueueBroker {
   }
 
   /** The binding a producer's `env.QUEUE` is. */
-  producer(queue: string, deliveryDelaySeconds = 0): { send(body: unknown, options?: { contentType?: string; delaySeconds?: number }): Promise<void>; sendBatch(messages: Iterable<{ body: unknown; contentType?: string; delaySeconds?: number }>, options?: { delaySeconds?: number }): Promise<void> } {
+  producer(queue: string, deliveryDelaySeconds = 0): QueueProducerBinding {
+    const logged = async <T>(method: string, run: () => Promise<T>): Promise<T> => {
+      try {
+        return await run();
+      } catch (error) {
+        if (error instanceof LimitError) this.options.logger.warn(`[queues] ${method} to "${queue}" refused: ${error.reason}`);
+        throw error;
+      }
+    };
     return {
-      send: async (body, options = {}) => {
-        const { bytes, type } = encodeBody('send', body, options.contentType);
-        const delay = options.delaySeconds === undefined ? deliveryDelaySeconds : checkDelay('send', options.delaySeconds);
-        await this.enqueue(queue, [{ bytes, type, delay }]);
-      },
-      sendBatch: async (messages, options = {}) => {
-        const list = [...messages];
-        if (list.length > MAX_BATCH_MESSAGES) throw new Error(`Queue sendBatch failed: batch message count of ${list.length} exceeds limit of ${MAX_BATCH_MESSAGES}`);
-        const batchDelay = options.delaySeconds === undefined ? deliveryDelaySeconds : checkDelay('sendBatch', options.delaySeconds);
-        const encoded = list.map((message) => {
-          const { bytes, type } = encodeBody('sendBatch', message.body, message.contentType);
-          return { bytes, type, delay: message.delaySeconds === undefined ? batchDelay : checkDelay('sendBatch', message.delaySeconds) };
-        });
-        const total = encoded.reduce((sum, m) => sum + m.bytes.byteLength, 0);
-        if (total > MAX_BATCH_BYTES) throw new Error(`Queue sendBatch failed: batch size of ${total} bytes exceeds limit of ${MAX_BATCH_BYTES}`);
-        await this.enqueue(queue, encoded);
-      },
+      send: (body, options = {}) =>
+        logged('send', async () => {
+          const { bytes, type } = encodeBody('send', body, options.contentType);
+          const delay = options.delaySeconds === undefined ? deliveryDelaySeconds : checkDelay(options.delaySeconds);
+          return this.enqueue(queue, [{ bytes, type, delay }]);
+        }),
+      sendBatch: (messages, options = {}) =>
+        logged('sendBatch', async () => {
+          const list = [...messages];
+          if (list.length === 0) throw new TypeError('sendBatch() requires at least one message');
+          const encoded = list.map((message) => ({ ...encodeBody('sendBatch', message.body, message.contentType), delaySeconds: message.delaySeconds }));
+          if (list.length > MAX_BATCH_MESSAGES) throw new LimitError(`batch message count of ${list.length} exceeds limit of ${MAX_BATCH_MESSAGES}`);
+          const total = encoded.reduce((sum, m) => sum + m.bytes.byteLength, 0);
+          if (total > MAX_BATCH_BYTES) throw new LimitError(`batch size of ${total} bytes exceeds limit of ${MAX_BATCH_BYTES}`);
+          const batchDelay = options.delaySeconds === undefined ? deliveryDelaySeconds : checkDelay(options.delaySeconds);
+          return this.enqueue(
+            queue,
+            encoded.map((m) => ({ bytes: m.bytes, type: m.type, delay: m.delaySeconds === undefined ? batchDelay : checkDelay(m.delaySeconds) })),
+          );
+        }),
     };
   }
 
-  private async enqueue(queue: string, messages: readonly { bytes: Uint8Array; type: ContentType; delay: number }[]): Promise<void> {
+  private async enqueue(queue: string, messages: readonly { bytes: Uint8Array; type: ContentType; delay: number }[]): Promise<QueueSendResponse> {
     const now = this.options.now();
-    await this.options.store.write((db) => {
+    const busy = [...(this.busy.get(queue) ?? [])];
+    const metrics = await this.options.store.write((db) => {
+      // The backlog before this send: deliverable messages not in a batch being handled.
+      const [count, bytes, oldest] = db.exec(
+        `SELECT count(*), coalesce(sum(length(body)), 0), min(sent_at) FROM messages WHERE queue = ? AND visible_at <= ? AND seq NOT IN (${busy.map(() => '?').join(', ')})`,
+        [queue, now, ...busy],
+      ).rows[0]!;
       for (const m of messages) {
         db.exec('INSERT INTO messages (id, queue, body, content_type, attempts, visible_at, sent_at) VALUES (?, ?, ?, ?, 1, ?, ?)', [
           randomUUID().replace(/-/g, ''),
@@ -122,8 +184,10 @@ export class QueueBroker {
           now,
         ]);
       }
+      return { backlogCount: Number(count), backlogBytes: Number(bytes), ...(Number(count) > 0 ? { oldestMessageTimestamp: new Date(Number(oldest)) } : {}) };
     });
     void this.wake(queue);
+    return { metadata: { metrics } };
   }
 
   /** Messages waiting in a queue (the explorer's backlog), delayed ones included. */
@@ -172,6 +236,7 @@ export class QueueBroker {
       .catch((error: unknown) => this.options.logger.error(`[queues] ${consumer.queue}: ${(error as Error)?.stack ?? String(error)}`))
       .finally(() => {
         this.inFlight.delete(consumer.queue);
+        this.busy.delete(consumer.queue);
         void this.wake(consumer.queue);
       });
     this.inFlight.set(consumer.queue, running);
@@ -186,22 +251,21 @@ export class QueueBroker {
           .rows.map(([seq, id, body, type, attempts, sentAt]) => ({ seq, id, body, type, attempts, sentAt }) as Row),
     );
     if (rows.length === 0) return;
-    const verdicts = new Map<string, Verdict>();
-    let batchVerdict: Verdict | undefined;
+    this.busy.set(consumer.queue, new Set(rows.map((row) => row.seq)));
+    const calls = new BatchCalls();
     const messages: QueueMessage[] = rows.map((row) => ({
       id: row.id,
       timestamp: new Date(row.sentAt),
       body: decodeBody(row.body, row.type),
       attempts: row.attempts,
-      // The first explicit call on a message decides it; batch-wide calls decide the rest.
-      ack: () => void (verdicts.has(row.id) || verdicts.set(row.id, { kind: 'ack' })),
-      retry: (options) => void (verdicts.has(row.id) || verdicts.set(row.id, { kind: 'retry', delaySeconds: options?.delaySeconds })),
+      ack: () => calls.ack(row.id),
+      retry: (options) => calls.retry(row.id, options?.delaySeconds),
     }));
     const batch: MessageBatch = {
       queue: consumer.queue,
       messages,
-      ackAll: () => void (batchVerdict ??= { kind: 'ack' }),
-      retryAll: (options) => void (batchVerdict ??= { kind: 'retry', delaySeconds: options?.delaySeconds }),
+      ackAll: () => calls.ackEvery(),
+      retryAll: (options) => calls.retryEvery(options?.delaySeconds),
     };
     let failed = false;
     try {
@@ -214,8 +278,8 @@ export class QueueBroker {
     const dead: string[] = [];
     await this.options.store.write((db) => {
       for (const row of rows) {
-        const verdict = verdicts.get(row.id) ?? batchVerdict ?? (failed ? { kind: 'retry' } : { kind: 'ack' });
-        if (verdict.kind === 'ack') {
+        const verdict = calls.verdict(row.id, failed);
+        if (!verdict.retry) {
           db.exec('DELETE FROM messages WHERE seq = ?', [row.seq]);
         } else if (row.attempts > consumer.maxRetries) {
           if (consumer.deadLetterQueue) {

@@ -17,7 +17,6 @@ import { toBytes } from './values';
 
 const MAX_KEY_BYTES = 1024;
 const MAX_LIST = 1000;
-const MAX_DELETE = 1000;
 const HTTP_FIELDS = ['contentType', 'contentLanguage', 'contentDisposition', 'contentEncoding', 'cacheControl'] as const;
 const HTTP_HEADERS: Record<(typeof HTTP_FIELDS)[number], string> = {
   contentType: 'content-type',
@@ -27,7 +26,9 @@ const HTTP_HEADERS: Record<(typeof HTTP_FIELDS)[number], string> = {
   cacheControl: 'cache-control',
 };
 const HASHES = { md5: 'md5', sha1: 'sha1', sha256: 'sha256', sha384: 'sha384', sha512: 'sha512' } as const;
-const HASH_NAMES: Record<keyof typeof HASHES, string> = { md5: 'Content-MD5', sha1: 'SHA-1', sha256: 'SHA-256', sha384: 'SHA-384', sha512: 'SHA-512' };
+const HASH_NAMES: Record<keyof typeof HASHES, string> = { md5: 'MD5', sha1: 'SHA-1', sha256: 'SHA-256', sha384: 'SHA-384', sha512: 'SHA-512' };
+const HASH_BYTES: Record<keyof typeof HASHES, number> = { md5: 16, sha1: 20, sha256: 32, sha384: 48, sha512: 64 };
+const INCLUDES = ['httpMetadata', 'customMetadata'];
 
 const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS objects (key TEXT PRIMARY KEY, version TEXT NOT NULL, size INTEGER NOT NULL, etag TEXT NOT NULL, uploaded INTEGER NOT NULL, http TEXT NOT NULL, custom TEXT NOT NULL, checksums TEXT NOT NULL) WITHOUT ROWID',
@@ -45,6 +46,25 @@ type Range = { offset?: number; length?: number } | { suffix: number };
 
 function failure(method: string, text: string, code: number): Error {
   return new Error(`${method}: ${text} (${code})`);
+}
+
+/** The one checksum a put may name (workerd refuses two), its length checked, as lower-case hex. */
+function expectedChecksum(options: Partial<Record<keyof typeof HASHES, unknown>>): { name: keyof typeof HASHES; hex: string } | undefined {
+  const given = (Object.keys(HASHES) as (keyof typeof HASHES)[]).filter((name) => options[name] !== undefined);
+  if (given.length === 0) return undefined;
+  if (given.length > 1) throw new TypeError('You cannot specify multiple hashing algorithms.');
+  const name = given[0]!;
+  const value = options[name];
+  const label = HASH_NAMES[name];
+  if (typeof value === 'string') {
+    if (value.length !== HASH_BYTES[name] * 2) throw new TypeError(`${label} is ${HASH_BYTES[name] * 2} hex characters, not ${value.length}`);
+    if (!/^[0-9a-f]*$/i.test(value)) throw new TypeError(`Provided ${label} wasn't a valid hex string`);
+    return { name, hex: value.toLowerCase() };
+  }
+  const bytes = value instanceof ArrayBuffer ? new Uint8Array(value) : ArrayBuffer.isView(value) ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength) : undefined;
+  if (!bytes) throw new TypeError(`${label} must be a hex string or an ArrayBuffer`);
+  if (bytes.byteLength !== HASH_BYTES[name]) throw new TypeError(`${label} is ${HASH_BYTES[name]} bytes, not ${bytes.byteLength}`);
+  return { name, hex: Buffer.from(bytes).toString('hex') };
 }
 
 function checkKey(method: string, key: string): void {
@@ -167,27 +187,33 @@ export class R2Bucket {
   }
 
   private resolveRange(given: Range | Headers | undefined, size: number): { offset: number; length: number } {
-    if (given === undefined) return { offset: 0, length: size };
+    const whole = { offset: 0, length: size };
+    if (given === undefined) return whole;
     let range: Range = given as Range;
     if (given instanceof Headers) {
+      // As workerd: a Range header it cannot serve (malformed, several ranges, past the end) is ignored.
       const header = given.get('range');
-      if (header === null) return { offset: 0, length: size };
-      const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-      if (!match || (match[1] === '' && match[2] === '')) throw failure('get', 'The requested range is not satisfiable', 10039);
-      if (match[1] === '') range = { suffix: Number(match[2]) };
-      else range = { offset: Number(match[1]), ...(match[2] === '' ? {} : { length: Number(match[2]) - Number(match[1]) + 1 }) };
+      const match = header === null ? null : /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+      if (!match || (match[1] === '' && match[2] === '')) return whole;
+      if (match[1] === '') {
+        if (Number(match[2]) === 0) return whole;
+        range = { suffix: Number(match[2]) };
+      } else range = { offset: Number(match[1]), ...(match[2] === '' ? {} : { length: Number(match[2]) - Number(match[1]) + 1 }) };
+      if ('offset' in range && range.offset !== undefined && (range.offset >= size || (range.length !== undefined && range.length <= 0))) return whole;
     }
-    if ('suffix' in range) {
-      const suffix = Math.min(range.suffix, size);
+    if ('suffix' in range && range.suffix !== undefined) {
+      if ((range as { offset?: number }).offset !== undefined) throw new TypeError('Suffix is incompatible with offset.');
+      if ((range as { length?: number }).length !== undefined) throw new TypeError('Suffix is incompatible with length.');
+      if (range.suffix < 0) throw new RangeError(`Invalid suffix. Suffix (${range.suffix}) must be greater than or equal to 0.`);
       if (!(range.suffix > 0)) throw failure('get', 'The requested range is not satisfiable', 10039);
+      const suffix = Math.min(range.suffix, size);
       return { offset: size - suffix, length: suffix };
     }
-    const offset = range.offset ?? 0;
-    if (offset < 0 || (range.length !== undefined && range.length < 0) || (offset > 0 && offset >= size)) {
-      throw failure('get', 'The requested range is not satisfiable', 10039);
-    }
-    const length = Math.min(range.length ?? size - offset, size - offset);
-    return { offset, length };
+    const { offset = 0, length } = range as { offset?: number; length?: number };
+    if (offset < 0) throw new RangeError(`Invalid range. Starting offset (${offset}) must be greater than or equal to 0.`);
+    if (length !== undefined && length < 0) throw new RangeError(`Invalid range. Length (${length}) must be greater than or equal to 0.`);
+    if ((length !== undefined && length === 0) || (offset > 0 && offset >= size)) throw failure('get', 'The requested range is not satisfiable', 10039);
+    return { offset, length: Math.min(length ?? size - offset, size - offset) };
   }
 
   async put(
@@ -197,16 +223,17 @@ export class R2Bucket {
   ): Promise<R2Object | null> {
     key = String(key);
     checkKey('put', key);
+    const expected = expectedChecksum(options);
     const bytes = value === null ? new Uint8Array(0) : await toBytes(value);
-    if (bytes === undefined) throw new TypeError('put: the value must be a ReadableStream, ArrayBuffer, ArrayBufferView, string, Blob or null');
+    if (bytes === undefined) throw new TypeError("Failed to execute 'put' on 'R2Bucket': parameter 2 is not of type 'ReadableStream or ArrayBuffer or ArrayBufferView or string or Blob'.");
     const checksums: Record<string, string> = { md5: createHash('md5').update(bytes).digest('hex') };
-    for (const name of Object.keys(HASHES) as (keyof typeof HASHES)[]) {
-      const given = options[name];
-      if (given === undefined) continue;
-      const expected = typeof given === 'string' ? given.toLowerCase() : Buffer.from(given).toString('hex');
-      const actual = createHash(HASHES[name]).update(bytes).digest('hex');
-      if (expected !== actual) throw failure('put', `The ${HASH_NAMES[name]} you specified did not match what we received.`, 10037);
-      checksums[name] = actual;
+    if (expected) {
+      const actual = createHash(HASHES[expected.name]).update(bytes).digest('hex');
+      if (expected.hex !== actual) {
+        const name = HASH_NAMES[expected.name];
+        throw failure('put', `The ${name} checksum you specified did not match what we received.\nYou provided a ${name} checksum with value: ${expected.hex}\nActual ${name} was: ${actual}`, 10037);
+      }
+      checksums[expected.name] = actual;
     }
     const condition = conditionOf(options.onlyIf);
     if (condition && !conditionHolds(condition, await this.stored(key))) return null;
@@ -237,7 +264,7 @@ export class R2Bucket {
       return old === undefined ? undefined : String(old);
     });
     if (replaced !== undefined) fs.rmSync(this.blobFile(replaced), { force: true });
-    return new R2Object(object);
+    return new R2Object(object, null);
   }
 
   private async writeBlob(version: string, bytes: Uint8Array): Promise<void> {
@@ -254,7 +281,6 @@ export class R2Bucket {
 
   async delete(keys: string | readonly string[]): Promise<void> {
     const list = (Array.isArray(keys) ? keys : [keys]).map(String);
-    if (list.length > MAX_DELETE) throw failure('delete', `You can delete at most ${MAX_DELETE} objects in one request.`, 10001);
     for (const key of list) checkKey('delete', key);
     await this.sweep();
     const versions = await this.store.write((db) =>
@@ -268,11 +294,16 @@ export class R2Bucket {
   }
 
   async list(options: { limit?: number; prefix?: string; cursor?: string; delimiter?: string; startAfter?: string; include?: readonly string[] } = {}): Promise<unknown> {
-    const limit = options.limit ?? MAX_LIST;
+    // As workerd: a negative limit means none given; 0 and over 1000 are refused.
+    const limit = options.limit === undefined || options.limit < 0 ? MAX_LIST : options.limit;
     if (!(limit >= 1 && limit <= MAX_LIST)) throw failure('list', `MaxKeys params must be positive integer <= ${MAX_LIST}.`, 10022);
+    for (const item of options.include ?? []) if (!INCLUDES.includes(item)) throw new RangeError(`Unsupported include value ${String(item)}`);
     const prefix = options.prefix ?? '';
     const include = { http: options.include?.includes('httpMetadata') ?? false, custom: options.include?.includes('customMetadata') ?? false };
-    let after = options.cursor ? Buffer.from(options.cursor, 'base64url').toString('utf8') : (options.startAfter ?? '');
+    const start = options.cursor ? Buffer.from(options.cursor, 'base64url').toString('utf8') : options.startAfter;
+    // The empty key is a key: with no cursor nor startAfter the scan includes it.
+    let after = start ?? '';
+    let inclusive = start === undefined;
     await this.sweep();
     const objects: R2Object[] = [];
     const prefixes: string[] = [];
@@ -280,8 +311,9 @@ export class R2Bucket {
     let last = after;
     scan: for (;;) {
       const rows = await this.store.read(
-        (db) => db.exec(`SELECT ${COLUMNS} FROM objects WHERE substr(key, 1, length(?)) = ? AND key > ? ORDER BY key LIMIT 256`, [prefix, prefix, after]).rows,
+        (db) => db.exec(`SELECT ${COLUMNS} FROM objects WHERE substr(key, 1, length(?)) = ? AND key ${inclusive ? '>=' : '>'} ? ORDER BY key LIMIT 256`, [prefix, prefix, after]).rows,
       );
+      inclusive = false;
       if (rows.length === 0) break;
       for (const row of rows) {
         const object = rowToObject(row);
@@ -298,7 +330,7 @@ export class R2Bucket {
           after = last = delimited + '\u{10FFFF}';
           continue scan;
         }
-        objects.push(new R2Object(object, undefined, include));
+        objects.push(new R2Object(object, null, include));
         last = object.key;
       }
     }

@@ -61,10 +61,15 @@ export class R2Object {
   readonly uploaded: Date;
   readonly httpMetadata: R2HttpMetadata;
   readonly customMetadata: Record<string, string>;
+  /** The bytes a get returned; the whole object for head and a failed condition, absent in a list. */
   readonly range: { offset: number; length: number } | undefined;
   readonly storageClass = 'Standard';
 
-  constructor(stored: StoredObject, range?: { offset: number; length: number }, include: { http: boolean; custom: boolean } = { http: true, custom: true }) {
+  constructor(
+    stored: StoredObject,
+    range: { offset: number; length: number } | null = { offset: 0, length: stored.size },
+    include: { http: boolean; custom: boolean } = { http: true, custom: true },
+  ) {
     this.key = stored.key;
     this.version = stored.version;
     this.size = stored.size;
@@ -74,7 +79,7 @@ export class R2Object {
     this.uploaded = new Date(stored.uploaded);
     this.httpMetadata = include.http ? httpMetadataOf(stored.http) : {};
     this.customMetadata = include.custom ? { ...stored.custom } : {};
-    this.range = range;
+    this.range = range ?? undefined;
   }
 
   /** Sets the response headers the object's http metadata names. */

@@ -121,7 +121,8 @@ export class WorkerBindings {
 
   /** Runs the worker's `scheduled()` as a cron trigger at `scheduledTime` would. */
   async scheduled(cron: string, scheduledTime: number): Promise<void> {
-    const controller = { cron, scheduledTime, type: 'scheduled', noRetry: () => undefined };
+    // workerd's ScheduledController: cron, scheduledTime and noRetry() (no `type`).
+    const controller = { cron, scheduledTime, noRetry: () => undefined };
     await this.options.entrypoints.call('default', 'scheduled', [controller]);
   }
 

@@ -56,7 +56,7 @@ describe('Queues', () => {
     await broker.stop();
   });
 
-  it('honours per-message ack and retry with delaySeconds, and retries a batch whose handler throws', async () => {
+  it('retries a whole batch whose handler throws (acked ones too, as Miniflare), then a message retried with delaySeconds', async () => {
     const seen: string[] = [];
     let throwOnce = true;
     const deliver: Deliver = async (batch) => {
@@ -70,42 +70,72 @@ describe('Queues', () => {
     };
     const { broker, time } = await brokerAt(tempDir('q'), deliver, new ManualTime(), [consumer({ maxBatchSize: 2 })]);
     await broker.producer('jobs').sendBatch([{ body: 'a' }, { body: 'b' }]);
-    await settle(() => seen.length === 2 && time.timerCount === 1);
-    assert.deepEqual(seen, ['a#1', 'b#1']);
-    // b alone is less than a batch: it waits the batch timeout.
-    time.advance(5000);
-    await settle(() => seen.length === 3 && time.timerCount === 1);
-    assert.deepEqual(seen, ['a#1', 'b#1', 'b#2'], 'a was acked before the throw; b was retried');
-    // Retried with 10 s of delay, then the batch timeout again.
+    await settle(() => seen.length === 4 && time.timerCount === 1);
+    assert.deepEqual(seen, ['a#1', 'b#1', 'a#2', 'b#2'], 'the throw retried both at once, a full batch again');
+    // b is retried with 10 s of delay, then waits the batch timeout alone.
     time.advance(14_999);
     await settle(() => time.timerCount === 1);
-    assert.equal(seen.length, 3);
+    assert.equal(seen.length, 4);
     time.advance(1);
-    await settle(() => seen.length === 4);
-    assert.equal(seen[3], 'b#3');
+    await settle(() => seen.length === 5);
+    assert.equal(seen[4], 'b#3');
     await broker.stop();
   });
 
-  it('delivers after a restart what was sent before a crash', async () => {
-    const dir = tempDir('q');
-    const never: Deliver = () => new Promise(() => undefined);
-    const { broker } = await brokerAt(dir, never, new ManualTime(), []);
-    await broker.producer('jobs').send({ id: 7 });
-    // The process dies with the message unconsumed; a new broker opens the same backlog.
-    const got: unknown[] = [];
-    const time = new ManualTime();
-    const { broker: again } = await brokerAt(dir, async (batch) => void got.push(...batch.messages.map((m) => m.body)), time);
-    time.advance(5000);
-    await settle(() => got.length === 1);
-    assert.deepEqual(got, [{ id: 7 }]);
-    await again.stop();
+  it("applies workerd's precedence: retryAll retries acked messages, a retry after ackAll or after an ack is ignored", async () => {
+    const seen: string[] = [];
+    const deliver: Deliver = async (batch) => {
+      for (const m of batch.messages) seen.push(`${String(m.body)}#${m.attempts}`);
+      if (batch.messages[0]!.attempts > 1) return;
+      const [a, b, c] = batch.messages;
+      if (a!.body === 'a') {
+        b!.ack();
+        batch.retryAll();
+        return;
+      }
+      batch.ackAll();
+      a!.retry();
+      c!.ack();
+      c!.retry();
+    };
+    const { broker } = await brokerAt(tempDir('q'), deliver);
+    await broker.producer('jobs').sendBatch([{ body: 'a' }, { body: 'b' }, { body: 'c' }]);
+    await settle(() => seen.length === 6);
+    assert.deepEqual(seen, ['a#1', 'b#1', 'c#1', 'a#2', 'b#2', 'c#2']);
+    await broker.producer('jobs').sendBatch([{ body: 'x' }, { body: 'y' }, { body: 'z' }]);
+    await settle(async () => seen.length === 9 && (await broker.backlog('jobs')) === 0);
+    await broker.stop();
+    assert.deepEqual(seen.slice(6), ['x#1', 'y#1', 'z#1'], 'nothing of the second batch came back');
   });
 
-  it('refuses oversized messages and batches with one line', async () => {
+  it("refuses oversized messages and batches with workerd's error, the reason in the log", async () => {
+    const warnings: string[] = [];
+    const logger = { ...nullLogger, warn: (line: string) => void warnings.push(line) };
+    const broker = new QueueBroker({ store: await storeAt(tempDir('q'), QueueBroker.schema), consumers: [consumer()], deliver: async () => undefined, logger, now: Date.now, timers: new ManualTime() });
+    const jobs = broker.producer('jobs');
+    await assert.rejects(jobs.send('x'.repeat(128_001), { contentType: 'text' }), { message: 'Unknown Internal Error (15000)' });
+    await assert.rejects(jobs.sendBatch(Array.from({ length: 101 }, () => ({ body: 1 }))), { message: 'Unknown Internal Error (15000)' });
+    await assert.rejects(jobs.send(1, { delaySeconds: -1 }), { message: 'Unknown Internal Error (15000)' });
+    assert.deepEqual(warnings, [
+      '[queues] send to "jobs" refused: message length of 128001 bytes exceeds limit of 128000',
+      '[queues] sendBatch to "jobs" refused: batch message count of 101 exceeds limit of 100',
+      '[queues] send to "jobs" refused: message delay -1 is invalid: delaySeconds must be an integer from 0 to 86400',
+    ]);
+    await assert.rejects(jobs.send(1, { contentType: 'text' }), { name: 'TypeError', message: 'Content Type "text" requires a value of type string, but received: number' });
+    await assert.rejects(jobs.send(new ArrayBuffer(1), { contentType: 'bytes' }), { name: 'TypeError', message: 'Content Type "bytes" requires a value of type ArrayBufferView, but received: object' });
+    await assert.rejects(jobs.sendBatch([]), { name: 'TypeError', message: 'sendBatch() requires at least one message' });
+    assert.equal(await broker.backlog('jobs'), 0, 'nothing refused was queued');
+    await broker.stop();
+  });
+
+  it("answers a send with the queue's backlog before it", async () => {
     const { broker } = await brokerAt(tempDir('q'), async () => undefined);
-    await assert.rejects(broker.producer('jobs').send('x'.repeat(128_001), { contentType: 'text' }), /Queue send failed: message length of 128001 bytes exceeds limit of 128000/);
-    await assert.rejects(broker.producer('jobs').sendBatch(Array.from({ length: 101 }, () => ({ body: 1 }))), /batch message count of 101 exceeds limit of 100/);
-    await assert.rejects(broker.producer('jobs').send(1, { contentType: 'text' }), TypeError);
+    const jobs = broker.producer('jobs');
+    assert.deepEqual(await jobs.send('ab', { contentType: 'text' }), { metadata: { metrics: { backlogCount: 0, backlogBytes: 0 } } });
+    const second = await jobs.send('cde', { contentType: 'text' });
+    assert.equal(second.metadata.metrics.backlogCount, 1);
+    assert.equal(second.metadata.metrics.backlogBytes, 2);
+    assert.ok(second.metadata.metrics.oldestMessageTimestamp instanceof Date);
     await broker.stop();
   });
 });
