@@ -60,6 +60,30 @@ interface Row {
   readonly sentAt: number;
 }
 
+/** One waiting message as the explorer shows it (read-only). */
+export interface WaitingMessage {
+  readonly seq: number;
+  readonly id: string;
+  readonly attempts: number;
+  readonly sentAt: number;
+  readonly visibleAt: number;
+  readonly contentType: string;
+  readonly size: number;
+}
+
+/** A queue's backlog as the explorer shows it: counts, and a page of messages oldest first. */
+export interface QueueSnapshot {
+  readonly backlog: number;
+  readonly delayed: number;
+  readonly inFlight: number;
+  readonly retried: number;
+  readonly consumer: ConsumerSettings | undefined;
+  readonly deadLettered: number;
+  readonly messages: WaitingMessage[];
+  /** More messages follow the page. */
+  readonly more: boolean;
+}
+
 export interface QueueBrokerOptions {
   readonly store: BindingStore;
   readonly consumers: readonly ConsumerSettings[];
@@ -73,6 +97,8 @@ export class QueueBroker {
   private readonly consumers = new Map<string, ConsumerSettings>();
   private readonly timers = new Map<string, unknown>();
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** How many messages the batch in flight holds, by queue (for the explorer). */
+  private readonly inFlightSizes = new Map<string, number>();
   private stopped = false;
 
   constructor(private readonly options: QueueBrokerOptions) {
@@ -131,6 +157,23 @@ export class QueueBroker {
     return this.options.store.read((db) => Number(db.exec('SELECT count(*) FROM messages WHERE queue = ?', [queue]).rows[0]![0]));
   }
 
+  /**
+   * The explorer's view of `queue` (read only): backlog, delayed, in flight, retried, its consumer's
+   * dead-letter queue and what waits there, and up to `limit` messages after sequence `after`.
+   */
+  async snapshot(queue: string, limit: number, after = 0): Promise<QueueSnapshot> {
+    const consumer = this.consumers.get(queue);
+    const now = this.options.now();
+    return this.options.store.read((db) => {
+      const [backlog, delayed, retried] = db.exec('SELECT count(*), count(CASE WHEN visible_at > ? THEN 1 END), count(CASE WHEN attempts > 1 THEN 1 END) FROM messages WHERE queue = ?', [now, queue]).rows[0]!.map(Number) as [number, number, number];
+      const dlq = consumer?.deadLetterQueue;
+      const deadLettered = dlq ? Number(db.exec('SELECT count(*) FROM messages WHERE queue = ?', [dlq]).rows[0]![0]) : 0;
+      const rows = db.exec('SELECT seq, id, attempts, sent_at, visible_at, content_type, length(body) FROM messages WHERE queue = ? AND seq > ? ORDER BY seq LIMIT ?', [queue, after, limit + 1]).rows;
+      const messages = rows.slice(0, limit).map(([seq, id, attempts, sentAt, visibleAt, contentType, size]) => ({ seq: Number(seq), id: String(id), attempts: Number(attempts), sentAt: Number(sentAt), visibleAt: Number(visibleAt), contentType: String(contentType), size: Number(size) }));
+      return { backlog, delayed, inFlight: this.inFlightSizes.get(queue) ?? 0, retried, consumer, deadLettered, messages, more: rows.length > limit };
+    });
+  }
+
   /** Decides, for one queue, whether to deliver now or when to look again. */
   private async wake(queue: string): Promise<void> {
     const consumer = this.consumers.get(queue);
@@ -172,6 +215,7 @@ export class QueueBroker {
       .catch((error: unknown) => this.options.logger.error(`[queues] ${consumer.queue}: ${(error as Error)?.stack ?? String(error)}`))
       .finally(() => {
         this.inFlight.delete(consumer.queue);
+        this.inFlightSizes.delete(consumer.queue);
         void this.wake(consumer.queue);
       });
     this.inFlight.set(consumer.queue, running);
@@ -186,6 +230,7 @@ export class QueueBroker {
           .rows.map(([seq, id, body, type, attempts, sentAt]) => ({ seq, id, body, type, attempts, sentAt }) as Row),
     );
     if (rows.length === 0) return;
+    this.inFlightSizes.set(consumer.queue, rows.length);
     const verdicts = new Map<string, Verdict>();
     let batchVerdict: Verdict | undefined;
     const messages: QueueMessage[] = rows.map((row) => ({
