@@ -37,6 +37,8 @@ function consoleHeader(ref: ConsoleRef): string {
 }
 
 const WRITABLE_KEY = 'hookbench.sqlConsoleWritable';
+/** The active console is a D1 database's, which stays read-only (no lock in its editor title). */
+const D1_KEY = 'hookbench.sqlConsoleD1';
 
 function firstLine(text: string): string {
   return text.split('\n')[0]!.slice(0, 200);
@@ -201,6 +203,7 @@ export class SqlConsoles implements vscode.Disposable {
     const uri = vscode.window.activeTextEditor?.document.uri;
     const ref = uri && ConsoleFiles.targetOf(uri);
     void vscode.commands.executeCommand('setContext', WRITABLE_KEY, ref ? this.modes.mode(consoleKey(ref)) === 'readWrite' : false);
+    void vscode.commands.executeCommand('setContext', D1_KEY, ref ? isD1(ref) : false);
   }
 
   dispose(): void {
