@@ -255,6 +255,8 @@ export class QueueBroker {
       failed = true;
       this.options.logger.error(`[queues] the queue() handler of ${consumer.queue} threw: ${(error as Error)?.stack ?? String(error)}`);
     }
+    // The handler is done: its messages are no longer in flight, whatever their verdicts.
+    this.inFlightSizes.delete(consumer.queue);
     const after = this.options.now();
     const dead: string[] = [];
     await this.options.store.write((db) => {
