@@ -7,7 +7,7 @@
 import type * as http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { ADMIN_PREFIX, MAX_DETAILS, type AdminRoute, type AdminRoutes, type QueryParam } from '../core/contract/admin';
+import { ADMIN_PREFIX, MAX_DETAILS, type AdminRoute, type AdminRoutes } from '../core/contract/admin';
 import type { InstanceDetails, InstanceEvent, InstanceRef, InstanceSummary } from '../core/contract/instances';
 import { instanceMessage, LIVE_PATH, type LiveMessage } from '../core/contract/live';
 import type { Emitter } from '../core/events';
@@ -18,8 +18,11 @@ import { camelCaseToKebabCase } from '../core/runtime/protocol';
 import type { WorkerRuntime } from '../core/runtime/workerRuntime';
 import { safeEqualText } from '../core/signing/crypto';
 import { QueryError, QueryRunner, type QueryOptions } from './adminQuery';
+import { BindingsApi } from './bindingsApi';
+import { decodeSegment, HttpError } from './httpError';
 import type { DeliveryLog } from './deliveryLog';
-import { executeRefusal, readOnlyRefusal } from './readOnlySql';
+import { executeRefusal } from './readOnlySql';
+import { parseQuery, parseStatement } from './statementBody';
 import type { Sink } from './sink';
 
 export interface AdminDeps {
@@ -33,15 +36,6 @@ export interface AdminDeps {
   readonly query?: QueryOptions;
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 function json(res: http.ServerResponse, status: number, value: unknown): void {
   const body = JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
@@ -53,21 +47,16 @@ function answer<R extends AdminRoute>(res: http.ServerResponse, _route: R, value
   json(res, 200, value);
 }
 
-function decode(segment: string | undefined, what: string): string {
-  if (segment === undefined || segment === '') throw new HttpError(404, `missing ${what}`);
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new HttpError(400, `${what} is not valid percent-encoding`);
-  }
-}
+const decode = decodeSegment;
 
 export class AdminApi {
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly queries: QueryRunner;
+  private readonly bindings: BindingsApi;
 
   constructor(private readonly deps: AdminDeps) {
     this.queries = new QueryRunner(deps.query);
+    this.bindings = new BindingsApi(deps.runtime, this.queries);
   }
 
   handles(pathname: string): boolean {
@@ -92,6 +81,8 @@ export class AdminApi {
           return await this.instances(req, res, rest, body);
         case 'deliveries':
           return this.deliveries(req, res, url, rest);
+        case 'bindings':
+          return json(res, 200, await this.bindings.handle(req.method ?? 'GET', rest, url, body));
         case 'sink':
           if (req.method !== 'GET') throw new HttpError(405, 'GET or POST');
           return answer(res, 'GET /__hookbench/sink/<name>', { captures: this.deps.sink.list(rest[0] === undefined ? undefined : decode(rest[0], 'sink name'), limitOf(url)) });
@@ -273,26 +264,4 @@ function limitOf(url: URL): number {
 
 function tableExists(db: { exec(sql: string, params?: never[]): { rows: unknown[][] } }, name: string): boolean {
   return db.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '${name}'`).rows.length > 0;
-}
-
-function parseQuery(body: Buffer): { sql: string; params: QueryParam[]; timeoutMs: number | undefined } {
-  const { sql, params, timeoutMs } = parseStatement(body);
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0)) throw new HttpError(400, '"timeoutMs" must be a positive whole number of milliseconds');
-  const refusal = readOnlyRefusal(sql);
-  if (refusal) throw new HttpError(400, refusal);
-  return { sql, params, timeoutMs: timeoutMs as number | undefined };
-}
-
-/** `{"sql", "params"}` of a query or execute body, checked. */
-function parseStatement(body: Buffer): { sql: string; params: QueryParam[]; timeoutMs: unknown } {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch {
-    throw new HttpError(400, 'the body is not JSON: send {"sql": "SELECT …", "params": []}');
-  }
-  const { sql, params = [], timeoutMs } = (parsed ?? {}) as { sql?: unknown; params?: unknown; timeoutMs?: unknown };
-  if (typeof sql !== 'string' || sql.trim() === '') throw new HttpError(400, '"sql" must be a non-empty string');
-  if (!Array.isArray(params) || !params.every((p) => p === null || typeof p === 'string' || typeof p === 'number')) throw new HttpError(400, '"params" must be an array of strings, numbers or nulls');
-  return { sql, params, timeoutMs };
 }

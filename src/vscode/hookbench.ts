@@ -59,7 +59,7 @@ export function createHookbench(context: vscode.ExtensionContext): HookbenchApi 
 
   const explorer = store.add(new ExplorerSession(server, tagged(log, 'explorer')));
   const attached = store.add(new AttachedWorkers(context.workspaceState));
-  const { views, trees } = registerViews(store, explorer, attached, server);
+  const { views, trees } = registerViews(store, explorer, attached, server, tagged(log, 'explorer'));
   store.add(vscode.workspace.registerTextDocumentContentProvider(SCHEME, new HookbenchDocuments(explorer)));
   registerExplorerCommands(store, logger, explorer, attached);
   const inspector = registerInspector(store, logger, explorer, context.workspaceState);

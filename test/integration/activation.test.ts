@@ -28,12 +28,12 @@ describe('Activation', () => {
     assert.deepEqual(missing, []);
   });
 
-  it('shows the Hookbench container with its Agents, Deliveries and Outbound views', async () => {
+  it('shows the Hookbench container with its Agents, Bindings, Deliveries and Outbound views', async () => {
     const { ext, api } = await activated();
     const declared: { id: string; name: string }[] = ext.packageJSON.contributes.views.hookbench;
     assert.deepEqual(
       declared.map((v) => v.name),
-      ['Agents', 'Deliveries', 'Outbound'],
+      ['Agents', 'Bindings', 'Deliveries', 'Outbound'],
     );
     await vscode.commands.executeCommand('workbench.view.extension.hookbench');
     for (const { id } of declared) {

@@ -3,6 +3,7 @@
  * for the serve process that answers and the extension that asks. A unit test checks the doc
  * names exactly the routes and live messages declared here.
  */
+import type { AlarmsPage, BindingSummary, D1Tables, KvKeysPage, KvValue, QueueInfo, R2ObjectInfo, R2ObjectsPage, WorkflowInstancesPage } from './bindings';
 import type { DeliveryRecord, DeliverySummary } from './deliveries';
 import type { InstanceDetails, InstanceRef, InstanceSummary } from './instances';
 import type { Capture, SinkReceipt } from './sink';
@@ -78,6 +79,16 @@ export interface AdminRoutes {
   'POST /__hookbench/sink/<name>': SinkReceipt;
   'GET /__hookbench/sink/<name>': { readonly captures: Capture[] };
   'GET /__hookbench/sink': { readonly captures: Capture[] };
+  'GET /__hookbench/bindings': { readonly bindings: BindingSummary[] };
+  'GET /__hookbench/bindings/kv/<binding>/keys': KvKeysPage;
+  'GET /__hookbench/bindings/kv/<binding>/value': KvValue;
+  'GET /__hookbench/bindings/d1/<binding>/tables': D1Tables;
+  'POST /__hookbench/bindings/d1/<binding>/query': QueryResult;
+  'GET /__hookbench/bindings/r2/<binding>/objects': R2ObjectsPage;
+  'GET /__hookbench/bindings/r2/<binding>/object': R2ObjectInfo;
+  'GET /__hookbench/bindings/queue/<queue>': QueueInfo;
+  'GET /__hookbench/bindings/workflow/<name>/instances': WorkflowInstancesPage;
+  'GET /__hookbench/bindings/durableObject/<namespace>/alarms': AlarmsPage;
 }
 
 export type AdminRoute = keyof AdminRoutes;
@@ -96,6 +107,16 @@ export const ADMIN_ROUTES = [
   'POST /__hookbench/sink/<name>',
   'GET /__hookbench/sink/<name>',
   'GET /__hookbench/sink',
+  'GET /__hookbench/bindings',
+  'GET /__hookbench/bindings/kv/<binding>/keys',
+  'GET /__hookbench/bindings/kv/<binding>/value',
+  'GET /__hookbench/bindings/d1/<binding>/tables',
+  'POST /__hookbench/bindings/d1/<binding>/query',
+  'GET /__hookbench/bindings/r2/<binding>/objects',
+  'GET /__hookbench/bindings/r2/<binding>/object',
+  'GET /__hookbench/bindings/queue/<queue>',
+  'GET /__hookbench/bindings/workflow/<name>/instances',
+  'GET /__hookbench/bindings/durableObject/<namespace>/alarms',
 ] as const satisfies readonly AdminRoute[];
 
 type Exhaustive<Missing extends never> = Missing;

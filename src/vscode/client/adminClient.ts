@@ -4,6 +4,7 @@
  */
 import WebSocket from 'ws';
 import type { AdminRoute, AdminRoutes, DeliveryDetails, DetailsRequest, ExecuteResult, QueryParam, QueryResult } from '../../core/contract/admin';
+import type { AlarmsPage, BindingSummary, D1Tables, KvKeysPage, KvValue, QueueInfo, R2ObjectInfo, R2ObjectsPage, WorkflowInstancesPage } from '../../core/contract/bindings';
 import type { DeliverySummary } from '../../core/contract/deliveries';
 import type { EventRow, InstanceDetails, InstanceRef, InstanceSummary } from '../../core/contract/instances';
 import { LIVE_PATH, type LiveMessage } from '../../core/contract/live';
@@ -95,6 +96,55 @@ export class AdminClient {
 
   async captures(limit = 200): Promise<Capture[]> {
     return (await this.get('GET /__hookbench/sink', `sink?limit=${limit}`)).captures;
+  }
+
+  /** The worker's bindings (the Bindings view's roots). */
+  async bindings(): Promise<BindingSummary[]> {
+    return (await this.get('GET /__hookbench/bindings', 'bindings')).bindings;
+  }
+
+  private static bindingPath(kind: string, name: string, action?: string, query: Record<string, string | number | undefined> = {}): string {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(key, String(value));
+    const search = params.size > 0 ? `?${params}` : '';
+    return `bindings/${kind}/${encodeURIComponent(name)}${action ? `/${action}` : ''}${search}`;
+  }
+
+  kvKeys(binding: string, page: { prefix?: string; cursor?: string; limit?: number } = {}): Promise<KvKeysPage> {
+    return this.get('GET /__hookbench/bindings/kv/<binding>/keys', AdminClient.bindingPath('kv', binding, 'keys', page));
+  }
+
+  kvValue(binding: string, key: string): Promise<KvValue> {
+    return this.get('GET /__hookbench/bindings/kv/<binding>/value', AdminClient.bindingPath('kv', binding, 'value', { key }));
+  }
+
+  d1Tables(binding: string): Promise<D1Tables> {
+    return this.get('GET /__hookbench/bindings/d1/<binding>/tables', AdminClient.bindingPath('d1', binding, 'tables'));
+  }
+
+  /** One read-only statement on a D1 database (the same path as an instance's `…/query`). */
+  d1Query(binding: string, sql: string, params: QueryParam[] = []): Promise<QueryResult> {
+    return this.get('POST /__hookbench/bindings/d1/<binding>/query', AdminClient.bindingPath('d1', binding, 'query'), { method: 'POST', body: JSON.stringify({ sql, params }) });
+  }
+
+  r2Objects(binding: string, page: { prefix?: string; cursor?: string; limit?: number } = {}): Promise<R2ObjectsPage> {
+    return this.get('GET /__hookbench/bindings/r2/<binding>/objects', AdminClient.bindingPath('r2', binding, 'objects', page));
+  }
+
+  r2Head(binding: string, key: string): Promise<R2ObjectInfo> {
+    return this.get('GET /__hookbench/bindings/r2/<binding>/object', AdminClient.bindingPath('r2', binding, 'object', { key }));
+  }
+
+  queue(queue: string, page: { cursor?: string; limit?: number } = {}): Promise<QueueInfo> {
+    return this.get('GET /__hookbench/bindings/queue/<queue>', AdminClient.bindingPath('queue', queue, undefined, page));
+  }
+
+  workflowInstances(name: string, page: { cursor?: string; limit?: number } = {}): Promise<WorkflowInstancesPage> {
+    return this.get('GET /__hookbench/bindings/workflow/<name>/instances', AdminClient.bindingPath('workflow', name, 'instances', page));
+  }
+
+  alarms(namespace: string, page: { cursor?: string; limit?: number } = {}): Promise<AlarmsPage> {
+    return this.get('GET /__hookbench/bindings/durableObject/<namespace>/alarms', AdminClient.bindingPath('durableObject', namespace, 'alarms', page));
   }
 
   /** Connects the live feed, reconnecting while the client is open. */

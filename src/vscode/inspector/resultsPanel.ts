@@ -5,9 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { InstanceRef } from '../../core/contract/instances';
 import type { ConsoleMode } from '../../core/inspector/consoleMode';
 import { resultsHtml, type RunOutcome } from './resultsHtml';
+import { consoleLabel, consoleName, type ConsoleRef } from './consoleFiles';
 
 export const RESULTS_VIEW_TYPE = 'hookbench.sqlResults';
 /** Rows drawn in the table; the rest are counted ("N more rows not shown") and exported. */
@@ -27,11 +27,11 @@ export class ResultsPanel implements vscode.Disposable {
   private drawnPages = 0;
 
   constructor(
-    private readonly ref: InstanceRef,
+    private readonly ref: ConsoleRef,
     private readonly consoleUri: vscode.Uri,
     private readonly onClosed: () => void,
   ) {
-    this.panel = vscode.window.createWebviewPanel(RESULTS_VIEW_TYPE, `Results: ${ref.name}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: true, localResourceRoots: [] });
+    this.panel = vscode.window.createWebviewPanel(RESULTS_VIEW_TYPE, `Results: ${consoleName(ref)}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: true, localResourceRoots: [] });
     this.disposables.push(
       this.panel.webview.onDidReceiveMessage((message: unknown) => this.receive(message)),
       this.panel.onDidDispose(() => this.dispose()),
@@ -53,7 +53,7 @@ export class ResultsPanel implements vscode.Disposable {
   }
 
   private draw(): void {
-    this.html = resultsHtml({ nonce: randomBytes(16).toString('base64'), instance: `${this.ref.name} (${this.ref.namespace})`, mode: this.modeNow, outcome: this.outcomeNow, maxShown: MAX_SHOWN_ROWS });
+    this.html = resultsHtml({ nonce: randomBytes(16).toString('base64'), instance: consoleLabel(this.ref), mode: this.modeNow, outcome: this.outcomeNow, maxShown: MAX_SHOWN_ROWS });
     this.pages++;
     this.panel.webview.html = this.html;
   }

@@ -1,6 +1,6 @@
 /**
- * The SQL console's commands: open an instance's console (from the Agents view, or a table there,
- * which also runs `SELECT * FROM "t" LIMIT 100`), run the selection or the whole console
+ * The SQL console's commands: open the console of an instance or of a D1 database (from the Agents
+ * or Bindings view, or a table there, which also runs `SELECT * FROM "t" LIMIT 100`), run the selection or the whole console
  * (Ctrl/Cmd+Enter, the editor title's Run), switch it to read-write and back, re-run from its
  * history, and export the last result as CSV or JSON.
  */
@@ -13,18 +13,32 @@ import { toCsv, toJson } from '../../core/inspector/resultsExport';
 import { browseSql } from '../../core/inspector/tableSchema';
 import { registerCommand } from '../commands';
 import type { ExplorerSession } from '../views/explorerSession';
-import { ConsoleFiles, consoleKey, SQL_SCHEME } from './consoleFiles';
+import { ConsoleFiles, consoleKey, consoleLabel, consoleName, isD1, SQL_SCHEME, type ConsoleRef, type D1Ref } from './consoleFiles';
 import { QueryHistory } from './queryHistory';
 import type { RunOutcome } from './resultsHtml';
 import { ResultsPanel } from './resultsPanel';
 
-/** What opens a console: an instance node, a table node, or the same fields from a caller. */
-interface ConsoleTarget extends InstanceRef {
-  readonly agent?: string;
-  readonly table?: string;
+/** What opens a console: an instance or D1 node, a table node, or the same fields from a caller. */
+type ConsoleTarget = (InstanceRef & { readonly agent?: string }) | D1Ref;
+type Opening = ConsoleTarget & { readonly table?: string };
+
+/** The target a command argument names: `{d1}` for a D1 database, `{namespace, name}` for an instance. */
+function targetOf(node: unknown): Opening | undefined {
+  const given = node as { d1?: unknown; namespace?: unknown; name?: unknown; agent?: unknown; table?: unknown } | undefined;
+  const table = typeof given?.table === 'string' ? { table: given.table } : {};
+  if (typeof given?.d1 === 'string') return { d1: given.d1, ...table };
+  if (typeof given?.namespace === 'string' && typeof given.name === 'string') return { namespace: given.namespace, name: given.name, ...(typeof given.agent === 'string' ? { agent: given.agent } : {}), ...table };
+  return undefined;
+}
+
+function consoleHeader(ref: ConsoleRef): string {
+  if (isD1(ref)) return `-- ${ref.d1} (D1 database): Ctrl+Enter (⌘+Enter) runs the selection, or the whole console.\n-- Read-only: statements run on a copy of the database; the worker writes to it through its binding.\nSELECT name, type FROM sqlite_master ORDER BY name\n`;
+  return `-- ${ref.name} (${ref.namespace}): Ctrl+Enter (⌘+Enter) runs the selection, or the whole console.\n-- Read-only until you switch the console to read-write (the lock in the editor title).\nSELECT name, type FROM sqlite_master ORDER BY name\n`;
 }
 
 const WRITABLE_KEY = 'hookbench.sqlConsoleWritable';
+/** The active console is a D1 database's, which stays read-only (no lock in its editor title). */
+const D1_KEY = 'hookbench.sqlConsoleD1';
 
 function firstLine(text: string): string {
   return text.split('\n')[0]!.slice(0, 200);
@@ -44,17 +58,17 @@ export class SqlConsoles implements vscode.Disposable {
   }
 
   /** The results panel of a console, when one is open (integration tests read its HTML). */
-  panel(ref: InstanceRef): ResultsPanel | undefined {
+  panel(ref: ConsoleRef): ResultsPanel | undefined {
     return this.panels.get(consoleKey(ref));
   }
 
-  historyOf(ref: InstanceRef): ReturnType<QueryHistory['list']> {
+  historyOf(ref: ConsoleRef): ReturnType<QueryHistory['list']> {
     return this.history.list(consoleKey(ref));
   }
 
-  async open(target: ConsoleTarget): Promise<vscode.TextEditor> {
-    const uri = ConsoleFiles.uri(target, target.agent ?? target.namespace);
-    this.files.ensure(uri, `-- ${target.name} (${target.namespace}): Ctrl+Enter (⌘+Enter) runs the selection, or the whole console.\n-- Read-only until you switch the console to read-write (the lock in the editor title).\nSELECT name, type FROM sqlite_master ORDER BY name\n`);
+  async open(target: Opening): Promise<vscode.TextEditor> {
+    const uri = isD1(target) ? ConsoleFiles.uri(target) : ConsoleFiles.uri(target, target.agent ?? target.namespace);
+    this.files.ensure(uri, consoleHeader(target));
     const document = await vscode.workspace.openTextDocument(uri);
     if (document.languageId !== 'sql') await vscode.languages.setTextDocumentLanguage(document, 'sql');
     const editor = await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Active, preview: false });
@@ -68,10 +82,10 @@ export class SqlConsoles implements vscode.Disposable {
   }
 
   /** The console a command is about: the URI it was given, else the active editor's. */
-  private consoleOf(given: unknown): { uri: vscode.Uri; ref: InstanceRef } {
+  private consoleOf(given: unknown): { uri: vscode.Uri; ref: ConsoleRef } {
     const uri = given instanceof vscode.Uri ? given : vscode.window.activeTextEditor?.document.uri;
-    const ref = uri && ConsoleFiles.instanceOf(uri);
-    if (!uri || !ref) throw new Error('this is not a Hookbench SQL console: open one from an instance in the Agents view');
+    const ref = uri && ConsoleFiles.targetOf(uri);
+    if (!uri || !ref) throw new Error('this is not a Hookbench SQL console: open one from an instance in the Agents view or a D1 database in the Bindings view');
     return { uri, ref };
   }
 
@@ -87,10 +101,14 @@ export class SqlConsoles implements vscode.Disposable {
     const client = this.session.client;
     const started = performance.now();
     let outcome: RunOutcome;
-    if (!client) outcome = { kind: 'error', sql: text, message: 'The Hookbench receiver is not running: start it to query this instance.' };
+    if (!client) outcome = { kind: 'error', sql: text, message: `The Hookbench receiver is not running: start it to query ${consoleName(ref)}.` };
     else {
       try {
-        if (this.modes.route(key, text) === 'execute') {
+        if (isD1(ref)) {
+          // A D1 console only reads (its mode never leaves read-only): the same path as an instance's reads.
+          const result = await client.d1Query(ref.d1, text);
+          outcome = { kind: 'rows', sql: text, columns: result.columns, rows: result.rows, truncated: result.truncated === true, ms: performance.now() - started };
+        } else if (this.modes.route(key, text) === 'execute') {
           const result = await client.execute(ref.namespace, ref.name, text);
           outcome = { kind: 'rows', sql: text, columns: result.columns, rows: result.rows, truncated: result.truncated === true, rowsWritten: result.rowsWritten, ms: performance.now() - started };
         } else {
@@ -106,7 +124,7 @@ export class SqlConsoles implements vscode.Disposable {
     return outcome;
   }
 
-  private resultsPanel(ref: InstanceRef, uri: vscode.Uri): ResultsPanel {
+  private resultsPanel(ref: ConsoleRef, uri: vscode.Uri): ResultsPanel {
     const key = consoleKey(ref);
     let panel = this.panels.get(key);
     if (!panel) {
@@ -118,6 +136,7 @@ export class SqlConsoles implements vscode.Disposable {
 
   async allowWrites(given?: unknown, confirmed?: unknown): Promise<string> {
     const { ref } = this.consoleOf(given);
+    if (isD1(ref)) throw new Error(`the console of ${consoleLabel(ref)} is read-only: the worker writes to its database through its binding`);
     const answer =
       confirmed === true
         ? 'Allow Writes'
@@ -138,7 +157,7 @@ export class SqlConsoles implements vscode.Disposable {
     return 'readOnly';
   }
 
-  private afterModeChange(ref: InstanceRef): void {
+  private afterModeChange(ref: ConsoleRef): void {
     this.updateContext();
     const panel = this.panels.get(consoleKey(ref));
     if (panel) panel.show(panel.outcome, this.modes.mode(consoleKey(ref)));
@@ -149,13 +168,13 @@ export class SqlConsoles implements vscode.Disposable {
     const { uri, ref } = this.consoleOf(given);
     const entries = this.history.list(consoleKey(ref));
     if (entries.length === 0) {
-      void vscode.window.showInformationMessage(`No statement has run in the console of ${ref.name} yet.`);
+      void vscode.window.showInformationMessage(`No statement has run in the console of ${consoleName(ref)} yet.`);
       return undefined;
     }
     const picked =
       typeof index === 'number'
         ? entries[index]
-        : (await vscode.window.showQuickPick(entries.map((entry) => ({ label: firstLine(entry.sql), detail: entry.sql.includes('\n') ? entry.sql.replace(/\s+/g, ' ') : undefined, description: `${entry.outcome} · ${entry.at.replace('T', ' ').slice(0, 19)}`, entry })), { title: `History: ${ref.name}`, matchOnDetail: true }))?.entry;
+        : (await vscode.window.showQuickPick(entries.map((entry) => ({ label: firstLine(entry.sql), detail: entry.sql.includes('\n') ? entry.sql.replace(/\s+/g, ' ') : undefined, description: `${entry.outcome} · ${entry.at.replace('T', ' ').slice(0, 19)}`, entry })), { title: `History: ${consoleName(ref)}`, matchOnDetail: true }))?.entry;
     if (!picked) return undefined;
     const document = await vscode.workspace.openTextDocument(uri);
     const editor = await vscode.window.showTextDocument(document, { preview: false });
@@ -168,9 +187,9 @@ export class SqlConsoles implements vscode.Disposable {
   async export(format: 'csv' | 'json', given?: unknown, target?: unknown): Promise<vscode.Uri | undefined> {
     const { ref } = this.consoleOf(given);
     const outcome = this.panels.get(consoleKey(ref))?.outcome;
-    if (outcome?.kind !== 'rows' || outcome.columns.length === 0) throw new Error(`run a query in the console of ${ref.name} first: there is no result to export`);
+    if (outcome?.kind !== 'rows' || outcome.columns.length === 0) throw new Error(`run a query in the console of ${consoleName(ref)} first: there is no result to export`);
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-    const suggested = `${ref.name.replace(/[^\w.-]+/g, '-')}.${format}`;
+    const suggested = `${consoleName(ref).replace(/[^\w.-]+/g, '-')}.${format}`;
     const uri = target instanceof vscode.Uri ? target : await vscode.window.showSaveDialog({ title: `Export ${format.toUpperCase()}`, defaultUri: folder ? vscode.Uri.joinPath(folder, suggested) : undefined, filters: format === 'csv' ? { CSV: ['csv'] } : { JSON: ['json'] } });
     if (!uri) return undefined;
     const text = format === 'csv' ? toCsv(outcome) : toJson(outcome);
@@ -182,8 +201,9 @@ export class SqlConsoles implements vscode.Disposable {
   /** `hookbench.sqlConsoleWritable`: the active console is read-write (the editor title shows an open lock). */
   updateContext(): void {
     const uri = vscode.window.activeTextEditor?.document.uri;
-    const ref = uri && ConsoleFiles.instanceOf(uri);
+    const ref = uri && ConsoleFiles.targetOf(uri);
     void vscode.commands.executeCommand('setContext', WRITABLE_KEY, ref ? this.modes.mode(consoleKey(ref)) === 'readWrite' : false);
+    void vscode.commands.executeCommand('setContext', D1_KEY, ref ? isD1(ref) : false);
   }
 
   dispose(): void {
@@ -206,9 +226,9 @@ export function registerSqlConsole(store: DisposableStore, logger: Logger, sessi
   store.add({ dispose: () => timers.forEach((t) => clearTimeout(t)) });
   store.add(vscode.window.onDidChangeActiveTextEditor(() => consoles.updateContext()));
   registerCommand(store, logger, 'hookbench.sql.open', async (node: unknown) => {
-    const target = node as Partial<ConsoleTarget> | undefined;
-    if (typeof target?.namespace !== 'string' || typeof target.name !== 'string') throw new Error('open a SQL console from an instance (or a table) in the Agents view');
-    const editor = await consoles.open(target as ConsoleTarget);
+    const target = targetOf(node);
+    if (!target) throw new Error('open a SQL console from an instance (or a table) in the Agents view, or a D1 database in the Bindings view');
+    const editor = await consoles.open(target);
     if (target.table !== undefined) await consoles.run(editor.document.uri);
     return editor.document.uri;
   });

@@ -18,6 +18,9 @@ export class ExplorerSession implements vscode.Disposable, ExplorerFeed {
   readonly model: ExplorerModel;
   private readonly liveMessages = new Emitter<LiveMessage>();
   readonly onLive = this.liveMessages.event;
+  private readonly reloads = new Emitter<void>();
+  /** The user asked to read everything again (the views' Refresh): views read on demand re-read. */
+  readonly onDidReload = this.reloads.event;
   private current: AdminClient | undefined;
 
   constructor(
@@ -73,6 +76,7 @@ export class ExplorerSession implements vscode.Disposable, ExplorerFeed {
 
   /** Reads every list again from the serve process. */
   reload(): Promise<void> {
+    this.reloads.fire();
     return this.model.reload();
   }
 
@@ -80,6 +84,7 @@ export class ExplorerSession implements vscode.Disposable, ExplorerFeed {
     this.current?.dispose();
     this.model.dispose();
     this.liveMessages.dispose();
+    this.reloads.dispose();
     this.store.dispose();
   }
 }

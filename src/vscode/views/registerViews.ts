@@ -1,21 +1,25 @@
 import * as vscode from 'vscode';
 import type { DisposableStore } from '../../core/events';
+import type { Logger } from '../../core/log';
 import { AgentsTree, type AgentNode } from './agentsTree';
+import { isBindingsMore, type BindingNode } from './bindingNodes';
+import { BindingsTree } from './bindingsTree';
 import { DeliveriesTree } from './deliveriesTree';
 import { isMore, SHOW_MORE_COMMAND } from './listTree';
 import type { AttachedWorkers } from './attachedWorkers';
 import type { ExplorerSession } from './explorerSession';
+import { registerKvValues } from './kvValues';
 import { OutboundTree } from './outboundTree';
 import { FOLDER_IN_USE, PORT_IN_USE } from '../../core/contract/serveFailures';
 import type { ServeState } from '../server/serveProcess';
 import type { ServerController } from '../server/serverController';
 
 /** The views of the Hookbench activity-bar container, as declared in `package.json`. */
-export const VIEW_IDS = ['hookbench.agents', 'hookbench.deliveries', 'hookbench.outbound'] as const;
+export const VIEW_IDS = ['hookbench.agents', 'hookbench.bindings', 'hookbench.deliveries', 'hookbench.outbound'] as const;
 export type ViewId = (typeof VIEW_IDS)[number];
 
 export interface Views {
-  readonly trees: { readonly agents: AgentsTree; readonly deliveries: DeliveriesTree; readonly outbound: OutboundTree };
+  readonly trees: { readonly agents: AgentsTree; readonly bindings: BindingsTree; readonly deliveries: DeliveriesTree; readonly outbound: OutboundTree };
   readonly views: Readonly<Record<ViewId, vscode.TreeView<unknown>>>;
 }
 
@@ -46,9 +50,11 @@ function firstWords(text: string, max: number): string {
   return `${line.slice(0, line.lastIndexOf(' ', max))}…`;
 }
 
-export function registerViews(store: DisposableStore, session: ExplorerSession, attached: AttachedWorkers, server: ServerController): Views {
-  const trees = { agents: new AgentsTree(session, attached), deliveries: new DeliveriesTree(session), outbound: new OutboundTree(session) };
+export function registerViews(store: DisposableStore, session: ExplorerSession, attached: AttachedWorkers, server: ServerController, logger: Logger): Views {
+  const trees = { agents: new AgentsTree(session, attached), bindings: new BindingsTree(session, (message) => logger.warn(message)), deliveries: new DeliveriesTree(session), outbound: new OutboundTree(session) };
   const agents = store.add(vscode.window.createTreeView<AgentNode>('hookbench.agents', { treeDataProvider: trees.agents, showCollapseAll: true }));
+  const bindings = store.add(vscode.window.createTreeView<BindingNode>('hookbench.bindings', { treeDataProvider: trees.bindings, showCollapseAll: true }));
+  registerKvValues(store, logger, () => session.client);
   const deliveries = store.add(vscode.window.createTreeView('hookbench.deliveries', { treeDataProvider: trees.deliveries, canSelectMany: true }));
   const outbound = store.add(vscode.window.createTreeView('hookbench.outbound', { treeDataProvider: trees.outbound }));
   // An expanded instance is read over its agent's channel until it is collapsed.
@@ -57,11 +63,12 @@ export function registerViews(store: DisposableStore, session: ExplorerSession, 
   store.add(
     vscode.commands.registerCommand(SHOW_MORE_COMMAND, (node: unknown) => {
       if (isMore(node)) return trees.deliveries.showMore();
+      if (isBindingsMore(node)) return trees.bindings.showMore(node);
       return trees.agents.showMore(node as AgentNode);
     }),
   );
   const showState = (state: ServeState) => {
-    for (const view of [agents, deliveries, outbound]) view.message = stateMessage(state);
+    for (const view of [agents, bindings, deliveries, outbound]) view.message = stateMessage(state);
   };
   showState(server.state);
   store.add(server.onDidChangeState(showState));
@@ -72,6 +79,6 @@ export function registerViews(store: DisposableStore, session: ExplorerSession, 
   store.add({ dispose: () => clearInterval(fresh) });
   return {
     trees,
-    views: { 'hookbench.agents': agents, 'hookbench.deliveries': deliveries, 'hookbench.outbound': outbound } as Record<ViewId, vscode.TreeView<unknown>>,
+    views: { 'hookbench.agents': agents, 'hookbench.bindings': bindings, 'hookbench.deliveries': deliveries, 'hookbench.outbound': outbound } as Record<ViewId, vscode.TreeView<unknown>>,
   };
 }

@@ -103,6 +103,30 @@ interface Row {
   readonly sentAt: number;
 }
 
+/** One waiting message as the explorer shows it (read-only). */
+export interface WaitingMessage {
+  readonly seq: number;
+  readonly id: string;
+  readonly attempts: number;
+  readonly sentAt: number;
+  readonly visibleAt: number;
+  readonly contentType: string;
+  readonly size: number;
+}
+
+/** A queue's backlog as the explorer shows it: counts, and a page of messages oldest first. */
+export interface QueueSnapshot {
+  readonly backlog: number;
+  readonly delayed: number;
+  readonly inFlight: number;
+  readonly retried: number;
+  readonly consumer: ConsumerSettings | undefined;
+  readonly deadLettered: number;
+  readonly messages: WaitingMessage[];
+  /** More messages follow the page. */
+  readonly more: boolean;
+}
+
 export interface QueueBrokerOptions {
   readonly store: BindingStore;
   readonly consumers: readonly ConsumerSettings[];
@@ -193,6 +217,23 @@ export class QueueBroker {
   /** Messages waiting in a queue (the explorer's backlog), delayed ones included. */
   async backlog(queue: string): Promise<number> {
     return this.options.store.read((db) => Number(db.exec('SELECT count(*) FROM messages WHERE queue = ?', [queue]).rows[0]![0]));
+  }
+
+  /**
+   * The explorer's view of `queue` (read only): backlog, delayed, in flight, retried, its consumer's
+   * dead-letter queue and what waits there, and up to `limit` messages after sequence `after`.
+   */
+  async snapshot(queue: string, limit: number, after = 0): Promise<QueueSnapshot> {
+    const consumer = this.consumers.get(queue);
+    const now = this.options.now();
+    return this.options.store.read((db) => {
+      const [backlog, delayed, retried] = db.exec('SELECT count(*), count(CASE WHEN visible_at > ? THEN 1 END), count(CASE WHEN attempts > 1 THEN 1 END) FROM messages WHERE queue = ?', [now, queue]).rows[0]!.map(Number) as [number, number, number];
+      const dlq = consumer?.deadLetterQueue;
+      const deadLettered = dlq ? Number(db.exec('SELECT count(*) FROM messages WHERE queue = ?', [dlq]).rows[0]![0]) : 0;
+      const rows = db.exec('SELECT seq, id, attempts, sent_at, visible_at, content_type, length(body) FROM messages WHERE queue = ? AND seq > ? ORDER BY seq LIMIT ?', [queue, after, limit + 1]).rows;
+      const messages = rows.slice(0, limit).map(([seq, id, attempts, sentAt, visibleAt, contentType, size]) => ({ seq: Number(seq), id: String(id), attempts: Number(attempts), sentAt: Number(sentAt), visibleAt: Number(visibleAt), contentType: String(contentType), size: Number(size) }));
+      return { backlog, delayed, inFlight: this.busy.get(queue)?.size ?? 0, retried, consumer, deadLettered, messages, more: rows.length > limit };
+    });
   }
 
   /** Decides, for one queue, whether to deliver now or when to look again. */

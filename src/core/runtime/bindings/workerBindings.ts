@@ -5,6 +5,7 @@
  * bindings to the worker's own entrypoints. Closed (committed) with the runtime.
  */
 import type { SqlJsStatic } from 'sql.js';
+import type { BindingSummary } from '../../contract/bindings';
 import type { Logger } from '../../log';
 import type { BindingsConfig } from '../bindingsConfig';
 import { nextCronTime, parseCron } from '../cron';
@@ -83,6 +84,18 @@ export class WorkerBindings {
       for (const producer of config.queueProducers) this.env[producer.binding] = this.broker.producer(producer.queue, producer.deliveryDelaySeconds);
     }
     for (const service of config.services) this.env[service.binding] = options.entrypoints.serviceBinding(service.entrypoint);
+  }
+
+  /** The KV, D1 and R2 bindings with the ids they reach, and every queue produced or consumed (read only). */
+  summaries(): BindingSummary[] {
+    const { kvNamespaces, d1Databases, r2Buckets, queueProducers, queueConsumers } = this.options.config;
+    const queues = new Set([...queueProducers.map((p) => p.queue), ...queueConsumers.flatMap((c) => (c.deadLetterQueue ? [c.queue, c.deadLetterQueue] : [c.queue]))]);
+    return [
+      ...kvNamespaces.map(({ binding, id }) => ({ kind: 'kv' as const, name: binding, target: id })),
+      ...d1Databases.map(({ binding, id }) => ({ kind: 'd1' as const, name: binding, target: id })),
+      ...r2Buckets.map(({ binding, id }) => ({ kind: 'r2' as const, name: binding, target: id })),
+      ...[...queues].sort().map((queue) => ({ kind: 'queue' as const, name: queue, target: queue })),
+    ];
   }
 
   private async deliver(batch: MessageBatch): Promise<void> {

@@ -135,6 +135,13 @@ export class WorkflowBinding {
     }
   }
 
+  /** An instance's status and recorded steps, for the explorer (read only; undefined when unknown). */
+  async describe(id: string): Promise<(InstanceStatus & { steps: { kind: string; name: string; ok: boolean }[] }) | undefined> {
+    if (!this.exists(id)) return undefined;
+    const run = await this.open(id);
+    return { ...run.status(), steps: run.store.steps() };
+  }
+
   /** Instance ids with data on disk. */
   instanceIds(): string[] {
     if (!fs.existsSync(this.deps.dir)) return [];

@@ -72,6 +72,17 @@ export class WorkflowStore {
       });
   }
 
+  /** The steps recorded so far, in the order they were first recorded (read only, for the explorer). */
+  steps(): { kind: string; name: string; ok: boolean }[] {
+    return this.db
+      .exec("SELECT key, ok FROM wf_steps WHERE key NOT LIKE '%:until' ORDER BY rowid")
+      .rows.map(([key, ok]) => {
+        const text = String(key);
+        const colon = text.indexOf(':');
+        return { kind: text.slice(0, colon), name: text.slice(colon + 1).replace(/#\d+$/, ''), ok: ok === 1 };
+      });
+  }
+
   /** `restart()`: the steps and the events' takers are forgotten; params stay. */
   resetRun(): void {
     this.db.exec('DELETE FROM wf_steps');

@@ -1,0 +1,155 @@
+// The Bindings view in the real workbench: the receiver serves the bindings fixture worker (KV, D1,
+// R2, a queue, a workflow, a Durable Object), data goes in over HTTP, and after Refresh the view
+// shows the KV keys, the R2 objects and the queue's backlog; the D1 database opens in the SQL
+// console, read-only, with its rows in the results webview.
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { HookbenchApi } from '../../src/vscode/hookbench';
+import type { BindingNode } from '../../src/vscode/views/bindingNodes';
+import { api, nextRestart } from './helpers';
+import { requestScreenshot, userDoes } from './reporter';
+
+const extensionRoot = () => vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath;
+const fixture = () => path.join(extensionRoot(), 'test', 'fixtures', 'workers', 'bindings');
+
+async function put(url: string, method: string, route: string, body: string, headers: Record<string, string> = {}): Promise<void> {
+  const response = await fetch(`${url}${route}`, { method, body, headers });
+  assert.ok(response.status < 300, `${method} ${route}: ${response.status} ${await response.text()}`);
+}
+
+/** The labels and descriptions under a binding, read as the view reads them. */
+async function childrenOf(hookbench: HookbenchApi, kind: string, name: string): Promise<{ node: BindingNode; label: string; description: string }[]> {
+  const tree = hookbench.trees.bindings;
+  const binding = (await tree.getChildren()).find((n) => n.kind === 'binding' && n.binding.kind === kind && n.binding.name === name);
+  assert.ok(binding, `the view has the ${kind} binding ${name}`);
+  return (await tree.getChildren(binding)).map((node) => {
+    const item = tree.getTreeItem(node);
+    return { node, label: String(item.label), description: String(item.description ?? '') };
+  });
+}
+
+/** Reads `read` until `done` holds: the queue's consumer runs on its own time. */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: ${JSON.stringify(value).slice(0, 400)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('bindings view: what a worker’s bindings hold', () => {
+  let hookbench: HookbenchApi;
+  let url: string;
+
+  before(async function () {
+    this.timeout(60_000);
+    hookbench = await api();
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    if (!hookbench.server.url) await hookbench.server.start();
+    const restarted = nextRestart(hookbench, 45_000);
+    // The entry alone: serve finds the wrangler config beside it (the workspace has none).
+    await vscode.workspace.getConfiguration('hookbench').update('worker.entry', path.join(fixture(), 'src', 'index.ts'), vscode.ConfigurationTarget.Workspace);
+    url = await restarted;
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    const restarted = nextRestart(hookbench, 45_000);
+    await vscode.workspace.getConfiguration('hookbench').update('worker.entry', undefined, vscode.ConfigurationTarget.Workspace);
+    await restarted;
+  });
+
+  it('shows KV keys, R2 objects and the queue backlog after data arrives over HTTP', async () => {
+    await put(url, 'PUT', '/kv?key=customer%3Aacme', '{"plan":"pro"}');
+    await put(url, 'PUT', `/kv?key=${encodeURIComponent('../not-a-path')}`, 'x');
+    await put(url, 'PUT', '/r2?key=invoices%2F2026-11.pdf', '%PDF-1.7 …', { 'content-type': 'application/pdf' });
+    await put(url, 'POST', '/queue?delay=3600', '{"job":"later"}');
+    await put(url, 'POST', '/queue', '{"retry":true}');
+    await put(url, 'POST', '/d1', JSON.stringify({ sql: 'CREATE TABLE orders (id TEXT PRIMARY KEY, total INTEGER)' }));
+    await put(url, 'POST', '/d1', JSON.stringify({ sql: "INSERT INTO orders VALUES ('o-1', 10), ('o-2', 25)" }));
+    await put(url, 'POST', '/workflow?id=order-1', '');
+    await put(url, 'POST', '/alarm?name=reminder-1', '');
+
+    await vscode.commands.executeCommand('hookbench.views.refresh');
+    const roots = (await hookbench.trees.bindings.getChildren()).map((n) => (n.kind === 'binding' ? `${n.binding.kind}:${n.binding.name}` : n.kind));
+    assert.deepEqual(roots, ['kv:CACHE', 'd1:DB', 'r2:FILES', 'queue:jobs', 'queue:jobs-dlq', 'workflow:order-flow', 'durableObject:REMINDERS']);
+    const keys = await childrenOf(hookbench, 'kv', 'CACHE');
+    assert.deepEqual(keys.map((k) => k.label), ['../not-a-path', 'customer:acme']);
+    assert.match(keys[1]!.description, /"from":"test"/);
+    const objects = await childrenOf(hookbench, 'r2', 'FILES');
+    assert.deepEqual(objects.map((o) => [o.label, o.description.split(' · ')[0]]), [['invoices/2026-11.pdf', '12 B']]);
+    // The retried message is retried at once by the consumer, then waits an hour: refresh until then.
+    const queue = await until(
+      async () => {
+        await vscode.commands.executeCommand('hookbench.views.refresh');
+        return childrenOf(hookbench, 'queue', 'jobs');
+      },
+      (children) => children[0]?.label === 'Backlog: 2' && /1 retried/.test(children[0].description),
+      'the queue to show its backlog with one retried message',
+    );
+    assert.match(queue[0]!.description, /^2 delayed · 0 in flight · 1 retried$/);
+    assert.deepEqual(queue.slice(2).map((m) => m.description.split(' · ')[0]), ['0 retries', '1 retry']);
+    const workflow = await until(
+      async () => {
+        await vscode.commands.executeCommand('hookbench.views.refresh');
+        return childrenOf(hookbench, 'workflow', 'order-flow');
+      },
+      (children) => children[0]?.description === 'waiting · 2 steps',
+      'the workflow to wait for its event',
+    );
+    assert.equal(workflow[0]!.label, 'order-1');
+    const alarms = await childrenOf(hookbench, 'durableObject', 'REMINDERS');
+    assert.deepEqual(alarms.map((a) => a.label), ['reminder-1']);
+    assert.match(alarms[0]!.description, /^alarm in (59|60) min$/);
+
+    // The KV value opens read-only, by its key.
+    const valueUri = (await vscode.commands.executeCommand('hookbench.bindings.openValue', { binding: 'CACHE', key: 'customer:acme' })) as vscode.Uri;
+    assert.equal((await vscode.workspace.openTextDocument(valueUri)).getText(), '{"plan":"pro"}');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('opens the SQL console on the D1 database, read-only, and browses a table', async () => {
+    const tables = await childrenOf(hookbench, 'd1', 'DB');
+    assert.deepEqual(tables.map((t) => [t.label, t.description]), [['orders', '2 columns']]);
+    const command = hookbench.trees.bindings.getTreeItem(tables[0]!.node).command!;
+    assert.equal(command.command, 'hookbench.sql.open', 'clicking a table opens the console');
+    const uri = (await vscode.commands.executeCommand(command.command, ...(command.arguments ?? []))) as vscode.Uri;
+    assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), uri.toString());
+    assert.match(vscode.window.activeTextEditor!.document.getText(), /^SELECT \* FROM "orders" LIMIT 100/);
+    const panel = hookbench.inspector.consoles.panel({ d1: 'DB' });
+    assert.ok(panel, 'the results panel of the D1 console is open');
+    assert.equal(panel.outcome?.kind, 'rows');
+    assert.deepEqual(panel.outcome?.kind === 'rows' ? panel.outcome.rows : undefined, [['o-1', 10], ['o-2', 25]]);
+    assert.match(panel.html, /DB \(D1 database\)/);
+
+    const refused = (await vscode.commands.executeCommand('hookbench.sql.run', uri, 'DELETE FROM orders')) as { kind: string; message?: string };
+    assert.equal(refused.kind, 'error');
+    assert.match(refused.message!, /read-only/i);
+    const count = (await vscode.commands.executeCommand('hookbench.sql.run', uri, 'SELECT count(*) FROM orders')) as { kind: string; rows?: unknown[][] };
+    assert.deepEqual(count.rows, [[2]], 'the refused DELETE changed nothing');
+
+    // For docs/explorer.md: the Bindings view expanded beside the D1 console and its results, the
+    // other views' sections collapsed for room (by their headers, as a user does) and opened again after.
+    await vscode.commands.executeCommand('hookbench.bindings.focus');
+    const sections = ['Deliveries', 'Outbound'];
+    for (const section of sections) await userDoes({ click: `.pane-header[aria-label^="${section}"]` });
+    const view = hookbench.views['hookbench.bindings'];
+    for (const [kind, name] of [['workflow', 'order-flow'], ['queue', 'jobs'], ['r2', 'FILES'], ['d1', 'DB'], ['kv', 'CACHE']]) {
+      const node = (await hookbench.trees.bindings.getChildren()).find((n) => n.kind === 'binding' && n.binding.kind === kind && n.binding.name === name)!;
+      // The view was just laid out again: its tree may not hold the roots yet.
+      await until(
+        () => Promise.resolve(view.reveal(node, { expand: true, focus: false, select: false })).then(() => true, () => false),
+        (revealed) => revealed,
+        `revealing ${name}`,
+      );
+    }
+    await vscode.commands.executeCommand('hookbench.sql.run', uri, 'SELECT * FROM orders');
+    await vscode.commands.executeCommand('notifications.clearAll');
+    await panel.drawn();
+    await requestScreenshot('bindings-view', extensionRoot());
+    for (const section of sections) await userDoes({ click: `.pane-header[aria-label^="${section}"]` });
+  });
+});
