@@ -15,7 +15,7 @@ import * as esbuild from 'esbuild';
 import { compareHttp, compareWebSocket, type Observation } from './compare';
 import { exchangeWebSocket, poll, sendHttp } from './drive';
 import { scratchFolder, startHookbench, startOracle, tail, type RunningRuntime } from './runtimes';
-import type { Area, Step } from './step';
+import type { Area, HttpStep, Step } from './step';
 import { findWranglerConfig, stripJsonc } from '../../src/core/runtime/wranglerConfig';
 import { parse as parseToml } from 'smol-toml';
 
@@ -53,6 +53,19 @@ function entryOf(config: string): string {
   return path.resolve(path.dirname(config), raw.main);
 }
 
+/**
+ * wrangler dev restarts its worker when its file watcher sees a write in the area's folder (the
+ * other runtime's bundling, the first `.wrangler/` state), and answers a request caught by the
+ * restart with its own 503. That is the oracle's hiccup, not the platform's answer: asked again,
+ * once, after it settles.
+ */
+async function oracleHttp(origin: string, step: HttpStep): Promise<Observation> {
+  const first = await sendHttp(origin, step);
+  if (first.kind !== 'http' || first.status !== 503 || !first.body.startsWith('Your worker restarted mid-request')) return first;
+  await sleep(500);
+  return sendHttp(origin, step);
+}
+
 /** One step against both runtimes at once; undefined when the step compares nothing (a wait). */
 async function runStep(step: Step, oracle: string, hookbench: string): Promise<string[] | undefined> {
   const both = (fn: (origin: string) => Promise<Observation>) => Promise.all([fn(oracle), fn(hookbench)]);
@@ -69,7 +82,7 @@ async function runStep(step: Step, oracle: string, hookbench: string): Promise<s
       return compareHttp(a, b, step.step.compare);
     }
     default: {
-      const [a, b] = await both((origin) => sendHttp(origin, step));
+      const [a, b] = await Promise.all([oracleHttp(oracle, step), sendHttp(hookbench, step)]);
       return compareHttp(a, b, step.compare);
     }
   }
