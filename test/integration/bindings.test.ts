@@ -97,7 +97,8 @@ describe('bindings view: what a worker’s bindings hold', () => {
         await vscode.commands.executeCommand('hookbench.views.refresh');
         return childrenOf(hookbench, 'workflow', 'order-flow');
       },
-      (children) => children[0]?.description === 'waiting · 2 steps',
+      // A run parked on waitForEvent reads `running`, as Miniflare's status() says (Cloudflare says `waiting`).
+      (children) => children[0]?.description === 'running · 2 steps',
       'the workflow to wait for its event',
     );
     assert.equal(workflow[0]!.label, 'order-1');
