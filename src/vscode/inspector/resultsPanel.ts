@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { DrawnPages } from './drawnPages';
 import type { ConsoleMode } from '../../core/inspector/consoleMode';
 import { resultsHtml, type RunOutcome } from './resultsHtml';
 import { consoleLabel, consoleName, type ConsoleRef } from './consoleFiles';
@@ -21,10 +22,7 @@ export class ResultsPanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   /** The HTML last given to the webview (integration tests read it). */
   html = '';
-  private readonly drawnEmitter = new vscode.EventEmitter<void>();
-  /** Pages given to the webview, and pages it said it drew (its script ran). */
-  private pages = 0;
-  private drawnPages = 0;
+  private readonly pages = new DrawnPages();
 
   constructor(
     private readonly ref: ConsoleRef,
@@ -54,28 +52,19 @@ export class ResultsPanel implements vscode.Disposable {
 
   private draw(): void {
     this.html = resultsHtml({ nonce: randomBytes(16).toString('base64'), instance: consoleLabel(this.ref), mode: this.modeNow, outcome: this.outcomeNow, maxShown: MAX_SHOWN_ROWS });
-    this.pages++;
+    this.pages.gave();
     this.panel.webview.html = this.html;
   }
 
   /** Resolves once the webview has drawn the last page it was given (screenshots wait for it). */
-  async drawn(): Promise<void> {
-    while (this.drawnPages < this.pages) {
-      await new Promise<void>((resolve) => {
-        const once = this.drawnEmitter.event(() => {
-          once.dispose();
-          resolve();
-        });
-      });
-    }
+  drawn(): Promise<void> {
+    return this.pages.drawn();
   }
 
   /** Only `{type: 'command', command}` with a known command is acted on. */
   private receive(message: unknown): void {
     if ((message as { type?: unknown } | undefined)?.type === 'drawn') {
-      // A page replaced before its script ran never says so: the newest page's word covers it.
-      this.drawnPages = this.pages;
-      return this.drawnEmitter.fire();
+      return this.pages.saidDrawn();
     }
     const { type, command } = (message ?? {}) as { type?: unknown; command?: unknown };
     if (type !== 'command' || typeof command !== 'string' || !Object.hasOwn(COMMANDS, command)) return;
@@ -89,7 +78,7 @@ export class ResultsPanel implements vscode.Disposable {
     this.disposed = true;
     this.onClosed();
     for (const d of this.disposables.splice(0)) d.dispose();
-    this.drawnEmitter.dispose();
+    this.pages.dispose();
     this.panel.dispose();
   }
 }

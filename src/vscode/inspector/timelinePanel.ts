@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { DrawnPages } from './drawnPages';
 import type { InstanceRef } from '../../core/contract/instances';
 import { STATE_HISTORY_EXISTS, STATE_HISTORY_QUERY, STATE_HISTORY_TABLE, type StateHistoryRow } from '../../core/contract/timeline';
 import { step, timelineFrom } from '../../core/inspector/timeline';
@@ -24,10 +25,7 @@ export class TimelinePanel implements vscode.Disposable {
   private disposed = false;
   /** The HTML last given to the webview (integration tests read it). */
   html = '';
-  private readonly drawnEmitter = new vscode.EventEmitter<void>();
-  /** Pages given to the webview, and pages it said it drew (its script ran). */
-  private pages = 0;
-  private drawnPages = 0;
+  private readonly pages = new DrawnPages();
   readonly panel: vscode.WebviewPanel;
   private loading: Promise<void> = Promise.resolve();
 
@@ -78,20 +76,13 @@ export class TimelinePanel implements vscode.Disposable {
   private draw(view: TimelineView): void {
     this.view = view;
     this.html = timelineHtml(randomBytes(16).toString('base64'), `${this.ref.name} (${this.ref.namespace})`, view);
-    this.pages++;
+    this.pages.gave();
     this.panel.webview.html = this.html;
   }
 
   /** Resolves once the webview has drawn the last page it was given (screenshots wait for it). */
-  async drawn(): Promise<void> {
-    while (this.drawnPages < this.pages) {
-      await new Promise<void>((resolve) => {
-        const once = this.drawnEmitter.event(() => {
-          once.dispose();
-          resolve();
-        });
-      });
-    }
+  drawn(): Promise<void> {
+    return this.pages.drawn();
   }
 
   /** Moves by `delta` steps (or to step `to`); answers the index now shown. */
@@ -116,9 +107,7 @@ export class TimelinePanel implements vscode.Disposable {
 
   private receive(message: unknown): void {
     if ((message as { type?: unknown } | undefined)?.type === 'drawn') {
-      // A page replaced before its script ran never says so: the newest page's word covers it.
-      this.drawnPages = this.pages;
-      return this.drawnEmitter.fire();
+      return this.pages.saidDrawn();
     }
     const { type, command, arg } = (message ?? {}) as { type?: unknown; command?: unknown; arg?: unknown };
     if (type !== 'command') return;
@@ -134,7 +123,7 @@ export class TimelinePanel implements vscode.Disposable {
     this.disposed = true;
     this.onClosed();
     for (const d of this.disposables.splice(0)) d.dispose();
-    this.drawnEmitter.dispose();
+    this.pages.dispose();
     this.panel.dispose();
   }
 }

@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log';
 import type { Timers } from '../../timers';
+import type { QueueConsumer } from '../bindingsConfig';
 import type { BindingStore } from './bindingStore';
 import { checkDelay, decodeBody, encodeBody, LimitError, MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, type ContentType } from './queueMessages';
 
@@ -21,14 +22,8 @@ const SCHEMA = [
 
 export type { Timers } from '../../timers';
 
-export interface ConsumerSettings {
-  readonly queue: string;
-  readonly maxBatchSize: number;
-  readonly maxBatchTimeoutMs: number;
-  readonly maxRetries: number;
-  readonly deadLetterQueue?: string;
-  readonly retryDelaySeconds: number;
-}
+/** A consumer as the wrangler config declares it (bindingsConfig.ts). */
+export type ConsumerSettings = QueueConsumer;
 
 export interface QueueMessage {
   readonly id: string;
