@@ -26,6 +26,8 @@ export interface QueueConsumer {
   readonly maxRetries: number;
   readonly deadLetterQueue?: string;
   readonly retryDelaySeconds: number;
+  /** Batches in flight at once (`max_concurrency`); absent or null in the config: the platform's 250. */
+  readonly maxConcurrency?: number;
 }
 
 export interface ServiceBinding {
@@ -65,6 +67,9 @@ function text(file: string, where: string, entry: Raw, key: string, required = f
   return value;
 }
 
+/** Cloudflare's ceiling for a consumer's concurrent invocations, and what it scales to when unset. */
+export const MAX_CONCURRENCY = 250;
+
 function count(file: string, where: string, entry: Raw, key: string, fallback: number, min: number, max: number): number {
   const value = entry[key];
   if (value === undefined) return fallback;
@@ -101,6 +106,7 @@ export function readBindingsConfig(file: string, config: Raw): BindingsConfig {
       maxRetries: count(file, where, entry, 'max_retries', 3, 0, 100),
       deadLetterQueue: text(file, where, entry, 'dead_letter_queue'),
       retryDelaySeconds: count(file, where, entry, 'retry_delay', 0, 0, 43_200),
+      maxConcurrency: entry['max_concurrency'] === null ? undefined : count(file, where, entry, 'max_concurrency', MAX_CONCURRENCY, 1, MAX_CONCURRENCY),
     };
   });
   const services = list(file, config, 'services').map((entry, i) => {

@@ -5,13 +5,16 @@
  * messages are ready or `max_batch_timeout` has passed since the first one was — then applies the
  * handler's verdicts: ack deletes, retry delays (`retry_delay` or the call's `delaySeconds`), and
  * after `max_retries` retries a message moves to the dead-letter queue (or is dropped, logged).
+ * Up to `max_concurrency` batches of a queue are in flight at once (Cloudflare scales to 250 when
+ * it is unset; Miniflare keeps one): a new batch starts beside the running ones when enough other
+ * messages are ready, never holding a message another batch holds.
  * Delivery is at least once: a batch in flight when the process dies is delivered again.
  * Clock and timers are injected.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log';
 import type { Timers } from '../../timers';
-import type { QueueConsumer } from '../bindingsConfig';
+import { MAX_CONCURRENCY, type QueueConsumer } from '../bindingsConfig';
 import type { BindingStore } from './bindingStore';
 import { checkDelay, decodeBody, encodeBody, LimitError, MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, type ContentType } from './queueMessages';
 
@@ -134,8 +137,11 @@ export interface QueueBrokerOptions {
 export class QueueBroker {
   private readonly consumers = new Map<string, ConsumerSettings>();
   private readonly timers = new Map<string, unknown>();
-  private readonly inFlight = new Map<string, Promise<void>>();
-  /** The rows of the batch each queue's handler holds now (not part of its backlog). */
+  /** Each queue's batches being handled now: up to its `max_concurrency` at once. */
+  private readonly inFlight = new Map<string, Set<Promise<void>>>();
+  /** Queues choosing the rows of a new batch (one choice at a time, so no row is in two batches). */
+  private readonly starting = new Set<string>();
+  /** The rows every batch of a queue holds now (not part of its backlog). */
   private readonly busy = new Map<string, Set<number>>();
   private stopped = false;
 
@@ -234,17 +240,20 @@ export class QueueBroker {
   /** Decides, for one queue, whether to deliver now or when to look again. */
   private async wake(queue: string): Promise<void> {
     const consumer = this.consumers.get(queue);
-    if (!consumer || this.stopped || this.inFlight.has(queue)) return;
+    if (!consumer || this.stopped || this.full(consumer)) return;
     const handle = this.timers.get(queue);
     if (handle !== undefined) this.options.timers.clearTimeout(handle);
     this.timers.delete(queue);
     const now = this.options.now();
+    const busy = [...(this.busy.get(queue) ?? [])];
+    const notBusy = `seq NOT IN (${busy.map(() => '?').join(', ')})`;
     const [ready, since, nextVisible] = await this.options.store.read((db) => {
-      const [r, s] = db.exec('SELECT count(*), min(visible_at) FROM messages WHERE queue = ? AND visible_at <= ?', [queue, now]).rows[0]!;
+      const [r, s] = db.exec(`SELECT count(*), min(visible_at) FROM messages WHERE queue = ? AND visible_at <= ? AND ${notBusy}`, [queue, now, ...busy]).rows[0]!;
       const n = db.exec('SELECT min(visible_at) FROM messages WHERE queue = ? AND visible_at > ?', [queue, now]).rows[0]![0];
       return [Number(r), Number(s), n === null ? undefined : Number(n)] as const;
     });
-    if (this.inFlight.has(queue)) return;
+    // A batch may have started or ended meanwhile: its end wakes the queue again.
+    if (this.full(consumer) || busy.length !== (this.busy.get(queue)?.size ?? 0)) return;
     let due: number | undefined = nextVisible;
     if (ready > 0) {
       // The batch timeout runs from when the oldest waiting message became deliverable.
@@ -267,27 +276,65 @@ export class QueueBroker {
     }
   }
 
-  private startBatch(consumer: ConsumerSettings): void {
-    const running = this.runBatch(consumer)
-      .catch((error: unknown) => this.options.logger.error(`[queues] ${consumer.queue}: ${(error as Error)?.stack ?? String(error)}`))
-      .finally(() => {
-        this.inFlight.delete(consumer.queue);
-        this.busy.delete(consumer.queue);
-        void this.wake(consumer.queue);
-      });
-    this.inFlight.set(consumer.queue, running);
+  /** Whether the queue has as many batches in flight as it may (or is choosing one now). */
+  private full(consumer: ConsumerSettings): boolean {
+    return this.starting.has(consumer.queue) || (this.inFlight.get(consumer.queue)?.size ?? 0) >= (consumer.maxConcurrency ?? MAX_CONCURRENCY);
   }
 
-  private async runBatch(consumer: ConsumerSettings): Promise<void> {
+  private startBatch(consumer: ConsumerSettings): void {
+    const queue = consumer.queue;
+    const batches = this.inFlight.get(queue) ?? new Set<Promise<void>>();
+    this.inFlight.set(queue, batches);
+    this.starting.add(queue);
+    let rows: readonly Row[] = [];
+    /** The batch's rows leave the in-flight count together with their verdicts (one synchronous step). */
+    const release = () => {
+      const busy = this.busy.get(queue);
+      for (const row of rows) busy?.delete(row.seq);
+      if (busy?.size === 0) this.busy.delete(queue);
+      rows = [];
+    };
+    const running: Promise<void> = this.runBatch(
+      consumer,
+      (chosen) => {
+        // The rows are this batch's before any other batch of the queue chooses.
+        rows = chosen;
+        const busy = this.busy.get(queue) ?? new Set<number>();
+        for (const row of chosen) busy.add(row.seq);
+        this.busy.set(queue, busy);
+        this.starting.delete(queue);
+        // Another batch may start beside this one, up to max_concurrency.
+        void this.wake(queue);
+      },
+      release,
+    )
+      .catch((error: unknown) => this.options.logger.error(`[queues] ${queue}: ${(error as Error)?.stack ?? String(error)}`))
+      .finally(() => {
+        this.starting.delete(queue);
+        batches.delete(running);
+        if (batches.size === 0) this.inFlight.delete(queue);
+        release();
+        void this.wake(queue);
+      });
+    batches.add(running);
+  }
+
+  private async runBatch(consumer: ConsumerSettings, claim: (rows: readonly Row[]) => void, release: () => void): Promise<void> {
     const now = this.options.now();
+    const busy = [...(this.busy.get(consumer.queue) ?? [])];
     const rows = await this.options.store.read(
       (db) =>
         db
-          .exec('SELECT seq, id, body, content_type, attempts, sent_at FROM messages WHERE queue = ? AND visible_at <= ? ORDER BY seq LIMIT ?', [consumer.queue, now, consumer.maxBatchSize])
+          .exec(`SELECT seq, id, body, content_type, attempts, sent_at FROM messages WHERE queue = ? AND visible_at <= ? AND seq NOT IN (${busy.map(() => '?').join(', ')}) ORDER BY seq LIMIT ?`, [
+            consumer.queue,
+            now,
+            ...busy,
+            consumer.maxBatchSize,
+          ])
           .rows.map(([seq, id, body, type, attempts, sentAt]) => ({ seq, id, body, type, attempts, sentAt }) as Row),
     );
     if (rows.length === 0) return;
-    this.busy.set(consumer.queue, new Set(rows.map((row) => row.seq)));
+    claim(rows);
     const calls = new BatchCalls();
     const messages: QueueMessage[] = rows.map((row) => ({
       id: row.id,
@@ -330,6 +377,7 @@ export class QueueBroker {
           db.exec('UPDATE messages SET attempts = attempts + 1, visible_at = ? WHERE seq = ?', [after + delay * 1000, row.seq]);
         }
       }
+      release();
     });
     if (dead.length > 0 && consumer.deadLetterQueue) void this.wake(consumer.deadLetterQueue);
   }
@@ -339,6 +387,6 @@ export class QueueBroker {
     this.stopped = true;
     for (const handle of this.timers.values()) this.options.timers.clearTimeout(handle);
     this.timers.clear();
-    await Promise.allSettled([...this.inFlight.values()]);
+    await Promise.allSettled([...this.inFlight.values()].flatMap((batches) => [...batches]));
   }
 }

@@ -4,14 +4,16 @@
  * `a/b`, 1024 bytes of anything) reaches a path. A put writes and fsyncs the bytes before the row
  * is committed; a crash in between leaves an unreferenced file that the next open sweeps away,
  * never a row without its bytes. Errors read as workerd's: `get: The requested range is not
- * satisfiable (10039)`.
+ * satisfiable (10039)`. Multipart uploads live in r2Multipart.ts, on the same index and folder.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CREATE_NEW, mkdirPrivate, PRIVATE_FILE_MODE, readPrivate } from '../privateFiles';
 import { syncDirectory } from '../snapshot';
+import type { DurableDatabase } from '../durableDatabase';
 import type { BindingStore } from './bindingStore';
+import { createUpload, failure, MULTIPART_SCHEMA, type MultipartHost, R2MultipartUpload, sweepParts } from './r2Multipart';
 import { R2Object, R2ObjectBody, type StoredObject } from './r2Object';
 import { toBytes } from './values';
 
@@ -32,6 +34,7 @@ const INCLUDES = ['httpMetadata', 'customMetadata'];
 
 const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS objects (key TEXT PRIMARY KEY, version TEXT NOT NULL, size INTEGER NOT NULL, etag TEXT NOT NULL, uploaded INTEGER NOT NULL, http TEXT NOT NULL, custom TEXT NOT NULL, checksums TEXT NOT NULL) WITHOUT ROWID',
+  ...MULTIPART_SCHEMA,
 ];
 
 export interface R2Conditional {
@@ -43,10 +46,6 @@ export interface R2Conditional {
 }
 
 type Range = { offset?: number; length?: number } | { suffix: number };
-
-function failure(method: string, text: string, code: number): Error {
-  return new Error(`${method}: ${text} (${code})`);
-}
 
 /** The one checksum a put may name (workerd refuses two), its length checked, as lower-case hex. */
 function expectedChecksum(options: Partial<Record<keyof typeof HASHES, unknown>>): { name: keyof typeof HASHES; hex: string } | undefined {
@@ -154,6 +153,7 @@ export class R2Bucket {
   private async sweep(): Promise<void> {
     if (this.swept) return;
     this.swept = true;
+    await sweepParts(this.store);
     const versions = new Set(await this.store.read((db) => db.exec('SELECT version FROM objects').rows.map((r) => String(r[0]))));
     if (!fs.existsSync(this.blobs)) return;
     for (const file of fs.readdirSync(this.blobs)) {
@@ -249,10 +249,18 @@ export class R2Bucket {
       checksums,
     };
     await this.writeBlob(object.version, bytes);
-    const replaced = await this.store.write((db) => {
-      const old = db.exec('SELECT version FROM objects WHERE key = ?', [key]).rows[0]?.[0];
+    const replaced = await this.commitObject(object);
+    if (replaced !== undefined) fs.rmSync(this.blobFile(replaced), { force: true });
+    return new R2Object(object, null);
+  }
+
+  /** In one transaction the object's row replaces the key's (and `also` runs); the replaced version. */
+  private commitObject(object: StoredObject, also?: (db: DurableDatabase) => void): Promise<string | undefined> {
+    return this.store.write((db) => {
+      also?.(db);
+      const old = db.exec('SELECT version FROM objects WHERE key = ?', [object.key]).rows[0]?.[0];
       db.exec(`INSERT OR REPLACE INTO objects (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
-        key,
+        object.key,
         object.version,
         object.size,
         object.etag,
@@ -263,20 +271,27 @@ export class R2Bucket {
       ]);
       return old === undefined ? undefined : String(old);
     });
-    if (replaced !== undefined) fs.rmSync(this.blobFile(replaced), { force: true });
-    return new R2Object(object, null);
   }
 
-  private async writeBlob(version: string, bytes: Uint8Array): Promise<void> {
-    mkdirPrivate(this.blobs);
-    const handle = await fs.promises.open(this.blobFile(version), CREATE_NEW, PRIVATE_FILE_MODE);
-    try {
-      for (let offset = 0; offset < bytes.byteLength; ) offset += (await handle.write(bytes, offset, bytes.byteLength - offset)).bytesWritten;
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await syncDirectory(this.blobs);
+  private writeBlob(version: string, bytes: Uint8Array): Promise<void> {
+    return writeSynced(this.blobFile(version), [bytes]);
+  }
+
+  /** What multipart uploads borrow from the bucket (its index, files and commit). */
+  private get multipartHost(): MultipartHost {
+    return {
+      store: this.store,
+      now: this.now,
+      ready: async (method, key) => {
+        checkKey(method, key);
+        await this.sweep();
+      },
+      writeBlobFromFiles: (version, files) => writeSynced(this.blobFile(version), files),
+      writeFile: (file, bytes) => writeSynced(file, [bytes]),
+      commitObject: (object, also) => this.commitObject(object, also),
+      dropBlob: (version) => fs.rmSync(this.blobFile(version), { force: true }),
+      toBytes: (value) => toBytes(value),
+    };
   }
 
   async delete(keys: string | readonly string[]): Promise<void> {
@@ -342,11 +357,37 @@ export class R2Bucket {
     };
   }
 
-  createMultipartUpload(): never {
-    throw new Error('R2 multipart uploads are not emulated by Hookbench; put() the whole object, or run the worker under `wrangler dev`');
+  async createMultipartUpload(key: string, options: { httpMetadata?: unknown; customMetadata?: Record<string, string> } = {}): Promise<R2MultipartUpload> {
+    return createUpload(this.multipartHost, String(key), { http: httpMetadataFrom(options.httpMetadata), custom: { ...(options.customMetadata ?? {}) } });
   }
 
-  resumeMultipartUpload(): never {
-    return this.createMultipartUpload();
+  /** The handle of an upload by its id, without I/O: an unknown id fails at its first use. */
+  resumeMultipartUpload(key: string, uploadId: string): R2MultipartUpload {
+    return new R2MultipartUpload(this.multipartHost, String(key), String(uploadId));
   }
+}
+
+/**
+ * Writes `parts` (bytes, or the paths of files whose bytes to copy in order) as one new private
+ * file, fsynced with its folder before this resolves.
+ */
+async function writeSynced(file: string, parts: readonly (Uint8Array | string)[]): Promise<void> {
+  const dir = path.dirname(file);
+  mkdirPrivate(dir);
+  const handle = await fs.promises.open(file, CREATE_NEW, PRIVATE_FILE_MODE);
+  try {
+    for (const part of parts) {
+      if (typeof part === 'string') {
+        for await (const chunk of fs.createReadStream(part)) await writeAll(handle, chunk as Buffer);
+      } else await writeAll(handle, part);
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await syncDirectory(dir);
+}
+
+async function writeAll(handle: fs.promises.FileHandle, bytes: Uint8Array): Promise<void> {
+  for (let offset = 0; offset < bytes.byteLength; ) offset += (await handle.write(bytes, offset, bytes.byteLength - offset)).bytesWritten;
 }

@@ -1,6 +1,7 @@
 /**
  * The R2 area: put/get/head/list/delete, ranges, conditional requests, http and custom metadata,
- * checksums, the fields of R2Object / R2ObjectBody, hostile keys and the error texts.
+ * checksums, the fields of R2Object / R2ObjectBody, hostile keys and the error texts; multipart
+ * uploads (create, resume, parts, complete, abort) with their limits and errors.
  */
 import type { Area, HttpStep } from '../../step';
 
@@ -38,6 +39,11 @@ const serve = (name: string, key: string, headers: Record<string, string> = {}):
   headers,
   compare: { headers: ['content-type', 'content-language', 'content-disposition', 'cache-control', 'expires', 'content-range', 'etag'] },
 });
+
+/** A multipart action on the upload the worker keeps under `label`. */
+const mp = (name: string, action: string, label: string, ...args: unknown[]): HttpStep => op(name, 'multipart', action, label, ...args);
+const MIB5 = 5 * 1024 * 1024;
+const FIVE_MIB_OF = (text: string) => ({ $repeat: [text, MIB5] });
 
 const HELLO_MD5 = '5d41402abc4b2a76b9719d911017c592';
 const HELLO_SHA1 = 'aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d';
@@ -150,6 +156,68 @@ export const area: Area = {
     op('delete many', 'delete', ['dir/b', 'dir/sub/c']),
     op('list after deletes', 'list', { prefix: 'dir/' }),
     op('deleting over 1000 keys', 'delete', Array.from({ length: 1001 }, (_, i) => `k${i}`)),
+    mp('create a multipart upload with metadata', 'create', 'big', 'mp/big', { httpMetadata: { contentType: 'text/plain' }, customMetadata: { via: 'multipart' } }),
+    mp('resume it by its id (no I/O)', 'resume', 'big-again', 'big', 'mp/big'),
+    mp('upload part 2 first (the short last part)', 'part', 'big', 2, 'tail'),
+    mp('upload part 1 of 5 MiB through the resumed upload', 'part', 'big-again', 1, FIVE_MIB_OF('a')),
+    op('the object does not exist before complete', 'head', 'mp/big'),
+    op('nor does it list', 'list', { prefix: 'mp/' }),
+    mp('complete with the short part listed first (sizes are checked in the given order)', 'complete', 'big', [2, 1]),
+    mp('complete in part order', 'complete', 'big', [1, 2]),
+    op('head the completed object (multipart etag)', 'head', 'mp/big'),
+    op('get the tail of it', 'get', 'mp/big', { range: { offset: MIB5 } }),
+    op('get across the part boundary', 'get', 'mp/big', { range: { offset: MIB5 - 2, length: 4 } }),
+    op('list shows it', 'list', { prefix: 'mp/', include: ['httpMetadata', 'customMetadata'] }),
+    mp('a part for a completed upload', 'part', 'big', 3, 'more'),
+    mp('completing it again', 'complete', 'big', [1]),
+    mp('aborting a completed upload', 'abort', 'big'),
+    mp('create a second upload', 'create', 'small', 'mp/small'),
+    mp('a small part 1', 'part', 'small', 1, 'x'),
+    mp('a small part 2', 'part', 'small', 2, 'y'),
+    mp('completing with a too-small part', 'complete', 'small'),
+    mp('completing with a part never sent', 'complete', 'small', [1, 3]),
+    mp('completing with a wrong etag', 'complete', 'small', [{ partNumber: 2, etag: 'wrong' }]),
+    mp('completing with a part twice', 'complete', 'small', [2, 2]),
+    mp('sending part 2 again replaces it', 'part', 'small', 2, 'z'),
+    mp('completing with the replaced etag', 'completeWithFirstEtag', 'small', 2),
+    mp('part number 0', 'part', 'small', 0, 'x'),
+    mp('part number -1', 'part', 'small', -1, 'x'),
+    mp('part number 10000', 'part', 'small', 10000, 'x'),
+    mp('part number 10001', 'part', 'small', 10001, 'x'),
+    mp('part number 1.5', 'part', 'small', 1.5, 'x'),
+    mp('a number as the value', 'part', 'small', 3, 42),
+    mp('an empty part', 'part', 'small', 4, ''),
+    mp('completing with one (last) small part', 'complete', 'small', [2]),
+    op('the single-part object', 'get', 'mp/small'),
+    mp('create a third upload', 'create', 'gone', 'mp/gone'),
+    mp('a part for it', 'part', 'gone', 1, 'x'),
+    mp('abort it', 'abort', 'gone'),
+    mp('a part after abort', 'part', 'gone', 2, 'x'),
+    mp('complete after abort', 'complete', 'gone', [1]),
+    mp('abort again', 'abort', 'gone'),
+    op('the aborted key does not exist', 'head', 'mp/gone'),
+    mp('resume an unknown upload id', 'resume', 'unknown', { uploadId: 'no-such-upload' }, 'mp/x'),
+    mp('a part for an unknown upload', 'part', 'unknown', 1, 'x'),
+    mp('complete an unknown upload', 'complete', 'unknown', [{ partNumber: 1, etag: 'x' }]),
+    mp('abort an unknown upload', 'abort', 'unknown'),
+    mp('create a fourth upload', 'create', 'other', 'mp/other'),
+    mp('resume its id under another key', 'resume', 'wrong-key', 'other', 'mp/not-other'),
+    mp('a part under the wrong key', 'part', 'wrong-key', 1, 'x'),
+    mp('complete under the wrong key', 'complete', 'wrong-key', [{ partNumber: 1, etag: 'x' }]),
+    mp('abort under the wrong key', 'abort', 'wrong-key'),
+    mp('part 1 of 5 MiB', 'part', 'other', 1, FIVE_MIB_OF('b')),
+    mp('a last part longer than the others', 'part', 'other', 2, { $repeat: ['c', MIB5 + 1] }),
+    mp('completing with a last part longer than the first', 'complete', 'other'),
+    mp('completing with no parts', 'complete', 'other', []),
+    mp('abort the fourth', 'abort', 'other'),
+    mp('a hostile key ../mp', 'create', 'hostile', '../mp'),
+    mp('a part for it', 'part', 'hostile', 1, 'h'),
+    mp('complete it', 'complete', 'hostile'),
+    op('get it back', 'get', '../mp'),
+    mp('a key of 1025 bytes', 'create', 'long', 'k'.repeat(1025)),
+    op('replace a multipart object with a put', 'put', 'mp/big', 'plain'),
+    op('delete the multipart objects', 'delete', ['mp/small', '../mp', 'mp/big']),
+    op('list after', 'list', { prefix: 'mp/' }),
     serve('a worker serves an object', 'doc.json'),
     serve('with a Range header', 'hello', { range: 'bytes=0-1' }),
     serve('If-None-Match with its etag is 304', 'hello', { 'if-none-match': `"${HELLO_MD5}"` }),

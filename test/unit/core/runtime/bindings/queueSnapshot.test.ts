@@ -17,7 +17,8 @@ describe('QueueBroker.snapshot', () => {
       batch.retryAll({ delaySeconds: 60 });
     };
     const time = new ManualTime();
-    const consumers = [{ queue: 'jobs', maxBatchSize: 2, maxBatchTimeoutMs: 0, maxRetries: 3, retryDelaySeconds: 0 }];
+    // One batch at a time, so the third message waits (queueConcurrency.test.ts counts several).
+    const consumers = [{ queue: 'jobs', maxBatchSize: 2, maxBatchTimeoutMs: 0, maxRetries: 3, retryDelaySeconds: 0, maxConcurrency: 1 }];
     const broker = new QueueBroker({ store: await storeAt(tempDir('qs'), QueueBroker.schema), consumers, deliver, logger: nullLogger, now: time.clock, timers: time });
     await broker.start();
     await broker.producer('jobs').sendBatch([{ body: 'a' }, { body: 'b' }, { body: 'c' }]);
