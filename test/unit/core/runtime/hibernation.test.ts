@@ -103,7 +103,7 @@ describe('hibernatable WebSockets', () => {
 
   it('refuses more than 10 tags and a tag longer than 256 characters with workerd\'s messages', () => {
     const pair = new WebSocketPair();
-    const sockets = new HibernatableSockets({ message() {}, close() {} }, Date.now);
+    const sockets = new HibernatableSockets({ message() {}, close() {}, error() {} }, Date.now);
     assert.throws(() => sockets.accept(pair[1], Array.from({ length: 11 }, (_, i) => `t${i}`)), { message: 'a Hibernatable WebSocket cannot have more than 10 tags' });
     assert.throws(() => sockets.accept(new WebSocketPair()[1], ['x'.repeat(257)]), { message: `"${'x'.repeat(257)}" is longer than the max tag length (256 characters).` });
   });
