@@ -45,7 +45,7 @@ export const MAX_WEBSOCKETS_PER_CLIENT = 1024;
 
 export class Receiver {
   private readonly server: http.Server;
-  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: true, maxPayload: MAX_WEBSOCKET_MESSAGE });
+  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: true, maxPayload: MAX_WEBSOCKET_MESSAGE, skipUTF8Validation: true });
   private readonly socketsPerClient = new Map<string, number>();
   private origin = '';
 
@@ -213,7 +213,11 @@ export class Receiver {
         const closed = handlers.answersClose ? answerCloseByWorker(ws, handlers) : (code: number, reason: string) => handlers.close(code, reason);
         ws.on('message', (data, isBinary) => handlers.message(isBinary ? new Uint8Array(data as Buffer) : (data as Buffer).toString('utf8')));
         ws.on('close', (code, reason) => closed(code, reason.toString('utf8')));
-        ws.on('error', (error) => this.options.logger.warn(`[receiver] websocket: ${error.message}`));
+        // A protocol error (ws closes the socket after it): a hibernatable socket's webSocketError.
+        ws.on('error', (error) => {
+          this.options.logger.warn(`[receiver] websocket: ${error.message}`);
+          handlers.error?.(error);
+        });
       });
     } catch (error) {
       this.options.logger.error(`[receiver] upgrade ${req.url}: ${(error as Error)?.stack ?? String(error)}`);

@@ -121,6 +121,7 @@ export function exchangeWebSocket(origin: string, step: WebSocketStep): Promise<
     };
     socket.on('open', () => {
       for (const frame of step.send ?? []) socket.send(frame);
+      if (step.sendInvalidText) socket.send(Buffer.from([0xc3, 0x28]), { binary: false });
       if (step.frames === 0) enough();
     });
     socket.on('message', (data, isBinary) => {

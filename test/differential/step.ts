@@ -35,6 +35,8 @@ export interface WebSocketStep {
   readonly headers?: Readonly<Record<string, string>>;
   /** Frames sent after the upgrade, in order. */
   readonly send?: readonly string[];
+  /** After `send`, a text frame whose bytes are not UTF-8: a protocol error the server refuses. */
+  readonly sendInvalidText?: boolean;
   /** How many text frames to collect before closing (each runtime must send at least these). */
   readonly frames: number;
   /** Applied to each received frame before comparing. */

@@ -323,6 +323,18 @@ export class DurableDatabase {
     return image;
   }
 
+  /**
+   * Closes without journaling the writes not yet committed: they are lost, as workerd rolls a
+   * reset object back to its last committed state.
+   */
+  async discard(): Promise<void> {
+    this.group = [];
+    await this.snapshotting?.catch(() => undefined);
+    await this.journal.close().catch(() => undefined);
+    this.releasePrepared();
+    this.db.close();
+  }
+
   async close({ snapshot = true } = {}): Promise<void> {
     if (!this.broken) {
       await this.commit();

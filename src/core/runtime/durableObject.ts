@@ -20,6 +20,11 @@ export interface InstanceServices {
   sockets?: HibernatableSockets;
   /** Holds every other event of the instance until `promise` settles. */
   block?(promise: Promise<unknown>): void;
+  /**
+   * `blockConcurrencyWhile`: runs `fn` holding every other event; a throw or the 30 s timeout
+   * resets the object (the returned promise then never settles: the events fail instead).
+   */
+  blockWhile?<T>(fn: () => Promise<T> | T): Promise<T>;
   /** The agent's next job time changed (ms since epoch, or undefined when none). */
   onJobsChanged(time: number | undefined): void;
   /** Sends through the instance's output gate. */
@@ -150,6 +155,8 @@ export class DurableObjectState {
 
   /** Runs `fn` while no other event (request, message, alarm) reaches the instance. */
   async blockConcurrencyWhile<T>(fn: () => Promise<T> | T): Promise<T> {
+    const services = this[SERVICES];
+    if (services.blockWhile) return services.blockWhile(fn);
     const run = Promise.resolve().then(fn);
     this[SERVICES].block?.(run);
     return run;
@@ -179,15 +186,18 @@ export class DurableObjectState {
     return this[SERVICES].sockets?.autoResponseTimestamp(ws) ?? null;
   }
 
-  #eventTimeout: number | null = null;
-
+  /** Kept with the sockets (workerd's hibernation manager), so it outlives an eviction. */
   setHibernatableWebSocketEventTimeout(timeoutMs?: number): void {
-    if (timeoutMs !== undefined && timeoutMs > 604_800_000) throw new Error('Event timeout should not exceed 604800000 ms.');
-    this.#eventTimeout = timeoutMs ? timeoutMs : null;
+    if (!timeoutMs) {
+      if (this[SERVICES].sockets) this[SERVICES].sockets.eventTimeout = null;
+      return;
+    }
+    if (timeoutMs > 604_800_000) throw new Error('Event timeout should not exceed 604800000 ms.');
+    this.sockets().eventTimeout = timeoutMs;
   }
 
   getHibernatableWebSocketEventTimeout(): number | null {
-    return this.#eventTimeout;
+    return this[SERVICES].sockets?.eventTimeout ?? null;
   }
 
   private sockets(): HibernatableSockets {

@@ -25,12 +25,15 @@ interface Hibernated {
 export interface HibernationEvents {
   message(ws: () => WorkerWebSocket, data: string | ArrayBuffer): void;
   close(ws: () => WorkerWebSocket, code: number, reason: string, wasClean: boolean): void;
+  error(ws: () => WorkerWebSocket, error: Error): void;
 }
 
 export class HibernatableSockets {
   private readonly sockets = new Set<Hibernated>();
   private readonly byObject = new WeakMap<WorkerWebSocket, Hibernated>();
   private autoResponse: WebSocketRequestResponsePair | undefined;
+  /** `setHibernatableWebSocketEventTimeout`: a handler running longer resets the object. */
+  eventTimeout: number | null = null;
 
   constructor(
     private readonly events: HibernationEvents,
@@ -61,6 +64,13 @@ export class HibernatableSockets {
         const ws = this.materialize(record);
         ws.readyState = 3;
         this.events.close(() => ws, code, reason, wasClean);
+      },
+      // A transport error ends the socket too: webSocketError instead of webSocketClose.
+      error: (_ws, error) => {
+        this.sockets.delete(record);
+        const ws = this.materialize(record);
+        ws.readyState = 3;
+        this.events.error(() => ws, error);
       },
     };
   }

@@ -53,7 +53,15 @@ interface Live {
   readonly gate: OutputGate;
   readonly timers: Set<NodeJS.Timeout>;
   readonly ctx: DurableObjectState;
+  /** Rejects when the object is reset: every event still running on it fails with the reason. */
+  readonly broken: Promise<never>;
 }
+
+/** workerd's limit on a `blockConcurrencyWhile` callback (io-context.h). */
+export const BLOCK_CONCURRENCY_TIMEOUT_MS = 30_000;
+export const BLOCK_CONCURRENCY_TIMEOUT_MESSAGE = 'A call to blockConcurrencyWhile() in a Durable Object waited for too long. The call was canceled and the Durable Object was reset.';
+/** workerd's error when a hibernatable WebSocket handler outruns its event timeout (global-scope.c++). */
+export const EVENT_TIMEOUT_MESSAGE = 'Actor exceeded event execution time and was disconnected.';
 
 /** Symbol on a Response that carries a WebSocket upgrade for the server to complete. */
 export const UPGRADE = Symbol.for('hookbench.upgrade');
@@ -63,6 +71,8 @@ export type UpgradeResponse = Response & { [UPGRADE]: (socket: Socket) => Socket
 export interface SocketHandlers {
   message(data: string | Uint8Array): void;
   close(code: number, reason: string): void;
+  /** A transport error (not a plain disconnect): reported instead of the close that follows. */
+  error?(error: Error): void;
   /**
    * The peer's close frame is answered by the worker's own `ws.close()` (workerd's hibernatable
    * WebSockets), not echoed by the transport at once: the receiver reports the close when the
@@ -78,6 +88,7 @@ export class InstanceHost {
   private idleTimer: NodeJS.Timeout | undefined;
   private jobTimer: NodeJS.Timeout | undefined;
   private readonly alarms: AlarmScheduler;
+  private readonly timers: Timers;
   /** Hibernatable WebSockets: they outlive the object, which may be evicted while they stay open. */
   private readonly hibernatable: HibernatableSockets;
   /** `blockConcurrencyWhile` / `transaction()` in progress: every other event waits for it. */
@@ -90,6 +101,9 @@ export class InstanceHost {
   private onDrained: (() => void) | undefined;
   /** Open WebSockets, closed with 1012 when the host shuts down so clients reconnect to the new one. */
   private readonly sockets = new Set<Socket>();
+  /** How each live object is failed when it is reset, and the objects already reset. */
+  private readonly failures = new WeakMap<Live, (error: unknown) => void>();
+  private readonly resets = new WeakSet<Live>();
 
   constructor(
     readonly name: string,
@@ -99,6 +113,7 @@ export class InstanceHost {
     private readonly deps: HostDeps,
   ) {
     const timers = deps.timers ?? timersWithClock(deps.now);
+    this.timers = timers;
     this.alarms = new AlarmScheduler(timers, {
       stored: () => this.run(async ({ ctx }) => ctx.storage.storedAlarm()),
       run: (info) =>
@@ -117,17 +132,35 @@ export class InstanceHost {
       {
         message: (ws, data) => this.hibernationEvent('webSocketMessage', () => [ws(), data]),
         close: (ws, code, reason, wasClean) => this.hibernationEvent('webSocketClose', () => [ws(), code, reason, wasClean]),
+        error: (ws, error) => this.hibernationEvent('webSocketError', () => [ws(), error]),
       },
       deps.now,
     );
   }
 
   /** Wakes the instance (if hibernated) and calls a hibernation handler on it. */
+  /** An event timeout (`setHibernatableWebSocketEventTimeout`) resets an object whose handler outruns it. */
   private hibernationEvent(method: string, args: () => unknown[]): void {
     this.track(
-      this.run(async ({ object }) => {
-        const handler = object[method];
-        if (typeof handler === 'function') await (handler as (...a: unknown[]) => unknown).apply(object, args());
+      this.run(async (live) => {
+        const handler = live.object[method];
+        if (typeof handler !== 'function') return;
+        const handled = Promise.resolve((handler as (...a: unknown[]) => unknown).apply(live.object, args()));
+        const limit = this.hibernatable.eventTimeout;
+        if (!limit) return void (await handled);
+        let timer: { cancel(): void } | undefined;
+        const timeout = new Promise<never>((_resolve, reject) => {
+          timer = this.timers.after(limit, () => {
+            const error = new Error(EVENT_TIMEOUT_MESSAGE);
+            this.reset(live, error);
+            reject(error);
+          }, { unref: true });
+        });
+        try {
+          await Promise.race([handled, timeout]);
+        } finally {
+          timer?.cancel();
+        }
       }).finally(() => this.armIdle()),
     );
   }
@@ -148,6 +181,9 @@ export class InstanceHost {
       if (created) writePrivate(nameFile, this.name);
       if (db.droppedBytes > 0) this.deps.logger.warn(`${this.name}: dropped a torn journal tail of ${db.droppedBytes} bytes (never acknowledged)`);
       const timers = new Set<NodeJS.Timeout>();
+      let fail!: (error: unknown) => void;
+      const broken = new Promise<never>((_resolve, reject) => (fail = reject));
+      broken.catch(() => undefined);
       const gate = new OutputGate(db, (error) => this.deps.logger.error(`${this.name}: ${(error as Error).message}`));
       const services: InstanceServices = {
         waitUntil: (promise) => this.track(promise),
@@ -155,6 +191,7 @@ export class InstanceHost {
         alarmView: (stored) => this.alarms.view(stored),
         sockets: this.hibernatable,
         block: (promise) => this.block(promise),
+        blockWhile: (fn) => this.blockWhile(live, fn),
         onJobsChanged: (time) => this.armJobs(time),
         gate: (send) => gate.send(send),
         now: this.deps.now,
@@ -162,10 +199,12 @@ export class InstanceHost {
       };
       const ctx = new DurableObjectState(this.id, db, services);
       provideInstanceNotices(ctx, { eventStored: (event) => this.deps.onEventStored?.(this.name, event) });
-      const object = new this.cls(ctx, this.env() as never) as HostedObject;
-      const live = { db, object, gate, timers, ctx };
+      // The constructor may call blockConcurrencyWhile: `live` is complete before its callback runs.
+      const live = { db, object: undefined as unknown as HostedObject, gate, timers, ctx, broken } as Live & { object: HostedObject };
+      this.failures.set(live, fail);
+      live.object = new this.cls(ctx, this.env() as never) as HostedObject;
       const alarm = ctx.storage.storedAlarm();
-      if (alarm !== null) this.alarms.changed(alarm);
+      if (alarm !== null && !this.resets.has(live)) this.alarms.changed(alarm);
       else fs.rmSync(path.join(this.deps.dir, ALARM_MARKER), { force: true });
       this.deps.onWake?.(this.name, created);
       return live;
@@ -182,14 +221,8 @@ export class InstanceHost {
     clearTimeout(this.idleTimer);
     try {
       const live = await this.wake();
-      while (this.blocked) await this.blocked;
-      if (live.object instanceof Agent) await live.object.__unsafe_ensureInitialized(props?.());
-      const before = live.db.writeCount;
-      const result = await fn(live);
-      // The output gate: hold the result until what it wrote is durable. Code that wrote nothing
-      // (a read, getAgentByName's start) must not wait for other requests' commits.
-      if (live.db.writeCount > before || live.db.writeCount > live.db.durableWriteCount) await live.db.commit();
-      return result;
+      // A reset (blockConcurrencyWhile failed, an event timed out) fails every event on the object.
+      return await Promise.race([this.runOn(live, fn, props), live.broken]);
     } catch (error) {
       if (error instanceof StorageWriteError) this.dropBroken();
       throw error;
@@ -198,6 +231,53 @@ export class InstanceHost {
       if (this.active === 0) this.onDrained?.();
       this.armIdle();
     }
+  }
+
+  private async runOn<T>(live: Live, fn: (live: Live) => Promise<T>, props?: () => unknown): Promise<T> {
+    while (this.blocked) await this.blocked;
+    if (this.resets.has(live)) return live.broken;
+    if (live.object instanceof Agent) await live.object.__unsafe_ensureInitialized(props?.());
+    const before = live.db.writeCount;
+    const result = await fn(live);
+    if (this.resets.has(live)) return live.broken;
+    // The output gate: hold the result until what it wrote is durable. Code that wrote nothing
+    // (a read, getAgentByName's start) must not wait for other requests' commits.
+    if (live.db.writeCount > before || live.db.writeCount > live.db.durableWriteCount) await live.db.commit();
+    return result;
+  }
+
+  /**
+   * `blockConcurrencyWhile` as workerd: other events wait; a throw, or a callback still running
+   * after 30 s, resets the object. The caller never resumes then: the event that called it, and
+   * those waiting, fail with the error, and the next event gets a new object.
+   */
+  private blockWhile<T>(live: Live, fn: () => Promise<T> | T): Promise<T> {
+    let timer: { cancel(): void } | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = this.timers.after(BLOCK_CONCURRENCY_TIMEOUT_MS, () => reject(new Error(BLOCK_CONCURRENCY_TIMEOUT_MESSAGE)), { unref: true });
+    });
+    const guarded = Promise.race([Promise.resolve().then(fn), timeout]).finally(() => timer?.cancel());
+    this.block(guarded);
+    return guarded.catch((error: unknown) => {
+      this.reset(live, error);
+      return new Promise<never>(() => undefined);
+    });
+  }
+
+  /** Drops a failed object without committing its pending writes; its sockets stay connected. */
+  private reset(live: Live, error: unknown): void {
+    if (this.resets.has(live)) return;
+    this.resets.add(live);
+    this.failures.get(live)?.(error);
+    this.deps.logger.error(`${this.name}: reset: ${(error as Error)?.message ?? String(error)}`);
+    void this.live?.then((current) => {
+      if (current !== live) return;
+      this.live = undefined;
+      this.clearTimers();
+      this.hibernatable.hibernate();
+      void this.retire(Promise.resolve(live), { snapshot: false, discard: true });
+      this.deps.onEvict?.(this.name);
+    });
   }
 
   /** Runs `fn` against the woken instance's database (the admin API's inspector). */
@@ -372,9 +452,9 @@ export class InstanceHost {
   }
 
   /** Closes a database no longer live; failures are logged (its journal holds what is durable). */
-  private retire(live: Promise<Live>, options: { snapshot: boolean }): Promise<void> {
+  private retire(live: Promise<Live>, options: { snapshot: boolean; discard?: boolean }): Promise<void> {
     const closed = live
-      .then(({ db }) => db.close(options))
+      .then(({ db }) => (options.discard ? db.discard() : db.close(options)))
       .catch((error: unknown) => this.deps.logger.error(`${this.name}: closing: ${(error as Error)?.message ?? String(error)}`));
     const all = Promise.all([this.closing, closed]);
     this.closing = all;

@@ -20,9 +20,17 @@ interface Outlet {
 export interface HibernationHooks {
   message(ws: WorkerWebSocket, data: string | ArrayBuffer): void;
   close(ws: WorkerWebSocket, code: number, reason: string, wasClean: boolean): void;
+  error(ws: WorkerWebSocket, error: Error): void;
 }
 
-type Inbound = { kind: 'message'; data: string | ArrayBuffer } | { kind: 'close'; code: number; reason: string; wasClean: boolean };
+/** workerd's close reason for a peer gone without a close frame (web-socket.c++). */
+export const DISCONNECTED_REASON = 'WebSocket disconnected without sending Close frame.';
+
+type Inbound =
+  | { kind: 'message'; data: string | ArrayBuffer }
+  | { kind: 'close'; code: number; reason: string; wasClean: boolean }
+  /** A transport error other than a plain disconnect: no close event follows (workerd). */
+  | { kind: 'error'; error: Error };
 
 export class WorkerWebSocket extends EventTarget {
   static readonly READY_STATE_CONNECTING = 0;
@@ -100,14 +108,19 @@ export class WorkerWebSocket extends EventTarget {
 
   /** @internal A frame or close from the other side. */
   receive(event: Inbound): void {
+    if (this.peerClosed) return;
+    if (event.kind === 'error') {
+      this.peerClosed = true;
+      this.readyState = 3;
+    }
     if (event.kind === 'close') {
-      // A pair's other end answering this end's close: the close was already told.
-      if (this.peerClosed) return;
+      // (A pair's other end answering this end's close returned above: the close was told.)
       this.peerClosed = true;
       this.readyState = 3;
     }
     if (this.hibernation) {
       if (event.kind === 'message') this.hibernation.message(this, event.data);
+      else if (event.kind === 'error') this.hibernation.error(this, event.error);
       else this.hibernation.close(this, event.code, event.reason, event.wasClean);
       return;
     }
@@ -118,6 +131,10 @@ export class WorkerWebSocket extends EventTarget {
   private dispatch(event: Inbound): void {
     if (event.kind === 'message') {
       this.dispatchEvent(new MessageEvent('message', { data: event.data }));
+      return;
+    }
+    if (event.kind === 'error') {
+      this.dispatchEvent(Object.assign(new Event('error'), { error: event.error, message: event.error.message }));
       return;
     }
     const close = Object.assign(new Event('close'), { code: event.code, reason: event.reason, wasClean: event.wasClean });
@@ -156,7 +173,10 @@ export class WebSocketPair {
  * Binds the client end handed back in a 101 Response to the real socket: the server end's frames
  * go to the socket, and the socket's frames and close reach the server end.
  */
-export function bindToTransport(client: WorkerWebSocket, transport: Socket): { message(data: string | Uint8Array): void; close(code: number, reason: string): void; answersClose: boolean } {
+export function bindToTransport(
+  client: WorkerWebSocket,
+  transport: Socket,
+): { message(data: string | Uint8Array): void; close(code: number, reason: string): void; error(error: Error): void; answersClose: boolean } {
   const server = client.peer;
   if (!server) throw new Error('the WebSocket in the Response is not the end of a WebSocketPair');
   server.outlet = {
@@ -167,7 +187,8 @@ export function bindToTransport(client: WorkerWebSocket, transport: Socket): { m
   return {
     answersClose: server.hibernation !== undefined,
     message: (data) => server.receive({ kind: 'message', data: typeof data === 'string' ? data : toArrayBuffer(data) }),
-    close: (code, reason) => server.receive({ kind: 'close', code, reason, wasClean: code !== 1006 }),
+    close: (code, reason) => server.receive(code === 1006 ? { kind: 'close', code, reason: DISCONNECTED_REASON, wasClean: false } : { kind: 'close', code, reason, wasClean: true }),
+    error: (error) => server.receive({ kind: 'error', error }),
   };
 }
 

@@ -83,6 +83,7 @@ export class WorkerRuntime {
         dir: path.join(options.dataDir, encodeName(camelCaseToKebabCase(binding.name))),
         logger: options.logger,
         now: options.now ?? Date.now,
+        ...(options.timers ? { timers: options.timers } : {}),
         idleMs: options.idleMs ?? 60_000,
         snapshotAfterBytes: options.snapshotAfterBytes,
         onWake: (name, created) => {

@@ -26,6 +26,9 @@ export const area: Area = {
     { name: 'an auto-response over 2048 bytes', path: `/auto/five?request=${'p'.repeat(2049)}&response=pong`, compare: json },
     { name: 'the auto-response is removed', path: '/auto/five', compare: json },
     { kind: 'ws', name: 'ping now reaches webSocketMessage', path: '/ws/five', send: ['ping', 'stats'], frames: 2 },
+    { kind: 'ws', name: 'a client that drops without a close frame', path: '/ws/seven?tags=dropper&attach=d', send: ['echo:bye'], frames: 1 },
+    { kind: 'poll', name: 'webSocketClose saw 1006, workerd\'s reason, not clean', step: { name: 'closes', path: '/closes/seven', compare: json }, until: (_s, body) => body.includes('1006'), timeoutMs: 5000 },
+    { kind: 'ws', name: 'a text frame that is not UTF-8 is passed on (workerd does not validate)', path: '/ws/eight', send: ['echo:first'], sendInvalidText: true, frames: 2 },
     { name: 'pairs made inside the object count in getWebSockets(tag)', path: '/local/six?n=3&tags=red,blue', compare: json },
   ],
 };

@@ -7,9 +7,47 @@ interface Env {
 }
 
 export class Counter extends DurableObject<Env> {
+  /** Memory of this instance: lost when the object is reset. */
+  private memory: string | null = null;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS hits (id INTEGER PRIMARY KEY, label TEXT)');
+    // An object whose start-up migration fails: every request sees the failure.
+    if (ctx.id.name?.startsWith('broken')) void ctx.blockConcurrencyWhile(async () => {
+      throw new Error('migration failed');
+    });
+  }
+
+  /** `blockConcurrencyWhile` returning a value, or throwing after a write (caught or not). */
+  async blocked(mode: string): Promise<unknown> {
+    if (mode === 'ok') {
+      this.memory = 'kept';
+      return { value: await this.ctx.blockConcurrencyWhile(async () => 42), memory: this.memory };
+    }
+    const run = this.ctx.blockConcurrencyWhile(async () => {
+      await this.ctx.storage.put('doomed', 1);
+      this.ctx.storage.sql.exec('INSERT INTO hits (label) VALUES (?)', 'doomed-bcw');
+      throw new TypeError(`callback failed (${mode})`);
+    });
+    if (mode === 'caught') {
+      try {
+        await run;
+      } catch (error) {
+        return { caught: (error as Error).message };
+      }
+      return 'resolved';
+    }
+    await run;
+    return 'resolved';
+  }
+
+  async after(): Promise<unknown> {
+    return {
+      memory: this.memory,
+      doomed: (await this.ctx.storage.get('doomed')) ?? null,
+      rows: this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM hits WHERE label = 'doomed-bcw'").one().n,
+    };
   }
 
   add(label: string): { rowsWritten: number; count: number } {
@@ -93,6 +131,18 @@ export default {
         }
       case 'read':
         return stub.fetch(request);
+      case 'bcw':
+        try {
+          return Response.json(await stub.blocked(url.searchParams.get('mode') ?? 'ok'));
+        } catch (error) {
+          return Response.json({ name: (error as Error).name, message: (error as Error).message }, { status: 500 });
+        }
+      case 'after':
+        try {
+          return Response.json(await stub.after());
+        } catch (error) {
+          return Response.json({ name: (error as Error).name, message: (error as Error).message }, { status: 500 });
+        }
       default:
         return new Response('Not found', { status: 404 });
     }

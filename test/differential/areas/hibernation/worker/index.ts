@@ -70,6 +70,16 @@ export class Room extends DurableObject<Env> {
     }
   }
 
+  async webSocketError(ws: WebSocket, error: unknown): Promise<void> {
+    const errors = (await this.ctx.storage.get<unknown[]>('errors')) ?? [];
+    errors.push({ ...failure(error), isError: error instanceof Error, tags: this.ctx.getTags(ws), attachment: ws.deserializeAttachment(), readyState: ws.readyState });
+    await this.ctx.storage.put('errors', errors);
+  }
+
+  async errors(): Promise<unknown> {
+    return (await this.ctx.storage.get('errors')) ?? [];
+  }
+
   async closes(): Promise<unknown> {
     return (await this.ctx.storage.get('closes')) ?? [];
   }
@@ -143,6 +153,7 @@ export default {
     const stub = env.ROOM.getByName(name);
     if (action === 'ws') return stub.fetch(request);
     if (action === 'closes') return Response.json(await stub.closes());
+    if (action === 'errors') return Response.json(await stub.errors());
     if (action === 'auto') return Response.json(await stub.setAuto(url.searchParams.get('request'), url.searchParams.get('response') ?? ''));
     if (action === 'local') return Response.json(await stub.localSockets(Number(url.searchParams.get('n') ?? 1), (url.searchParams.get('tags') ?? '').split(',').filter(Boolean)));
     if (action === 'limits') return Response.json(await stub.limits());
