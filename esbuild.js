@@ -107,7 +107,7 @@ function configs() {
   if (withBench) {
     list.push({
       ...nodeBase,
-      entryPoints: [...listFiles('bench', '.bench.ts'), 'bench/soak.ts'],
+      entryPoints: [...listFiles('bench', '.bench.ts'), 'bench/soak.ts', 'bench/baselineServer.ts', 'bench/loadGenerator.ts'],
       outdir: 'out/bench',
       outbase: 'bench',
       packages: 'external',
