@@ -52,12 +52,15 @@ function configs() {
   /** @type {esbuild.BuildOptions[]} */
   const list = [
     { ...nodeBase, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' },
+    // dist/cli.js is a small launcher that runs the CLI bundle, dist/cliMain.js, from V8's code
+    // cache (src/cliLauncher.ts): compiling the 6 MB bundle was most of serve's start.
     {
       ...nodeBase,
-      entryPoints: ['src/cli.ts'],
+      entryPoints: ['src/cliLauncher.ts'],
       outfile: 'dist/cli.js',
       banner: { js: '#!/usr/bin/env node' },
     },
+    { ...nodeBase, entryPoints: ['src/cli.ts'], outfile: 'dist/cliMain.js' },
     {
       // The admin API's query worker thread (src/server/adminQuery.ts starts it from dist/, the
       // test bundles under out/ too).
