@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import * as esbuild from 'esbuild';
 import { lineLogger, type Logger } from '../../core/log';
-import { loadSqlJs } from '../../core/runtime/sqljs';
+import { SqlHeaps } from '../../core/runtime/sqlHeaps';
+import { loadSqlJs, separateSqlJsLoader } from '../../core/runtime/sqljs';
 import { ConfigError, findWranglerConfig, parseDevVars, readWranglerConfig, type WranglerConfig } from '../../core/runtime/wranglerConfig';
 import { defaultWorkerConfig, prebuiltDefaultWorker } from '../defaultWorker';
 import { routeConsole } from '../consoleRoute';
@@ -225,6 +226,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     secrets: secretsFrom(envFile, io.env, values['secret-env']),
     watch: !values['no-watch'],
     sql: await loadSqlJs(),
+    // Instances' databases in heaps that are dropped once empty: memory comes back after a load.
+    heaps: new SqlHeaps(separateSqlJsLoader()),
     esbuild,
     logger,
     idleMs: values['idle-ms'] === undefined ? undefined : Number(values['idle-ms']),
