@@ -61,6 +61,8 @@ function configs() {
       banner: { js: '#!/usr/bin/env node' },
     },
     { ...nodeBase, entryPoints: ['src/cli.ts'], outfile: 'dist/cliMain.js' },
+    // puppeteer-core in a bundle of its own, loaded on the first render (src/server/render/loadPuppeteer.ts).
+    { ...nodeBase, entryPoints: ['src/server/render/puppeteerBundle.ts'], outfile: 'dist/puppeteer.js' },
     {
       // The admin API's query worker thread (src/server/adminQuery.ts starts it from dist/, the
       // test bundles under out/ too).
@@ -161,6 +163,8 @@ function copyAssets() {
   if (production) fs.rmSync('dist', { recursive: true, force: true });
   fs.mkdirSync('dist', { recursive: true });
   fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm');
+  // sql.js's script, evaluated afresh for each separate heap (src/core/runtime/sqljs.ts).
+  fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.js'), 'dist/sql-wasm.js');
   // pdf.js renders PDF pages in the render preview; its worker is loaded by the webview.
   fs.copyFileSync(require.resolve('pdfjs-dist/build/pdf.worker.min.mjs'), 'dist/pdf.worker.min.mjs');
   if (production) copyEsbuildRuntime();
