@@ -134,19 +134,26 @@ export async function loadFromProcess(plan: LoadPlan): Promise<LoadResult> {
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult;
 }
 
+/** One server's rounds: the median round by rate, all rounds' rates, and the errors over all. */
+export type RoundsResult = LoadResult & { readonly rates: number[]; readonly rounds: LoadResult[] };
+
 /**
- * Loads each server in turn, `rounds` times over (so that all see the same machine noise), each
- * round after `warmSeconds` unmeasured; per server, the median round by rate, and its latencies.
+ * Loads each server in turn, `rounds` times over, so that all see the same machine noise; the
+ * order within a round alternates (a server first in one round is last in the next), and every
+ * load starts after `warmSeconds` unmeasured. Per server, the median round by rate; compare two
+ * servers with `pairedRatio`, round by round.
  */
 export async function interleavedLoad(
   servers: Record<string, string>,
   plan: Omit<LoadPlan, 'url' | 'startAt'>,
   rounds: number,
-): Promise<Record<string, LoadResult & { rates: number[] }>> {
+): Promise<Record<string, RoundsResult>> {
   const byServer: Record<string, LoadResult[]> = Object.fromEntries(Object.keys(servers).map((k) => [k, []]));
   let startAt = 0;
   for (let round = 0; round < rounds; round++) {
-    for (const [name, url] of Object.entries(servers)) {
+    const order = Object.entries(servers);
+    if (round % 2 === 1) order.reverse();
+    for (const [name, url] of order) {
       const result = await loadFromProcess({ ...plan, url, startAt });
       startAt = result.next + 1_000_000;
       byServer[name]!.push(result);
@@ -156,7 +163,17 @@ export async function interleavedLoad(
     Object.entries(byServer).map(([name, results]) => {
       const sorted = [...results].sort((a, b) => a.rate - b.rate);
       const mid = sorted[Math.floor(sorted.length / 2)]!;
-      return [name, { ...mid, errors: results.reduce((n, r) => n + r.errors, 0), rates: results.map((r) => r.rate) }];
+      return [name, { ...mid, errors: results.reduce((n, r) => n + r.errors, 0), rates: results.map((r) => r.rate), rounds: results }];
     }),
   );
+}
+
+/**
+ * The median over rounds of `a`'s rate over `b`'s in the same round: two servers loaded one after
+ * the other see nearly the same machine, while rounds minutes apart do not (on a shared machine
+ * a whole round can run at a third of the speed of the next).
+ */
+export function pairedRatio(a: RoundsResult, b: RoundsResult): number {
+  const ratios = a.rounds.map((r, i) => r.rate / b.rounds[i]!.rate).sort((x, y) => x - y);
+  return ratios[Math.floor(ratios.length / 2)]!;
 }

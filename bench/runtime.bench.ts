@@ -15,7 +15,7 @@ import { bundleWorker, evaluateWorker } from '../src/core/runtime/loader';
 import { loadSqlJs } from '../src/core/runtime/sqljs';
 import { WorkerRuntime } from '../src/core/runtime/workerRuntime';
 import { findWranglerConfig, readWranglerConfig } from '../src/core/runtime/wranglerConfig';
-import { benchSeconds, interleavedLoad, QUICK, report, startBaselineServer, startServeProcess, type BenchResult } from './harness';
+import { benchSeconds, interleavedLoad, pairedRatio, QUICK, report, startBaselineServer, startServeProcess, type BenchResult } from './harness';
 
 const root = path.resolve(__dirname, '..', '..');
 const counterDir = path.join(root, 'test', 'fixtures', 'workers', 'counter');
@@ -140,7 +140,7 @@ async function httpThroughput(): Promise<BenchResult[]> {
   const loads = await interleavedLoad(
     { serve: serve.url, bare: bare.url },
     { requests: 'counter', entities: 100, connections: 32, warmSeconds: benchSeconds(2, 1), seconds: benchSeconds(4, 2) },
-    QUICK ? 1 : 2,
+    QUICK ? 1 : 3,
   );
   serve.stop();
   bare.stop();
@@ -153,7 +153,7 @@ async function httpThroughput(): Promise<BenchResult[]> {
       value: served.rate,
       baseline: `bare node:http answering 200 (p50 ${baseline.p50.toFixed(1)} ms, p99 ${baseline.p99.toFixed(1)} ms)`,
       baselineValue: baseline.rate,
-      ratio: served.rate / baseline.rate,
+      ratio: pairedRatio(served, baseline),
     },
     {
       name: 'hookbench serve against workerd (Miniflare) for the seed pattern on this machine kind (research note: ~890 requests/s)',
