@@ -25,6 +25,8 @@ export class SqlHeaps {
   constructor(
     private readonly load: () => Promise<SqlJsStatic>,
     private readonly perHeap = 128,
+    /** Called when a heap is dropped (a full garbage collection frees it: server/gcNudge.ts). */
+    private readonly onDropped: () => void = () => undefined,
   ) {}
 
   acquire(): SqlLease {
@@ -46,6 +48,7 @@ export class SqlHeaps {
         if (heap.open > 0) return;
         this.heaps.delete(heap);
         if (this.current === heap) this.current = undefined;
+        this.onDropped();
       },
     };
   }

@@ -80,3 +80,16 @@ describe('separate sql.js heaps', () => {
     assert.equal(heaps.heapCount, 0);
   });
 });
+
+describe('dropped heaps', () => {
+  it('says so once per heap dropped, so that a full collection can free it', async () => {
+    let dropped = 0;
+    const heaps = new SqlHeaps(async () => ({}) as SqlJsStatic, 1, () => dropped++);
+    const [a, b] = [heaps.acquire(), heaps.acquire()];
+    a.release();
+    a.release();
+    assert.equal(dropped, 1);
+    b.release();
+    assert.equal(dropped, 2);
+  });
+});
