@@ -1,5 +1,6 @@
 // Shared by every benchmark: interleaved timing against a same-run baseline, and the result shape
 // scripts/bench.mjs collects. Figures are ratios to the baseline, never absolute pass/fail times.
+import { SERVE_PROCESS_ENV } from '../src/core/contract/serveEnvironment';
 
 export interface BenchResult {
   readonly name: string;
@@ -91,7 +92,7 @@ export async function startServeProcess(args: string[], env: Record<string, stri
   const cli = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
   // HOOKBENCH_BENCH_PROFILE=<dir> writes a CPU profile of the server process there.
   const profile = process.env.HOOKBENCH_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.HOOKBENCH_BENCH_PROFILE}`] : [];
-  return spawnServer([...profile, cli, 'serve', '--port', '0', '--render-port', '0', ...args], env);
+  return spawnServer([...profile, cli, 'serve', '--port', '0', '--render-port', '0', ...args], { ...SERVE_PROCESS_ENV, ...env });
 }
 
 /** A baseline server (bench/baselineServer.ts) in its own process. */
