@@ -1,6 +1,6 @@
 // Shared by every benchmark: interleaved timing against a same-run baseline, and the result shape
 // scripts/bench.mjs collects. Figures are ratios to the baseline, never absolute pass/fail times.
-import type { AddressInfo } from 'node:net';
+import { SERVE_PROCESS_ENV } from '../src/core/contract/serveEnvironment';
 
 export interface BenchResult {
   readonly name: string;
@@ -54,14 +54,25 @@ export function report(suite: string, results: BenchResult[]): void {
   process.stdout.write(JSON.stringify({ suite, results }) + '\n');
 }
 
-/** `hookbench serve` from dist/ as a child process on port 0; resolves once it listens. */
-export async function startServeProcess(args: string[], env: Record<string, string> = {}): Promise<{ url: string; pid: number; stop: () => void; exited: Promise<number | null> }> {
+/** Whether `HOOKBENCH_BENCH_QUICK=1` asks for a short run (development; figures are rougher). */
+export const QUICK = process.env.HOOKBENCH_BENCH_QUICK === '1';
+
+/** `full` seconds, or `quick` seconds in a quick run. */
+export function benchSeconds(full: number, quick: number): number {
+  return QUICK ? quick : full;
+}
+
+export interface ServerProcess {
+  readonly url: string;
+  readonly pid: number;
+  readonly stop: () => void;
+  readonly exited: Promise<number | null>;
+}
+
+/** A Node process running `args` on this Node; resolves once it prints `listening on URL`. */
+export async function spawnServer(args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
   const { spawn } = await import('node:child_process');
-  const path = await import('node:path');
-  const cli = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
-  // HOOKBENCH_BENCH_PROFILE=<dir> writes a CPU profile of the server process there.
-  const profile = process.env.HOOKBENCH_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.HOOKBENCH_BENCH_PROFILE}`] : [];
-  const child = spawn(process.execPath, [...profile, cli, 'serve', '--port', '0', '--render-port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -69,10 +80,38 @@ export async function startServeProcess(args: string[], env: Record<string, stri
       const match = /listening on (\S+)/.exec(out);
       if (match) resolve(match[1]!);
     });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { url, pid: child.pid!, stop: () => child.kill('SIGTERM'), exited };
+}
+
+/** `hookbench serve` from dist/ as a child process on port 0; resolves once it listens. */
+export async function startServeProcess(args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
+  const path = await import('node:path');
+  const cli = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
+  // HOOKBENCH_BENCH_PROFILE=<dir> writes a CPU profile of the server process there.
+  const profile = process.env.HOOKBENCH_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.HOOKBENCH_BENCH_PROFILE}`] : [];
+  return spawnServer([...profile, cli, 'serve', '--port', '0', '--render-port', '0', ...args], { ...SERVE_PROCESS_ENV, ...env });
+}
+
+/** A baseline server (bench/baselineServer.ts) in its own process. */
+export async function startBaselineServer(kind: 'bare' | 'floor' | 'floor-once'): Promise<ServerProcess> {
+  const path = await import('node:path');
+  return spawnServer([path.join(__dirname, 'baselineServer.js'), kind]);
+}
+
+/** What bench/loadGenerator.ts is asked to send. */
+export interface LoadPlan {
+  readonly url: string;
+  /** Signed 3.3 KB GitHub pushes to /webhooks/github, or counter-agent POSTs. */
+  readonly requests: 'github-push' | 'counter';
+  readonly entities: number;
+  readonly connections: number;
+  readonly warmSeconds: number;
+  readonly seconds: number;
+  /** The first request's index (delivery ids stay unique across rounds). */
+  readonly startAt: number;
 }
 
 export interface LoadResult {
@@ -85,84 +124,57 @@ export interface LoadResult {
   readonly next: number;
 }
 
+/** Runs the load generator (bench/loadGenerator.ts) in a process of its own and reads its result. */
+export async function loadFromProcess(plan: LoadPlan): Promise<LoadResult> {
+  const { execFile } = await import('node:child_process');
+  const path = await import('node:path');
+  const script = path.join(__dirname, 'loadGenerator.js');
+  const stdout = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, [script, JSON.stringify(plan)], { maxBuffer: 1 << 20 }, (error, out, err) => (error ? reject(new Error(`load generator: ${err || error.message}`)) : resolve(out))),
+  );
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult;
+}
+
+/** One server's rounds: the median round by rate, all rounds' rates, and the errors over all. */
+export type RoundsResult = LoadResult & { readonly rates: number[]; readonly rounds: LoadResult[] };
+
 /**
- * POSTs as fast as `connections` keep-alive connections allow for `seconds`, the i-th request made
- * by `request(i)`; resolves with requests/s and latency percentiles.
+ * Loads each server in turn, `rounds` times over, so that all see the same machine noise; the
+ * order within a round alternates (a server first in one round is last in the next), and every
+ * load starts after `warmSeconds` unmeasured. Per server, the median round by rate; compare two
+ * servers with `pairedRatio`, round by round.
  */
-export async function httpLoad(
-  url: string,
-  seconds: number,
-  request: (i: number) => { path: string; body: string; headers?: Record<string, string> },
-  { connections = 32, startAt = 0 } = {},
-): Promise<LoadResult> {
-  const { Pool } = await import('undici');
-  const pool = new Pool(url, { connections, pipelining: 1 });
-  const latencies: number[] = [];
-  let next = startAt;
-  let errors = 0;
-  const deadline = performance.now() + seconds * 1000;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (performance.now() < deadline) {
-        const { path, body, headers } = request(next++);
-        const t = performance.now();
-        const response = await pool.request({ method: 'POST', path, body, headers });
-        await response.body.dump();
-        if (response.statusCode !== 200) errors++;
-        latencies.push(performance.now() - t);
-      }
+export async function interleavedLoad(
+  servers: Record<string, string>,
+  plan: Omit<LoadPlan, 'url' | 'startAt'>,
+  rounds: number,
+): Promise<Record<string, RoundsResult>> {
+  const byServer: Record<string, LoadResult[]> = Object.fromEntries(Object.keys(servers).map((k) => [k, []]));
+  let startAt = 0;
+  for (let round = 0; round < rounds; round++) {
+    const order = Object.entries(servers);
+    if (round % 2 === 1) order.reverse();
+    for (const [name, url] of order) {
+      const result = await loadFromProcess({ ...plan, url, startAt });
+      startAt = result.next + 1_000_000;
+      byServer[name]!.push(result);
+    }
+  }
+  return Object.fromEntries(
+    Object.entries(byServer).map(([name, results]) => {
+      const sorted = [...results].sort((a, b) => a.rate - b.rate);
+      const mid = sorted[Math.floor(sorted.length / 2)]!;
+      return [name, { ...mid, errors: results.reduce((n, r) => n + r.errors, 0), rates: results.map((r) => r.rate), rounds: results }];
     }),
   );
-  const elapsed = (performance.now() - started) / 1000;
-  await pool.close();
-  latencies.sort((a, b) => a - b);
-  return { rate: latencies.length / elapsed, p50: latencies[Math.floor(latencies.length / 2)]!, p99: latencies[Math.floor(latencies.length * 0.99)]!, errors, next };
-}
-
-/** A bare node:http server answering 200 without work: the baseline of the HTTP benchmarks. */
-export async function startBareServer(): Promise<{ url: string; close: () => void }> {
-  const http = await import('node:http');
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.end('OK'));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
 }
 
 /**
- * The floor under any receiver built on the fetch API here: node:http, the body read, a `Request`,
- * the seed's router (clone, parse the payload for the entity) and agent (read the bytes again,
- * verify the HMAC timing-safe, parse), a `Response` read back and written — everything the
- * built-in worker's path does except the runtime, storage and logging. `clone: false` reads the
- * body once instead, to show what the seed's clone costs.
+ * The median over rounds of `a`'s rate over `b`'s in the same round: two servers loaded one after
+ * the other see nearly the same machine, while rounds minutes apart do not (on a shared machine
+ * a whole round can run at a third of the speed of the next).
  */
-export async function startFetchFloorServer(verify: (body: Uint8Array, headers: Headers) => boolean, { clone = true } = {}): Promise<{ url: string; close: () => void }> {
-  const http = await import('node:http');
-  const server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const headers = new Headers();
-    for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-    const request = new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: Buffer.concat(chunks) });
-    let body: Uint8Array;
-    if (clone) {
-      JSON.parse(Buffer.from(await request.clone().arrayBuffer()).toString('utf8'));
-      body = new Uint8Array(await request.arrayBuffer());
-    } else {
-      body = new Uint8Array(await request.arrayBuffer());
-      JSON.parse(Buffer.from(body).toString('utf8'));
-    }
-    const ok = verify(body, request.headers);
-    JSON.parse(Buffer.from(body).toString('utf8'));
-    const response = new Response(ok ? 'OK' : 'Invalid signature', { status: ok ? 200 : 401, headers: { 'content-type': 'text/plain;charset=UTF-8' } });
-    const bytes = Buffer.from(await response.arrayBuffer());
-    res.writeHead(response.status, { 'content-type': 'text/plain;charset=UTF-8' });
-    res.end(bytes);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
+export function pairedRatio(a: RoundsResult, b: RoundsResult): number {
+  const ratios = a.rounds.map((r, i) => r.rate / b.rounds[i]!.rate).sort((x, y) => x - y);
+  return ratios[Math.floor(ratios.length / 2)]!;
 }

@@ -1,4 +1,9 @@
-// The benchmarks' GitHub push: the seed's 3.3 KB delivery, one repository per entity.
+// The benchmarks' GitHub push: the seed's 3.3 KB delivery, one repository per entity, signed with
+// the secret every bench server is started with.
+import { schemeFor } from '../src/core/signing';
+
+/** The GitHub webhook secret the bench's servers verify with. */
+export const BENCH_SECRET = 'bench-github-secret';
 
 /** A push delivery of about 3.3 KB, like the seed's benchmark. */
 export function pushBody(entity: number, n: number): string {
@@ -16,4 +21,14 @@ export function pushBody(entity: number, n: number): string {
   };
   const text = JSON.stringify(payload);
   return JSON.stringify({ ...payload, padding: 'x'.repeat(Math.max(0, 3300 - text.length - 14)) });
+}
+
+/**
+ * The n-th signed push over `entities` repositories; `tag` keeps delivery ids unique across the
+ * processes that send them (a repeated id is a duplicate, which stores nothing).
+ */
+export function signedPush(n: number, tag: string, entities = 100): { body: string; headers: Record<string, string> } {
+  const body = pushBody(n % entities, n);
+  const { headers } = schemeFor('github').sign({ secret: BENCH_SECRET, body: Buffer.from(body) });
+  return { body, headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': `bench-${tag}-${n}`, 'x-hub-signature-256': headers['X-Hub-Signature-256']! } };
 }

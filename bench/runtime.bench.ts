@@ -15,7 +15,7 @@ import { bundleWorker, evaluateWorker } from '../src/core/runtime/loader';
 import { loadSqlJs } from '../src/core/runtime/sqljs';
 import { WorkerRuntime } from '../src/core/runtime/workerRuntime';
 import { findWranglerConfig, readWranglerConfig } from '../src/core/runtime/wranglerConfig';
-import { httpLoad, report, startBareServer, startServeProcess, type BenchResult } from './harness';
+import { benchSeconds, interleavedLoad, pairedRatio, QUICK, report, startBaselineServer, startServeProcess, type BenchResult } from './harness';
 
 const root = path.resolve(__dirname, '..', '..');
 const counterDir = path.join(root, 'test', 'fixtures', 'workers', 'counter');
@@ -61,7 +61,7 @@ async function overhead(): Promise<BenchResult[]> {
     // The same onRequest, called on the same live object, without routing, gate or commit.
     return (host as unknown as { live: Promise<{ object: { onRequest(r: Request): Promise<Response> } }> }).live.then(({ object }) => object.onRequest(post(i)));
   };
-  const total = 20_000;
+  const total = QUICK ? 4_000 : 20_000;
   const viaRuntime = await load(total, 32, (i) => runtime.fetch(post(i)));
   const directRun = await load(total, 32, direct);
   await runtime.shutdown();
@@ -136,14 +136,16 @@ async function coldWake(): Promise<BenchResult[]> {
 
 async function httpThroughput(): Promise<BenchResult[]> {
   const serve = await startServeProcess(['--worker', path.join(counterDir, 'src', 'index.ts'), '--data', tmp(), '--no-watch']);
-  const post = (body: (i: number) => string) => (i: number) => ({ path: `/agents/counter-agent/entity-${i % 100}`, body: body(i) });
-  await httpLoad(serve.url, 2, post((i) => `warm-${i}`));
-  const served = await httpLoad(serve.url, 8, post((i) => `user-${i}`));
+  const bare = await startBaselineServer('bare');
+  const loads = await interleavedLoad(
+    { serve: serve.url, bare: bare.url },
+    { requests: 'counter', entities: 100, connections: 32, warmSeconds: benchSeconds(2, 1), seconds: benchSeconds(4, 2) },
+    QUICK ? 1 : 3,
+  );
   serve.stop();
-  const bare = await startBareServer();
-  await httpLoad(bare.url, 1, post(() => 'x'));
-  const baseline = await httpLoad(bare.url, 8, post((i) => `user-${i}`));
-  bare.close();
+  bare.stop();
+  const served = loads.serve!;
+  const baseline = loads.bare!;
   return [
     {
       name: `hookbench serve, counter agent POST (insert + setState, durable), 100 entities, c=32 — p50 ${served.p50.toFixed(1)} ms, p99 ${served.p99.toFixed(1)} ms`,
@@ -151,7 +153,7 @@ async function httpThroughput(): Promise<BenchResult[]> {
       value: served.rate,
       baseline: `bare node:http answering 200 (p50 ${baseline.p50.toFixed(1)} ms, p99 ${baseline.p99.toFixed(1)} ms)`,
       baselineValue: baseline.rate,
-      ratio: served.rate / baseline.rate,
+      ratio: pairedRatio(served, baseline),
     },
     {
       name: 'hookbench serve against workerd (Miniflare) for the seed pattern on this machine kind (research note: ~890 requests/s)',

@@ -129,11 +129,24 @@ export class DeliveryLog {
       this.linesInCurrent = 0;
       this.bytesInCurrent = 0;
     }
-    this.stream.write(line);
+    this.writeBatched(line);
     this.linesInCurrent++;
     this.bytesInCurrent += line.length;
     this.recorded.fire(summary);
     return summary;
+  }
+
+  /**
+   * Lines recorded in one turn of the event loop go to the file in one write: the stream is
+   * corked at the first and uncorked once the turn's I/O callbacks have run.
+   */
+  private writeBatched(line: string): void {
+    const stream = this.stream;
+    if (!stream.writableCorked) {
+      stream.cork();
+      setImmediate(() => stream.uncork());
+    }
+    stream.write(line);
   }
 
   /** Newest first. */

@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import type * as esbuildType from 'esbuild';
 import type { SqlJsStatic } from 'sql.js';
+import type { SqlHeaps } from '../core/runtime/sqlHeaps';
 import { Emitter } from '../core/events';
 import type { Logger } from '../core/log';
 import type { WranglerConfig } from '../core/runtime/wranglerConfig';
@@ -31,6 +32,8 @@ export interface ServerOptions {
   /** `--test-scheduled`: `/__scheduled?cron=…` runs the worker's scheduled(), as wrangler dev. */
   readonly testScheduled?: boolean;
   readonly sql: SqlJsStatic;
+  /** Separate heaps for the instances' databases (src/core/runtime/sqlHeaps.ts). */
+  readonly heaps?: SqlHeaps;
   readonly esbuild: typeof esbuildType;
   readonly logger: Logger;
   readonly idleMs?: number;
@@ -78,6 +81,7 @@ async function startLocked(options: ServerOptions, unlock: () => void): Promise<
     secrets: options.secrets,
     dataDir: options.dataDir,
     sql: options.sql,
+    heaps: options.heaps,
     logger: options.logger,
     esbuild: options.esbuild,
     watch: options.watch,

@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import type * as esbuildType from 'esbuild';
 import type { SqlJsStatic } from 'sql.js';
+import type { SqlHeaps } from '../core/runtime/sqlHeaps';
 import type { InstanceEvent } from '../core/contract/instances';
 import type { Logger } from '../core/log';
 import { evaluateWorker, watchWorker, bundleWorker, type Bundle, WorkerBuildError } from '../core/runtime/loader';
@@ -20,6 +21,7 @@ export interface WorkerHostOptions {
   readonly secrets: Readonly<Record<string, string>>;
   readonly dataDir: string;
   readonly sql: SqlJsStatic;
+  readonly heaps?: SqlHeaps;
   readonly logger: Logger;
   readonly esbuild: typeof esbuildType;
   readonly watch: boolean;
@@ -97,6 +99,7 @@ export class WorkerHost {
       secrets: this.options.secrets,
       dataDir: this.options.dataDir,
       sql: this.options.sql,
+      heaps: this.options.heaps,
       logger: this.options.logger,
       idleMs: this.options.idleMs,
       onInstance: this.options.onInstance,

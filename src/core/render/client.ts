@@ -3,8 +3,17 @@
  * the same requests, the binary answers of screenshot/pdf, the v4 envelope of the others, and
  * failures as `RenderClientError` with the status, Cloudflare's codes and Retry-After.
  */
-import { request } from 'undici';
+import type * as Undici from 'undici';
 import { shellQuote } from '../curl';
+
+/**
+ * undici's `request`, its module evaluated on the first call: evaluating it was a tenth of the
+ * serve process's start, which renders nothing until asked (docs/performance.md).
+ */
+async function request(...args: Parameters<typeof Undici.request>): ReturnType<typeof Undici.request> {
+  const undici = await import('undici');
+  return undici.request(...args);
+}
 
 export const CLOUDFLARE_API = 'https://api.cloudflare.com/client/v4';
 

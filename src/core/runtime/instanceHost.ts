@@ -19,12 +19,15 @@ import { DurableDatabase } from './durableDatabase';
 import { DurableObject, DurableObjectState, type DurableObjectId, type InstanceServices } from './durableObject';
 import { nanoid } from './jobs';
 import { OutputGate } from './outputGate';
+import type { SqlHeaps } from './sqlHeaps';
 import { writePrivate } from './privateFiles';
 import type { EventRow } from '../contract/instances';
 import { provideInstanceNotices } from '../contract/notes';
 
 export interface HostDeps {
   readonly sql: SqlJsStatic;
+  /** Separate sql.js heaps to open databases in, instead of `sql`'s one heap. */
+  readonly heaps?: SqlHeaps;
   readonly dir: string;
   readonly logger: Logger;
   readonly now: () => number;
@@ -55,6 +58,8 @@ interface Live {
   readonly ctx: DurableObjectState;
   /** Rejects when the object is reset: every event still running on it fails with the reason. */
   readonly broken: Promise<never>;
+  /** Lets go of the database's heap, once it is closed. */
+  readonly release: (() => void) | undefined;
 }
 
 /** workerd's limit on a `blockConcurrencyWhile` callback (io-context.h). */
@@ -174,7 +179,15 @@ export class InstanceHost {
       // A closing snapshot deletes the journal generations it covers: opening before it finishes
       // would append to a generation about to be deleted.
       while (this.closing) await this.closing;
-      const db = await DurableDatabase.open({ sql: this.deps.sql, dir: this.deps.dir, snapshotAfterBytes: this.deps.snapshotAfterBytes });
+      // With heaps (sqlHeaps.ts), the database lives in a heap that is dropped once its last database closes.
+      const lease = this.deps.heaps?.acquire();
+      let db: DurableDatabase;
+      try {
+        db = await DurableDatabase.open({ sql: lease ? await lease.sql : this.deps.sql, dir: this.deps.dir, snapshotAfterBytes: this.deps.snapshotAfterBytes });
+      } catch (error) {
+        lease?.release();
+        throw error;
+      }
       // The folder name is an encoding (hashed for long names): keep the real name beside it.
       const nameFile = path.join(this.deps.dir, 'name');
       const created = !fs.existsSync(nameFile);
@@ -200,7 +213,7 @@ export class InstanceHost {
       const ctx = new DurableObjectState(this.id, db, services);
       provideInstanceNotices(ctx, { eventStored: (event) => this.deps.onEventStored?.(this.name, event) });
       // The constructor may call blockConcurrencyWhile: `live` is complete before its callback runs.
-      const live = { db, object: undefined as unknown as HostedObject, gate, timers, ctx, broken } as Live & { object: HostedObject };
+      const live = { db, object: undefined as unknown as HostedObject, gate, timers, ctx, broken, release: lease?.release } as Live & { object: HostedObject };
       this.failures.set(live, fail);
       live.object = new this.cls(ctx, this.env() as never) as HostedObject;
       const alarm = ctx.storage.storedAlarm();
@@ -454,7 +467,7 @@ export class InstanceHost {
   /** Closes a database no longer live; failures are logged (its journal holds what is durable). */
   private retire(live: Promise<Live>, options: { snapshot: boolean; discard?: boolean }): Promise<void> {
     const closed = live
-      .then(({ db }) => (options.discard ? db.discard() : db.close(options)))
+      .then(({ db, release }) => (options.discard ? db.discard() : db.close(options)).finally(() => release?.()))
       .catch((error: unknown) => this.deps.logger.error(`${this.name}: closing: ${(error as Error)?.message ?? String(error)}`));
     const all = Promise.all([this.closing, closed]);
     this.closing = all;

@@ -1,4 +1,7 @@
+import * as fs from 'node:fs';
+import Module from 'node:module';
 import * as path from 'node:path';
+import * as vm from 'node:vm';
 import initSqlJs, { type SqlJsStatic } from 'sql.js';
 
 /**
@@ -16,4 +19,47 @@ function defaultWasmPath(): string {
   } catch {
     return path.join(__dirname, 'sql-wasm.wasm');
   }
+}
+
+function defaultScriptPath(): string {
+  try {
+    return require.resolve('sql.js/dist/sql-wasm.js');
+  } catch {
+    return path.join(__dirname, 'sql-wasm.js');
+  }
+}
+
+type InitSqlJs = typeof initSqlJs;
+
+/** The part of the WebAssembly global used here (the project's type libraries do not declare it). */
+interface Wasm {
+  compile(bytes: Uint8Array): Promise<object>;
+  instantiate(module: object, imports: object): Promise<object>;
+}
+const wasmApi = (globalThis as unknown as { WebAssembly: Wasm }).WebAssembly;
+
+/**
+ * A loader of separate sql.js instances: each call gives a module with a wasm heap of its own,
+ * which the garbage collector frees once nothing refers to the module and its databases (sql.js
+ * caches its one module per evaluation of its script, and a wasm heap never shrinks: a heap that
+ * can be dropped is the only way its memory comes back). The script is compiled once and evaluated
+ * afresh per instance; the wasm is compiled once and only instantiated per instance.
+ */
+export function separateSqlJsLoader(wasmPath = defaultWasmPath(), scriptPath = defaultScriptPath()): () => Promise<SqlJsStatic> {
+  const script = new vm.Script(Module.wrap(fs.readFileSync(scriptPath, 'utf8')), { filename: scriptPath });
+  const compiled = wasmApi.compile(fs.readFileSync(wasmPath));
+  compiled.catch(() => undefined);
+  return async () => {
+    const wasm = await compiled;
+    const module = { exports: {} as unknown };
+    const run = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: { exports: unknown }, filename: string, dirname: string) => void;
+    run.call(module.exports, module.exports, Module.createRequire(scriptPath), module, scriptPath, path.dirname(scriptPath));
+    const init = module.exports as InitSqlJs;
+    return init({
+      instantiateWasm: (imports: object, receive: (instance: object) => void) => {
+        void wasmApi.instantiate(wasm, imports).then(receive);
+        return {};
+      },
+    } as never);
+  };
 }

@@ -17,6 +17,7 @@ import { bindToTransport, WebSocketPair, WebSocketRequestResponsePair, webSocket
 import { AssetServer, type AssetsConfig } from './assets';
 import { encodeName } from './names';
 import { DurableObjectNamespace } from './namespace';
+import type { SqlHeaps } from './sqlHeaps';
 import { camelCaseToKebabCase } from './protocol';
 import type { Timers as CallbackTimers } from '../timers';
 import { realTimers, type TimerHandle, type Timers } from './timers';
@@ -44,6 +45,8 @@ export interface WorkerRuntimeOptions {
   readonly secrets: Readonly<Record<string, string>>;
   readonly dataDir: string;
   readonly sql: SqlJsStatic;
+  /** Separate sql.js heaps for the instances' databases (sqlHeaps.ts); without, all share `sql`'s. */
+  readonly heaps?: SqlHeaps;
   readonly logger: Logger;
   readonly now?: () => number;
   /** Idle time before an instance is evicted (default 60 s). */
@@ -80,6 +83,7 @@ export class WorkerRuntime {
       }
       const namespace: DurableObjectNamespace = new DurableObjectNamespace(binding.name, binding.className, cls as DurableObjectClass, () => env, {
         sql: options.sql,
+        heaps: options.heaps,
         dir: path.join(options.dataDir, encodeName(camelCaseToKebabCase(binding.name))),
         logger: options.logger,
         now: options.now ?? Date.now,

@@ -8,7 +8,9 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import * as esbuild from 'esbuild';
 import { lineLogger, type Logger } from '../../core/log';
-import { loadSqlJs } from '../../core/runtime/sqljs';
+import { SqlHeaps } from '../../core/runtime/sqlHeaps';
+import { GcNudge } from '../gcNudge';
+import { loadSqlJs, separateSqlJsLoader } from '../../core/runtime/sqljs';
 import { ConfigError, findWranglerConfig, parseDevVars, readWranglerConfig, UnsupportedConfigError, type WranglerConfig } from '../../core/runtime/wranglerConfig';
 import { defaultWorkerConfig, prebuiltDefaultWorker } from '../defaultWorker';
 import { routeConsole } from '../consoleRoute';
@@ -219,6 +221,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   if (!fs.existsSync(entry)) throw new UsageError(`the worker entry ${entry} does not exist`);
 
   const watch = watchEventLoop(logger);
+  // Its timer is unref'd: it never keeps the process alive.
+  const gcNudge = new GcNudge();
   const server = await startServer({
     host: values.host,
     port: port(values.port, '--port'),
@@ -230,6 +234,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     watch: !values['no-watch'],
     testScheduled: values['test-scheduled'],
     sql: await loadSqlJs(),
+    // Instances' databases in heaps that are dropped once empty: memory comes back after a load.
+    heaps: new SqlHeaps(separateSqlJsLoader(), 128, () => gcNudge.soon()),
     esbuild,
     logger,
     idleMs: values['idle-ms'] === undefined ? undefined : Number(values['idle-ms']),

@@ -6,10 +6,11 @@
  * here), so one spare context and page are opened ahead of the next request, never used twice.
  */
 import * as fs from 'node:fs';
-import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
+import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import type { Logger } from '../../core/log';
 import { RenderError } from '../../core/render/errors';
 import { DEFAULT_USER_AGENT } from '../../core/render/request';
+import { loadPuppeteer } from './loadPuppeteer';
 
 export interface BrowserPoolOptions {
   readonly logger: Logger;
@@ -159,7 +160,7 @@ export class BrowserPool {
     try {
       // DevTools over a pipe (fds 3 and 4), not --remote-debugging-port: a port on loopback would let
       // any local user drive this browser, read its pages and open file:// URLs as this user.
-      const browser = await puppeteer.launch({ executablePath, headless: true, pipe: true, args: launchArgs(), defaultViewport: null, protocolTimeout: 120_000 });
+      const browser = await loadPuppeteer().launch({ executablePath, headless: true, pipe: true, args: launchArgs(), defaultViewport: null, protocolTimeout: 120_000 });
       this.#options.logger.info(`[render] Chromium ${await browser.version()} started in ${Math.round(performance.now() - started)} ms`);
       browser.once('disconnected', () => {
         if (this.#closed) return;

@@ -13,6 +13,7 @@ import type { Logger } from '../../core/log';
 import { findWranglerConfig, readWranglerConfig, UnsupportedConfigError } from '../../core/runtime/wranglerConfig';
 import type { Secrets } from '../secrets';
 import { ServeProcess, type ServeLaunch, type ServeState } from './serveProcess';
+import { SERVE_PROCESS_ENV } from '../../core/contract/serveEnvironment';
 
 const RESTART_ON = ['hookbench.receiver.host', 'hookbench.receiver.port', 'hookbench.dataDirectory', 'hookbench.worker', 'hookbench.retention', 'hookbench.render.port'];
 
@@ -176,7 +177,7 @@ export class ServerController implements vscode.Disposable {
     ];
     const secrets = await this.environment();
     this.launchedSecrets = JSON.stringify(secrets);
-    const env = { ...process.env, ...secrets, HOOKBENCH_ADMIN_TOKEN: this.adminToken, HOOKBENCH_RENDER_TOKEN: this.renderToken };
+    const env = { ...SERVE_PROCESS_ENV, ...process.env, ...secrets, HOOKBENCH_ADMIN_TOKEN: this.adminToken, HOOKBENCH_RENDER_TOKEN: this.renderToken };
     return { cli: this.context.asAbsolutePath(path.join('dist', 'cli.js')), args, env, cwd: base };
   }
 
