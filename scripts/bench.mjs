@@ -82,7 +82,9 @@ const machine = {
   loadAverage: os.loadavg().map((l) => Number(l.toFixed(2))),
 };
 const fmt = (/** @type {number} */ n) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toPrecision(3));
-const met = (/** @type {Result} */ r) => (r.target === undefined ? '' : r.ratio >= r.target ? ` ✔ (≥ ${r.target})` : ` ✘ (target ≥ ${r.target})`);
+/** A target as people read it: 0.9090909… is 0.91. */
+const targetText = (/** @type {number} */ t) => String(Number(t.toFixed(2)));
+const met = (/** @type {Result} */ r) => (r.target === undefined ? '' : r.ratio >= r.target ? ` ✔ (≥ ${targetText(r.target)})` : ` ✘ (target ≥ ${targetText(r.target)})`);
 /** A result's name up to its first figure, for the table across Nodes. */
 const shortName = (/** @type {string} */ name) => name.split(/ — | \(|, \d/)[0];
 
