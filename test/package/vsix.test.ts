@@ -38,7 +38,7 @@ const OWN_FILES_BUDGET = 2.7e6;
  */
 const ALLOWED = [
   /^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/,
-  /^dist\/(extension|cli|adminQueryWorker|webview)\.js$/,
+  /^dist\/(extension|cli|cliMain|puppeteer|adminQueryWorker|webview|sql-wasm)\.js$/,
   /^dist\/(sql-wasm\.wasm|pdf\.worker\.min\.mjs)$/,
   /^dist\/workers\/default\.js$/,
   /^dist\/node_modules\/esbuild\/(package\.json|LICENSE\.md|lib\/main\.(js|d\.ts))$/,
@@ -58,6 +58,9 @@ const REQUIRED = [
   'dist/cli.js',
   'dist/adminQueryWorker.js',
   'dist/webview.js',
+  'dist/cliMain.js',
+  'dist/puppeteer.js',
+  'dist/sql-wasm.js',
   'dist/sql-wasm.wasm',
   'dist/pdf.worker.min.mjs',
   'dist/workers/default.js',
@@ -102,6 +105,10 @@ for (const target of TARGETS) {
       assert.deepEqual(notAllowed(entries.keys()), []);
       assert.deepEqual(REQUIRED.filter((name) => !entries.has(name)), []);
       assert.ok(entries.has(manifest.icon), `the icon ${manifest.icon}`);
+      // The README's own images ship with it (the docs' screenshots stay in the repository).
+      const readmeImages = [...fs.readFileSync(path.join(root, 'README.md'), 'utf8').matchAll(/\]\((media\/[^)\s]+\.png)\)/g)].map((m) => m[1]!);
+      assert.ok(readmeImages.length > 0, 'the README shows screenshots');
+      assert.deepEqual(readmeImages.filter((image) => !entries.has(image)), []);
     });
 
     it(`stays within ${SIZE_BUDGET / 1e6} MB, Hookbench's own files within ${OWN_FILES_BUDGET / 1e6} MB`, () => {
