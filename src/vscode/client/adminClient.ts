@@ -19,6 +19,8 @@ export class AdminClient {
   private closed = false;
   /** HTTP requests made so far (the scale benchmark and the volume test read it). */
   requestCount = 0;
+  /** The last routes asked (newest last), for a test that says which requests it did not expect. */
+  readonly recentRoutes: AdminRoute[] = [];
 
   constructor(
     readonly baseUrl: string,
@@ -27,8 +29,10 @@ export class AdminClient {
   ) {}
 
   /** Asks `route` at `path` (below /__hookbench/); the answer has the type the contract gives the route. */
-  private async get<R extends AdminRoute>(_route: R, path: string, init: { method?: string; body?: string } = {}): Promise<AdminRoutes[R]> {
+  private async get<R extends AdminRoute>(route: R, path: string, init: { method?: string; body?: string } = {}): Promise<AdminRoutes[R]> {
     this.requestCount++;
+    this.recentRoutes.push(route);
+    if (this.recentRoutes.length > 20) this.recentRoutes.shift();
     const response = await fetch(`${this.baseUrl}/__hookbench/${path}`, { ...init, headers: { authorization: `Bearer ${this.token}` } });
     const body = (await response.json()) as AdminRoutes[R] & { error?: string };
     if (!response.ok) throw new Error(body.error ?? `admin API answered ${response.status}`);
