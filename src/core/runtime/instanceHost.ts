@@ -485,10 +485,9 @@ export class InstanceHost {
     this.stopped = true;
     this.alarms.close();
     this.clearTimers();
+    const deadline = Date.now() + drainMs;
     if (this.active > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([new Promise<void>((resolve) => (this.onDrained = resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs)))]);
-      clearTimeout(timer);
+      await withDeadline(new Promise<void>((resolve) => (this.onDrained = resolve)), drainMs);
       if (this.active > 0) this.deps.logger.warn(`${this.name}: closed with ${this.active} request(s) still running after ${drainMs} ms`);
     }
     // 1012 Service Restart: the agents client reconnects, to the new build on a reload.
@@ -497,7 +496,10 @@ export class InstanceHost {
     this.hibernatable.closeAll(1012, 'Service Restart');
     // Requests that finished during the drain may have armed them again.
     this.clearTimers();
-    await Promise.allSettled([...this.background]);
+    // Background work (waitUntil, hibernation events) gets what is left of the drain: a handler
+    // that never settles must not hold a reload or a stop forever.
+    const settled = await withDeadline(Promise.allSettled([...this.background]).then(() => true), Math.max(0, deadline - Date.now()));
+    if (!settled) this.deps.logger.warn(`${this.name}: closed with ${this.background.size} background task(s) still running after ${drainMs} ms`);
     const live = this.live;
     this.live = undefined;
     if (live) await this.retire(live, { snapshot: true });
@@ -505,3 +507,12 @@ export class InstanceHost {
   }
 }
 
+/** `promise`'s value, or undefined once `ms` have passed (a real timer: shutdown's own deadline). */
+async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

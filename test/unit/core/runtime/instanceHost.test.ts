@@ -25,6 +25,8 @@ class Rows {
     const v = url.searchParams.get('v');
     if (v !== null) this.ctx.storage.sql.exec('INSERT INTO t (v) VALUES (?)', Number(v));
     // Work after the response: its write is still in flight when the instance is evicted.
+    // Work after the response that never settles (a user's bug): shutdown must not wait for it forever.
+    if (url.searchParams.has('hang')) this.ctx.waitUntil(new Promise(() => undefined));
     const later = url.searchParams.get('later');
     if (later !== null) this.ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 1)).then(() => this.ctx.storage.sql.exec('INSERT INTO t (v) VALUES (?)', Number(later))));
     const rows = this.ctx.storage.sql.exec<{ v: number }>('SELECT v FROM t ORDER BY v').toArray();
@@ -32,8 +34,8 @@ class Rows {
   }
 }
 
-async function host(dir: string): Promise<InstanceHost> {
-  const deps: HostDeps = { sql: await loadSqlJs(), dir, logger: nullLogger, now: Date.now, idleMs: 60_000 };
+async function host(dir: string, logger = nullLogger): Promise<InstanceHost> {
+  const deps: HostDeps = { sql: await loadSqlJs(), dir, logger, now: Date.now, idleMs: 60_000 };
   const namespace = new DurableObjectNamespace('ROWS', 'Rows', Rows as never, () => ({}), deps);
   return namespace.host('one');
 }
@@ -100,5 +102,17 @@ describe('deleting an instance', () => {
       assert.deepEqual(await (await ns.getByName(name).fetch('http://do/?v=3')).json(), [3]);
     }
     await ns.shutdown();
+  });
+
+  it('closes within its drain time when background work never settles, keeping what was acknowledged', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-hang-'));
+    const warnings: string[] = [];
+    const hanging = await host(dir, { ...nullLogger, warn: (line: string) => warnings.push(line) });
+    assert.equal((await hanging.fetch(new Request('http://do/?v=7&hang'))).status, 200);
+    await hanging.shutdown(50);
+    assert.match(warnings.join('\n'), /1 background task\(s\) still running after 50 ms/);
+    const reopened = await host(dir);
+    assert.deepEqual(await (await reopened.fetch(new Request('http://do/'))).json(), [7]);
+    await reopened.shutdown();
   });
 });
