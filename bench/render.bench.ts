@@ -10,7 +10,7 @@ import { RenderClient } from '../src/core/render/client';
 import { lineLogger } from '../src/core/log';
 import { findChromium, launchArgs } from '../src/server/render/browserPool';
 import { RenderServer } from '../src/server/render/renderServer';
-import { report, type BenchResult } from './harness';
+import { QUICK, report, type BenchResult } from './harness';
 
 const HTML = '<body style="font-family: sans-serif"><h1>Invoice 1042</h1><p>Thank you for your order.</p><ul><li>One widget</li><li>Two gadgets</li></ul></body>';
 const VIEWPORT = { width: 1280, height: 720 };
@@ -59,16 +59,28 @@ class RawPuppeteer {
     return { context, page };
   }
 
-  /** Opens the next context and page ahead of time (the pre-warmed baseline). */
-  prepare(): void {
+  /** Opens the next context and page ahead of time, ready when this resolves (the pre-warmed baseline). */
+  async prepare(): Promise<void> {
     this.#next = this.#fresh();
+    await this.#next;
   }
 
-  /** One screenshot: from the prepared context if there is one, else from a context created now. */
-  async screenshot(): Promise<void> {
-    const prepared = this.#next;
+  /** One screenshot from the prepared context and page; closing it is left to `closePrepared`, untimed. */
+  async prewarmedScreenshot(): Promise<void> {
+    const { page } = await this.#next!;
+    await page.setContent(HTML, { waitUntil: 'domcontentloaded' });
+    await page.screenshot();
+  }
+
+  async closePrepared(): Promise<void> {
+    const prepared = await this.#next;
     this.#next = undefined;
-    const { context, page } = await (prepared ?? this.#fresh());
+    await prepared?.context.close();
+  }
+
+  /** One screenshot from a context created for it and closed after it, as a script does back to back. */
+  async freshScreenshot(): Promise<void> {
+    const { context, page } = await this.#fresh();
     try {
       await page.setContent(HTML, { waitUntil: 'domcontentloaded' });
       await page.screenshot();
@@ -116,7 +128,7 @@ async function main(): Promise<void> {
   const raw = await RawPuppeteer.launch();
   for (let i = 0; i < 5; i++) {
     await shot();
-    await raw.screenshot();
+    await raw.freshScreenshot();
   }
 
   // Interleaved, so both see the same machine.
@@ -128,12 +140,13 @@ async function main(): Promise<void> {
   for (let i = 0; i < 20; i++) {
     await pause(PAUSE_MS);
     single.push(await timed(shot));
-    raw.prepare();
+    await raw.prepare();
     await pause(PAUSE_MS);
-    rawPrewarmed.push(await timed(() => raw.screenshot()));
+    rawPrewarmed.push(await timed(() => raw.prewarmedScreenshot()));
+    await raw.closePrepared();
     for (let j = 0; j < 3; j++) {
       back.push(await timed(shot));
-      rawBack.push(await timed(() => raw.screenshot()));
+      rawBack.push(await timed(() => raw.freshScreenshot()));
     }
     if (i % 4 === 0) cold.push(await timed(coldScreenshot));
   }
@@ -145,11 +158,12 @@ async function main(): Promise<void> {
   for (let round = 0; round < 4; round++) eight.push(...(await Promise.all(Array.from({ length: 8 }, () => timed(shot)))));
   const concurrentRate = 32 / ((performance.now() - concurrentStart) / 1000);
 
-  for (let i = 0; i < 15; i++) await shot();
+  // Quick mode leaves out the memory figure (500 renders).
+  for (let i = 0; i < (QUICK ? 0 : 15); i++) await shot();
   global.gc?.();
   await new Promise((resolve) => setTimeout(resolve, 500));
   const early = residentMiB(await server.pool.pid());
-  for (let i = 0; i < 480; i++) await shot();
+  for (let i = 0; i < (QUICK ? 0 : 480); i++) await shot();
   global.gc?.();
   await new Promise((resolve) => setTimeout(resolve, 500));
   const after = residentMiB(await server.pool.pid());
