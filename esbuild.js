@@ -63,6 +63,8 @@ function configs() {
     { ...nodeBase, entryPoints: ['src/cli.ts'], outfile: 'dist/cliMain.js' },
     // puppeteer-core in a bundle of its own, loaded on the first render (src/server/render/loadPuppeteer.ts).
     { ...nodeBase, entryPoints: ['src/server/render/puppeteerBundle.ts'], outfile: 'dist/puppeteer.js' },
+    // undici likewise, loaded by the render client's first request (src/core/render/loadUndici.ts).
+    { ...nodeBase, entryPoints: ['src/core/render/undiciBundle.ts'], outfile: 'dist/undici.js' },
     {
       // The admin API's query worker thread (src/server/adminQuery.ts starts it from dist/, the
       // test bundles under out/ too).

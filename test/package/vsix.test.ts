@@ -38,7 +38,7 @@ const OWN_FILES_BUDGET = 2.7e6;
  */
 const ALLOWED = [
   /^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/,
-  /^dist\/(extension|cli|cliMain|puppeteer|adminQueryWorker|webview|sql-wasm)\.js$/,
+  /^dist\/(extension|cli|cliMain|puppeteer|undici|adminQueryWorker|webview|sql-wasm)\.js$/,
   /^dist\/(sql-wasm\.wasm|pdf\.worker\.min\.mjs)$/,
   /^dist\/workers\/default\.js$/,
   /^dist\/node_modules\/esbuild\/(package\.json|LICENSE\.md|lib\/main\.(js|d\.ts))$/,
@@ -60,6 +60,7 @@ const REQUIRED = [
   'dist/webview.js',
   'dist/cliMain.js',
   'dist/puppeteer.js',
+  'dist/undici.js',
   'dist/sql-wasm.js',
   'dist/sql-wasm.wasm',
   'dist/pdf.worker.min.mjs',

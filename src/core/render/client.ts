@@ -5,14 +5,14 @@
  */
 import type * as Undici from 'undici';
 import { shellQuote } from '../curl';
+import { loadUndici } from './loadUndici';
 
 /**
- * undici's `request`, its module evaluated on the first call: evaluating it was a tenth of the
- * serve process's start, which renders nothing until asked (docs/performance.md).
+ * undici's `request`, its module read and evaluated on the first call: evaluating it was a tenth
+ * of the serve process's start, and compiling it half of the extension's (docs/performance.md).
  */
 async function request(...args: Parameters<typeof Undici.request>): ReturnType<typeof Undici.request> {
-  const undici = await import('undici');
-  return undici.request(...args);
+  return loadUndici().request(...args);
 }
 
 export const CLOUDFLARE_API = 'https://api.cloudflare.com/client/v4';

@@ -3,10 +3,13 @@
  * context per request so no cookie, cache or storage leaks between renders, at most `concurrency`
  * pages at once (the rest wait in line, a bounded line), and a new browser launched on the next
  * request after Chromium dies or is killed. A new page costs Chromium a renderer process (100–200 ms
- * here), so one spare context and page are opened ahead of the next request, never used twice.
+ * here), so one spare context and page are opened ahead of the next request, never used twice: set
+ * to the viewport and user agent the last request asked for, with request interception already on
+ * (its filter is the next request's, given in `interceptRequests`). The spare's context is created
+ * after the previous render's context is closed, and nothing is loaded in it before its request.
  */
 import * as fs from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import type { Browser, BrowserContext, HTTPRequest, Page } from 'puppeteer-core';
 import type { Logger } from '../../core/log';
 import { RenderError } from '../../core/render/errors';
 import { DEFAULT_USER_AGENT } from '../../core/render/request';
@@ -23,13 +26,50 @@ export interface BrowserPoolOptions {
 }
 
 const DEFAULT_VIEWPORT = { width: 1920, height: 1080, deviceScaleFactor: 1, isMobile: false, hasTouch: false, isLandscape: false };
-const primed = new WeakMap<Page, { viewport: string; userAgent: string }>();
+type Viewport = typeof DEFAULT_VIEWPORT;
+interface Settings {
+  readonly viewport: Viewport;
+  readonly userAgent: string;
+}
+const primed = new WeakMap<Page, Settings>();
+/** Pages whose request interception the pool turned on ahead, and the filter their request set. */
+const filters = new WeakMap<Page, { allowed?: (url: string, type: string) => boolean }>();
+
+const sameViewport = (a: Viewport, b: Viewport) => JSON.stringify({ ...DEFAULT_VIEWPORT, ...a }) === JSON.stringify({ ...DEFAULT_VIEWPORT, ...b });
 
 /** Whether a page from the pool already has this viewport and user agent (setting them again costs 10–60 ms). */
-export function alreadySet(page: Page, viewport: typeof DEFAULT_VIEWPORT, userAgent: string): { viewport: boolean; userAgent: boolean } {
+export function alreadySet(page: Page, viewport: Viewport, userAgent: string): { viewport: boolean; userAgent: boolean } {
   const set = primed.get(page);
-  const same = { ...DEFAULT_VIEWPORT, ...viewport };
-  return { viewport: set?.viewport === JSON.stringify(same), userAgent: set?.userAgent === userAgent };
+  return { viewport: set !== undefined && sameViewport(set.viewport, viewport), userAgent: set?.userAgent === userAgent };
+}
+
+/** Records what a request set, so the pool opens its next spare the same way. */
+export function noteSettings(page: Page, viewport: Viewport, userAgent: string): void {
+  primed.set(page, { viewport: { ...DEFAULT_VIEWPORT, ...viewport }, userAgent });
+}
+
+/**
+ * Sends every request of the page through `allowed` (continue or abort). A spare page has
+ * interception on already, so this only sets its filter; any other page turns it on here.
+ */
+export async function interceptRequests(page: Page, allowed: (url: string, type: string) => boolean): Promise<void> {
+  const ahead = filters.get(page);
+  if (ahead) {
+    ahead.allowed = allowed;
+    return;
+  }
+  filters.set(page, { allowed });
+  await listenToRequests(page);
+}
+
+async function listenToRequests(page: Page): Promise<void> {
+  await page.setRequestInterception(true);
+  page.on('request', (intercepted: HTTPRequest) => {
+    if (intercepted.isInterceptResolutionHandled()) return;
+    // A page whose request has not set its filter yet loads nothing.
+    if (filters.get(page)?.allowed?.(intercepted.url(), intercepted.resourceType())) void intercepted.continue().catch(() => undefined);
+    else void intercepted.abort('blockedbyclient').catch(() => undefined);
+  });
 }
 
 const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -62,7 +102,7 @@ const LAUNCH_ARGS = [
  * The sandbox stays on, except as root: Chromium will not start as root with it (and root in a
  * container has no user namespaces for it); the pages then come from the developer's own requests.
  */
-function launchArgs(): string[] {
+export function launchArgs(): string[] {
   return process.getuid?.() === 0 ? ['--no-sandbox', ...LAUNCH_ARGS] : [...LAUNCH_ARGS];
 }
 
@@ -73,6 +113,11 @@ export class BrowserPool {
   readonly #waiting: (() => void)[] = [];
   #closed = false;
   #spare: Promise<{ browser: Browser; context: BrowserContext; page: Page }> | undefined;
+  /** The viewport and user agent of the last render: the next spare is opened with them. */
+  #settings: Settings = { viewport: DEFAULT_VIEWPORT, userAgent: DEFAULT_USER_AGENT };
+  /** Spare pages opened so far, and those a request took (the tests read them). */
+  sparesOpened = 0;
+  sparesTaken = 0;
   /** Chromium launches so far (the tests and the benchmark read it). */
   launches = 0;
   /** Times Chromium went away while running: a render that saw this change lost its browser. */
@@ -86,19 +131,33 @@ export class BrowserPool {
     return this.#options.concurrency ?? 4;
   }
 
-  /** Runs `work` on a new page in a new incognito context, closed afterwards whatever happens. */
+  /**
+   * Runs `work` on a new page in a new incognito context and answers as soon as it is done; the
+   * context is closed afterwards whatever happens (closing costs Chromium tens of ms, which the
+   * caller does not wait for), and only then is its slot given to the next request and the next
+   * spare opened.
+   */
   async withPage<T>(work: (page: Page) => Promise<T>): Promise<T> {
     await this.#acquire();
+    let opened: { context: BrowserContext; page: Page };
     try {
-      const { context, page } = await this.#freshPage();
-      try {
-        return await work(page);
-      } finally {
-        await context.close().catch(() => undefined);
-        this.#prepareSpare();
-      }
-    } finally {
+      opened = await this.#freshPage();
+    } catch (error) {
       this.#release();
+      throw error;
+    }
+    const { context, page } = opened;
+    try {
+      return await work(page);
+    } finally {
+      this.#settings = primed.get(page) ?? this.#settings;
+      void context
+        .close()
+        .catch(() => undefined)
+        .then(() => {
+          this.#release();
+          this.#prepareSpare();
+        });
     }
   }
 
@@ -106,7 +165,11 @@ export class BrowserPool {
   #prepareSpare(): void {
     const browser = this.#browser;
     if (this.#closed || this.#spare || !browser) return;
-    this.#spare = browser.then((b) => this.#open(b));
+    this.#spare = browser.then(async (b) => {
+      const opened = await this.#open(b, true);
+      this.sparesOpened++;
+      return opened;
+    });
     this.#spare.catch(() => undefined);
   }
 
@@ -117,19 +180,39 @@ export class BrowserPool {
     this.#spare = undefined;
     const spare = await pending?.catch(() => undefined);
     const browser = await this.#ensureBrowser();
-    const taken = spare && spare.browser === browser && browser.connected ? spare : await this.#open(browser);
-    if (spare && spare !== taken) void spare.context.close().catch(() => undefined);
-    return taken;
+    const usable = spare && spare.browser === browser && browser.connected;
+    if (spare && !usable) void spare.context.close().catch(() => undefined);
+    if (usable) this.sparesTaken++;
+    return usable ? spare : this.#open(browser, false);
   }
 
-  /** A new context and page, set to Cloudflare's default viewport and user agent, which most requests keep. */
-  async #open(browser: Browser): Promise<{ browser: Browser; context: BrowserContext; page: Page }> {
+  /**
+   * A new context and page. A spare is set ahead to the last request's viewport and user agent
+   * (Cloudflare's defaults at first), with request interception on; a page opened for a waiting
+   * request is left as it is, its request sets what it needs.
+   */
+  async #open(browser: Browser, ahead: boolean): Promise<{ browser: Browser; context: BrowserContext; page: Page }> {
     const context = await browser.createBrowserContext();
-    const page = await context.newPage();
-    await page.setViewport(DEFAULT_VIEWPORT);
-    await page.setUserAgent(DEFAULT_USER_AGENT);
-    primed.set(page, { viewport: JSON.stringify(DEFAULT_VIEWPORT), userAgent: DEFAULT_USER_AGENT });
-    return { browser, context, page };
+    try {
+      const page = await context.newPage();
+      if (ahead) {
+        const { viewport, userAgent } = this.#settings;
+        await page.setViewport(viewport);
+        await page.setUserAgent(userAgent);
+        primed.set(page, { viewport, userAgent });
+        filters.set(page, {});
+        await listenToRequests(page);
+      }
+      return { browser, context, page };
+    } catch (error) {
+      await context.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Waits for the spare being opened, if any; true when one is ready (the tests use it instead of sleeping). */
+  async spareReady(): Promise<boolean> {
+    return (await this.#spare?.catch(() => undefined)) !== undefined;
   }
 
   /** The running browser's process id, if any (fault-injection tests kill it). */

@@ -5,10 +5,10 @@
  * (after navigation, so custom fonts belong to the rendered document); then `waitForTimeout`,
  * `waitForSelector` and `scrollPage`; finally, Hookbench's choice, `document.fonts.ready`.
  */
-import type { HTTPRequest, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { RenderError } from '../../core/render/errors';
 import { requestPattern, type RenderRequest } from '../../core/render/request';
-import { alreadySet } from './browserPool';
+import { alreadySet, interceptRequests, noteSettings } from './browserPool';
 import { attempt, within } from './failures';
 import { fontsReadyInPage, scrollThroughPage } from './pageScripts';
 
@@ -64,16 +64,11 @@ async function setUp(page: Page, request: RenderRequest): Promise<void> {
   const already = alreadySet(page, request.viewport, request.userAgent);
   if (!already.viewport) await page.setViewport(request.viewport);
   if (!already.userAgent) await page.setUserAgent(request.userAgent);
+  noteSettings(page, request.viewport, request.userAgent);
   if (request.authenticate) await page.authenticate(request.authenticate);
   if (Object.keys(request.setExtraHTTPHeaders).length > 0) await page.setExtraHTTPHeaders(request.setExtraHTTPHeaders);
   if (!request.setJavaScriptEnabled) await page.setJavaScriptEnabled(false);
-  const allowed = requestFilter(request);
-  await page.setRequestInterception(true);
-  page.on('request', (intercepted: HTTPRequest) => {
-    if (intercepted.isInterceptResolutionHandled()) return;
-    if (allowed(intercepted.url(), intercepted.resourceType())) void intercepted.continue().catch(() => undefined);
-    else void intercepted.abort('blockedbyclient').catch(() => undefined);
-  });
+  await interceptRequests(page, requestFilter(request));
 }
 
 async function navigate(page: Page, request: RenderRequest): Promise<number | undefined> {

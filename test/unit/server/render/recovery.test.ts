@@ -33,6 +33,22 @@ describe('browser pool', () => {
     assert.equal(site.seen[0]!.headers['cookie'], undefined);
   });
 
+  it('takes the next request’s page from a context opened ahead that carries nothing of the previous one: cookies, storage, cache, injected styles, viewport', async () => {
+    site.pages.set('/leave', "<img src='/image.png'><script>localStorage.setItem('k', 'v'); sessionStorage.setItem('s', 'v'); document.cookie = 'mine=1; path=/';</script><p>left</p>");
+    site.pages.set('/look', "<img id='img' src='/image.png'><p id='out'></p><script>const p = document.getElementById('out'); p.textContent = 'storage=' + localStorage.getItem('k') + ' session=' + sessionStorage.getItem('s') + ' cookie=' + document.cookie + ' color=' + getComputedStyle(p).color + ' width=' + innerWidth;</script>");
+    await content({ url: `${site.url}/leave`, cookies: [{ name: 'given', value: '1' }], addStyleTag: [{ content: 'p { color: rgb(255, 0, 0) }' }], viewport: { width: 800, height: 600 } });
+    // The spare is opened once the render is done; wait for it rather than for a time.
+    assert.equal(await emulator.server.pool.spareReady(), true);
+    const taken = emulator.server.pool.sparesTaken;
+    site.seen.length = 0;
+    const html = await content({ url: `${site.url}/look` });
+    assert.equal(emulator.server.pool.sparesTaken, taken + 1, 'the request used the page opened ahead');
+    // Only the cookie /look itself sets; the style injected before is gone; the image is fetched again, not from a cache.
+    assert.match(html, /storage=null session=null cookie=visited=yes color=rgb\(0, 0, 0\) width=1920</);
+    assert.equal(site.seen[0]!.headers['cookie'], undefined);
+    assert.ok(site.seen.some((seen) => seen.path === '/image.png'), 'the image came from the site again');
+  });
+
   it('runs 8 concurrent requests through 2 pages, all answered', async () => {
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => content({ html: `<p>render ${i}</p>` })));
     answers.forEach((html, i) => assert.match(html, new RegExp(`render ${i}<`)));
