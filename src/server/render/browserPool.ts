@@ -106,6 +106,9 @@ export function launchArgs(): string[] {
   return process.getuid?.() === 0 ? ['--no-sandbox', ...LAUNCH_ARGS] : [...LAUNCH_ARGS];
 }
 
+/** How long closing the pool may take before Chromium is killed. */
+const CLOSE_GRACE_MS = 5_000;
+
 export class BrowserPool {
   readonly #options: BrowserPoolOptions;
   #browser: Promise<Browser> | undefined;
@@ -113,6 +116,8 @@ export class BrowserPool {
   readonly #waiting: (() => void)[] = [];
   #closed = false;
   #spare: Promise<{ browser: Browser; context: BrowserContext; page: Page }> | undefined;
+  /** The last render's context closing, after which its slot is free and the next spare opens. */
+  #settling: Promise<void> = Promise.resolve();
   /** The viewport and user agent of the last render: the next spare is opened with them. */
   #settings: Settings = { viewport: DEFAULT_VIEWPORT, userAgent: DEFAULT_USER_AGENT };
   /** Spare pages opened so far, and those a request took (the tests read them). */
@@ -151,7 +156,7 @@ export class BrowserPool {
       return await work(page);
     } finally {
       this.#settings = primed.get(page) ?? this.#settings;
-      void context
+      this.#settling = context
         .close()
         .catch(() => undefined)
         .then(() => {
@@ -212,6 +217,8 @@ export class BrowserPool {
 
   /** Waits for the spare being opened, if any; true when one is ready (the tests use it instead of sleeping). */
   async spareReady(): Promise<boolean> {
+    // The last render answered before its context closed: the spare is opened after that close.
+    await this.#settling;
     return (await this.#spare?.catch(() => undefined)) !== undefined;
   }
 
@@ -221,13 +228,32 @@ export class BrowserPool {
     return browser?.process()?.pid;
   }
 
+  /**
+   * Closes the spare and the browser. Bounded: a CDP call that never answers (a context still
+   * closing after its render answered, a wedged Chromium) must not keep `serve` from stopping, so
+   * after CLOSE_GRACE_MS Chromium is killed.
+   */
   async close(): Promise<void> {
     this.#closed = true;
-    const spare = await this.#spare?.catch(() => undefined);
-    await spare?.context.close().catch(() => undefined);
+    const graceful = (async () => {
+      await this.#settling;
+      const spare = await this.#spare?.catch(() => undefined);
+      await spare?.context.close().catch(() => undefined);
+      const browser = await this.#browser?.catch(() => undefined);
+      await browser?.close();
+    })().then(
+      () => true,
+      () => false,
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const closed = await Promise.race([graceful, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_GRACE_MS)))]);
+    clearTimeout(timer);
     const browser = await this.#browser?.catch(() => undefined);
     this.#browser = undefined;
-    await browser?.close().catch(() => browser.process()?.kill('SIGKILL'));
+    if (!closed) {
+      this.#options.logger.warn(`[render] Chromium did not close within ${CLOSE_GRACE_MS} ms; killed`);
+      browser?.process()?.kill('SIGKILL');
+    }
   }
 
   #ensureBrowser(): Promise<Browser> {
