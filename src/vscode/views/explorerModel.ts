@@ -21,6 +21,7 @@ import type { EventRow, InstanceDetails, InstanceRef, InstanceSummary } from '..
 import type { LiveMessage } from '../../core/contract/live';
 import type { CaptureSummary } from '../../core/contract/sink';
 import { Emitter, type Disposable, type Event } from '../../core/events';
+import { realTimers, type TimerHandle, type Timers } from '../../core/runtime/timers';
 import type { InstanceChannel, ReadPath } from '../client/instanceReader';
 import type { AdminClient } from '../client/adminClient';
 
@@ -69,12 +70,6 @@ export interface ExplorerChange {
   readonly captures: boolean;
 }
 
-export interface Timers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-  now(): number;
-}
-
 export interface ExplorerModelOptions {
   /**
    * At most one change event per `paceMs`. VS Code merges tree changes and applies them only after
@@ -110,7 +105,6 @@ export interface ExplorerFeed {
 
 export const instanceKey = (namespace: string, name: string): string => `${namespace}/${name}`;
 
-const nodeTimers: Timers = { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout), now: () => Date.now() };
 
 /** What the explorer lists of an event: a row a callable returned may carry its payload too. */
 const listed = (row: EventRow): EventRow => ({ id: row.id, type: row.type, action: row.action ?? null, title: row.title, timestamp: row.timestamp });
@@ -140,7 +134,7 @@ export class ExplorerModel {
   private arrived: { instances: Set<string>; deliveries: DeliverySummary[]; captures: CaptureSummary[] } | undefined;
 
   private pending = ExplorerModel.empty();
-  private timer: unknown;
+  private timer: TimerHandle | undefined;
   private lastFired = -Infinity;
   private readonly changed = new Emitter<ExplorerChange>();
   readonly onDidChange = this.changed.event;
@@ -155,7 +149,7 @@ export class ExplorerModel {
   constructor(options: ExplorerModelOptions = {}) {
     this.retainedEvents = options.retainedEvents ?? (() => 0);
     this.paceMs = options.paceMs ?? 250;
-    this.timers = options.timers ?? nodeTimers;
+    this.timers = options.timers ?? realTimers;
     this.deliveryLimit = options.deliveryLimit ?? PAGE;
     this.openChannel = options.openChannel;
     this.maxChannels = options.maxChannels ?? 16;
@@ -502,7 +496,7 @@ export class ExplorerModel {
     // The first change goes out on the next turn (a synchronous burst stays one change); later
     // ones wait for the pace, so VS Code sees a quiet gap between them.
     const wait = Math.max(0, this.lastFired + this.paceMs - this.timers.now());
-    this.timer = this.timers.setTimeout(() => this.flush(), wait);
+    this.timer = this.timers.after(wait, () => this.flush());
   }
 
   private flush(): void {
@@ -515,7 +509,7 @@ export class ExplorerModel {
 
   dispose(): void {
     this.closeChannels();
-    if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
+    this.timer?.cancel();
     this.changed.dispose();
   }
 }

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import type { DeliverySummary } from '../../../../src/core/contract/deliveries';
 import type { EventRow, InstanceDetails, InstanceRef, InstanceSummary } from '../../../../src/core/contract/instances';
 import type { LiveMessage } from '../../../../src/core/contract/live';
-import { ExplorerModel, type ExplorerChange, type ExplorerSource, type Timers } from '../../../../src/vscode/views/explorerModel';
+import { ExplorerModel, type ExplorerChange, type ExplorerSource } from '../../../../src/vscode/views/explorerModel';
+import { ManualTimers } from '../../core/runtime/manualTimers';
 
 const summary = (name: string, awake = false): InstanceSummary => ({ namespace: 'WEBHOOK_AGENT', agent: 'webhook-agent', className: 'WebhookAgent', name, awake, connections: 0 });
 const row = (id: string, timestamp: string): EventRow => ({ id, type: 'push', action: null, title: id, timestamp });
@@ -40,31 +41,6 @@ class FakeSource implements ExplorerSource {
   }
 }
 
-/** Timers the test moves by hand. */
-class ManualTimers implements Timers {
-  time = 0;
-  private queue: { at: number; fn: () => void; handle: number }[] = [];
-  private next = 0;
-  setTimeout(fn: () => void, ms: number): unknown {
-    const handle = this.next++;
-    this.queue.push({ at: this.time + ms, fn, handle });
-    return handle;
-  }
-  clearTimeout(handle: unknown): void {
-    this.queue = this.queue.filter((t) => t.handle !== handle);
-  }
-  now(): number {
-    return this.time;
-  }
-  advance(ms: number): void {
-    this.time += ms;
-    for (const due of this.queue.filter((t) => t.at <= this.time)) {
-      this.queue = this.queue.filter((t) => t !== due);
-      due.fn();
-    }
-  }
-}
-
 async function connected() {
   const timers = new ManualTimers();
   const source = new FakeSource();
@@ -74,7 +50,7 @@ async function connected() {
   model.connect(source);
   model.apply({ type: 'hello' });
   await model.ready();
-  timers.advance(0);
+  await timers.advance(0);
   return { model, source, timers, changes };
 }
 
@@ -101,7 +77,7 @@ describe('the explorer model', () => {
       { type: 'event', namespace: 'WEBHOOK_AGENT', name: 'a', event: row('e3', '2026-01-03') },
       { type: 'delivery', delivery: delivery('d2', '2026-01-03') },
     );
-    timers.advance(250);
+    await timers.advance(250);
     assert.deepEqual(source.calls, [], 'no admin request per webhook');
     const entry = model.instance('WEBHOOK_AGENT', 'a')!;
     assert.deepEqual([entry.state, entry.eventCount, entry.events?.map((e) => e.id)], [{ lastEventType: 'issues' }, 4, ['e3', 'e2', 'e1']]);
@@ -121,7 +97,7 @@ describe('the explorer model', () => {
       { type: 'instance', kind: 'woken', namespace: 'WEBHOOK_AGENT', name: 'b', instance: summary('b', true) },
       { type: 'event', namespace: 'WEBHOOK_AGENT', name: 'b', event: row('x', '2026-01-05') },
     );
-    timers.advance(250);
+    await timers.advance(250);
     await model.loadDetails(model.instances('WEBHOOK_AGENT'));
     assert.deepEqual(source.calls, ['details a'], 'only the instance listed before the feed said anything is read');
     const b = model.instance('WEBHOOK_AGENT', 'b')!;
@@ -147,10 +123,10 @@ describe('the explorer model', () => {
     changes.length = 0;
     live(model, { type: 'instance', kind: 'changed', namespace: 'WEBHOOK_AGENT', name: 'a' });
     await new Promise((resolve) => setImmediate(resolve));
-    timers.advance(250);
+    await timers.advance(250);
     assert.equal(model.instance('WEBHOOK_AGENT', 'a')!.eventCount, 0);
     live(model, { type: 'instance', kind: 'deleted', namespace: 'WEBHOOK_AGENT', name: 'a' });
-    timers.advance(250);
+    await timers.advance(250);
     assert.equal(model.instance('WEBHOOK_AGENT', 'a'), undefined);
     assert.equal(changes.at(-1)!.namespaceList, true, 'the namespace has no instance left');
   });
@@ -158,10 +134,10 @@ describe('the explorer model', () => {
   it('fires at most one change per pace however long the traffic lasts, the first at once', async () => {
     const { model, timers, changes } = await connected();
     changes.length = 0;
-    timers.advance(1000);
+    await timers.advance(1000);
     for (let i = 0; i < 100; i++) {
       model.apply({ type: 'delivery', delivery: delivery(`n${i}`, `2026-02-01T00:00:${String(i % 60).padStart(2, '0')}`) });
-      timers.advance(10);
+      await timers.advance(10);
     }
     // 1 s of traffic at one message per 10 ms: the first at once, then one per 250 ms.
     assert.ok(changes.length >= 4 && changes.length <= 5, String(changes.length));
