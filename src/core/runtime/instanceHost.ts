@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import type { Logger } from '../log';
+import { withDeadline } from '../timers';
 import { Agent } from './agent';
 import { AlarmScheduler } from './alarms';
 import { HibernatableSockets } from './hibernation';
@@ -504,15 +505,5 @@ export class InstanceHost {
     this.live = undefined;
     if (live) await this.retire(live, { snapshot: true });
     await this.closing;
-  }
-}
-
-/** `promise`'s value, or undefined once `ms` have passed (a real timer: shutdown's own deadline). */
-async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]);
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -13,6 +13,7 @@ import type { Browser, BrowserContext, HTTPRequest, Page } from 'puppeteer-core'
 import type { Logger } from '../../core/log';
 import { RenderError } from '../../core/render/errors';
 import { DEFAULT_USER_AGENT } from '../../core/render/request';
+import { withDeadline } from '../../core/timers';
 import { loadPuppeteer } from './loadPuppeteer';
 
 export interface BrowserPoolOptions {
@@ -245,9 +246,7 @@ export class BrowserPool {
       () => true,
       () => false,
     );
-    let timer: NodeJS.Timeout | undefined;
-    const closed = await Promise.race([graceful, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_GRACE_MS)))]);
-    clearTimeout(timer);
+    const closed = (await withDeadline(graceful, CLOSE_GRACE_MS)) ?? false;
     const browser = await this.#browser?.catch(() => undefined);
     this.#browser = undefined;
     if (!closed) {
