@@ -16,6 +16,7 @@ import { notesOf, type DeliveryNotes } from '../core/contract/notes';
 import type { Logger } from '../core/log';
 import { InstanceClosedError, StorageWriteError } from '../core/runtime/errors';
 import { UPGRADE, type UpgradeResponse } from '../core/runtime/instanceHost';
+import { plainSmallFrames } from './plainSmallFrames';
 import type { WorkerRuntime } from '../core/runtime/workerRuntime';
 import type { AdminApi } from './adminApi';
 import { checkAccess, DEFAULT_POLICY, forbiddenText, mayShowStack, type AccessPolicy } from './access';
@@ -209,7 +210,7 @@ export class Receiver {
           if (left > 0) this.socketsPerClient.set(client, left);
           else this.socketsPerClient.delete(client);
         });
-        const handlers = accept(ws);
+        const handlers = accept(plainSmallFrames(ws));
         const closed = handlers.answersClose ? answerCloseByWorker(ws, handlers) : (code: number, reason: string) => handlers.close(code, reason);
         ws.on('message', (data, isBinary) => handlers.message(isBinary ? new Uint8Array(data as Buffer) : (data as Buffer).toString('utf8')));
         ws.on('close', (code, reason) => closed(code, reason.toString('utf8')));
