@@ -8,10 +8,13 @@
 //    bytes again, verify the HMAC timing-safe, parse), a `Response` read back and written —
 //    everything the built-in worker's path does except the runtime, storage and logging;
 //  - floor-once: the same steps reading the body once instead of cloning, to show what the seed's
-//    clone costs.
+//    clone costs;
+//  - floor-durable: the floor plus the storage of a durable receiver on sql.js, without Hookbench's
+//    runtime (bench/durableFloor.ts).
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { normalizeHeaders, schemeFor } from '../src/core/signing';
+import { DurableFloorStore } from './durableFloor';
 import { BENCH_SECRET } from './pushes';
 
 const github = schemeFor('github');
@@ -22,7 +25,7 @@ function bare(req: http.IncomingMessage, res: http.ServerResponse): void {
   req.on('end', () => res.end('OK'));
 }
 
-async function floor(req: http.IncomingMessage, res: http.ServerResponse, clone: boolean): Promise<void> {
+async function floor(req: http.IncomingMessage, res: http.ServerResponse, clone: boolean, store?: DurableFloorStore): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const headers = new Headers();
@@ -37,27 +40,44 @@ async function floor(req: http.IncomingMessage, res: http.ServerResponse, clone:
     JSON.parse(Buffer.from(body).toString('utf8'));
   }
   const ok = verify(body, request.headers);
-  JSON.parse(Buffer.from(body).toString('utf8'));
+  const text = Buffer.from(body).toString('utf8');
+  const payload = JSON.parse(text) as { repository: { full_name: string }; head_commit: { message: string } };
+  if (ok && store) {
+    const entity = store.entity(payload.repository.full_name);
+    const id = request.headers.get('x-github-delivery') ?? '';
+    entity.store({ id, type: request.headers.get('x-github-event') ?? 'unknown', title: payload.head_commit.message, payload: text, timestamp: new Date().toISOString() });
+    await entity.durable();
+  }
   const response = new Response(ok ? 'OK' : 'Invalid signature', { status: ok ? 200 : 401, headers: { 'content-type': 'text/plain;charset=UTF-8' } });
   const bytes = Buffer.from(await response.arrayBuffer());
   res.writeHead(response.status, { 'content-type': 'text/plain;charset=UTF-8' });
   res.end(bytes);
 }
 
-const kind = process.argv[2];
-const handlers: Record<string, http.RequestListener> = {
-  bare,
-  floor: (req, res) => void floor(req, res, true),
-  'floor-once': (req, res) => void floor(req, res, false),
-};
-const handler = handlers[kind ?? ''];
-if (!handler) {
-  console.error(`usage: baselineServer.js ${Object.keys(handlers).join('|')}`);
-  process.exit(2);
+async function main(kind: string | undefined): Promise<void> {
+  const store = kind === 'floor-durable' ? await DurableFloorStore.open() : undefined;
+  const handlers: Record<string, http.RequestListener> = {
+    bare,
+    floor: (req, res) => void floor(req, res, true),
+    'floor-once': (req, res) => void floor(req, res, false),
+    'floor-durable': (req, res) => void floor(req, res, true, store),
+  };
+  const handler = handlers[kind ?? ''];
+  if (!handler) {
+    console.error(`usage: baselineServer.js ${Object.keys(handlers).join('|')}`);
+    process.exit(2);
+  }
+  const server = http.createServer(handler);
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as AddressInfo;
+    process.stdout.write(`listening on http://127.0.0.1:${port}\n`);
+  });
+  process.on('SIGTERM', () =>
+    server.close(() => {
+      store?.remove();
+      process.exit(0);
+    }),
+  );
 }
-const server = http.createServer(handler);
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address() as AddressInfo;
-  process.stdout.write(`listening on http://127.0.0.1:${port}\n`);
-});
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+
+void main(process.argv[2]);

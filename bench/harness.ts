@@ -96,7 +96,7 @@ export async function startServeProcess(args: string[], env: Record<string, stri
 }
 
 /** A baseline server (bench/baselineServer.ts) in its own process. */
-export async function startBaselineServer(kind: 'bare' | 'floor' | 'floor-once'): Promise<ServerProcess> {
+export async function startBaselineServer(kind: 'bare' | 'floor' | 'floor-once' | 'floor-durable'): Promise<ServerProcess> {
   const path = await import('node:path');
   return spawnServer([path.join(__dirname, 'baselineServer.js'), kind]);
 }

@@ -7,7 +7,9 @@
 //  - the fetch-API floor (bench/baselineServer.ts: the seed pattern's steps without the runtime,
 //    storage and logging) — serve ÷ floor is the figure the issue sets (≥ 0.5, stretch 0.7);
 //  - the same floor reading the body once (what the seed's clone costs);
-//  - a bare node:http server answering 200 without work.
+//  - a bare node:http server answering 200 without work;
+//  - the durable floor (bench/durableFloor.ts): the floor plus the same SQL and a journal fdatasync,
+//    without Hookbench's runtime — what is left of serve's cost once storage is paid.
 // Then the latency from a POST to the state frame at a connected client, against its floor: the
 // same client's round trip to the floor server plus one fdatasync.
 // HOOKBENCH_BENCH_QUICK=1: one short round.
@@ -83,18 +85,19 @@ async function main(): Promise<void> {
   const floor = await startBaselineServer('floor');
   const once = await startBaselineServer('floor-once');
   const bare = await startBaselineServer('bare');
+  const durable = await startBaselineServer('floor-durable');
   const rounds = QUICK ? 1 : 5;
   const seconds = benchSeconds(4, 3);
   const loads = await interleavedLoad(
-    { serve: serve.url, floor: floor.url, once: once.url, bare: bare.url },
+    { serve: serve.url, floor: floor.url, once: once.url, bare: bare.url, durable: durable.url },
     { requests: 'github-push', entities: 100, connections: CONNECTIONS, warmSeconds: benchSeconds(2, 1), seconds },
     rounds,
   );
   const latency = await stateFrameLatency(serve.url, floor.url, data, QUICK ? 100 : 300);
-  for (const server of [serve, floor, once, bare]) server.stop();
+  for (const server of [serve, floor, once, bare, durable]) server.stop();
   await serve.exited;
 
-  const { serve: served, floor: floored, once: onced, bare: bared } = loads as Record<string, (typeof loads)[string]>;
+  const { serve: served, floor: floored, once: onced, bare: bared, durable: durabled } = loads as Record<string, (typeof loads)[string]>;
   const measured = served!;
   const plan = `${rounds} round${rounds > 1 ? 's' : ''} of ${seconds} s each; values are median rounds, ratios the median of same-round ratios`;
   const rates = (r: { rates: number[] }) => r.rates.map((x) => Math.round(x)).join('/');
@@ -107,6 +110,14 @@ async function main(): Promise<void> {
       baselineValue: floored!.rate,
       ratio: pairedRatio(measured, floored!),
       target: 0.5,
+    },
+    {
+      name: `hookbench serve against the durable floor: the floor plus the built-in worker's SQL on sql.js per entity and a journal append + fdatasync per group commit, without Hookbench's runtime, own process (p50 ${durabled!.p50.toFixed(1)} ms, p99 ${durabled!.p99.toFixed(1)} ms, ${durabled!.errors} non-200; rounds ${rates(durabled!)})`,
+      unit: 'requests/s',
+      value: measured.rate,
+      baseline: 'the durable floor (requests/s)',
+      baselineValue: durabled!.rate,
+      ratio: pairedRatio(measured, durabled!),
     },
     {
       name: `hookbench serve against a bare node:http server answering 200, own process (bare p50 ${bared!.p50.toFixed(1)} ms, p99 ${bared!.p99.toFixed(1)} ms)`,
