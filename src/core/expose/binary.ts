@@ -100,33 +100,33 @@ export function startBinary<T>(options: BinaryOptions<T>): Promise<RunningBinary
       }
     };
     kill('SIGTERM');
-    const hard = timers.setTimeout(() => kill('SIGKILL'), 5000);
+    const hard = timers.after(5000, () => kill('SIGKILL'));
     await exited;
-    timers.clearTimeout(hard);
+    hard.cancel();
   };
   return new Promise((resolve, reject) => {
     const lines: string[] = [];
     let settled = false;
     const name = path.basename(options.file);
-    const timeout = timers.setTimeout(() => {
+    const timeout = timers.after(options.timeoutMs ?? 60_000, () => {
       if (settled) return;
       settled = true;
       void stop();
       reject(new ExposeError(`${name} was not ready within ${(options.timeoutMs ?? 60_000) / 1000} s: ${options.explain(lines, 'still running')}`, 'failed'));
-    }, options.timeoutMs ?? 60_000);
+    });
     const onLine = (line: string) => {
       if (settled) return options.onLine?.(line);
       lines.push(line);
       const value = options.ready(line);
       if (value === undefined) return;
       settled = true;
-      timers.clearTimeout(timeout);
+      timeout.cancel();
       resolve({ value, exited, stop });
     };
     options.signal?.addEventListener('abort', () => {
       if (settled) return;
       settled = true;
-      timers.clearTimeout(timeout);
+      timeout.cancel();
       void stop();
       reject(new ExposeError(`${name} was stopped before it was ready`, 'failed'));
     });
@@ -135,13 +135,13 @@ export function startBinary<T>(options: BinaryOptions<T>): Promise<RunningBinary
     child.once('error', (error: NodeJS.ErrnoException) => {
       if (settled) return;
       settled = true;
-      timers.clearTimeout(timeout);
+      timeout.cancel();
       reject(new ExposeError(error.code === 'ENOENT' ? `${name} is not on the PATH` : `${name} could not start: ${error.message}`, error.code === 'ENOENT' ? 'missing-binary' : 'failed'));
     });
     void exited.then((exit) => {
       if (settled) return;
       settled = true;
-      timers.clearTimeout(timeout);
+      timeout.cancel();
       reject(new ExposeError(options.explain(lines, exit), 'failed'));
     });
   });

@@ -13,7 +13,7 @@
 import { SOURCE_HEADER } from '../contract/deliveries';
 import { Emitter } from '../events';
 import type { Logger } from '../log';
-import { realTimers, type Timers } from '../timers';
+import { realTimers, type TimerHandle, type Timers } from '../timers';
 import { ExposeError } from './errors';
 import { SseParser, type SseEvent } from './sse';
 import { forwardRequest, SmeeEventError, type BodyState } from './smeeEvent';
@@ -143,10 +143,10 @@ export class SmeeClient {
     const controller = new AbortController();
     this.connection = controller;
     let wasReady = false;
-    let stall: unknown;
+    let stall: TimerHandle | undefined;
     const arm = () => {
-      this.timers.clearTimeout(stall);
-      stall = this.timers.setTimeout(() => controller.abort(new Error(`no event or ping for ${(this.options.stallMs ?? 90_000) / 1000} s`)), this.options.stallMs ?? 90_000);
+      stall?.cancel();
+      stall = this.timers.after(this.options.stallMs ?? 90_000, () => controller.abort(new Error(`no event or ping for ${(this.options.stallMs ?? 90_000) / 1000} s`)));
     };
     try {
       arm();
@@ -175,7 +175,7 @@ export class SmeeClient {
     } catch (error) {
       return { wasReady, error: (controller.signal.reason as Error | undefined) ?? (error as Error) };
     } finally {
-      this.timers.clearTimeout(stall);
+      stall?.cancel();
       // The old stream is closed before any new one opens: one connection at a time.
       controller.abort();
       if (this.connection === controller) this.connection = undefined;
@@ -219,11 +219,11 @@ export class SmeeClient {
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const wake = () => {
-        this.timers.clearTimeout(handle);
+        handle.cancel();
         this.sleepers.delete(wake);
         resolve();
       };
-      const handle = this.timers.setTimeout(wake, ms);
+      const handle = this.timers.after(ms, wake);
       this.sleepers.add(wake);
     });
   }

@@ -6,7 +6,7 @@
  * unless one is queued. The stored row (`_cf_ALARM` in the instance's database) is the truth: it
  * is deleted only once a run succeeds, so an alarm survives a crash and runs again on restart.
  */
-import type { TimerHandle, Timers } from './timers';
+import type { TimerHandle, Timers } from '../timers';
 
 /** workerd's constants (src/workerd/server/alarm-scheduler.h). */
 export const ALARM_RETRY_START_MS = 2_000;

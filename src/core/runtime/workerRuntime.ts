@@ -19,8 +19,7 @@ import { encodeName } from './names';
 import { DurableObjectNamespace } from './namespace';
 import type { SqlHeaps } from './sqlHeaps';
 import { camelCaseToKebabCase } from './protocol';
-import type { Timers as CallbackTimers } from '../timers';
-import { realTimers, type TimerHandle, type Timers } from './timers';
+import { realTimers, type Timers } from '../timers';
 import { WorkflowBinding } from './workflows/workflowBinding';
 import { NonRetryableError } from './workflows/workflowErrors';
 import type { WorkflowClass } from './workflows/workflowRun';
@@ -57,11 +56,6 @@ export interface WorkerRuntimeOptions {
 }
 
 const NO_BINDINGS: BindingsConfig = { name: undefined, kvNamespaces: [], d1Databases: [], r2Buckets: [], queueProducers: [], queueConsumers: [], services: [], crons: [] };
-
-/** The runtime's timers as the bindings take them (queue batching, crons). */
-function callbackTimers(timers: Timers): CallbackTimers {
-  return { setTimeout: (fn, ms) => timers.after(ms, fn), clearTimeout: (handle) => (handle as TimerHandle).cancel() };
-}
 
 export class WorkerRuntime {
   readonly env: Record<string, unknown>;
@@ -135,7 +129,7 @@ export class WorkerRuntime {
       sql: options.sql,
       logger: options.logger,
       now: options.now ?? Date.now,
-      timers: callbackTimers(options.timers ?? realTimers),
+      timers: options.timers ?? realTimers,
       entrypoints: this.entrypoints,
     });
     Object.assign(env, this.bindings.env);

@@ -21,7 +21,7 @@ import type { EventRow, InstanceDetails, InstanceRef, InstanceSummary } from '..
 import type { LiveMessage } from '../../core/contract/live';
 import type { CaptureSummary } from '../../core/contract/sink';
 import { Emitter, type Disposable, type Event } from '../../core/events';
-import { realTimers, type TimerHandle, type Timers } from '../../core/runtime/timers';
+import { realTimers, type TimerHandle, type Timers } from '../../core/timers';
 import type { InstanceChannel, ReadPath } from '../client/instanceReader';
 import type { AdminClient } from '../client/adminClient';
 

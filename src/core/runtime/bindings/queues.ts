@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log';
-import type { Timers } from '../../timers';
+import type { TimerHandle, Timers } from '../../timers';
 import { MAX_CONCURRENCY, type QueueConsumer } from '../bindingsConfig';
 import type { BindingStore } from './bindingStore';
 import { checkDelay, decodeBody, encodeBody, LimitError, MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, type ContentType } from './queueMessages';
@@ -22,8 +22,6 @@ const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, queue TEXT NOT NULL, body BLOB NOT NULL, content_type TEXT NOT NULL, attempts INTEGER NOT NULL, visible_at INTEGER NOT NULL, sent_at INTEGER NOT NULL)',
   'CREATE INDEX IF NOT EXISTS messages_by_queue ON messages (queue, visible_at, seq)',
 ];
-
-export type { Timers } from '../../timers';
 
 /** A consumer as the wrangler config declares it (bindingsConfig.ts). */
 export type ConsumerSettings = QueueConsumer;
@@ -136,7 +134,7 @@ export interface QueueBrokerOptions {
 
 export class QueueBroker {
   private readonly consumers = new Map<string, ConsumerSettings>();
-  private readonly timers = new Map<string, unknown>();
+  private readonly timers = new Map<string, TimerHandle>();
   /** Each queue's batches being handled now: up to its `max_concurrency` at once. */
   private readonly inFlight = new Map<string, Set<Promise<void>>>();
   /** Queues choosing the rows of a new batch (one choice at a time, so no row is in two batches). */
@@ -241,8 +239,7 @@ export class QueueBroker {
   private async wake(queue: string): Promise<void> {
     const consumer = this.consumers.get(queue);
     if (!consumer || this.stopped || this.full(consumer)) return;
-    const handle = this.timers.get(queue);
-    if (handle !== undefined) this.options.timers.clearTimeout(handle);
+    this.timers.get(queue)?.cancel();
     this.timers.delete(queue);
     const now = this.options.now();
     const busy = [...(this.busy.get(queue) ?? [])];
@@ -267,11 +264,11 @@ export class QueueBroker {
     if (due !== undefined) {
       this.timers.set(
         queue,
-        this.options.timers.setTimeout(() => {
+        // Measured from the clock now, not from before the read: time may have moved meanwhile.
+        this.options.timers.after(Math.max(0, due - this.options.now()), () => {
           this.timers.delete(queue);
           void this.wake(queue);
-          // Measured from the clock now, not from before the read: time may have moved meanwhile.
-        }, Math.max(0, due - this.options.now())),
+        }),
       );
     }
   }
@@ -385,7 +382,7 @@ export class QueueBroker {
   /** Stops delivering; waits for batches in flight (their verdicts are committed). */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const handle of this.timers.values()) this.options.timers.clearTimeout(handle);
+    for (const handle of this.timers.values()) handle.cancel();
     this.timers.clear();
     await Promise.allSettled([...this.inFlight.values()].flatMap((batches) => [...batches]));
   }

@@ -7,13 +7,14 @@
 import type { SqlJsStatic } from 'sql.js';
 import type { BindingSummary } from '../../contract/bindings';
 import type { Logger } from '../../log';
+import type { TimerHandle, Timers } from '../../timers';
 import type { BindingsConfig } from '../bindingsConfig';
 import { nextCronTime, parseCron } from '../cron';
 import { bindingDir, BindingStore } from './bindingStore';
 import { D1Database } from './d1';
 import type { Entrypoints } from './entrypoints';
 import { KvNamespace } from './kv';
-import { QueueBroker, type MessageBatch, type Timers } from './queues';
+import { QueueBroker, type MessageBatch } from './queues';
 import { R2Bucket } from './r2';
 
 export interface WorkerBindingsOptions {
@@ -37,7 +38,7 @@ export class WorkerBindings {
   readonly r2 = new Map<string, R2Bucket>();
   readonly broker: QueueBroker | undefined;
   private readonly stores: BindingStore[] = [];
-  private readonly cronTimers = new Map<string, unknown>();
+  private readonly cronTimers = new Map<string, TimerHandle>();
   private stopped = false;
 
   constructor(private readonly options: WorkerBindingsOptions) {
@@ -117,16 +118,16 @@ export class WorkerBindings {
     const arm = () => {
       const wait = due - this.options.now();
       if (wait > MAX_DELAY) {
-        this.cronTimers.set(cron, this.options.timers.setTimeout(arm, MAX_DELAY));
+        this.cronTimers.set(cron, this.options.timers.after(MAX_DELAY, arm));
         return;
       }
       this.cronTimers.set(
         cron,
-        this.options.timers.setTimeout(() => {
+        this.options.timers.after(Math.max(0, wait), () => {
           void this.scheduled(cron, due)
             .catch((error: unknown) => this.options.logger.error(`[cron] scheduled() for "${cron}" threw: ${(error as Error)?.stack ?? String(error)}`))
             .finally(() => this.armCron(cron));
-        }, Math.max(0, wait)),
+        }),
       );
     };
     arm();
@@ -141,7 +142,7 @@ export class WorkerBindings {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const handle of this.cronTimers.values()) this.options.timers.clearTimeout(handle);
+    for (const handle of this.cronTimers.values()) handle.cancel();
     this.cronTimers.clear();
     await this.broker?.stop();
     await Promise.all(this.stores.map((store) => store.close()));

@@ -13,7 +13,7 @@ import type { Logger } from '../../log';
 import { DurableDatabase } from '../durableDatabase';
 import { encodeName } from '../names';
 import { readPrivate, writePrivate } from '../privateFiles';
-import type { Timers } from '../timers';
+import type { Timers } from '../../timers';
 import { WorkflowError } from './workflowErrors';
 import { WorkflowRun, type InstanceStatus, type WorkflowClass } from './workflowRun';
 

@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../../log';
 import type { DurableDatabase } from '../durableDatabase';
-import type { TimerHandle, Timers } from '../timers';
+import type { TimerHandle, Timers } from '../../timers';
 import { WorkflowAborted, WorkflowError } from './workflowErrors';
 import { WorkflowStep } from './workflowStep';
 import { WorkflowStore, type WorkflowStatus } from './workflowStore';

@@ -5,7 +5,7 @@
  * keyed by its name and how many times that name was used before in the run, so a replay after a
  * restart finds each completed step's stored result instead of running it again.
  */
-import type { TimerHandle } from '../timers';
+import type { TimerHandle } from '../../timers';
 import { toMs } from './duration';
 import type { WorkflowStore } from './workflowStore';
 import { NonRetryableError } from './workflowErrors';

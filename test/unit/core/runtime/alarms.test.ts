@@ -11,7 +11,7 @@ import { nullLogger } from '../../../../src/core/log';
 import { DurableObject } from '../../../../src/core/runtime/durableObject';
 import { DurableObjectNamespace } from '../../../../src/core/runtime/namespace';
 import { loadSqlJs } from '../../../../src/core/runtime/sqljs';
-import { ManualTimers, settle } from './manualTimers';
+import { ManualTimers, settle } from '../../helpers/manualTimers';
 
 interface Env {
   failures: number;

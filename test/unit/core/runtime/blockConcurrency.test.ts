@@ -12,7 +12,7 @@ import { DurableObject, type DurableObjectState } from '../../../../src/core/run
 import { BLOCK_CONCURRENCY_TIMEOUT_MESSAGE } from '../../../../src/core/runtime/instanceHost';
 import { DurableObjectNamespace } from '../../../../src/core/runtime/namespace';
 import { loadSqlJs } from '../../../../src/core/runtime/sqljs';
-import { ManualTimers, settle } from './manualTimers';
+import { ManualTimers, settle } from '../../helpers/manualTimers';
 
 const seen = { constructed: 0, resumed: 0 };
 

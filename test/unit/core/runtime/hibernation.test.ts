@@ -16,7 +16,7 @@ import { WebSocketPair, WebSocketRequestResponsePair, WorkerResponse, type Worke
 import { WorkerRuntime } from '../../../../src/core/runtime/workerRuntime';
 import { Receiver } from '../../../../src/server/receiver';
 import { EVENT_TIMEOUT_MESSAGE } from '../../../../src/core/runtime/instanceHost';
-import { ManualTimers } from './manualTimers';
+import { ManualTimers } from '../../helpers/manualTimers';
 
 const events: string[] = [];
 

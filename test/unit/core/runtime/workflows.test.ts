@@ -12,7 +12,7 @@ import { loadSqlJs } from '../../../../src/core/runtime/sqljs';
 import { WorkflowBinding } from '../../../../src/core/runtime/workflows/workflowBinding';
 import { NonRetryableError } from '../../../../src/core/runtime/workflows/workflowErrors';
 import type { WorkflowStep } from '../../../../src/core/runtime/workflows/workflowStep';
-import { ManualTimers, settle } from './manualTimers';
+import { ManualTimers, settle } from '../../helpers/manualTimers';
 
 const calls: string[] = [];
 let flaky = 0;

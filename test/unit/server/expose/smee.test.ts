@@ -10,6 +10,7 @@ import { recording, nullLogger } from '../../../../src/core/log';
 import { SmeeClient, createChannel, type DeliveryResult, type Gap } from '../../../../src/core/expose/smeeClient';
 import { ExposeError } from '../../../../src/core/expose/errors';
 import { schemeFor } from '../../../../src/core/signing';
+import { ManualTimers } from '../../helpers/manualTimers';
 import { serveDefaultWorker, type Served } from '../../helpers/serveWorker';
 import { postToChannel, SmeeRelay } from '../../helpers/smeeRelay';
 
@@ -55,7 +56,7 @@ describe('hookbench expose smee: relay → client → receiver', () => {
     await served.stop();
   });
 
-  function client(channel: string, options: { retryMs?: number[]; stallMs?: number } = {}) {
+  function client(channel: string, options: { retryMs?: number[]; stallMs?: number; timers?: ManualTimers } = {}) {
     const logger = recording(nullLogger);
     const smee = new SmeeClient({ channel, target: new URL('/webhooks/github', served.url), logger, ...options });
     const results: DeliveryResult[] = [];
@@ -162,9 +163,11 @@ describe('hookbench expose smee: relay → client → receiver', () => {
 
   it('treats a silent stream as dropped and subscribes again', async () => {
     const channel = relay.channel();
-    const { smee } = client(channel, { stallMs: 300 });
+    const timers = new ManualTimers();
+    const { smee } = client(channel, { stallMs: 300, timers });
     await smee.start();
     const subscriptions = relay.subscriptions;
+    await timers.advance(300);
     await relay.subscribed(subscriptions + 1, 3000);
     await smee.stop();
   });

@@ -6,7 +6,7 @@ import type { DeliverySummary } from '../../../../src/core/contract/deliveries';
 import type { EventRow, InstanceDetails, InstanceRef, InstanceSummary } from '../../../../src/core/contract/instances';
 import type { LiveMessage } from '../../../../src/core/contract/live';
 import { ExplorerModel, type ExplorerChange, type ExplorerSource } from '../../../../src/vscode/views/explorerModel';
-import { ManualTimers } from '../../core/runtime/manualTimers';
+import { ManualTimers } from '../../helpers/manualTimers';
 
 const summary = (name: string, awake = false): InstanceSummary => ({ namespace: 'WEBHOOK_AGENT', agent: 'webhook-agent', className: 'WebhookAgent', name, awake, connections: 0 });
 const row = (id: string, timestamp: string): EventRow => ({ id, type: 'push', action: null, title: id, timestamp });

@@ -1,10 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KvNamespace } from '../../../../../src/core/runtime/bindings/kv';
-import { ManualTime, storeAt, tempDir } from './helpers';
+import { manualTimers, storeAt, tempDir } from './helpers';
 
-async function kvAt(dir: string, time = new ManualTime()) {
-  return { kv: new KvNamespace(await storeAt(dir, KvNamespace.schema), time.clock), time };
+async function kvAt(dir: string, time = manualTimers()) {
+  return { kv: new KvNamespace(await storeAt(dir, KvNamespace.schema), time.now), time };
 }
 
 describe('KV namespace', () => {
@@ -29,13 +29,13 @@ describe('KV namespace', () => {
   it('refuses TTLs under 60 seconds with the platform text, and expires keys on the clock', async () => {
     const { kv, time } = await kvAt(tempDir('kv'));
     await assert.rejects(kv.put('k', 'v', { expirationTtl: 30 }), { message: 'KV PUT failed: 400 Invalid expiration_ttl of 30. Expiration TTL must be at least 60.' });
-    await assert.rejects(kv.put('k', 'v', { expiration: time.now / 1000 + 10 }), /Expiration times must be at least 60 seconds in the future/);
+    await assert.rejects(kv.put('k', 'v', { expiration: time.now() / 1000 + 10 }), /Expiration times must be at least 60 seconds in the future/);
     await kv.put('k', 'v', { expirationTtl: 60 });
     const listed = (await kv.list()) as { keys: { name: string; expiration: number }[] };
-    assert.deepEqual(listed.keys, [{ name: 'k', expiration: time.now / 1000 + 60 }]);
-    time.advance(59_000);
+    assert.deepEqual(listed.keys, [{ name: 'k', expiration: time.now() / 1000 + 60 }]);
+    await time.advance(59_000);
     assert.equal(await kv.get('k'), 'v');
-    time.advance(1_000);
+    await time.advance(1_000);
     assert.equal(await kv.get('k'), null);
     assert.deepEqual(((await kv.list()) as { keys: unknown[] }).keys, []);
   });

@@ -4,19 +4,19 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { nullLogger } from '../../../../../src/core/log';
 import { QueueBroker, type ConsumerSettings, type MessageBatch } from '../../../../../src/core/runtime/bindings/queues';
-import { ManualTime, settle, storeAt, tempDir } from './helpers';
+import { manualTimers, settle, storeAt, tempDir } from './helpers';
 
 /** A broker whose handler holds every batch until the test releases it. */
 async function heldBroker(maxConcurrency: number | undefined) {
   const consumer: ConsumerSettings = { queue: 'jobs', maxBatchSize: 2, maxBatchTimeoutMs: 5000, maxRetries: 2, retryDelaySeconds: 0, ...(maxConcurrency === undefined ? {} : { maxConcurrency }) };
   const held: { batch: MessageBatch; release: () => void }[] = [];
-  const time = new ManualTime();
+  const time = manualTimers();
   const broker = new QueueBroker({
     store: await storeAt(tempDir('qc'), QueueBroker.schema),
     consumers: [consumer],
     deliver: (batch) => new Promise<void>((release) => held.push({ batch, release })),
     logger: nullLogger,
-    now: time.clock,
+    now: time.now,
     timers: time,
   });
   await broker.start();

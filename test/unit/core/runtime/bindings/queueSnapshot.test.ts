@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { nullLogger } from '../../../../../src/core/log';
 import { QueueBroker, type Deliver } from '../../../../../src/core/runtime/bindings/queues';
-import { ManualTime, settle, storeAt, tempDir } from './helpers';
+import { manualTimers, settle, storeAt, tempDir } from './helpers';
 
 describe('QueueBroker.snapshot', () => {
   it('counts the batch in flight while queue() runs, and retried and delayed messages after', async () => {
@@ -16,10 +16,10 @@ describe('QueueBroker.snapshot', () => {
       await handling;
       batch.retryAll({ delaySeconds: 60 });
     };
-    const time = new ManualTime();
+    const time = manualTimers();
     // One batch at a time, so the third message waits (queueConcurrency.test.ts counts several).
     const consumers = [{ queue: 'jobs', maxBatchSize: 2, maxBatchTimeoutMs: 0, maxRetries: 3, retryDelaySeconds: 0, maxConcurrency: 1 }];
-    const broker = new QueueBroker({ store: await storeAt(tempDir('qs'), QueueBroker.schema), consumers, deliver, logger: nullLogger, now: time.clock, timers: time });
+    const broker = new QueueBroker({ store: await storeAt(tempDir('qs'), QueueBroker.schema), consumers, deliver, logger: nullLogger, now: time.now, timers: time });
     await broker.start();
     await broker.producer('jobs').sendBatch([{ body: 'a' }, { body: 'b' }, { body: 'c' }]);
     await settle(() => started);
@@ -32,7 +32,7 @@ describe('QueueBroker.snapshot', () => {
     assert.deepEqual([after.backlog, after.delayed, after.retried, after.inFlight, after.more], [3, 3, 3, 0, true]);
     assert.deepEqual(after.messages.map((m) => m.attempts), [2, 2]);
     assert.equal((await broker.snapshot('jobs', 2, after.messages[1]!.seq)).messages.length, 1, 'the page after the cursor');
-    time.advance(0);
+    await time.advance(0);
     await broker.stop();
   });
 });

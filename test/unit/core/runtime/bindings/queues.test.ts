@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { nullLogger } from '../../../../../src/core/log';
 import { QueueBroker, type ConsumerSettings, type Deliver, type MessageBatch } from '../../../../../src/core/runtime/bindings/queues';
-import { ManualTime, settle, storeAt, tempDir } from './helpers';
+import { manualTimers, settle, storeAt, tempDir } from './helpers';
 
 const consumer = (over: Partial<ConsumerSettings> = {}): ConsumerSettings => ({
   queue: 'jobs',
@@ -13,8 +13,8 @@ const consumer = (over: Partial<ConsumerSettings> = {}): ConsumerSettings => ({
   ...over,
 });
 
-async function brokerAt(dir: string, deliver: Deliver, time = new ManualTime(), consumers = [consumer()]) {
-  const broker = new QueueBroker({ store: await storeAt(dir, QueueBroker.schema), consumers, deliver, logger: nullLogger, now: time.clock, timers: time });
+async function brokerAt(dir: string, deliver: Deliver, time = manualTimers(), consumers = [consumer()]) {
+  const broker = new QueueBroker({ store: await storeAt(dir, QueueBroker.schema), consumers, deliver, logger: nullLogger, now: time.now, timers: time });
   await broker.start();
   return { broker, time };
 }
@@ -25,12 +25,12 @@ describe('Queues', () => {
     const { broker, time } = await brokerAt(tempDir('q'), async (batch) => void batches.push(batch.messages.map((m) => m.body)));
     const jobs = broker.producer('jobs');
     await jobs.sendBatch([{ body: 1 }, { body: { two: 2 }, contentType: 'json' }, { body: 'three', contentType: 'text' }, { body: 4 }]);
-    await settle(() => batches.length === 1 && time.timerCount === 1);
+    await settle(() => batches.length === 1 && time.scheduled === 1);
     assert.deepEqual(batches[0], [1, { two: 2 }, 'three']);
-    time.advance(4999);
-    await settle(() => time.timerCount === 1);
+    await time.advance(4999);
+    await settle(() => time.scheduled === 1);
     assert.equal(batches.length, 1, 'the fourth message waits for the batch timeout');
-    time.advance(1);
+    await time.advance(1);
     await settle(() => batches.length === 2);
     assert.deepEqual(batches[1], [4]);
     await settle(async () => (await broker.backlog('jobs')) === 0);
@@ -43,7 +43,7 @@ describe('Queues', () => {
       for (const m of batch.messages) seen.push({ queue: batch.queue, attempts: m.attempts });
       if (batch.queue === 'jobs') batch.retryAll();
     };
-    const { broker, time } = await brokerAt(tempDir('q'), deliver, new ManualTime(), [consumer({ maxBatchSize: 1, deadLetterQueue: 'dead' }), consumer({ queue: 'dead', maxBatchSize: 1 })]);
+    const { broker, time } = await brokerAt(tempDir('q'), deliver, manualTimers(), [consumer({ maxBatchSize: 1, deadLetterQueue: 'dead' }), consumer({ queue: 'dead', maxBatchSize: 1 })]);
     await broker.producer('jobs').send('x');
     await settle(() => seen.length === 4);
     assert.deepEqual(seen, [
@@ -52,7 +52,7 @@ describe('Queues', () => {
       { queue: 'jobs', attempts: 3 },
       { queue: 'dead', attempts: 1 },
     ]);
-    time.advance(0);
+    await time.advance(0);
     await broker.stop();
   });
 
@@ -68,15 +68,15 @@ describe('Queues', () => {
       }
       for (const m of batch.messages) if (m.body === 'b' && m.attempts < 3) m.retry({ delaySeconds: 10 });
     };
-    const { broker, time } = await brokerAt(tempDir('q'), deliver, new ManualTime(), [consumer({ maxBatchSize: 2 })]);
+    const { broker, time } = await brokerAt(tempDir('q'), deliver, manualTimers(), [consumer({ maxBatchSize: 2 })]);
     await broker.producer('jobs').sendBatch([{ body: 'a' }, { body: 'b' }]);
-    await settle(() => seen.length === 4 && time.timerCount === 1);
+    await settle(() => seen.length === 4 && time.scheduled === 1);
     assert.deepEqual(seen, ['a#1', 'b#1', 'a#2', 'b#2'], 'the throw retried both at once, a full batch again');
     // b is retried with 10 s of delay, then waits the batch timeout alone.
-    time.advance(14_999);
-    await settle(() => time.timerCount === 1);
+    await time.advance(14_999);
+    await settle(() => time.scheduled === 1);
     assert.equal(seen.length, 4);
-    time.advance(1);
+    await time.advance(1);
     await settle(() => seen.length === 5);
     assert.equal(seen[4], 'b#3');
     await broker.stop();
@@ -111,7 +111,7 @@ describe('Queues', () => {
   it("refuses oversized messages and batches with workerd's error, the reason in the log", async () => {
     const warnings: string[] = [];
     const logger = { ...nullLogger, warn: (line: string) => void warnings.push(line) };
-    const broker = new QueueBroker({ store: await storeAt(tempDir('q'), QueueBroker.schema), consumers: [consumer()], deliver: async () => undefined, logger, now: Date.now, timers: new ManualTime() });
+    const broker = new QueueBroker({ store: await storeAt(tempDir('q'), QueueBroker.schema), consumers: [consumer()], deliver: async () => undefined, logger, now: Date.now, timers: manualTimers() });
     const jobs = broker.producer('jobs');
     await assert.rejects(jobs.send('x'.repeat(128_001), { contentType: 'text' }), { message: 'Unknown Internal Error (15000)' });
     await assert.rejects(jobs.sendBatch(Array.from({ length: 101 }, () => ({ body: 1 }))), { message: 'Unknown Internal Error (15000)' });

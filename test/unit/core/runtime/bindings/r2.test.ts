@@ -4,10 +4,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { R2Bucket } from '../../../../../src/core/runtime/bindings/r2';
 import type { R2ObjectBody } from '../../../../../src/core/runtime/bindings/r2Object';
-import { ManualTime, storeAt, tempDir } from './helpers';
+import { manualTimers, storeAt, tempDir } from './helpers';
 
-async function bucketAt(dir: string, time = new ManualTime()) {
-  return new R2Bucket(await storeAt(dir, R2Bucket.schema), time.clock);
+async function bucketAt(dir: string, time = manualTimers()) {
+  return new R2Bucket(await storeAt(dir, R2Bucket.schema), time.now);
 }
 
 describe('R2 bucket', () => {
@@ -59,15 +59,15 @@ describe('R2 bucket', () => {
   });
 
   it('answers conditional gets and puts by etag and upload time', async () => {
-    const time = new ManualTime();
+    const time = manualTimers();
     const bucket = await bucketAt(tempDir('r2'), time);
     const first = await bucket.put('k', 'v1');
     const miss = await bucket.get('k', { onlyIf: { etagDoesNotMatch: first!.etag } });
     assert.equal('body' in miss!, false, 'a failed condition gives the object without its body');
     assert.equal(await bucket.put('k', 'v2', { onlyIf: { etagMatches: 'other' } }), null);
-    time.advance(5000);
+    await time.advance(5000);
     assert.notEqual(await bucket.put('k', 'v2', { onlyIf: new Headers({ 'if-match': `"${first!.etag}"` }) }), null);
-    assert.equal(await ((await bucket.get('k', { onlyIf: { uploadedAfter: new Date(time.now - 1000) } })) as R2ObjectBody).text(), 'v2');
+    assert.equal(await ((await bucket.get('k', { onlyIf: { uploadedAfter: new Date(time.now() - 1000) } })) as R2ObjectBody).text(), 'v2');
   });
 
   it('lists with prefix, delimiter, limit and cursor', async () => {

@@ -8,10 +8,10 @@ import * as path from 'node:path';
 import { R2Bucket } from '../../../../../src/core/runtime/bindings/r2';
 import { MIN_PART_BYTES } from '../../../../../src/core/runtime/bindings/r2Multipart';
 import type { R2ObjectBody } from '../../../../../src/core/runtime/bindings/r2Object';
-import { ManualTime, storeAt, tempDir } from './helpers';
+import { manualTimers, storeAt, tempDir } from './helpers';
 
 async function bucketAt(dir: string) {
-  return new R2Bucket(await storeAt(dir, R2Bucket.schema), new ManualTime().clock);
+  return new R2Bucket(await storeAt(dir, R2Bucket.schema), manualTimers().now);
 }
 
 /** Every file under `dir`, relative, sorted. */

@@ -6,7 +6,8 @@ import { nullLogger, type Logger } from '../../../../../src/core/log';
 import type { BindingsConfig } from '../../../../../src/core/runtime/bindingsConfig';
 import { Entrypoints } from '../../../../../src/core/runtime/bindings/entrypoints';
 import { WorkerBindings } from '../../../../../src/core/runtime/bindings/workerBindings';
-import { ManualTime, settle, sqlJs, tempDir } from './helpers';
+import { manualTimers, settle, sqlJs, tempDir } from './helpers';
+import type { ManualTimers } from '../../../helpers/manualTimers';
 
 const config = (crons: string[]): BindingsConfig => ({
   name: 'cron-test',
@@ -26,7 +27,7 @@ interface Seen {
   readonly envGiven: boolean;
 }
 
-async function bindingsWith(crons: string[], time: ManualTime, scheduled: (controller: Record<string, unknown>) => void | Promise<void>, logger: Logger = nullLogger) {
+async function bindingsWith(crons: string[], time: ManualTimers, scheduled: (controller: Record<string, unknown>) => void | Promise<void>, logger: Logger = nullLogger) {
   const seen: Seen[] = [];
   const env = { VAR: 'x' };
   const exports = {
@@ -38,30 +39,30 @@ async function bindingsWith(crons: string[], time: ManualTime, scheduled: (contr
     },
   };
   const entrypoints = new Entrypoints(exports, env, () => ({ waitUntil: () => undefined, passThroughOnException: () => undefined, props: {} }));
-  const bindings = new WorkerBindings({ config: config(crons), dataDir: tempDir('cron'), sql: await sqlJs(), logger, now: time.clock, timers: time, entrypoints });
+  const bindings = new WorkerBindings({ config: config(crons), dataDir: tempDir('cron'), sql: await sqlJs(), logger, now: time.now, timers: time, entrypoints });
   await bindings.start();
   return { bindings, seen };
 }
 
 describe('cron triggers (WorkerBindings)', () => {
   it('runs scheduled() at each cron time with cron, scheduledTime and noRetry, and re-arms', async () => {
-    const time = new ManualTime(); // 2026-01-01T00:00:00Z, a Thursday
+    const time = manualTimers(); // 2026-01-01T00:00:00Z, a Thursday
     const { bindings, seen } = await bindingsWith(['*/5 * * * *', '30 2 * * fri'], time, () => undefined);
-    assert.equal(time.timerCount, 2, 'one timer per cron');
-    time.advance(4 * 60_000 + 59_999);
-    await settle(() => time.timerCount === 2);
+    assert.equal(time.scheduled, 2, 'one timer per cron');
+    await time.advance(4 * 60_000 + 59_999);
+    await settle(() => time.scheduled === 2);
     assert.equal(seen.length, 0, 'nothing before 00:05');
-    time.advance(1);
-    await settle(() => seen.length === 1 && time.timerCount === 2);
+    await time.advance(1);
+    await settle(() => seen.length === 1 && time.scheduled === 2);
     assert.deepEqual(seen[0], { cron: '*/5 * * * *', at: '2026-01-01T00:05:00.000Z', keys: ['cron', 'noRetry', 'scheduledTime'], envGiven: true });
-    time.advance(5 * 60_000);
-    await settle(() => seen.length === 2 && time.timerCount === 2);
+    await time.advance(5 * 60_000);
+    await settle(() => seen.length === 2 && time.scheduled === 2);
     assert.equal(seen[1]!.at, '2026-01-01T00:10:00.000Z');
     // A jump to Friday 02:30 (a sleeping laptop): the weekly cron runs, and the five-minute one
     // runs once for its missed 00:15 slot, then re-arms from now: missed slots are not replayed.
-    time.advance(Date.UTC(2026, 0, 2, 2, 30) - time.now);
+    await time.jump(Date.UTC(2026, 0, 2, 2, 30) - time.now());
     await settle(() => seen.some((s) => s.cron === '30 2 * * fri'));
-    await settle(() => time.timerCount === 2);
+    await settle(() => time.scheduled === 2);
     assert.deepEqual(
       seen.filter((s) => s.cron === '30 2 * * fri').map((s) => s.at),
       ['2026-01-02T02:30:00.000Z'],
@@ -70,31 +71,31 @@ describe('cron triggers (WorkerBindings)', () => {
       seen.filter((s) => s.cron === '*/5 * * * *').map((s) => s.at),
       ['2026-01-01T00:05:00.000Z', '2026-01-01T00:10:00.000Z', '2026-01-01T00:15:00.000Z'],
     );
-    time.advance(5 * 60_000);
+    await time.advance(5 * 60_000);
     await settle(() => seen.length === 5);
     assert.equal(seen[4]!.at, '2026-01-02T02:35:00.000Z');
     await bindings.stop();
-    assert.equal(time.timerCount, 0, 'stop clears the timers');
+    assert.equal(time.scheduled, 0, 'stop clears the timers');
   });
 
   it('keeps a cron weeks away armed across the timer cap and fires it once, on time', async () => {
-    const time = new ManualTime();
+    const time = manualTimers();
     const { bindings, seen } = await bindingsWith(['0 0 1 * *'], time, () => undefined);
     // 2026-01-01T00:00 itself is not "after now": the next run is February 1st, 31 days away.
-    time.advance(2 ** 31 - 1);
-    await settle(() => time.timerCount === 1);
+    await time.advance(2 ** 31 - 1);
+    await settle(() => time.scheduled === 1);
     assert.equal(seen.length, 0, 'the cap passed: re-armed, not fired');
-    time.advance(Date.UTC(2026, 1, 1) - time.now - 1);
-    await settle(() => time.timerCount === 1);
+    await time.advance(Date.UTC(2026, 1, 1) - time.now() - 1);
+    await settle(() => time.scheduled === 1);
     assert.equal(seen.length, 0);
-    time.advance(1);
-    await settle(() => seen.length === 1 && time.timerCount === 1);
+    await time.advance(1);
+    await settle(() => seen.length === 1 && time.scheduled === 1);
     assert.equal(seen[0]!.at, '2026-02-01T00:00:00.000Z');
     await bindings.stop();
   });
 
   it('a scheduled() that throws is logged and the cron still runs next time', async () => {
-    const time = new ManualTime();
+    const time = manualTimers();
     let calls = 0;
     const errors: string[] = [];
     const logger = { ...nullLogger, error: (line: string | Error) => void errors.push(String(line)) };
@@ -107,9 +108,9 @@ describe('cron triggers (WorkerBindings)', () => {
       },
       logger,
     );
-    time.advance(60_000);
-    await settle(() => seen.length === 1 && time.timerCount === 1);
-    time.advance(60_000);
+    await time.advance(60_000);
+    await settle(() => seen.length === 1 && time.scheduled === 1);
+    await time.advance(60_000);
     await settle(() => seen.length === 2);
     assert.deepEqual(seen.map((s) => s.at), ['2026-01-01T00:01:00.000Z', '2026-01-01T00:02:00.000Z']);
     assert.equal(errors.length, 1);
