@@ -24,11 +24,12 @@ const SNAPSHOT = 'db.snapshot';
  * (still there for statement and savepoint rollback) instead of being a file that sql.js's
  * in-memory file system creates and deletes on every write.
  */
-function tune(db: Database): void {
+function tune(db: Database, cacheKiB: number | undefined): void {
   // One connection per database: holding the lock spares the hot-journal check of every transaction.
   db.run('PRAGMA locking_mode = EXCLUSIVE');
   db.run('PRAGMA journal_mode = MEMORY');
   db.run('PRAGMA temp_store = MEMORY');
+  if (cacheKiB !== undefined) db.run(`PRAGMA cache_size = -${cacheKiB}`);
 }
 
 export interface OpenOptions {
@@ -71,6 +72,9 @@ export class DurableDatabase {
   private snapshotting: Promise<void> | undefined;
   /** Bytes of the newest snapshot: the journal may grow to twice that before the next one. */
   private snapshotBytes = 0;
+  /** SQLite's page cache as set by `setCacheSize` (KiB); undefined keeps SQLite's default. */
+  private cacheKiB: number | undefined;
+  private closed = false;
 
   private constructor(
     private readonly db: Database,
@@ -89,7 +93,7 @@ export class DurableDatabase {
     const db = new sql.Database(readSnapshot(snapshotFile));
     let seq = 0;
     try {
-      tune(db);
+      tune(db, undefined);
       db.run(`CREATE TABLE IF NOT EXISTS ${META} (k TEXT PRIMARY KEY, v INTEGER)`);
       seq = Number(db.exec(`SELECT v FROM ${META} WHERE k = 'seq'`)[0]?.values[0]?.[0] ?? 0);
     } catch (error) {
@@ -244,6 +248,17 @@ export class DurableDatabase {
     );
   }
 
+  /**
+   * Sets SQLite's page cache to `kib` (sqlHeaps.ts shares a heap's budget this way); kept across
+   * snapshots. Not journaled: it is how this process holds the database, not part of it. Ignored
+   * once closed.
+   */
+  setCacheSize(kib: number): void {
+    if (this.closed || !(kib > 0)) return;
+    this.cacheKiB = Math.round(kib);
+    this.db.run(`PRAGMA cache_size = -${this.cacheKiB}`);
+  }
+
   /** Write statements executed so far; output produced now must wait until this many are durable. */
   get writeCount(): number {
     return this.writes;
@@ -285,7 +300,7 @@ export class DurableDatabase {
     this.releasePrepared();
     const image = this.db.export();
     this.snapshotBytes = image.byteLength;
-    tune(this.db);
+    tune(this.db, this.cacheKiB);
     const previous = this.journal;
     this.generation += 1;
     this.journal = new JournalWriter(path.join(this.dir, journalName(this.generation)));
@@ -319,7 +334,7 @@ export class DurableDatabase {
     this.assertUsable();
     this.releasePrepared();
     const image = this.db.export();
-    tune(this.db);
+    tune(this.db, this.cacheKiB);
     return image;
   }
 
@@ -332,6 +347,7 @@ export class DurableDatabase {
     await this.snapshotting?.catch(() => undefined);
     await this.journal.close().catch(() => undefined);
     this.releasePrepared();
+    this.closed = true;
     this.db.close();
   }
 
@@ -343,6 +359,7 @@ export class DurableDatabase {
     }
     await this.journal.close().catch(() => undefined);
     this.releasePrepared();
+    this.closed = true;
     this.db.close();
   }
 

@@ -188,6 +188,8 @@ export class InstanceHost {
         lease?.release();
         throw error;
       }
+      // The heap shares a page-cache budget among its databases (pageCache.ts).
+      lease?.followCacheSize((kib) => db.setCacheSize(kib));
       // The folder name is an encoding (hashed for long names): keep the real name beside it.
       const nameFile = path.join(this.deps.dir, 'name');
       const created = !fs.existsSync(nameFile);

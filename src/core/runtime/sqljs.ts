@@ -46,7 +46,7 @@ const wasmApi = (globalThis as unknown as { WebAssembly: Wasm }).WebAssembly;
  * afresh per instance; the wasm is compiled once and only instantiated per instance.
  */
 export function separateSqlJsLoader(wasmPath = defaultWasmPath(), scriptPath = defaultScriptPath()): () => Promise<SqlJsStatic> {
-  const script = new vm.Script(Module.wrap(fs.readFileSync(scriptPath, 'utf8')), { filename: scriptPath });
+  const script = new vm.Script(Module.wrap(gentlerFileGrowth(fs.readFileSync(scriptPath, 'utf8')).source), { filename: scriptPath });
   const compiled = wasmApi.compile(fs.readFileSync(wasmPath));
   compiled.catch(() => undefined);
   return async () => {
@@ -62,4 +62,22 @@ export function separateSqlJsLoader(wasmPath = defaultWasmPath(), scriptPath = d
       },
     } as never);
   };
+}
+
+/**
+ * Emscripten's in-memory file system, which holds each sql.js database file, grows a file's buffer
+ * to twice its capacity (by 1/8 past 1 MiB) when a write passes its end, and SQLite grows its file a
+ * page at a time: a 300 KiB database sits in a 512 KiB buffer, and a database reopened from its
+ * snapshot (an exact-size buffer) doubles at its first new page. This rewrites that step in
+ * sql.js's script to grow by an eighth, at least 16 KiB: at most 1/8 (or 16 KiB) of slack, for
+ * about 8 copies of the file over its growth instead of 2 (the file grows rarely: pages freed by
+ * deletes are reused). The step is found by its shape, not by the minifier's names; when a sql.js
+ * release no longer has it, the script is left as it is (`patched: false`, which a test checks
+ * against the installed release).
+ */
+export function gentlerFileGrowth(source: string): { source: string; patched: boolean } {
+  const doubling = /([A-Za-z_$][\w$]*)\*\(\1<1048576\?2:1\.125\)>>>0/g;
+  const found = source.match(doubling);
+  if (found?.length !== 1) return { source, patched: false };
+  return { source: source.replace(doubling, (_whole, capacity: string) => `${capacity}+Math.max(16384,${capacity}>>>3)`), patched: true };
 }

@@ -175,4 +175,26 @@ describe('statementKind', () => {
     assert.deepEqual(reopened.exec('PRAGMA user_version').rows, [[7]]);
     await reopened.close();
   });
+
+  it('keeps the page cache size it is given across snapshots, without journaling it', async () => {
+    const dir = tempDir();
+    const db = await DurableDatabase.open({ sql, dir });
+    const cacheSize = (d: DurableDatabase) => d.exec('PRAGMA cache_size').rows[0]![0];
+    assert.equal(cacheSize(db), -2000);
+    db.setCacheSize(128);
+    assert.equal(cacheSize(db), -128);
+    db.exec('CREATE TABLE t (v TEXT)');
+    for (let i = 0; i < 200; i++) db.exec('INSERT INTO t VALUES (?)', ['x'.repeat(3000)]);
+    await db.commit();
+    await db.snapshot();
+    assert.equal(cacheSize(db), -128, 'a snapshot keeps it');
+    assert.equal(count(db), 200, 'the rows are whole with a cache smaller than the database');
+    await db.close();
+    db.setCacheSize(64); // once closed: ignored, no throw
+    const again = await DurableDatabase.open({ sql, dir });
+    assert.equal(cacheSize(again), -2000, 'it is how this process holds the database, not part of it');
+    assert.equal(count(again), 200);
+    await again.close();
+  });
 });
+

@@ -19,7 +19,8 @@ class Counter {
     ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS hits (n INTEGER)');
   }
 
-  async fetch(): Promise<Response> {
+  async fetch(request: Request): Promise<Response> {
+    if (new URL(request.url).pathname === '/cache') return new Response(String(this.ctx.storage.sql.exec<{ cache_size: number }>('PRAGMA cache_size').one().cache_size));
     this.ctx.storage.sql.exec('INSERT INTO hits (n) VALUES (1)');
     return new Response(String(this.ctx.storage.sql.exec<{ c: number }>('SELECT count(*) AS c FROM hits').one().c));
   }
@@ -91,5 +92,43 @@ describe('dropped heaps', () => {
     assert.equal(dropped, 1);
     b.release();
     assert.equal(dropped, 2);
+  });
+});
+
+describe("a heap's page-cache budget", () => {
+  it('gives each database its share, and a new share to all of them as databases open and close', () => {
+    const heaps = new SqlHeaps(async () => ({}) as SqlJsStatic, 3, undefined, 1024);
+    const seen: number[][] = [[], [], [], []];
+    const leases = [heaps.acquire()];
+    leases[0]!.followCacheSize((kib) => seen[0]!.push(kib));
+    leases.push(heaps.acquire());
+    leases[1]!.followCacheSize((kib) => seen[1]!.push(kib));
+    leases.push(heaps.acquire());
+    leases[2]!.followCacheSize((kib) => seen[2]!.push(kib));
+    assert.deepEqual(seen.slice(0, 3), [[1024, 512, 256], [512, 256], [256]]);
+    // A fourth database opens a second heap: the first heap's shares stay.
+    leases.push(heaps.acquire());
+    leases[3]!.followCacheSize((kib) => seen[3]!.push(kib));
+    assert.deepEqual(seen[3], [1024]);
+    assert.deepEqual(seen[0], [1024, 512, 256]);
+    leases[2]!.release();
+    assert.deepEqual(seen.slice(0, 3), [[1024, 512, 256, 512], [512, 256, 512], [256]], 'a released database hears nothing more');
+    leases[2]!.followCacheSize((kib) => seen[2]!.push(kib));
+    assert.deepEqual(seen[2], [256], 'nor after following again once released');
+  });
+
+  it("sets every awake instance's SQLite page cache to its heap's share", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-heaps-'));
+    const heaps = new SqlHeaps(separateSqlJsLoader(), 4, undefined, 1024);
+    const deps: HostDeps = { sql: await loadSqlJs(), heaps, dir, logger: nullLogger, now: Date.now, idleMs: 60_000 };
+    const namespace = new DurableObjectNamespace('COUNTER', 'Counter', Counter as never, () => ({}), deps);
+    const cacheOf = async (name: string) => Number(await (await namespace.host(name).fetch(new Request('http://do/cache'))).text());
+    assert.equal(await cacheOf('a'), -1024);
+    for (const name of ['b', 'c']) await namespace.host(name).fetch(new Request('http://do/'));
+    for (const name of ['a', 'b', 'c']) assert.equal(await cacheOf(name), -256);
+    await namespace.host('c').evict();
+    for (const name of ['a', 'b']) assert.equal(await cacheOf(name), -512);
+    await namespace.shutdown();
+    assert.equal(heaps.heapCount, 0);
   });
 });
