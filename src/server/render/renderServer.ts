@@ -30,6 +30,8 @@ export interface RenderServerOptions {
   /** Requests a second before 429 (default 30, Workers Paid; 0 turns the limit off). */
   readonly ratePerSecond?: number;
   readonly concurrency?: number;
+  /** The most spare contexts opened ahead (BrowserPool's `spares`, default 2). */
+  readonly spares?: number;
   readonly executablePath?: string;
   /** The largest request body (default 50 MB, as Cloudflare's /pdf). */
   readonly bodyLimit?: number;
@@ -58,7 +60,7 @@ export class RenderServer {
 
   constructor(options: RenderServerOptions) {
     this.#options = options;
-    this.pool = new BrowserPool({ logger: options.logger, concurrency: options.concurrency, executablePath: options.executablePath });
+    this.pool = new BrowserPool({ logger: options.logger, concurrency: options.concurrency, spares: options.spares, executablePath: options.executablePath });
     this.#rate = new RateLimit(options.ratePerSecond ?? 30);
     this.#server = http.createServer((req, res) => void this.#handle(req, res));
     this.#server.headersTimeout = 30_000;
