@@ -4,8 +4,8 @@
  * pages at once (the rest wait in line, a bounded line), and a new browser launched on the next
  * request after Chromium dies or is killed. A new page costs Chromium a renderer process (100–200 ms
  * here), so spare contexts and pages are opened ahead of the next requests, each never used twice:
- * as many as the last burst of requests arrived together (the preview sends its capture and its
- * font report at once: two), at least one and at most `spares`. A spare is set to the viewport and
+ * as many as the last burst of requests arrived together (a script's `Promise.all` of two
+ * renders: two), at least one and at most `spares`. A spare is set to the viewport and
  * user agent the last request asked for, with request interception already on (its filter is the
  * next request's, given in `interceptRequests`). A spare's context is created after a render's
  * context is closed, and nothing is loaded in it before its request.
@@ -251,7 +251,7 @@ export class BrowserPool {
 
   /** Waits for the spares being opened; how many are ready (the tests use it instead of sleeping). */
   async sparesReady(): Promise<number> {
-    // The last render answered before its context closed: the spare is opened after that close.
+    // Renders answer before their contexts close: the spares are opened after those closes.
     await Promise.all(this.#settling);
     const spares = await Promise.all(this.#spares.map((spare) => spare.catch(() => undefined)));
     return spares.filter((spare) => spare !== undefined).length;
