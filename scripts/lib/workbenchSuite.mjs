@@ -25,9 +25,10 @@ export const CHROMIUM_ARGS = [
 /**
  * What a person does in the workbench for a test step: waits to see a prompt whose title holds
  * `waitFor`, types into it and presses keys; or clicks what `click` selects once it shows, holding
- * `modifiers` (Shift, Control) down for the click, as a multi-selection does.
+ * `modifiers` (Shift, Control) down for the click, as a multi-selection does; or clicks what
+ * `clickInWebview` selects inside a webview's page (webviews are frames of their own).
  * @param {import('puppeteer-core').Page} page
- * @param {{ waitFor?: string, type?: string, press?: string[], click?: string, modifiers?: string[] }} step
+ * @param {{ waitFor?: string, type?: string, press?: string[], click?: string, clickInWebview?: string, modifiers?: string[] }} step
  */
 async function actAsUser(page, step) {
   if (step.waitFor) {
@@ -44,8 +45,29 @@ async function actAsUser(page, step) {
       for (const key of modifiers) await page.keyboard.up(key);
     }
   }
+  if (step.clickInWebview) await clickInWebview(page, step.clickInWebview);
   if (step.type) await page.keyboard.type(step.type, { delay: 10 });
   for (const key of step.press ?? []) await page.keyboard.press(/** @type {import('puppeteer-core').KeyInput} */ (key));
+}
+
+/**
+ * Clicks the first element `selector` finds in any webview frame, once one shows it (within 20 s).
+ * @param {import('puppeteer-core').Page} page
+ * @param {string} selector
+ */
+async function clickInWebview(page, selector) {
+  for (const deadline = Date.now() + 20_000; ; ) {
+    for (const frame of page.frames()) {
+      const found = await frame.$(selector).catch(() => null);
+      if (found) {
+        await found.click();
+        await found.dispose();
+        return;
+      }
+    }
+    if (Date.now() > deadline) throw new Error(`no webview shows ${selector}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** An empty spot of the activity bar (below its icons): where the pointer rests for a capture. */

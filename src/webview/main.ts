@@ -60,6 +60,8 @@ let zoom: Zoom = vscode.getState()?.zoom ?? 'fit';
 let lastCheck = 0;
 let checkTimer: ReturnType<typeof setTimeout> | undefined;
 let problemCount = 0;
+/** When the user pressed Render, for the render under way: the preview's timing starts there. */
+let clickedAt: number | undefined;
 
 function setStatus(text: string, kind: 'info' | 'error' | 'busy' = 'info'): void {
   status.textContent = text;
@@ -99,8 +101,8 @@ function mount(initial: PreviewForm, catalog: CatalogEntry[], target: string): v
   check();
 }
 
-/** Tells the extension what the results show now (tests wait for it). */
-function displayed(contentType: string | null, pages: number, reportRows: number, error?: string): void {
+/** Tells the extension what the results show now (tests wait for it), and how long it took to show. */
+function displayed(contentType: string | null, pages: number, reportRows: number, error?: string, timing?: { clickToShownMs: number; arrivedToShownMs: number }): void {
   const image = capture.querySelector('img');
   send({
     type: 'displayed',
@@ -111,6 +113,8 @@ function displayed(contentType: string | null, pages: number, reportRows: number
     ...(error !== undefined ? { error } : {}),
     zoom,
     ...(image ? { drawnWidth: Math.round(image.getBoundingClientRect().width) } : {}),
+    ...(image && image.naturalWidth > 0 ? { imageSize: { width: image.naturalWidth, height: image.naturalHeight } } : {}),
+    ...(timing ? { timing } : {}),
   });
 }
 
@@ -133,7 +137,8 @@ function setZoom(next: Zoom): void {
   displayed(image.dataset['contentType'] ?? 'image/png', 1, report.querySelectorAll('tbody tr').length);
 }
 
-function showRendered(message: Extract<ToWebview, { type: 'rendered' }>): void {
+/** `arrived`: when the message came; `clicked`: when the user's Render click asked for it, if it did. */
+function showRendered(message: Extract<ToWebview, { type: 'rendered' }>, arrived: number, clicked: number | undefined): void {
   const ms = message.browserMsUsed !== undefined ? ` · ${message.browserMsUsed} browser ms` : '';
   showWarnings(warnings, message.warnings);
   const reportRows = message.report ? showReport(report, message.report) : 0;
@@ -154,11 +159,20 @@ function showRendered(message: Extract<ToWebview, { type: 'rendered' }>): void {
   const image = showImage(capture, message.contentType, message.data, zoom);
   image.dataset['contentType'] = message.contentType;
   setStatus(`${message.contentType}${ms}${noted}`);
-  image.addEventListener('load', () => displayed(message.contentType, 1, reportRows), { once: true });
+  // Shown: decoded, so the next frame paints it without waiting for the bytes.
+  image.decode().then(
+    () => {
+      applyZoom(image, zoom);
+      const shown = performance.now();
+      displayed(message.contentType, 1, reportRows, undefined, clicked === undefined ? undefined : { clickToShownMs: shown - clicked, arrivedToShownMs: shown - arrived });
+    },
+    () => setStatus(`Could not draw the ${message.contentType} capture: its bytes are not an image`, 'error'),
+  );
 }
 
 renderButton.addEventListener('click', () => {
   if (!form || renderButton.disabled) return;
+  clickedAt = performance.now();
   send({ type: 'render', form: form.read() });
 });
 curlButton.addEventListener('click', () => form && send({ type: 'copyCurl', form: form.read(), revealToken: reveal.checked }));
@@ -174,6 +188,8 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       mount(message.form ?? vscode.getState()?.form ?? message.defaults, message.catalog, message.target);
       break;
     case 'setForm':
+      // A command's render: not the click's.
+      clickedAt = undefined;
       if (mounted) mount(message.form, mounted.catalog, mounted.target);
       break;
     case 'checked': {
@@ -195,12 +211,14 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     case 'rendered':
       delete capture.dataset['stale'];
       delete report.dataset['stale'];
-      showRendered(message);
+      showRendered(message, performance.now(), clickedAt);
+      clickedAt = undefined;
       break;
     case 'renderFailed':
       delete capture.dataset['stale'];
       delete report.dataset['stale'];
       zoomBar.hidden = true;
+      clickedAt = undefined;
       showFailure(capture, report, warnings, message.message);
       setStatus(message.message, 'error');
       displayed(null, 0, 0, message.message);

@@ -5,10 +5,10 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { PreviewForm, ToExtension, ToWebview } from '../../src/core/render/previewProtocol';
+import type { PreviewForm, PreviewTiming, ToExtension, ToWebview } from '../../src/core/render/previewProtocol';
 import type { HookbenchApi } from '../../src/vscode/hookbench';
 import type { PreviewPanel } from '../../src/vscode/render/previewPanel';
-import { reportFigure, requestScreenshot } from './reporter';
+import { reportFigure, requestScreenshot, userDoes } from './reporter';
 
 async function api(): Promise<HookbenchApi> {
   const ext = vscode.extensions.getExtension<HookbenchApi>('hookbench.hookbench')!;
@@ -33,6 +33,9 @@ const FORM: PreviewForm = {
 };
 
 type Rendered = Extract<ToWebview, { type: 'rendered' }>;
+/** Render clicks timed in the preview's figure. */
+const CLICKS = 9;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 type Displayed = Extract<ToExtension, { type: 'displayed' }>;
 
 /** The next time the webview says what its results show, after `act`. */
@@ -93,7 +96,7 @@ describe('Render preview', () => {
     assert.deepEqual(fonts.filter((f) => f.family === 'FreeMono').map((f) => f.elements.length), [elements.length]);
     assert.equal(new Set(fonts.map((f) => f.family)).size, fonts.length);
     assert.deepEqual(rendered.warnings, []);
-    assert.deepEqual({ ...displayed, drawnWidth: undefined }, { type: 'displayed', contentType: 'image/png', pages: 1, reportRows: fonts.length, warnings: [], zoom: 'fit', drawnWidth: undefined });
+    assert.deepEqual({ ...displayed, drawnWidth: undefined }, { type: 'displayed', contentType: 'image/png', pages: 1, reportRows: fonts.length, warnings: [], zoom: 'fit', drawnWidth: undefined, imageSize: { width: 800, height: 400 } });
     assert.ok(await requestScreenshot('render-preview-png', extensionRoot()), 'the launcher took the screenshot');
   });
 
@@ -150,6 +153,28 @@ describe('Render preview', () => {
     assert.deepEqual({ ...displayed, error: undefined }, { type: 'displayed', contentType: null, pages: 0, reportRows: 0, warnings: [], zoom: 'fit', error: undefined });
     assert.match(displayed.error ?? '', /^The render failed: net::ERR_CONNECTION_REFUSED/);
     assert.ok(await requestScreenshot('render-preview-failed', extensionRoot()));
+  });
+
+  it('shows the image a Render click asks for, and reports the time from the click to the image shown (p50 of 9)', async () => {
+    const { panel } = await renderInPreview(FORM);
+    const before = panel.timings.length;
+    const sizes: string[] = [];
+    for (let click = 0; click < CLICKS; click++) {
+      // The user presses the webview's own Render button (a person's pace: the step is a file the launcher polls).
+      const displayed = await nextDisplay(panel, () => userDoes({ clickInWebview: 'vscode-button#render' }));
+      assert.equal(displayed.contentType, 'image/png');
+      assert.ok(displayed.timing, 'the webview timed the click it rendered');
+      sizes.push(`${displayed.imageSize?.width}×${displayed.imageSize?.height}`);
+    }
+    assert.deepEqual(sizes, Array.from({ length: CLICKS }, () => `${FORM.width}×${FORM.height}`), 'each click showed a decoded image of the form\'s size');
+    const timings = panel.timings.slice(before);
+    assert.equal(timings.length, CLICKS);
+    const p50 = (pick: (t: PreviewTiming) => number) => median(timings.map(pick)).toFixed(0);
+    reportFigure(`render preview: Render click → image shown, p50 of ${CLICKS} (${timings[0]!.bytes} B PNG, ${FORM.width}×${FORM.height})`, `${p50((t) => t.clickToShownMs)} ms`);
+    reportFigure('render preview: of which the extension (REST calls in it), p50', `${p50((t) => t.extensionMs)} ms (${p50((t) => t.restMs)} ms)`);
+    reportFigure('render preview: of which the messages, p50', `${p50((t) => t.messagingMs)} ms`);
+    reportFigure('render preview: of which the webview (message → image decoded), p50', `${p50((t) => t.arrivedToShownMs)} ms`);
+    reportFigure('render preview: every click → shown', timings.map((t) => t.clickToShownMs.toFixed(0)).join(', ') + ' ms');
   });
 
   it('zooms a PNG capture to fit the panel, or to its actual pixels', async () => {

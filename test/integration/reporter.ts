@@ -17,9 +17,9 @@ let steps = 0;
 /**
  * Asks the launcher to act as the user in the real workbench (integration launcher `actAsUser`):
  * wait for a prompt titled `waitFor`, type, press keys, or click a selector (holding `modifiers`
- * such as Shift or Control). Resolves when it is done; rejects with what went wrong.
+ * such as Shift or Control), or click a selector inside a webview (`clickInWebview`). Resolves when it is done; rejects with what went wrong.
  */
-export function userDoes(step: { waitFor?: string; type?: string; press?: string[]; click?: string; modifiers?: ('Shift' | 'Control')[] }, timeoutMs = 30_000): Promise<void> {
+export function userDoes(step: { waitFor?: string; type?: string; press?: string[]; click?: string; clickInWebview?: string; modifiers?: ('Shift' | 'Control')[] }, timeoutMs = 30_000): Promise<void> {
   const file = process.env['HOOKBENCH_TEST_REPORT'];
   if (!file) return Promise.reject(new Error('no launcher to act as the user (HOOKBENCH_TEST_REPORT is unset)'));
   const id = `step-${++steps}`;

@@ -77,6 +77,21 @@ export class RenderClient {
     return answer.result as T;
   }
 
+  /**
+   * The emulator's font report and a screenshot or PDF of the same page, in one request (one
+   * context): the capture is what the endpoint itself answers for this body.
+   */
+  async fontReportWithCapture<T = unknown>(body: unknown, capture: 'screenshot' | 'pdf', options: RenderOptions = {}): Promise<{ report: T; contentType: string; bytes: Buffer; browserMsUsed?: number }> {
+    const url = new URL(hookbenchUrl(this.target, 'font-report'));
+    url.searchParams.set('capture', capture);
+    const answer = await this.#post(url.toString(), body, options);
+    const result = answer.kind === 'json' ? (answer.result as { capture?: { contentType?: unknown; data?: unknown } } | null) : null;
+    const taken = result?.capture;
+    if (!result || typeof taken?.contentType !== 'string' || typeof taken.data !== 'string') throw new RenderClientError(500, [], `the font report answered without the ${capture}`);
+    const { capture: _capture, ...report } = result;
+    return { report: report as T, contentType: taken.contentType, bytes: Buffer.from(taken.data, 'base64'), ...(answer.browserMsUsed !== undefined ? { browserMsUsed: answer.browserMsUsed } : {}) };
+  }
+
   /** The emulator's font catalog with what is installed here. */
   async fonts<T = unknown>(signal?: AbortSignal): Promise<T> {
     const response = await request(hookbenchUrl(this.target, 'fonts'), { method: 'GET', headers: { authorization: `Bearer ${this.target.token}` }, signal });

@@ -62,7 +62,29 @@ export type ToExtension =
       readonly error?: string;
       readonly zoom: Zoom;
       readonly drawnWidth?: number;
+      /** The image's own pixels, once decoded: what was shown is a real image of that size. */
+      readonly imageSize?: { readonly width: number; readonly height: number };
+      /** Set when the user's Render click started what is shown: how long it took (`PreviewTiming`). */
+      readonly timing?: { readonly clickToShownMs: number; readonly arrivedToShownMs: number };
     };
+
+/**
+ * How long a render from the preview's Render button took to show, in the webview's clock: from
+ * the click to the image decoded in the page, and from the capture's message arriving to that.
+ */
+export interface PreviewTiming {
+  readonly clickToShownMs: number;
+  /** The extension's part: the render message received → the capture posted back. */
+  readonly extensionMs: number;
+  /** Of which the emulator's REST calls (the capture and the font report, at once) and the answer's base64. */
+  readonly restMs: number;
+  /** The webview's part: the capture's message arrived → the image decoded. */
+  readonly arrivedToShownMs: number;
+  /** The rest: the two messages between the webview and the extension host. */
+  readonly messagingMs: number;
+  /** The capture's size in bytes. */
+  readonly bytes: number;
+}
 
 export interface RenderedFont {
   readonly family: string;

@@ -38,13 +38,32 @@ export function previewRequest(form: PreviewForm, fontBytes?: Uint8Array): { spe
   return { spec, body: previewBody(spec) };
 }
 
+type Captured = { contentType: string; bytes: Buffer; browserMsUsed?: number };
+
+/** The capture alone, from its endpoint. */
+async function captureOnly(client: RenderClient, form: PreviewForm, body: Record<string, unknown>): Promise<Captured> {
+  const answer = await client.render(form.endpoint, body);
+  if (answer.kind !== 'binary') throw new RenderClientError(500, [], `${form.endpoint} answered JSON, not an image or PDF`);
+  return answer;
+}
+
+/**
+ * The capture and the font report from one page: one request, one context. If that fails, the
+ * capture alone is asked for, so a failed report never costs the image, and a failed render says
+ * what its endpoint says.
+ */
+async function captureWithReport(client: RenderClient, form: PreviewForm, body: Record<string, unknown>): Promise<{ answer: Captured; report: EmulatorReport | Error }> {
+  try {
+    const { report, ...answer } = await client.fontReportWithCapture<EmulatorReport>(body, form.endpoint);
+    return { answer, report };
+  } catch (error) {
+    return { answer: await captureOnly(client, form, body), report: error as Error };
+  }
+}
+
 export async function renderPreview(client: RenderClient, form: PreviewForm, options: PreviewRenderOptions): Promise<PreviewCapture> {
   const { spec, body } = previewRequest(form, options.fontBytes);
-  const [answer, report] = await Promise.all([
-    client.render(form.endpoint, body),
-    options.fontReport ? client.fontReport<EmulatorReport>(body).catch((error: Error) => error) : Promise.resolve(undefined),
-  ]);
-  if (answer.kind !== 'binary') throw new RenderClientError(500, [], `${form.endpoint} answered JSON, not an image or PDF`);
+  const { answer, report } = options.fontReport ? await captureWithReport(client, form, body) : { answer: await captureOnly(client, form, body), report: undefined };
   const warnings = report && !(report instanceof Error) ? await warningsFor(report, spec, options.fetch) : [];
   return {
     bytes: answer.bytes,

@@ -82,8 +82,14 @@ async function snapshot(page: Page, request: RenderRequest): Promise<Record<stri
   return result;
 }
 
-/** Runs the request's endpoint (or the font report) on the prepared page. */
-export async function runAction(page: Page, request: RenderRequest, prepared: PreparedPage, action: RenderRequest['endpoint'] | 'font-report', waitForFonts: boolean): Promise<ActionResult> {
+/** A capture the font report can carry: the preview's one request, one page for both. */
+export type ReportCapture = 'screenshot' | 'pdf';
+
+/**
+ * Runs the request's endpoint (or the font report) on the prepared page. With `capture`, the font
+ * report first takes that capture of the same page, as its endpoint would, and carries it base64.
+ */
+export async function runAction(page: Page, request: RenderRequest, prepared: PreparedPage, action: RenderRequest['endpoint'] | 'font-report', waitForFonts: boolean, capture?: ReportCapture): Promise<ActionResult> {
   const meta = { ...(prepared.status !== undefined ? { status: prepared.status } : {}), title: prepared.title };
   switch (action) {
     case 'screenshot': {
@@ -105,8 +111,13 @@ export async function runAction(page: Page, request: RenderRequest, prepared: Pr
       return { kind: 'json', result: await page.evaluate(markdownInPage), meta };
     case 'accessibilityTree':
       return { kind: 'json', result: { accessibilityTree: await accessibilityTree(page, request) }, meta };
-    case 'font-report':
-      return { kind: 'json', result: { ...(await fontReport(page)), fontsReady: prepared.fonts }, meta };
+    case 'font-report': {
+      // The capture before the report: marking the text elements for it must not be in the image.
+      const taken = capture ? await runAction(page, request, prepared, capture, waitForFonts) : undefined;
+      const report = { ...(await fontReport(page)), fontsReady: prepared.fonts };
+      if (taken?.kind !== 'binary') return { kind: 'json', result: report, meta };
+      return { kind: 'json', result: { ...report, capture: { contentType: taken.contentType, data: Buffer.from(taken.bytes.buffer, taken.bytes.byteOffset, taken.bytes.byteLength).toString('base64') } }, meta };
+    }
     case 'json':
       throw new RenderError(501, 501, 'The json endpoint asks an AI model (Workers AI) to extract data; it is not available locally. Use /scrape or /content here, or render through Cloudflare.');
   }

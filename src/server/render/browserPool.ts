@@ -3,10 +3,12 @@
  * context per request so no cookie, cache or storage leaks between renders, at most `concurrency`
  * pages at once (the rest wait in line, a bounded line), and a new browser launched on the next
  * request after Chromium dies or is killed. A new page costs Chromium a renderer process (100–200 ms
- * here), so one spare context and page are opened ahead of the next request, never used twice: set
- * to the viewport and user agent the last request asked for, with request interception already on
- * (its filter is the next request's, given in `interceptRequests`). The spare's context is created
- * after the previous render's context is closed, and nothing is loaded in it before its request.
+ * here), so spare contexts and pages are opened ahead of the next requests, each never used twice:
+ * as many as the last burst of requests arrived together (a script's `Promise.all` of two
+ * renders: two), at least one and at most `spares`. A spare is set to the viewport and
+ * user agent the last request asked for, with request interception already on (its filter is the
+ * next request's, given in `interceptRequests`). A spare's context is created after a render's
+ * context is closed, and nothing is loaded in it before its request.
  */
 import * as fs from 'node:fs';
 import type { Browser, BrowserContext, HTTPRequest, Page } from 'puppeteer-core';
@@ -24,7 +26,11 @@ export interface BrowserPoolOptions {
   readonly concurrency?: number;
   /** Requests allowed to wait for a page before 503 "No browser available" (default 64). */
   readonly maxQueue?: number;
+  /** The most spare contexts kept open ahead (default 2); each idle one is a renderer process. */
+  readonly spares?: number;
 }
+
+type Opened = { browser: Browser; context: BrowserContext; page: Page };
 
 const DEFAULT_VIEWPORT = { width: 1920, height: 1080, deviceScaleFactor: 1, isMobile: false, hasTouch: false, isLandscape: false };
 type Viewport = typeof DEFAULT_VIEWPORT;
@@ -116,9 +122,14 @@ export class BrowserPool {
   #active = 0;
   readonly #waiting: (() => void)[] = [];
   #closed = false;
-  #spare: Promise<{ browser: Browser; context: BrowserContext; page: Page }> | undefined;
-  /** The last render's context closing, after which its slot is free and the next spare opens. */
-  #settling: Promise<void> = Promise.resolve();
+  /** Spares opened ahead, oldest first. */
+  #spares: Promise<Opened>[] = [];
+  /** Requests in the pool now (running or waiting), the most at once in this burst and in the last. */
+  #inPool = 0;
+  #burstPeak = 0;
+  #lastBurstPeak = 1;
+  /** Renders' contexts closing, after which their slots are free and the next spares open. */
+  readonly #settling = new Set<Promise<void>>();
   /** The viewport and user agent of the last render: the next spare is opened with them. */
   #settings: Settings = { viewport: DEFAULT_VIEWPORT, userAgent: DEFAULT_USER_AGENT };
   /** Spare pages opened so far, and those a request took (the tests read them). */
@@ -144,12 +155,19 @@ export class BrowserPool {
    * spare opened.
    */
   async withPage<T>(work: (page: Page) => Promise<T>): Promise<T> {
-    await this.#acquire();
+    this.#burstPeak = Math.max(this.#burstPeak, ++this.#inPool);
+    try {
+      await this.#acquire();
+    } catch (error) {
+      this.#left();
+      throw error;
+    }
     let opened: { context: BrowserContext; page: Page };
     try {
       opened = await this.#freshPage();
     } catch (error) {
       this.#release();
+      this.#left();
       throw error;
     }
     const { context, page } = opened;
@@ -157,33 +175,48 @@ export class BrowserPool {
       return await work(page);
     } finally {
       this.#settings = primed.get(page) ?? this.#settings;
-      this.#settling = context
+      const settled = context
         .close()
         .catch(() => undefined)
         .then(() => {
           this.#release();
+          this.#left();
           this.#prepareSpare();
         });
+      this.#settling.add(settled);
+      void settled.then(() => this.#settling.delete(settled));
     }
   }
 
-  /** Opens the next spare once a render is done, so building it never slows a render down. */
+  /** A request left the pool; the burst it belonged to ends when none is left. */
+  #left(): void {
+    if (--this.#inPool > 0) return;
+    this.#lastBurstPeak = this.#burstPeak;
+    this.#burstPeak = 0;
+  }
+
+  /** How many spares to keep: as many requests as the last burst (or this one) had at once, within bounds. */
+  get #sparesWanted(): number {
+    return Math.max(1, Math.min(this.#options.spares ?? 2, Math.max(this.#lastBurstPeak, this.#burstPeak)));
+  }
+
+  /** Opens one more spare, if fewer are open than wanted, once a render is done, so building it never slows that render down. */
   #prepareSpare(): void {
     const browser = this.#browser;
-    if (this.#closed || this.#spare || !browser) return;
-    this.#spare = browser.then(async (b) => {
+    if (this.#closed || !browser || this.#spares.length >= this.#sparesWanted) return;
+    const spare = browser.then(async (b) => {
       const opened = await this.#open(b, true);
       this.sparesOpened++;
       return opened;
     });
-    this.#spare.catch(() => undefined);
+    spare.catch(() => undefined);
+    this.#spares.push(spare);
   }
 
-  /** The spare page when it belongs to the running browser, else a new one; then the next spare. */
+  /** The oldest spare when it belongs to the running browser, else a new page. */
   async #freshPage(): Promise<{ context: BrowserContext; page: Page }> {
-    // Taken synchronously: two requests arriving together must never share the spare.
-    const pending = this.#spare;
-    this.#spare = undefined;
+    // Taken synchronously: two requests arriving together must never share a spare.
+    const pending = this.#spares.shift();
     const spare = await pending?.catch(() => undefined);
     const browser = await this.#ensureBrowser();
     const usable = spare && spare.browser === browser && browser.connected;
@@ -197,7 +230,7 @@ export class BrowserPool {
    * (Cloudflare's defaults at first), with request interception on; a page opened for a waiting
    * request is left as it is, its request sets what it needs.
    */
-  async #open(browser: Browser, ahead: boolean): Promise<{ browser: Browser; context: BrowserContext; page: Page }> {
+  async #open(browser: Browser, ahead: boolean): Promise<Opened> {
     const context = await browser.createBrowserContext();
     try {
       const page = await context.newPage();
@@ -216,11 +249,12 @@ export class BrowserPool {
     }
   }
 
-  /** Waits for the spare being opened, if any; true when one is ready (the tests use it instead of sleeping). */
-  async spareReady(): Promise<boolean> {
-    // The last render answered before its context closed: the spare is opened after that close.
-    await this.#settling;
-    return (await this.#spare?.catch(() => undefined)) !== undefined;
+  /** Waits for the spares being opened; how many are ready (the tests use it instead of sleeping). */
+  async sparesReady(): Promise<number> {
+    // Renders answer before their contexts close: the spares are opened after those closes.
+    await Promise.all(this.#settling);
+    const spares = await Promise.all(this.#spares.map((spare) => spare.catch(() => undefined)));
+    return spares.filter((spare) => spare !== undefined).length;
   }
 
   /** The running browser's process id, if any (fault-injection tests kill it). */
@@ -237,9 +271,9 @@ export class BrowserPool {
   async close(): Promise<void> {
     this.#closed = true;
     const graceful = (async () => {
-      await this.#settling;
-      const spare = await this.#spare?.catch(() => undefined);
-      await spare?.context.close().catch(() => undefined);
+      await Promise.all(this.#settling);
+      const spares = await Promise.all(this.#spares.splice(0).map((spare) => spare.catch(() => undefined)));
+      await Promise.all(spares.map((spare) => spare?.context.close().catch(() => undefined)));
       const browser = await this.#browser?.catch(() => undefined);
       await browser?.close();
     })().then(

@@ -16,7 +16,7 @@ import { validateRenderRequest, type RenderRequest } from '../../core/render/req
 import { safeEqualText } from '../../core/signing/crypto';
 import { checkAccess, DEFAULT_POLICY, forbiddenText, type AccessPolicy } from '../access';
 import { BodyTooLargeError, readBody, requestUrl } from '../httpAdapter';
-import { runAction, type ActionResult } from './actions';
+import { runAction, type ActionResult, type ReportCapture } from './actions';
 import { BrowserPool } from './browserPool';
 import { renderFailure, within } from './failures';
 import { preparePage } from './preparePage';
@@ -30,6 +30,8 @@ export interface RenderServerOptions {
   /** Requests a second before 429 (default 30, Workers Paid; 0 turns the limit off). */
   readonly ratePerSecond?: number;
   readonly concurrency?: number;
+  /** The most spare contexts opened ahead (BrowserPool's `spares`, default 2). */
+  readonly spares?: number;
   readonly executablePath?: string;
   /** The largest request body (default 50 MB, as Cloudflare's /pdf). */
   readonly bodyLimit?: number;
@@ -49,6 +51,13 @@ async function installedFamilies(): Promise<string[]> {
   }
 }
 
+/** The font report's `?capture=`: none, or the capture it also takes of the same page. */
+function reportCapture(value: string | null): ReportCapture | undefined {
+  if (value === null) return undefined;
+  if (value === 'screenshot' || value === 'pdf') return value;
+  throw new RenderError(400, 400, `capture: screenshot or pdf, not ${JSON.stringify(value.slice(0, 40))}`);
+}
+
 export class RenderServer {
   readonly pool: BrowserPool;
   readonly #options: RenderServerOptions;
@@ -58,7 +67,7 @@ export class RenderServer {
 
   constructor(options: RenderServerOptions) {
     this.#options = options;
-    this.pool = new BrowserPool({ logger: options.logger, concurrency: options.concurrency, executablePath: options.executablePath });
+    this.pool = new BrowserPool({ logger: options.logger, concurrency: options.concurrency, spares: options.spares, executablePath: options.executablePath });
     this.#rate = new RateLimit(options.ratePerSecond ?? 30);
     this.#server = http.createServer((req, res) => void this.#handle(req, res));
     this.#server.headersTimeout = 30_000;
@@ -110,7 +119,8 @@ export class RenderServer {
       const retryAfter = this.#rate.take();
       if (retryAfter > 0) throw new RenderError(429, 429, 'Rate limit exceeded', retryAfter);
       if (url.searchParams.get('browser') === 'kitesurf') throw new RenderError(400, 400, 'browser: the Kitesurf engine is not available locally');
-      const request = await this.#readRequest(req, route);
+      const capture = route === 'font-report' ? reportCapture(url.searchParams.get('capture')) : undefined;
+      const request = await this.#readRequest(req, route, capture);
       const waitForFonts = String(req.headers[WAIT_FOR_FONTS_HEADER] ?? 'true').toLowerCase() !== 'false';
       const browserStart = performance.now();
       const crashes = this.pool.crashes;
@@ -118,7 +128,7 @@ export class RenderServer {
         const { result, fonts } = await this.pool.withPage(async (page) => {
           const prepared = await preparePage(page, request, { waitForFonts });
           // actionTimeout bounds the action itself (Cloudflare: 422 when it runs out).
-          const action = runAction(page, request, prepared, route, waitForFonts);
+          const action = runAction(page, request, prepared, route, waitForFonts, capture);
           const result = request.actionTimeout !== undefined ? await within(request.actionTimeout, 'the action (actionTimeout)', action) : await action;
           return { result, fonts: prepared.fonts };
         });
@@ -158,7 +168,7 @@ export class RenderServer {
     return header.startsWith('Bearer ') && safeEqualText(header.slice(7), this.#options.token);
   }
 
-  async #readRequest(req: http.IncomingMessage, route: RenderRequest['endpoint'] | 'font-report'): Promise<RenderRequest> {
+  async #readRequest(req: http.IncomingMessage, route: RenderRequest['endpoint'] | 'font-report', capture?: ReportCapture): Promise<RenderRequest> {
     let body: Buffer;
     try {
       body = await readBody(req, this.#options.bodyLimit ?? 50 * 1024 * 1024);
@@ -173,6 +183,8 @@ export class RenderServer {
       throw new RenderError(400, 400, `body: not valid JSON (${(error as Error).message})`);
     }
     if (route !== 'font-report') return validateRenderRequest(route, json);
+    // With a capture, the body is that endpoint's, checked as it would be.
+    if (capture) return validateRenderRequest(capture, json);
     // The font report takes a screenshot's or a PDF's body; PDF options change nothing it reports.
     const { pdfOptions: _pdf, ...rest } = (json ?? {}) as Record<string, unknown>;
     return validateRenderRequest('screenshot', rest);

@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { RenderClient, renderCurl } from '../../core/render/client';
 import { FONT_CATALOG, type CatalogEntry } from '../../core/render/fontCatalog';
 import { checkForm, DEFAULT_PREVIEW_FORM, problemsText } from '../../core/render/previewForm';
-import type { PreviewForm, ToExtension, ToWebview, Zoom } from '../../core/render/previewProtocol';
+import type { PreviewForm, PreviewTiming, ToExtension, ToWebview, Zoom } from '../../core/render/previewProtocol';
 import { previewRequest, renderPreview } from '../../core/render/previewRender';
 import type { Logger } from '../../core/log';
 import type { ServerController } from '../server/serverController';
@@ -43,6 +43,10 @@ export class PreviewPanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   /** Every message the panel sent, newest last (integration tests read it). */
   readonly sent: ToWebview[] = [];
+  /** The extension's part of the last capture posted, joined to the webview's when it says it is shown. */
+  private lastSpan: { extensionMs: number; restMs: number; bytes: number } | undefined;
+  /** Renders started by the Render button, from the click to the image shown, newest last (at most 50). */
+  readonly timings: PreviewTiming[] = [];
 
   /** Opens the panel, or reveals it; `beside` keeps the editor in view and its focus. */
   static show(context: vscode.ExtensionContext, server: ServerController, logger: Logger, beside = false): PreviewPanel {
@@ -138,6 +142,7 @@ export class PreviewPanel implements vscode.Disposable {
           return this.post({ type: 'checked', ...(typeof message.requestId === 'number' ? { requestId: message.requestId } : {}), problems });
         }
         case 'displayed':
+          this.noteTiming(message);
           return this.displayedEmitter.fire(message);
         case 'render':
           return await this.runRender(message.form);
@@ -177,18 +182,34 @@ export class PreviewPanel implements vscode.Disposable {
     return source?.kind === 'file' ? fs.readFile(source.path) : undefined;
   }
 
+  /** A click's render is shown: its time, split into the extension's part, the webview's and the messages'. */
+  private noteTiming(message: Displayed): void {
+    const span = this.lastSpan;
+    const timing = message.timing;
+    if (!span || !timing || !(timing.clickToShownMs >= 0)) return;
+    this.lastSpan = undefined;
+    const { clickToShownMs, arrivedToShownMs } = timing;
+    this.timings.push({ clickToShownMs, extensionMs: span.extensionMs, restMs: span.restMs, arrivedToShownMs, messagingMs: clickToShownMs - span.extensionMs - arrivedToShownMs, bytes: span.bytes });
+    if (this.timings.length > 50) this.timings.shift();
+  }
+
   private async runRender(raw: unknown): Promise<void> {
     const render = ++this.renders;
+    const received = performance.now();
+    this.lastSpan = undefined;
     try {
       const form = this.checked(raw);
       this.post({ type: 'rendering' });
       const target = await resolveTarget(this.server, this.context.secrets);
+      const requested = performance.now();
       const capture = await renderPreview(new RenderClient(target), form, { fontReport: target.local, fontBytes: await this.fontBytes(form), fetch });
+      const answered = performance.now();
       if (render !== this.renders) return;
       this.last = { bytes: capture.bytes, contentType: capture.contentType };
       const { message } = capture;
       this.logger.info(`[render] ${form.endpoint} through ${target.label}: ${capture.bytes.length} bytes, ${message.browserMsUsed ?? '?'} browser ms${message.warnings.length ? `; ${message.warnings.join(' ')}` : ''}`);
       this.post(message);
+      this.lastSpan = { extensionMs: performance.now() - received, restMs: answered - requested, bytes: capture.bytes.length };
     } catch (error) {
       if (render !== this.renders) return;
       // A failed render takes the previous capture with it: neither Save nor the webview shows it as current.

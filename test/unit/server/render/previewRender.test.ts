@@ -6,7 +6,8 @@ import * as fs from 'node:fs';
 import { FontFaceError } from '../../../../src/core/render/fontFace';
 import { DEFAULT_PREVIEW_FORM } from '../../../../src/core/render/previewForm';
 import type { PreviewForm } from '../../../../src/core/render/previewProtocol';
-import { renderPreview } from '../../../../src/core/render/previewRender';
+import { previewRequest, renderPreview } from '../../../../src/core/render/previewRender';
+import type { RenderClientError } from '../../../../src/core/render/client';
 import { byFamily } from '../../../../src/server/render/fontReport';
 import { FONT_FILE, startEmulator, startSite, type Emulator, type Site } from './fixtures';
 
@@ -60,6 +61,38 @@ describe('the preview render', () => {
     assert.deepEqual(fonts, [...new Set(fonts)]);
     const serif = message.report!.fonts.find((f) => f.family === 'Liberation Serif')!;
     assert.deepEqual(serif.elements.map((e) => e.selector), ['html > body > h1', 'html > body > p', 'html > body > p > b']);
+  });
+
+  it('takes the capture and the font report from one page: the page loads once, and the capture is what /screenshot answers', async () => {
+    const html = `<h1>Invoice</h1><img src="${site.url}/image.png?one-page">`;
+    const before = site.seen.length;
+    const { bytes, contentType, message } = await renderPreview(emulator.client, { ...FORM, html }, options);
+    assert.equal(site.seen.slice(before).filter((seen) => seen.path === '/image.png').length, 1, 'one page, one context');
+    assert.equal(contentType, 'image/png');
+    assert.deepEqual([bytes.readUInt32BE(16), bytes.readUInt32BE(20)], [600, 200]);
+    assert.ok(message.report?.elements.some((e) => e.text === 'Invoice'), JSON.stringify(message.report));
+    assert.equal(message.reportError, undefined);
+    // The same body through the endpoint itself gives the same pixels (the marking for the report comes after).
+    const alone = await emulator.client.render('screenshot', previewRequest({ ...FORM, html }).body);
+    assert.ok(alone.kind === 'binary');
+    assert.equal(Buffer.compare(alone.bytes, bytes), 0, 'the same image as /screenshot');
+  });
+
+  it('a PDF comes from the same request, with its report', async () => {
+    const { bytes, contentType, message } = await renderPreview(emulator.client, { ...FORM, endpoint: 'pdf' }, options);
+    assert.equal(contentType, 'application/pdf');
+    assert.equal(bytes.subarray(0, 5).toString('latin1'), '%PDF-');
+    assert.ok((message.report?.elements.length ?? 0) > 0);
+  });
+
+  it('a page that cannot load fails with what the capture endpoint says', async () => {
+    const closed = await startSite(Buffer.alloc(0));
+    await closed.close();
+    await assert.rejects(renderPreview(emulator.client, { ...FORM, source: 'url', url: closed.url }, options), /net::ERR_CONNECTION_REFUSED/);
+  });
+
+  it('the font report refuses a capture it does not take, naming it', async () => {
+    await assert.rejects(emulator.client.fontReportWithCapture({ html: '<p>x</p>' }, 'content' as 'pdf'), (error: RenderClientError) => error.status === 400 && /^capture: screenshot or pdf, not "content"/.test(error.message));
   });
 });
 
