@@ -120,13 +120,13 @@ export async function startCodeServer({ codeServerDir, stateDir, node = process.
  * The workbench URL that opens `folder` with the extension at `extensionPath` in development mode
  * and, when `testsPath` is given, runs that suite (VS Code then calls `codeAutomationExit`). VS Code
  * runs a suite only beside a development extension; a suite for an installed extension names a
- * harness extension of its own there.
- * @param {{ origin: string, port: number, folder: string, extensionPath: string, testsPath?: string }} o
+ * harness extension of its own there. `otherExtensionPaths` load in development mode beside it.
+ * @param {{ origin: string, port: number, folder: string, extensionPath: string, otherExtensionPaths?: string[], testsPath?: string }} o
  */
-export function workbenchUrl({ origin, port, folder, extensionPath, testsPath }) {
+export function workbenchUrl({ origin, port, folder, extensionPath, otherExtensionPaths = [], testsPath }) {
   const remote = (/** @type {string} */ p) => `vscode-remote://127.0.0.1:${port}${p}`;
   /** @type {[string, string][]} */
-  const payload = [['extensionDevelopmentPath', remote(extensionPath)]];
+  const payload = [extensionPath, ...otherExtensionPaths].map((p) => ['extensionDevelopmentPath', remote(p)]);
   if (testsPath) payload.push(['extensionTestsPath', remote(testsPath)]);
   const query = new URLSearchParams({ folder, payload: JSON.stringify(payload) });
   return `${origin}/?${query}`;

@@ -25,11 +25,14 @@ export const CHROMIUM_ARGS = [
 /**
  * What a person does in the workbench for a test step: waits to see a prompt whose title holds
  * `waitFor`, types into it and presses keys; or clicks what `click` selects once it shows, holding
- * `modifiers` (Shift, Control) down for the click, as a multi-selection does.
+ * `modifiers` (Shift, Control) down for the click, as a multi-selection does; or reads a list
+ * (`readList`), which is the step's answer.
  * @param {import('puppeteer-core').Page} page
- * @param {{ waitFor?: string, type?: string, press?: string[], click?: string, modifiers?: string[] }} step
+ * @param {{ waitFor?: string, type?: string, press?: string[], click?: string, modifiers?: string[], readList?: ListRead }} step
+ * @returns {Promise<unknown>} what the step read, if it reads
  */
 async function actAsUser(page, step) {
+  if (step.readList) return readList(page, step.readList);
   if (step.waitFor) {
     const visible = `[...document.querySelectorAll('.quick-input-widget')].some((w) => w.style.display !== 'none' && w.textContent.includes(${JSON.stringify(step.waitFor)}))`;
     await page.waitForFunction(visible, { timeout: 20_000 });
@@ -46,6 +49,40 @@ async function actAsUser(page, step) {
   }
   if (step.type) await page.keyboard.type(step.type, { delay: 10 });
   for (const key of step.press ?? []) await page.keyboard.press(/** @type {import('puppeteer-core').KeyInput} */ (key));
+}
+
+/**
+ * @typedef {object} ListRead
+ * @property {string} list the list's container (a workbench list renders only the rows in view)
+ * @property {Record<string, string>} fields for each field, the selector of its element in a row
+ * @property {string[]} until the `name` fields to find: the list scrolls until all were seen
+ */
+
+/**
+ * Reads a workbench list as a person does: looks at the rows in view and scrolls with the wheel
+ * until every row named in `until` was seen or the list stops moving. Each row's fields are their
+ * elements' text; rows are told apart by their `name` field.
+ * @param {import('puppeteer-core').Page} page
+ * @param {ListRead} read
+ */
+async function readList(page, { list, fields, until }) {
+  const rowSelector = `${list} .monaco-list-row`;
+  await page.waitForSelector(rowSelector, { timeout: 20_000 });
+  /** @type {Map<string, Record<string, string>>} */
+  const seen = new Map();
+  for (let scrolls = 0; scrolls < 50; scrolls++) {
+    const rows = /** @type {Record<string, string>[]} */ (await page.$$eval(rowSelector, (elements, f) => elements.map((row) => Object.fromEntries(Object.entries(f).map(([field, selector]) => [field, row.querySelector(selector)?.textContent?.trim() ?? '']))), fields));
+    const before = seen.size;
+    for (const row of rows) seen.set(row['name'] ?? '', row);
+    if (until.every((name) => seen.has(name))) break;
+    if (scrolls > 0 && seen.size === before) break;
+    const box = await (await page.$(list))?.boundingBox();
+    if (!box) break;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel({ deltaY: box.height / 2 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return [...seen.values()];
 }
 
 /** An empty spot of the activity bar (below its icons): where the pointer rests for a capture. */
@@ -73,6 +110,7 @@ async function capture(page, file) {
  * @property {string} artifacts folder for the logs and failure screenshots (emptied first)
  * @property {string} [screenshots] folder for the screenshots the suite asks for (default: artifacts)
  * @property {string} [extensionPath] the extension folder loaded in development mode
+ * @property {string[]} [otherExtensionPaths] more extension folders loaded in development mode beside it
  * @property {{ vsix: string, id: string }} [install] a package installed with --install-extension
  *   instead (then `extensionPath` is a harness that only lets VS Code run the suite)
  * @property {boolean} [restricted] workspace trust on: the folder opens in restricted mode
@@ -134,7 +172,8 @@ export async function runWorkbenchSuite(suite) {
       userSteps = userSteps.then(async () => {
         let outcome = 'done';
         try {
-          if (workbench) await actAsUser(workbench, step);
+          const answer = workbench ? await actAsUser(workbench, step) : undefined;
+          if (answer !== undefined) outcome = `done ${JSON.stringify(answer)}`;
         } catch (error) {
           outcome = `failed ${String(error).split('\n')[0]}`;
           await workbench?.screenshot({ path: path.join(artifacts, `${step.id}-failed.png`) }).catch(() => undefined);
@@ -153,7 +192,7 @@ export async function runWorkbenchSuite(suite) {
     page.on('console', (m) => consoleLog.write(`${m.type()} ${m.text()}\n`));
     const exitCode = new Promise((resolve) => page.exposeFunction('codeAutomationExit', (/** @type {number} */ code) => resolve(code)));
     const extensionPath = suite.extensionPath ?? harness(stateDir);
-    const url = workbenchUrl({ origin: server.origin, port: server.port, folder: workspace, extensionPath, testsPath: suite.testsPath });
+    const url = workbenchUrl({ origin: server.origin, port: server.port, folder: workspace, extensionPath, otherExtensionPaths: suite.otherExtensionPaths, testsPath: suite.testsPath });
     await page.goto(url, { waitUntil: 'domcontentloaded' });
     /** @type {NodeJS.Timeout | undefined} */
     let timer;

@@ -36,9 +36,10 @@ export interface HookbenchApi {
   recentLog(): readonly string[];
   /**
    * Milliseconds from the start of activation to its end, and to the receiver listening;
-   * `loadMs` is evaluating the bundle before `activate` (VS Code counts both as activation).
+   * `loadMs` is evaluating the bundle before `activate` (VS Code counts both as activation);
+   * `bundleStartedAt`, when the bundle began evaluating (ms since the epoch, as VS Code's marks).
    */
-  readonly timings: { activationMs: number; loadMs: number; receiverReadyMs: Promise<number> };
+  readonly timings: { activationMs: number; loadMs: number; bundleStartedAt: number; receiverReadyMs: Promise<number> };
 }
 
 /**
@@ -49,6 +50,7 @@ export interface HookbenchApi {
 export function createHookbench(context: vscode.ExtensionContext, moduleStart?: number): HookbenchApi {
   const started = performance.now();
   const loadMs = moduleStart === undefined ? 0 : started - moduleStart;
+  const bundleStartedAt = performance.timeOrigin + (moduleStart ?? started);
   const store = new DisposableStore();
   context.subscriptions.push(store);
 
@@ -88,5 +90,5 @@ export function createHookbench(context: vscode.ExtensionContext, moduleStart?: 
       resolve(performance.now() - started);
     });
   });
-  return { logger, views, trees, explorer, server, secrets, expose, inspector, recentLog: () => log.lines(), timings: { activationMs, loadMs, receiverReadyMs } };
+  return { logger, views, trees, explorer, server, secrets, expose, inspector, recentLog: () => log.lines(), timings: { activationMs, loadMs, bundleStartedAt, receiverReadyMs } };
 }

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { HookbenchApi } from '../../src/vscode/hookbench';
-import { reportFigure } from './reporter';
+import { extensionHostActivation, type ExtensionHostActivation } from './extensionHostMarks';
+import { readWorkbenchList, reportFigure } from './reporter';
 
 const EXTENSION_ID = 'hookbench.hookbench';
+/** An empty extension the web launcher loads beside Hookbench (test/fixtures/activationFloor). */
+const FLOOR_ID = 'hookbench-tests.activation-floor';
 
 async function activated(): Promise<{ ext: vscode.Extension<HookbenchApi>; api: HookbenchApi }> {
   const ext = vscode.extensions.getExtension<HookbenchApi>(EXTENSION_ID);
@@ -57,11 +60,60 @@ describe('Activation', () => {
     reportFigure('activation to receiver listening', `${(await api.timings.receiverReadyMs).toFixed(0)} ms`);
   });
 
+  it("reports VS Code's own activation time, beside an empty extension's", async function () {
+    const { ext, api } = await activated();
+    const floor = vscode.extensions.getExtension(FLOOR_ID);
+    await floor?.activate();
+    // The extension host's marks: where the activation time goes.
+    const ours = extensionHostActivation(EXTENSION_ID);
+    assert.ok(ours, `the extension host marked ${EXTENSION_ID}'s activation`);
+    const figures = reportMarks('Hookbench', ours);
+    const intoBundle = api.timings.bundleStartedAt - ours.willLoadCode;
+    assert.ok(Number.isFinite(intoBundle), 'the bundle recorded when it started');
+    reportFigure("Hookbench: VS Code loading the code, up to the bundle's first statement", `${intoBundle.toFixed(1)} ms`);
+    reportFigure("Hookbench: evaluating the bundle (from its first statement to VS Code's mark)", `${(ours.didLoadCode - api.timings.bundleStartedAt).toFixed(1)} ms`);
+    reportFigure('Hookbench: activate() (self-measured)', `${api.timings.activationMs.toFixed(1)} ms`);
+    const floorMarks = floor && extensionHostActivation(FLOOR_ID);
+    if (floor) assert.ok(floorMarks, `the extension host marked ${FLOOR_ID}'s activation`);
+    const floorFigures = floorMarks && reportMarks('empty extension', floorMarks);
+
+    // What the user sees: Developer: Show Running Extensions (only a launcher reads the workbench).
+    if (!process.env['HOOKBENCH_TEST_REPORT']) return this.skip();
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('workbench.action.showRuntimeExtensions');
+    const names = (e: vscode.Extension<unknown>) => [String(e.packageJSON.displayName), e.id];
+    const rows = await readWorkbenchList('.runtime-extensions-editor', { name: '.name', activation: '.activation-time' }, [...names(ext), ...(floor ? names(floor) : [])]);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    const shown = (e: vscode.Extension<unknown>) => {
+      const row = rows.find((r) => names(e).includes(r['name'] ?? ''));
+      assert.ok(row, `Running Extensions lists ${e.id} (rows: ${JSON.stringify(rows)})`);
+      const ms = /(\d+(?:\.\d+)?)\s*ms/.exec(row['activation'] ?? '');
+      assert.ok(ms, `Running Extensions shows an activation time for ${e.id}: ${JSON.stringify(row)}`);
+      return Number(ms[1]);
+    };
+    const shownOurs = shown(ext);
+    reportFigure('Hookbench: activation in Running Extensions (VS Code: code loading + activate call)', `${shownOurs} ms`);
+    // The marks are whole milliseconds, the editor's figure too: they agree to a couple of them.
+    assert.ok(Math.abs(shownOurs - figures.shown) <= 2, `Running Extensions' ${shownOurs} ms is the marks' ${figures.shown} ms`);
+    if (floor && floorFigures) reportFigure('empty extension: activation in Running Extensions', `${shown(floor)} ms`);
+  });
+
   it('opens the Hookbench log', async () => {
     await activated();
     await vscode.commands.executeCommand('hookbench.showLog');
   });
 });
+
+/** Reports the marks' intervals; `shown` is what Running Extensions shows (code loading + activate call). */
+function reportMarks(who: string, m: ExtensionHostActivation): { shown: number } {
+  const loading = m.didLoadCode - m.willLoadCode;
+  const calling = m.didActivate - m.willActivate;
+  reportFigure(`${who}: code loading (VS Code's mark)`, `${loading} ms`);
+  reportFigure(`${who}: waiting for the ExtensionContext after loading (VS Code's mark)`, `${m.willActivate - m.didLoadCode} ms`);
+  reportFigure(`${who}: activate call (VS Code's mark)`, `${calling} ms`);
+  reportFigure(`${who}: start of loading to activated (VS Code's marks)`, `${m.didActivate - m.willLoadCode} ms`);
+  return { shown: loading + calling };
+}
 
 /** Resolves once the view is visible; views report it through `onDidChangeVisibility`. */
 function becomesVisible(view: vscode.TreeView<unknown>, id: string, timeoutMs = 10_000): Promise<void> {
