@@ -52,6 +52,18 @@ export async function installExtension({ codeServerDir, node = process.execPath,
 }
 
 /**
+ * Puts an extension folder into the extensions folder of `stateDir` before code-server starts,
+ * which then finds it there as an installed extension (it registers what the folder holds on its
+ * first start).
+ * @param {string} stateDir @param {string} extensionFolder
+ */
+export function placeExtensionFolder(stateDir, extensionFolder) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(extensionFolder, 'package.json'), 'utf8'));
+  const { extensionsDir } = stateFolders(stateDir);
+  fs.cpSync(extensionFolder, path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`), { recursive: true });
+}
+
+/**
  * @param {{ codeServerDir: string, stateDir: string, node?: string, args?: string[], port?: number, env?: NodeJS.ProcessEnv,
  *           onLog?: (line: string) => void, restricted?: boolean }} options
  * @returns {Promise<{ port: number, origin: string, stop: () => Promise<void> }>}
@@ -120,13 +132,13 @@ export async function startCodeServer({ codeServerDir, stateDir, node = process.
  * The workbench URL that opens `folder` with the extension at `extensionPath` in development mode
  * and, when `testsPath` is given, runs that suite (VS Code then calls `codeAutomationExit`). VS Code
  * runs a suite only beside a development extension; a suite for an installed extension names a
- * harness extension of its own there. `otherExtensionPaths` load in development mode beside it.
- * @param {{ origin: string, port: number, folder: string, extensionPath: string, otherExtensionPaths?: string[], testsPath?: string }} o
+ * harness extension of its own there.
+ * @param {{ origin: string, port: number, folder: string, extensionPath: string, testsPath?: string }} o
  */
-export function workbenchUrl({ origin, port, folder, extensionPath, otherExtensionPaths = [], testsPath }) {
+export function workbenchUrl({ origin, port, folder, extensionPath, testsPath }) {
   const remote = (/** @type {string} */ p) => `vscode-remote://127.0.0.1:${port}${p}`;
   /** @type {[string, string][]} */
-  const payload = [extensionPath, ...otherExtensionPaths].map((p) => ['extensionDevelopmentPath', remote(p)]);
+  const payload = [['extensionDevelopmentPath', remote(extensionPath)]];
   if (testsPath) payload.push(['extensionTestsPath', remote(testsPath)]);
   const query = new URLSearchParams({ folder, payload: JSON.stringify(payload) });
   return `${origin}/?${query}`;

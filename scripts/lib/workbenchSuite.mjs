@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import puppeteer from 'puppeteer-core';
-import { installExtension, startCodeServer, workbenchUrl } from './codeServer.mjs';
+import { installExtension, placeExtensionFolder, startCodeServer, workbenchUrl } from './codeServer.mjs';
 
 export const CHROMIUM = process.env.HOOKBENCH_CHROMIUM ?? '/usr/bin/chromium';
 const TIMEOUT_MS = Number(process.env.HOOKBENCH_TEST_TIMEOUT_MS ?? 10 * 60_000);
@@ -110,7 +110,7 @@ async function capture(page, file) {
  * @property {string} artifacts folder for the logs and failure screenshots (emptied first)
  * @property {string} [screenshots] folder for the screenshots the suite asks for (default: artifacts)
  * @property {string} [extensionPath] the extension folder loaded in development mode
- * @property {string[]} [otherExtensionPaths] more extension folders loaded in development mode beside it
+ * @property {string[]} [otherExtensions] extension folders placed in the extensions folder, found as installed
  * @property {{ vsix: string, id: string }} [install] a package installed with --install-extension
  *   instead (then `extensionPath` is a harness that only lets VS Code run the suite)
  * @property {boolean} [restricted] workspace trust on: the folder opens in restricted mode
@@ -135,6 +135,7 @@ export async function runWorkbenchSuite(suite) {
   fs.mkdirSync(workspace, { recursive: true });
   const extraEnv = suite.prepare(workspace, stateDir) ?? {};
   const serverLog = fs.createWriteStream(path.join(artifacts, 'code-server.log'));
+  for (const folder of suite.otherExtensions ?? []) placeExtensionFolder(stateDir, folder);
   const installed = suite.install && (await installExtension({ codeServerDir: vscode.dir, node: vscode.node, stateDir, ...suite.install }));
 
   const server = await startCodeServer({
@@ -192,7 +193,7 @@ export async function runWorkbenchSuite(suite) {
     page.on('console', (m) => consoleLog.write(`${m.type()} ${m.text()}\n`));
     const exitCode = new Promise((resolve) => page.exposeFunction('codeAutomationExit', (/** @type {number} */ code) => resolve(code)));
     const extensionPath = suite.extensionPath ?? harness(stateDir);
-    const url = workbenchUrl({ origin: server.origin, port: server.port, folder: workspace, extensionPath, otherExtensionPaths: suite.otherExtensionPaths, testsPath: suite.testsPath });
+    const url = workbenchUrl({ origin: server.origin, port: server.port, folder: workspace, extensionPath, testsPath: suite.testsPath });
     await page.goto(url, { waitUntil: 'domcontentloaded' });
     /** @type {NodeJS.Timeout | undefined} */
     let timer;
