@@ -14,27 +14,37 @@ const withBench = args.has('--bench');
 /** ws loads these optional native accelerators with a try/require; never bundle them. */
 const optionalNative = ['bufferutil', 'utf-8-validate'];
 
+/** @returns {{ name: string, actions: string[], examples: Record<string, unknown>[] }[]} */
+const githubWebhookExamples = () => /** @type {any} */ (require('@octokit/webhooks-examples'));
+
 /**
- * `hookbench:github-examples`: GitHub's real webhook payloads (@octokit/webhooks-examples), one
- * example per event with the list of its actions, reduced at build time from the 4 MB index.
+ * `hookbench:github-events`: the events of GitHub's real webhook payloads
+ * (@octokit/webhooks-examples) with the list of their actions, reduced at build time from the
+ * 4 MB index. The payloads themselves (one per event, 470 KB) are `dist/github-examples.json`,
+ * read on first use (src/core/payloads/githubExamples.ts): evaluated with the bundle, they were
+ * half of the extension's bundle and of its load time.
  * @type {esbuild.Plugin}
  */
-const githubExamples = {
-  name: 'github-examples',
+const githubEvents = {
+  name: 'github-events',
   setup(build) {
-    build.onResolve({ filter: /^hookbench:github-examples$/ }, () => ({ path: 'github-examples', namespace: 'hookbench' }));
+    build.onResolve({ filter: /^hookbench:github-events$/ }, () => ({ path: 'github-events', namespace: 'hookbench' }));
     build.onLoad({ filter: /.*/, namespace: 'hookbench' }, () => {
-      /** @type {{ name: string, actions: string[], examples: Record<string, unknown>[] }[]} */
-      const all = /** @type {any} */ (require('@octokit/webhooks-examples'));
-      const reduced = Object.fromEntries(all.map((event) => [event.name, { actions: event.actions, example: event.examples[0] }]));
+      const reduced = Object.fromEntries(githubWebhookExamples().map((event) => [event.name, event.actions]));
       return { contents: JSON.stringify(reduced), loader: 'json' };
     });
   },
 };
 
+/** dist/github-examples.json: one example payload per GitHub event, keyed by event. */
+function writeGithubExamples() {
+  const examples = Object.fromEntries(githubWebhookExamples().map((event) => [event.name, event.examples[0]]));
+  fs.writeFileSync('dist/github-examples.json', JSON.stringify(examples));
+}
+
 /** @type {esbuild.BuildOptions} */
 const nodeBase = {
-  plugins: [githubExamples],
+  plugins: [githubEvents],
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -169,6 +179,7 @@ function copyAssets() {
   fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.js'), 'dist/sql-wasm.js');
   // pdf.js renders PDF pages in the render preview; its worker is loaded by the webview.
   fs.copyFileSync(require.resolve('pdfjs-dist/build/pdf.worker.min.mjs'), 'dist/pdf.worker.min.mjs');
+  writeGithubExamples();
   if (production) copyEsbuildRuntime();
 }
 

@@ -39,7 +39,7 @@ const OWN_FILES_BUDGET = 2.7e6;
 const ALLOWED = [
   /^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/,
   /^dist\/(extension|cli|cliMain|puppeteer|undici|adminQueryWorker|webview|sql-wasm)\.js$/,
-  /^dist\/(sql-wasm\.wasm|pdf\.worker\.min\.mjs)$/,
+  /^dist\/(sql-wasm\.wasm|pdf\.worker\.min\.mjs|github-examples\.json)$/,
   /^dist\/workers\/default\.js$/,
   /^dist\/node_modules\/esbuild\/(package\.json|LICENSE\.md|lib\/main\.(js|d\.ts))$/,
   /^dist\/node_modules\/@esbuild\/[a-z0-9]+-[a-z0-9]+\/(package\.json|README\.md|bin\/esbuild|esbuild\.exe)$/,
@@ -61,6 +61,7 @@ const REQUIRED = [
   'dist/cliMain.js',
   'dist/puppeteer.js',
   'dist/undici.js',
+  'dist/github-examples.json',
   'dist/sql-wasm.js',
   'dist/sql-wasm.wasm',
   'dist/pdf.worker.min.mjs',
