@@ -38,7 +38,7 @@ const OWN_FILES_BUDGET = 2.7e6;
  */
 const ALLOWED = [
   /^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/,
-  /^dist\/(extension|cli|cliMain|puppeteer|undici|adminQueryWorker|webview|sql-wasm)\.js$/,
+  /^dist\/(extension|extensionMain|cli|cliMain|puppeteer|undici|adminQueryWorker|webview|sql-wasm)\.js$/,
   /^dist\/(sql-wasm\.wasm|pdf\.worker\.min\.mjs|github-examples\.json)$/,
   /^dist\/workers\/default\.js$/,
   /^dist\/node_modules\/esbuild\/(package\.json|LICENSE\.md|lib\/main\.(js|d\.ts))$/,
@@ -55,6 +55,7 @@ const REQUIRED = [
   'CHANGELOG.md',
   'LICENSE',
   'dist/extension.js',
+  'dist/extensionMain.js',
   'dist/cli.js',
   'dist/adminQueryWorker.js',
   'dist/webview.js',
