@@ -36,7 +36,8 @@ export interface HookbenchApi {
   recentLog(): readonly string[];
   /**
    * Milliseconds from the start of activation to its end, and to the receiver listening;
-   * `loadMs` is evaluating the bundle before `activate` (VS Code counts both as activation);
+   * `loadMs` runs from the bundle's first statement to `activate`: evaluating the bundle, then VS
+   * Code preparing the ExtensionContext (which VS Code's own activation time leaves out);
    * `bundleStartedAt`, when the bundle began evaluating (ms since the epoch, as VS Code's marks).
    */
   readonly timings: { activationMs: number; loadMs: number; bundleStartedAt: number; receiverReadyMs: Promise<number> };

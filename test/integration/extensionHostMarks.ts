@@ -25,3 +25,20 @@ export function extensionHostActivation(extensionId: string): ExtensionHostActiv
   };
   return Object.values(found).every((t) => typeof t === 'number' && Number.isFinite(t)) ? (found as ExtensionHostActivation) : undefined;
 }
+
+/**
+ * Every extension's marked code loading (its main file's `require`) that ended within [from, to]:
+ * extensions activated in one batch (at startup, say) load one after the other, and VS Code's
+ * code loading time for each counts from the batch's start, so it holds the others loaded before.
+ */
+export function codeLoadingBetween(from: number, to: number): { id: string; ms: number }[] {
+  const marks = (globalThis as { MonacoPerformanceMarks?: Marks }).MonacoPerformanceMarks?.getMarks() ?? [];
+  const prefix = 'code/extHost/didLoadExtensionCode/';
+  return marks
+    .filter((m) => m.name.startsWith(prefix) && m.startTime >= from && m.startTime <= to)
+    .map((done) => {
+      const id = done.name.slice(prefix.length);
+      const start = marks.find((m) => m.name === `code/extHost/willLoadExtensionCode/${id}`);
+      return { id, ms: start ? done.startTime - start.startTime : Number.NaN };
+    });
+}
