@@ -45,7 +45,8 @@ const githubEvents = {
 const vscodeOnce = {
   name: 'vscode-once',
   setup(build) {
-    const single = path.resolve('src/vscode/vscodeApi.ts');
+    // The real path: esbuild names importers by it, and the packaging stage links src/.
+    const single = fs.realpathSync(path.resolve('src/vscode/vscodeApi.ts'));
     build.onResolve({ filter: /^vscode$/ }, (args) => (args.importer === single ? { path: 'vscode', external: true } : { path: single }));
   },
 };
