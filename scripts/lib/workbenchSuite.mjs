@@ -55,13 +55,13 @@ async function actAsUser(page, step) {
  * @typedef {object} ListRead
  * @property {string} list the list's container (a workbench list renders only the rows in view)
  * @property {Record<string, string>} fields for each field, the selector of its element in a row
- * @property {string[]} until the `name` fields to find: the list scrolls until all were seen
+ * @property {string[][]} until the rows to find, each by the `name`s it may show: the list pages until all were seen
  */
 
 /**
- * Reads a workbench list as a person does: looks at the rows in view and scrolls with the wheel
- * until every row named in `until` was seen or the list stops moving. Each row's fields are their
- * elements' text; rows are told apart by their `name` field.
+ * Reads a workbench list as a person does: looks at the rows in view and pages down with the
+ * keyboard until every row `until` names was seen or paging shows nothing new. Each row's
+ * fields are their elements' text; rows are told apart by their `name` field.
  * @param {import('puppeteer-core').Page} page
  * @param {ListRead} read
  */
@@ -70,16 +70,14 @@ async function readList(page, { list, fields, until }) {
   await page.waitForSelector(rowSelector, { timeout: 20_000 });
   /** @type {Map<string, Record<string, string>>} */
   const seen = new Map();
-  for (let scrolls = 0; scrolls < 50; scrolls++) {
+  await page.focus(`${list} .monaco-list`);
+  for (let pages = 0, stale = 0; pages < 50 && stale < 3; pages++) {
     const rows = /** @type {Record<string, string>[]} */ (await page.$$eval(rowSelector, (elements, f) => elements.map((row) => Object.fromEntries(Object.entries(f).map(([field, selector]) => [field, row.querySelector(selector)?.textContent?.trim() ?? '']))), fields));
     const before = seen.size;
     for (const row of rows) seen.set(row['name'] ?? '', row);
-    if (until.every((name) => seen.has(name))) break;
-    if (scrolls > 0 && seen.size === before) break;
-    const box = await (await page.$(list))?.boundingBox();
-    if (!box) break;
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    await page.mouse.wheel({ deltaY: box.height / 2 });
+    if (until.every((names) => names.some((name) => seen.has(name)))) break;
+    stale = seen.size === before ? stale + 1 : 0;
+    await page.keyboard.press('PageDown');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return [...seen.values()];

@@ -83,7 +83,7 @@ describe('Activation', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.commands.executeCommand('workbench.action.showRuntimeExtensions');
     const names = (e: vscode.Extension<unknown>) => [String(e.packageJSON.displayName), e.id];
-    const rows = await readWorkbenchList('.runtime-extensions-editor', { name: '.name', activation: '.activation-time' }, [...names(ext), ...(floor ? names(floor) : [])]);
+    const rows = await readWorkbenchList('.runtime-extensions-editor', { name: '.name', activation: '.activation-time' }, [names(ext), ...(floor ? [names(floor)] : [])]);
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     const shown = (e: vscode.Extension<unknown>) => {
       const row = rows.find((r) => names(e).includes(r['name'] ?? ''));

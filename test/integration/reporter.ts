@@ -20,15 +20,15 @@ type UserStep = {
   press?: string[];
   click?: string;
   modifiers?: ('Shift' | 'Control')[];
-  readList?: { list: string; fields: Record<string, string>; until: string[] };
+  readList?: { list: string; fields: Record<string, string>; until: string[][] };
 };
 
 /**
- * Reads a list in the workbench as the user sees it (the launcher scrolls it until every row
- * whose `name` field is in `until` was seen): each row's fields, the text of the elements the
- * `fields` selectors pick in it. Rejects where no launcher reads the workbench.
+ * Reads a list in the workbench as the user sees it (the launcher pages through it until it saw
+ * a row for each entry of `until`, the `name`s that row may show): each row's fields, the text of
+ * the elements the `fields` selectors pick in it. Rejects where no launcher reads the workbench.
  */
-export async function readWorkbenchList(list: string, fields: Record<string, string> & { name: string }, until: string[]): Promise<Record<string, string>[]> {
+export async function readWorkbenchList(list: string, fields: Record<string, string> & { name: string }, until: string[][]): Promise<Record<string, string>[]> {
   const rows = await userDoes({ readList: { list, fields, until } });
   if (!Array.isArray(rows)) throw new Error(`the launcher read no rows in ${list}: ${JSON.stringify(rows)}`);
   return rows as Record<string, string>[];
