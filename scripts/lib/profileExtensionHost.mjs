@@ -1,16 +1,16 @@
 // @ts-check
 // Profiles a VS Code extension host with V8's CPU profiler, from its first statement to its exit
-// (or HOOKBENCH_PROFILE_MS), when code-server runs with NODE_OPTIONS="--require <this file>"
+// (or HOOKBENCH_PROFILE_MS), when code-server runs with NODE_OPTIONS="--import <this file>"
 // (NODE_OPTIONS refuses --cpu-prof). Writes eh-<pid>.cpuprofile and the extension host's
 // performance marks (eh-<pid>.marks.txt, ms since this hook started) into HOOKBENCH_PROFILE_DIR.
 // Other processes that load it (code-server itself, the launcher) are left alone.
-/* eslint-disable @typescript-eslint/no-require-imports */
+import * as fs from 'node:fs';
+import { Session } from 'node:inspector';
+import * as path from 'node:path';
+
 const dir = process.env.HOOKBENCH_PROFILE_DIR;
 const isExtensionHost = process.argv.some((a) => a.includes('extensionHost')) || (process.env.VSCODE_ESM_ENTRYPOINT ?? '').includes('extensionHost');
 if (dir && isExtensionHost) {
-  const fs = require('node:fs');
-  const path = require('node:path');
-  const { Session } = require('node:inspector');
   const session = new Session();
   session.connect();
   session.post('Profiler.enable');
@@ -22,7 +22,7 @@ if (dir && isExtensionHost) {
     if (done) return;
     done = true;
     session.post('Profiler.stop', (error, result) => {
-      if (!error) fs.writeFileSync(path.join(dir, `eh-${process.pid}.cpuprofile`), JSON.stringify(result.profile));
+      if (!error && result) fs.writeFileSync(path.join(dir, `eh-${process.pid}.cpuprofile`), JSON.stringify(result.profile));
     });
     /** @type {{ name: string, startTime: number }[]} */
     const marks = /** @type {any} */ (globalThis).MonacoPerformanceMarks?.getMarks() ?? [];
