@@ -14,27 +14,52 @@ const withBench = args.has('--bench');
 /** ws loads these optional native accelerators with a try/require; never bundle them. */
 const optionalNative = ['bufferutil', 'utf-8-validate'];
 
+/** @returns {{ name: string, actions: string[], examples: Record<string, unknown>[] }[]} */
+const githubWebhookExamples = () => /** @type {any} */ (require('@octokit/webhooks-examples'));
+
 /**
- * `hookbench:github-examples`: GitHub's real webhook payloads (@octokit/webhooks-examples), one
- * example per event with the list of its actions, reduced at build time from the 4 MB index.
+ * `hookbench:github-events`: the events of GitHub's real webhook payloads
+ * (@octokit/webhooks-examples) with the list of their actions, reduced at build time from the
+ * 4 MB index. The payloads themselves (one per event, 470 KB) are `dist/github-examples.json`,
+ * read on first use (src/core/payloads/githubExamples.ts): evaluated with the bundle, they were
+ * half of the extension's bundle and of its load time.
  * @type {esbuild.Plugin}
  */
-const githubExamples = {
-  name: 'github-examples',
+const githubEvents = {
+  name: 'github-events',
   setup(build) {
-    build.onResolve({ filter: /^hookbench:github-examples$/ }, () => ({ path: 'github-examples', namespace: 'hookbench' }));
+    build.onResolve({ filter: /^hookbench:github-events$/ }, () => ({ path: 'github-events', namespace: 'hookbench' }));
     build.onLoad({ filter: /.*/, namespace: 'hookbench' }, () => {
-      /** @type {{ name: string, actions: string[], examples: Record<string, unknown>[] }[]} */
-      const all = /** @type {any} */ (require('@octokit/webhooks-examples'));
-      const reduced = Object.fromEntries(all.map((event) => [event.name, { actions: event.actions, example: event.examples[0] }]));
+      const reduced = Object.fromEntries(githubWebhookExamples().map((event) => [event.name, event.actions]));
       return { contents: JSON.stringify(reduced), loader: 'json' };
     });
   },
 };
 
+/**
+ * Every `import * as vscode from 'vscode'` but the one in src/vscode/vscodeApi.ts resolves to
+ * that module, so that the bundle copies the API's properties into a namespace once rather than
+ * once per importing file (see vscodeApi.ts).
+ * @type {esbuild.Plugin}
+ */
+const vscodeOnce = {
+  name: 'vscode-once',
+  setup(build) {
+    // The real path: esbuild names importers by it, and the packaging stage links src/.
+    const single = fs.realpathSync(path.resolve('src/vscode/vscodeApi.ts'));
+    build.onResolve({ filter: /^vscode$/ }, (args) => (args.importer === single ? { path: 'vscode', external: true } : { path: single }));
+  },
+};
+
+/** dist/github-examples.json: one example payload per GitHub event, keyed by event. */
+function writeGithubExamples() {
+  const examples = Object.fromEntries(githubWebhookExamples().map((event) => [event.name, event.examples[0]]));
+  fs.writeFileSync('dist/github-examples.json', JSON.stringify(examples));
+}
+
 /** @type {esbuild.BuildOptions} */
 const nodeBase = {
-  plugins: [githubExamples],
+  plugins: [githubEvents, vscodeOnce],
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -51,7 +76,10 @@ const nodeBase = {
 function configs() {
   /** @type {esbuild.BuildOptions[]} */
   const list = [
-    { ...nodeBase, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' },
+    // dist/extension.js (package.json's `main`) is a small launcher that runs the extension's bundle,
+    // dist/extensionMain.js, from V8's code cache (src/extensionLauncher.ts), as dist/cli.js does the CLI's.
+    { ...nodeBase, entryPoints: ['src/extensionLauncher.ts'], outfile: 'dist/extension.js' },
+    { ...nodeBase, entryPoints: ['src/extension.ts'], outfile: 'dist/extensionMain.js' },
     // dist/cli.js is a small launcher that runs the CLI bundle, dist/cliMain.js, from V8's code
     // cache (src/cliLauncher.ts): compiling the 6 MB bundle was most of serve's start.
     {
@@ -169,6 +197,7 @@ function copyAssets() {
   fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.js'), 'dist/sql-wasm.js');
   // pdf.js renders PDF pages in the render preview; its worker is loaded by the webview.
   fs.copyFileSync(require.resolve('pdfjs-dist/build/pdf.worker.min.mjs'), 'dist/pdf.worker.min.mjs');
+  writeGithubExamples();
   if (production) copyEsbuildRuntime();
 }
 

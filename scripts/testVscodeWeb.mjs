@@ -60,7 +60,9 @@ async function runOn(which) {
     fixture(workspace);
     return oracle ? { HOOKBENCH_TEST_WRANGLER: oracle.wrangler, HOOKBENCH_TEST_ORACLE_MODULES: oracle.nodeModules } : {};
   };
-  const trusted = only === 'restricted' ? 0 : await runWorkbenchSuite({ ...suite, name: 'trusted', artifacts: path.join(out, base), prepare: trustedFixture });
+  // An empty extension beside Hookbench: the floor of its activation time (test/integration/activation.test.ts).
+  const floor = path.join(root, 'test', 'fixtures', 'activationFloor');
+  const trusted = only === 'restricted' ? 0 : await runWorkbenchSuite({ ...suite, name: 'trusted', artifacts: path.join(out, base), otherExtensions: [floor], prepare: trustedFixture });
   if (only === 'trusted') return trusted;
   console.log(`\nRestricted mode (an untrusted workspace with a planted .hookbench/), code-server ${vscode.version}:`);
   const restricted = await runWorkbenchSuite({

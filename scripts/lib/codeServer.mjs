@@ -52,6 +52,18 @@ export async function installExtension({ codeServerDir, node = process.execPath,
 }
 
 /**
+ * Puts an extension folder into the extensions folder of `stateDir` before code-server starts,
+ * which then finds it there as an installed extension (it registers what the folder holds on its
+ * first start).
+ * @param {string} stateDir @param {string} extensionFolder
+ */
+export function placeExtensionFolder(stateDir, extensionFolder) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(extensionFolder, 'package.json'), 'utf8'));
+  const { extensionsDir } = stateFolders(stateDir);
+  fs.cpSync(extensionFolder, path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`), { recursive: true });
+}
+
+/**
  * @param {{ codeServerDir: string, stateDir: string, node?: string, args?: string[], port?: number, env?: NodeJS.ProcessEnv,
  *           onLog?: (line: string) => void, restricted?: boolean }} options
  * @returns {Promise<{ port: number, origin: string, stop: () => Promise<void> }>}

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import puppeteer from 'puppeteer-core';
-import { installExtension, startCodeServer, workbenchUrl } from './codeServer.mjs';
+import { installExtension, placeExtensionFolder, startCodeServer, workbenchUrl } from './codeServer.mjs';
 
 export const CHROMIUM = process.env.HOOKBENCH_CHROMIUM ?? '/usr/bin/chromium';
 const TIMEOUT_MS = Number(process.env.HOOKBENCH_TEST_TIMEOUT_MS ?? 10 * 60_000);
@@ -26,11 +26,14 @@ export const CHROMIUM_ARGS = [
  * What a person does in the workbench for a test step: waits to see a prompt whose title holds
  * `waitFor`, types into it and presses keys; or clicks what `click` selects once it shows, holding
  * `modifiers` (Shift, Control) down for the click, as a multi-selection does; or clicks what
- * `clickInWebview` selects inside a webview's page (webviews are frames of their own).
+ * `clickInWebview` selects inside a webview's page (webviews are frames of their own); or reads a
+ * list (`readList`), which is the step's answer.
  * @param {import('puppeteer-core').Page} page
- * @param {{ waitFor?: string, type?: string, press?: string[], click?: string, clickInWebview?: string, modifiers?: string[] }} step
+ * @param {{ waitFor?: string, type?: string, press?: string[], click?: string, clickInWebview?: string, modifiers?: string[], readList?: ListRead }} step
+ * @returns {Promise<unknown>} what the step read, if it reads
  */
 async function actAsUser(page, step) {
+  if (step.readList) return readList(page, step.readList);
   if (step.waitFor) {
     const visible = `[...document.querySelectorAll('.quick-input-widget')].some((w) => w.style.display !== 'none' && w.textContent.includes(${JSON.stringify(step.waitFor)}))`;
     await page.waitForFunction(visible, { timeout: 20_000 });
@@ -70,6 +73,38 @@ async function clickInWebview(page, selector) {
   }
 }
 
+/**
+ * @typedef {object} ListRead
+ * @property {string} list the list's container (a workbench list renders only the rows in view)
+ * @property {Record<string, string>} fields for each field, the selector of its element in a row
+ * @property {string[][]} until the rows to find, each by the `name`s it may show: the list pages until all were seen
+ */
+
+/**
+ * Reads a workbench list as a person does: looks at the rows in view and pages down with the
+ * keyboard until every row `until` names was seen or paging shows nothing new. Each row's
+ * fields are their elements' text; rows are told apart by their `name` field.
+ * @param {import('puppeteer-core').Page} page
+ * @param {ListRead} read
+ */
+async function readList(page, { list, fields, until }) {
+  const rowSelector = `${list} .monaco-list-row`;
+  await page.waitForSelector(rowSelector, { timeout: 20_000 });
+  /** @type {Map<string, Record<string, string>>} */
+  const seen = new Map();
+  await page.focus(`${list} .monaco-list`);
+  for (let pages = 0, stale = 0; pages < 50 && stale < 3; pages++) {
+    const rows = /** @type {Record<string, string>[]} */ (await page.$$eval(rowSelector, (elements, f) => elements.map((row) => Object.fromEntries(Object.entries(f).map(([field, selector]) => [field, row.querySelector(selector)?.textContent?.trim() ?? '']))), fields));
+    const before = seen.size;
+    for (const row of rows) seen.set(row['name'] ?? '', row);
+    if (until.every((names) => names.some((name) => seen.has(name)))) break;
+    stale = seen.size === before ? stale + 1 : 0;
+    await page.keyboard.press('PageDown');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return [...seen.values()];
+}
+
 /** An empty spot of the activity bar (below its icons): where the pointer rests for a capture. */
 const RESTING_POINTER = { x: 24, y: 500 };
 
@@ -95,6 +130,7 @@ async function capture(page, file) {
  * @property {string} artifacts folder for the logs and failure screenshots (emptied first)
  * @property {string} [screenshots] folder for the screenshots the suite asks for (default: artifacts)
  * @property {string} [extensionPath] the extension folder loaded in development mode
+ * @property {string[]} [otherExtensions] extension folders placed in the extensions folder, found as installed
  * @property {{ vsix: string, id: string }} [install] a package installed with --install-extension
  *   instead (then `extensionPath` is a harness that only lets VS Code run the suite)
  * @property {boolean} [restricted] workspace trust on: the folder opens in restricted mode
@@ -119,6 +155,7 @@ export async function runWorkbenchSuite(suite) {
   fs.mkdirSync(workspace, { recursive: true });
   const extraEnv = suite.prepare(workspace, stateDir) ?? {};
   const serverLog = fs.createWriteStream(path.join(artifacts, 'code-server.log'));
+  for (const folder of suite.otherExtensions ?? []) placeExtensionFolder(stateDir, folder);
   const installed = suite.install && (await installExtension({ codeServerDir: vscode.dir, node: vscode.node, stateDir, ...suite.install }));
 
   const server = await startCodeServer({
@@ -156,7 +193,8 @@ export async function runWorkbenchSuite(suite) {
       userSteps = userSteps.then(async () => {
         let outcome = 'done';
         try {
-          if (workbench) await actAsUser(workbench, step);
+          const answer = workbench ? await actAsUser(workbench, step) : undefined;
+          if (answer !== undefined) outcome = `done ${JSON.stringify(answer)}`;
         } catch (error) {
           outcome = `failed ${String(error).split('\n')[0]}`;
           await workbench?.screenshot({ path: path.join(artifacts, `${step.id}-failed.png`) }).catch(() => undefined);

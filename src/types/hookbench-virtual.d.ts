@@ -1,5 +1,6 @@
 // Modules esbuild makes at build time (see esbuild.js).
-declare module 'hookbench:github-examples' {
-  const examples: Record<string, { actions: string[]; example: Record<string, unknown> }>;
-  export default examples;
+declare module 'hookbench:github-events' {
+  /** GitHub's webhook events (@octokit/webhooks-examples), each with its actions. */
+  const events: Record<string, string[]>;
+  export default events;
 }

@@ -14,26 +14,50 @@ export function reportFigure(name: string, value: string): void {
 
 let steps = 0;
 
+type UserStep = {
+  waitFor?: string;
+  type?: string;
+  press?: string[];
+  click?: string;
+  clickInWebview?: string;
+  modifiers?: ('Shift' | 'Control')[];
+  readList?: { list: string; fields: Record<string, string>; until: string[][] };
+};
+
+/**
+ * Reads a list in the workbench as the user sees it (the launcher pages through it until it saw
+ * a row for each entry of `until`, the `name`s that row may show): each row's fields, the text of
+ * the elements the `fields` selectors pick in it. Rejects where no launcher reads the workbench.
+ */
+export async function readWorkbenchList(list: string, fields: Record<string, string> & { name: string }, until: string[][]): Promise<Record<string, string>[]> {
+  const rows = await userDoes({ readList: { list, fields, until } });
+  if (!Array.isArray(rows)) throw new Error(`the launcher read no rows in ${list}: ${JSON.stringify(rows)}`);
+  return rows as Record<string, string>[];
+}
+
 /**
  * Asks the launcher to act as the user in the real workbench (integration launcher `actAsUser`):
  * wait for a prompt titled `waitFor`, type, press keys, or click a selector (holding `modifiers`
- * such as Shift or Control), or click a selector inside a webview (`clickInWebview`). Resolves when it is done; rejects with what went wrong.
+ * such as Shift or Control), click a selector inside a webview (`clickInWebview`), or read a list
+ * (`readList`, see `readWorkbenchList`). Resolves when it is done, with what it read if it reads;
+ * rejects with what went wrong.
  */
-export function userDoes(step: { waitFor?: string; type?: string; press?: string[]; click?: string; clickInWebview?: string; modifiers?: ('Shift' | 'Control')[] }, timeoutMs = 30_000): Promise<void> {
+export function userDoes(step: UserStep, timeoutMs = 30_000): Promise<unknown> {
   const file = process.env['HOOKBENCH_TEST_REPORT'];
   if (!file) return Promise.reject(new Error('no launcher to act as the user (HOOKBENCH_TEST_REPORT is unset)'));
   const id = `step-${++steps}`;
   fs.appendFileSync(file, `user: ${JSON.stringify({ id, ...step })}\n`);
   const acks = `${file}.acks`;
   const outcome = () => (fs.existsSync(acks) ? fs.readFileSync(acks, 'utf8').split('\n').find((line) => line.startsWith(`${id} `)) : undefined);
-  return new Promise((resolve, reject) => {
+  return new Promise<unknown>((resolve, reject) => {
     const started = Date.now();
     // The launcher reads the report every 250 ms; its answer is a line in the acks file.
     const timer = setInterval(() => {
       const line = outcome();
       if (line === undefined && Date.now() - started < timeoutMs) return;
       clearInterval(timer);
-      if (line === `${id} done`) resolve();
+      if (line === `${id} done`) resolve(undefined);
+      else if (line?.startsWith(`${id} done `)) resolve(JSON.parse(line.slice(`${id} done `.length)));
       else reject(new Error(`the user step ${JSON.stringify(step)} ${line ? line.slice(id.length + 1) : 'got no answer'}`));
     }, 100);
   });

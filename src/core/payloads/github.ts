@@ -2,7 +2,7 @@
  * GitHub deliveries from GitHub's own example payloads (@octokit/webhooks-examples), one per
  * event, and one per action of the common events (the example with its `action` set).
  */
-import examples from 'hookbench:github-examples';
+import { githubEvents, githubExample } from './githubExamples';
 import { json, type Template, type TemplateContext } from './types';
 
 /** Events whose actions get a template each. */
@@ -19,13 +19,13 @@ function withEntity(example: Record<string, unknown>, entity: string | undefined
 }
 
 function template(event: string, action: string | undefined): Template {
-  const entry = examples[event]!;
   return {
     provider: 'github',
     event: action ? `${event}.${action}` : event,
     description: action ? `${event} (${action}), from GitHub's example payloads` : `${event}, from GitHub's example payloads`,
     build({ entity, id }: TemplateContext) {
-      const payload = withEntity(action ? { ...entry.example, action } : entry.example, entity);
+      const example = githubExample(event);
+      const payload = withEntity(action ? { ...example, action } : example, entity);
       return json(payload, {
         'user-agent': 'GitHub-Hookshot/0a1b2c3',
         'x-github-event': event,
@@ -40,9 +40,9 @@ function template(event: string, action: string | undefined): Template {
 
 export function githubTemplates(): Template[] {
   const out: Template[] = [];
-  for (const [event, entry] of Object.entries(examples).sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [event, actions] of Object.entries(githubEvents).sort(([a], [b]) => a.localeCompare(b))) {
     out.push(template(event, undefined));
-    if (WITH_ACTIONS.has(event)) for (const action of entry.actions) out.push(template(event, action));
+    if (WITH_ACTIONS.has(event)) for (const action of actions) out.push(template(event, action));
   }
   return out;
 }
