@@ -58,8 +58,22 @@ interface Live {
   readonly ctx: DurableObjectState;
   /** Rejects when the object is reset: every event still running on it fails with the reason. */
   readonly broken: Promise<never>;
+  /**
+   * The events running on it, each by its reject: a reset rejects them. Not a race against
+   * `broken`, which settles only on a reset: every race would leave a reaction on it holding the
+   * event's result, and a healthy object would keep every response it ever gave until evicted.
+   */
+  readonly running: Set<(error: unknown) => void>;
   /** Lets go of the database's heap, once it is closed. */
   readonly release: (() => void) | undefined;
+}
+
+/** `work`'s outcome, or the reset's error as soon as the object is reset while `work` runs. */
+function failedByReset<T>(live: Live, work: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    live.running.add(reject);
+    void work.then(resolve, reject).finally(() => live.running.delete(reject));
+  });
 }
 
 /** workerd's limit on a `blockConcurrencyWhile` callback (io-context.h). */
@@ -196,9 +210,15 @@ export class InstanceHost {
       if (created) writePrivate(nameFile, this.name);
       if (db.droppedBytes > 0) this.deps.logger.warn(`${this.name}: dropped a torn journal tail of ${db.droppedBytes} bytes (never acknowledged)`);
       const timers = new Set<NodeJS.Timeout>();
-      let fail!: (error: unknown) => void;
-      const broken = new Promise<never>((_resolve, reject) => (fail = reject));
+      let rejectBroken!: (error: unknown) => void;
+      const broken = new Promise<never>((_resolve, reject) => (rejectBroken = reject));
       broken.catch(() => undefined);
+      const running = new Set<(error: unknown) => void>();
+      const fail = (error: unknown): void => {
+        rejectBroken(error);
+        for (const reject of running) reject(error);
+        running.clear();
+      };
       const gate = new OutputGate(db, (error) => this.deps.logger.error(`${this.name}: ${(error as Error).message}`));
       const services: InstanceServices = {
         waitUntil: (promise) => this.track(promise),
@@ -215,7 +235,7 @@ export class InstanceHost {
       const ctx = new DurableObjectState(this.id, db, services);
       provideInstanceNotices(ctx, { eventStored: (event) => this.deps.onEventStored?.(this.name, event) });
       // The constructor may call blockConcurrencyWhile: `live` is complete before its callback runs.
-      const live = { db, object: undefined as unknown as HostedObject, gate, timers, ctx, broken, release: lease?.release } as Live & { object: HostedObject };
+      const live = { db, object: undefined as unknown as HostedObject, gate, timers, ctx, broken, running, release: lease?.release } as Live & { object: HostedObject };
       this.failures.set(live, fail);
       live.object = new this.cls(ctx, this.env() as never) as HostedObject;
       const alarm = ctx.storage.storedAlarm();
@@ -237,7 +257,7 @@ export class InstanceHost {
     try {
       const live = await this.wake();
       // A reset (blockConcurrencyWhile failed, an event timed out) fails every event on the object.
-      return await Promise.race([this.runOn(live, fn, props), live.broken]);
+      return await failedByReset(live, this.runOn(live, fn, props));
     } catch (error) {
       if (error instanceof StorageWriteError) this.dropBroken();
       throw error;

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { nullLogger } from '../../../../src/core/log';
 import type { DurableObjectState } from '../../../../src/core/runtime/durableObject';
 import type { HostDeps, InstanceHost } from '../../../../src/core/runtime/instanceHost';
@@ -114,5 +116,25 @@ describe('deleting an instance', () => {
     const reopened = await host(dir);
     assert.deepEqual(await (await reopened.fetch(new Request('http://do/'))).json(), [7]);
     await reopened.shutdown();
+  });
+  it('lets go of each answer once given while the instance stays awake', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const h = await host(fs.mkdtempSync(path.join(os.tmpdir(), 'hb-answers-')));
+    const answers: WeakRef<Response>[] = [];
+    for (let i = 0; i < 50; i++) {
+      const response = await h.fetch(new Request(`http://do/?v=${i}`));
+      assert.equal(response.status, 200);
+      await response.arrayBuffer();
+      answers.push(new WeakRef(response));
+    }
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+    }
+    const kept = answers.filter((answer) => answer.deref() !== undefined).length;
+    // A race against a promise that settles only on a reset kept every one of them (50).
+    assert.ok(kept <= 2, `${kept} of 50 answers still held by the live instance`);
+    await h.shutdown();
   });
 });
