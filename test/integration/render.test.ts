@@ -56,6 +56,9 @@ function nextDisplay(panel: PreviewPanel, act: () => unknown, timeoutMs = 45_000
 
 /** Opens the preview with a form (which renders it) and waits until the webview has drawn it. */
 async function renderInPreview(form: PreviewForm): Promise<{ panel: PreviewPanel; rendered: Rendered; displayed: Displayed }> {
+  // Activated first: a command that activates the extension comes back through the workbench,
+  // which cannot carry the panel object (it arrives as null).
+  await api();
   const started = performance.now();
   const panel = (await vscode.commands.executeCommand<PreviewPanel>('hookbench.render.openPreview'))!;
   const before = panel.sent.length;
