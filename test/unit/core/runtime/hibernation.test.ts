@@ -49,22 +49,26 @@ class Watcher extends DurableObject {
   }
 }
 
-async function watcherServer(timers?: ManualTimers): Promise<{ url: string; stop(): Promise<void> }> {
+/** `cls` as binding `name`, every request routed to its instance `instance`, served by a real receiver. */
+async function serveObject(cls: new (ctx: DurableObjectState, env: unknown) => DurableObject, name: string, instance: string, timers?: ManualTimers): Promise<{ url: string; runtime: WorkerRuntime; stop(): Promise<void> }> {
+  type Env = Record<string, { getByName(n: string): { fetch(r: Request): Promise<Response> } }>;
   const runtime = new WorkerRuntime({
-    exports: { Watcher, default: { fetch: (request: Request, env: { W: { getByName(n: string): { fetch(r: Request): Promise<Response> } } }) => env.W.getByName('w').fetch(request) } },
+    exports: { [cls.name]: cls, default: { fetch: (request: Request, env: Env) => env[name]!.getByName(instance).fetch(request) } },
     env: {},
-    bindings: [{ name: 'W', className: 'Watcher' }],
+    bindings: [{ name, className: cls.name }],
     vars: {},
     secrets: {},
-    dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'hb-watch-')),
+    dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'hb-hibernate-')),
     sql: await loadSqlJs(),
     logger: process.env.HB_DEBUG ? { ...nullLogger, error: (m: string) => console.log('ERR', m), warn: (m: string) => console.log('WARN', m), info: (m: string) => console.log('INFO', m) } : nullLogger,
     ...(timers ? { timers } : {}),
   });
   const receiver = new Receiver({ host: '127.0.0.1', port: 0, runtime: async () => runtime, logger: nullLogger });
   const url = (await receiver.listen()).replace('http', 'ws');
-  return { url, stop: async () => (await receiver.close(), await runtime.shutdown()) };
+  return { url, runtime, stop: async () => (await receiver.close(), await runtime.shutdown()) };
 }
+
+const watcherServer = (timers?: ManualTimers) => serveObject(Watcher, 'W', 'w', timers);
 
 /** Waits for what the server does on its own (a frame arriving, a handler starting); fails after 5 s. */
 async function until(check: () => boolean): Promise<void> {
@@ -123,19 +127,7 @@ function frames(socket: WebSocket): () => Promise<string> {
 
 describe('hibernatable WebSockets', () => {
   it('keep tags and attachment across an eviction, wake on the next frame, auto-respond without waking', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-hibernate-'));
-    const runtime = new WorkerRuntime({
-      exports: { Room, default: { fetch: (request: Request, env: { ROOM: { getByName(n: string): { fetch(r: Request): Promise<Response> } } }) => env.ROOM.getByName('lobby').fetch(request) } },
-      env: {},
-      bindings: [{ name: 'ROOM', className: 'Room' }],
-      vars: {},
-      secrets: {},
-      dataDir,
-      sql: await loadSqlJs(),
-      logger: nullLogger,
-    });
-    const receiver = new Receiver({ host: '127.0.0.1', port: 0, runtime: async () => runtime, logger: nullLogger });
-    const url = (await receiver.listen()).replace('http', 'ws');
+    const { url, runtime, stop } = await serveObject(Room, 'ROOM', 'lobby');
     try {
       const socket = new WebSocket(`${url}/room?tag=alice`);
       const next = frames(socket);
@@ -159,8 +151,7 @@ describe('hibernatable WebSockets', () => {
       for (let i = 0; i < 50 && log.closes.length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
       assert.deepEqual(log.closes, ['4000 bye true alice,all']);
     } finally {
-      await receiver.close();
-      await runtime.shutdown();
+      await stop();
     }
   });
 
