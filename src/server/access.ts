@@ -9,10 +9,13 @@
  *   `*.localhost`), one of VS Code's own (`vscode-webview://…`, `vscode-file://vscode-app`), or
  *   one the user allowed;
  * - a `Host` must be loopback, the address the server was bound to, or one the user allowed.
- * Webhook routes stay open to every origin and host: providers and relays post there, and the
- * signature is the guard.
+ * - the connection must come from the user who runs serve, where the platform can tell
+ *   (localPeer.ts): another user of the machine reaches nothing but the webhook routes.
+ * Webhook routes stay open to every origin, host and user: providers and relays post there, and
+ * the signature is the guard.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Peer } from './localPeer';
 
 export interface AccessPolicy {
   /** Origins allowed besides loopback and VS Code's, as `scheme://host[:port]`. */
@@ -28,7 +31,8 @@ export const WEBHOOK_PATHS = ['/webhooks/', '/webhooks-queued/'];
 
 export const DEFAULT_POLICY: AccessPolicy = { origins: [], hosts: [], openPaths: WEBHOOK_PATHS };
 
-export type AccessVerdict = { readonly allowed: true } | { readonly allowed: false; readonly reason: string };
+/** A refusal says what was refused (`reason`, logged) and the 403's whole text (`answer`). */
+export type AccessVerdict = { readonly allowed: true } | { readonly allowed: false; readonly reason: string; readonly answer: string };
 
 const ALLOWED: AccessVerdict = { allowed: true };
 
@@ -86,21 +90,35 @@ export function isOpenPath(pathname: string, policy: AccessPolicy): boolean {
   return policy.openPaths.some((prefix) => pathname.startsWith(prefix) || pathname === prefix.replace(/\/$/, ''));
 }
 
+/** Whether a request must pass the checks below: every upgrade (a WebSocket carries no signature), and every non-webhook route. */
+export function isGuarded(pathname: string, policy: AccessPolicy, upgrade: boolean): boolean {
+  return upgrade || !isOpenPath(pathname, policy);
+}
+
+/** Why a peer may not reach a guarded route, or undefined when it may. */
+function peerRefusal(peer: Peer | undefined): string | undefined {
+  if (peer?.kind === 'other-user') return `another user of this machine (uid ${peer.uid}) may reach only the webhook routes`;
+  if (peer?.kind === 'unknown') return 'the connection\'s owner could not be read from /proc/net/tcp';
+  return undefined;
+}
+
 /**
  * The verdict for one request. `upgrade` requests are always checked, webhook paths included:
- * a WebSocket carries no signature.
+ * a WebSocket carries no signature. `peer` is who holds the connection's other end (localPeer.ts).
  */
-export function checkAccess(headers: IncomingHttpHeaders, pathname: string, options: { boundHost: string; policy: AccessPolicy; upgrade: boolean }): AccessVerdict {
+export function checkAccess(headers: IncomingHttpHeaders, pathname: string, options: { boundHost: string; policy: AccessPolicy; upgrade: boolean; peer?: Peer }): AccessVerdict {
   const { policy } = options;
-  if (!options.upgrade && isOpenPath(pathname, policy)) return ALLOWED;
+  if (!isGuarded(pathname, policy, options.upgrade)) return ALLOWED;
+  const stranger = peerRefusal(options.peer);
+  if (stranger) return { allowed: false, reason: stranger, answer: `Forbidden: ${stranger}; the agents, admin and render routes answer only the user who runs Hookbench (docs/security.md).` };
   const origin = headers.origin;
-  if (origin !== undefined && !originAllowed(origin, policy)) {
-    return { allowed: false, reason: `origin ${JSON.stringify(origin.slice(0, 200))} is not allowed` };
-  }
-  if (!hostAllowed(headers.host, options.boundHost, policy)) {
-    return { allowed: false, reason: `host ${JSON.stringify((headers.host ?? '').slice(0, 200))} is not this machine` };
-  }
+  if (origin !== undefined && !originAllowed(origin, policy)) return browserRefusal(`origin ${JSON.stringify(origin.slice(0, 200))} is not allowed`);
+  if (!hostAllowed(headers.host, options.boundHost, policy)) return browserRefusal(`host ${JSON.stringify((headers.host ?? '').slice(0, 200))} is not this machine`);
   return ALLOWED;
+}
+
+function browserRefusal(reason: string): AccessVerdict {
+  return { allowed: false, reason, answer: forbiddenText(reason) };
 }
 
 /** The body of a 403: what was refused and how to open it up. */

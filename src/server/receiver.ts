@@ -7,6 +7,7 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { answerCloseByWorker } from './closeAnswer';
@@ -19,10 +20,13 @@ import { UPGRADE, type UpgradeResponse } from '../core/runtime/instanceHost';
 import { plainSmallFrames } from './plainSmallFrames';
 import type { WorkerRuntime } from '../core/runtime/workerRuntime';
 import type { AdminApi } from './adminApi';
-import { checkAccess, DEFAULT_POLICY, forbiddenText, mayShowStack, type AccessPolicy } from './access';
+import { checkAccess, DEFAULT_POLICY, mayShowStack, type AccessPolicy } from './access';
+import { PeerIdentifier, type Peer } from './localPeer';
+import { BodyBudgetError, BodyIdleError, connectionClient, DEFAULT_LIMITS, OWNER, Quota, readBoundedBody, requestClient, type BoundedBody, type ReceiverLimits } from './requestBounds';
+import { realTimers, type Timers } from '../core/timers';
 import type { DeliveryLog } from './deliveryLog';
 import { deliverySource, withoutSourceHeader } from './deliverySource';
-import { BodyTooLargeError, readBody, requestUrl, toRequest, writeResponse, writeText } from './httpAdapter';
+import { BodyTooLargeError, requestUrl, toRequest, writeResponse, writeText } from './httpAdapter';
 
 export interface ReceiverOptions {
   readonly host: string;
@@ -34,6 +38,9 @@ export interface ReceiverOptions {
   readonly deliveries?: DeliveryLog;
   /** Who may reach the non-webhook routes and WebSockets (default: loopback and VS Code only). */
   readonly access?: AccessPolicy;
+  /** Connections, bytes in flight and slow-body bounds (requestBounds.ts). */
+  readonly limits?: Partial<ReceiverLimits>;
+  readonly timers?: Timers;
 }
 
 /**
@@ -48,12 +55,33 @@ export class Receiver {
   private readonly server: http.Server;
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: true, maxPayload: MAX_WEBSOCKET_MESSAGE, skipUTF8Validation: true });
   private readonly socketsPerClient = new Map<string, number>();
+  private readonly peers = new PeerIdentifier();
+  private readonly limits: ReceiverLimits;
+  private readonly connections: Quota;
+  private readonly bytes: Quota;
   private origin = '';
 
   constructor(private readonly options: ReceiverOptions) {
-    this.server = http.createServer({ headersTimeout: 30_000, requestTimeout: 120_000, keepAliveTimeout: 5_000 }, (req, res) => void this.handle(req, res));
+    const limits = (this.limits = { ...DEFAULT_LIMITS, ...options.limits });
+    this.connections = new Quota(limits.connections, limits.connectionsPerClient);
+    this.bytes = new Quota(limits.bytesInFlight, limits.bytesInFlightPerClient);
+    // Node checks these two timeouts every connectionsCheckingInterval (30 s unless set).
+    this.server = http.createServer({ headersTimeout: limits.headersMs, requestTimeout: limits.requestMs, keepAliveTimeout: 5_000, connectionsCheckingInterval: Math.min(1_000, limits.headersMs) }, (req, res) => void this.handle(req, res));
+    this.server.on('connection', (socket: Socket) => void this.admit(socket));
     this.server.on('upgrade', (req, socket, head) => void this.upgrade(req, socket, head));
     this.server.on('clientError', (_error, socket) => socket.destroy());
+  }
+
+  /** Counts a new connection against its client's bound, once its peer is known; past it, closes it. */
+  private async admit(socket: Socket): Promise<void> {
+    const client = connectionClient(await this.peers.identify(socket));
+    if (socket.destroyed) return;
+    if (!this.connections.take(client, 1)) {
+      this.options.logger.warn(`[security] closed a connection from ${client === OWNER ? 'this user' : client}: too many open connections`);
+      socket.destroy();
+      return;
+    }
+    socket.once('close', () => this.connections.give(client, 1));
   }
 
   /** Starts listening; resolves with the URL actually bound (port 0 picks a free one). */
@@ -69,12 +97,38 @@ export class Receiver {
     });
   }
 
-  /** The origin and host check (access.ts): undefined when allowed, else the 403's text, the reason logged. */
-  private refusal(req: http.IncomingMessage, url: URL, upgrade: boolean): string | undefined {
-    const access = checkAccess(req.headers, url.pathname, { boundHost: this.options.host, policy: this.options.access ?? DEFAULT_POLICY, upgrade });
+  /** The origin, host and user check (access.ts): undefined when allowed, else the 403's text, the reason logged. */
+  private refusal(req: http.IncomingMessage, url: URL, upgrade: boolean, peer: Peer): string | undefined {
+    const access = checkAccess(req.headers, url.pathname, { boundHost: this.options.host, policy: this.policy, upgrade, peer });
     if (access.allowed) return undefined;
     this.options.logger.warn(`[security] refused ${upgrade ? 'a WebSocket to' : req.method} ${url.pathname}: ${access.reason}`);
-    return forbiddenText(access.reason);
+    return access.answer;
+  }
+
+  private get policy(): AccessPolicy {
+    return this.options.access ?? DEFAULT_POLICY;
+  }
+
+  /** The body within its bounds, or the answer already written (413, 503, 408, 400) and undefined. */
+  private async body(req: http.IncomingMessage, res: http.ServerResponse, url: URL, peer: Peer, started: number): Promise<BoundedBody | undefined> {
+    const client = requestClient(peer, req.headers.host, this.options.host);
+    try {
+      return await readBoundedBody(req, { limit: this.options.bodyLimit ?? 25 * 1024 * 1024, client, bytes: this.bytes, idleMs: this.limits.bodyIdleMs, timers: this.options.timers ?? realTimers });
+    } catch (error) {
+      const [status, text] =
+        error instanceof BodyTooLargeError ? [413, 'Payload Too Large']
+        : error instanceof BodyBudgetError ? [503, `Service Unavailable: ${error.message}`]
+        : error instanceof BodyIdleError ? [408, `Request Timeout: ${error.message}`]
+        : [400, 'Bad Request'];
+      if (status !== 400) this.options.logger.warn(`[security] ${req.method} ${url.pathname}: ${text}`);
+      // What is left of the body is not read: the connection closes after the answer.
+      res.setHeader('connection', 'close');
+      if (status === 503) res.setHeader('retry-after', '1');
+      writeText(res, status, text);
+      res.once('finish', () => req.socket.destroySoon());
+      this.record(req, url, Buffer.alloc(0), status, {}, text, started, {});
+      return undefined;
+    }
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -86,23 +140,26 @@ export class Receiver {
       req.resume();
       return writeText(res, 400, 'Bad Request');
     }
-    const refused = this.refusal(req, url, false);
+    const peer = await this.peers.identify(req.socket);
+    const refused = this.refusal(req, url, false, peer);
     if (refused !== undefined) {
-      req.resume();
+      // Refused before a byte of the body is read; the connection closes after the answer.
+      res.setHeader('connection', 'close');
       writeText(res, 403, refused);
+      res.once('finish', () => req.socket.destroySoon());
       this.record(req, url, Buffer.alloc(0), 403, {}, refused, started, {});
       return;
     }
-    let body: Buffer;
+    const bounded = await this.body(req, res, url, peer, started);
+    if (!bounded) return;
     try {
-      body = await readBody(req, this.options.bodyLimit ?? 25 * 1024 * 1024);
-    } catch (error) {
-      const tooLarge = error instanceof BodyTooLargeError;
-      if (tooLarge) res.setHeader('connection', 'close');
-      writeText(res, tooLarge ? 413 : 400, tooLarge ? 'Payload Too Large' : 'Bad Request');
-      this.record(req, url, Buffer.alloc(0), res.statusCode, {}, tooLarge ? 'Payload Too Large' : 'Bad Request', started, {});
-      return;
+      await this.answer(req, res, url, bounded.body, started);
+    } finally {
+      bounded.release();
     }
+  }
+
+  private async answer(req: http.IncomingMessage, res: http.ServerResponse, url: URL, body: Buffer, started: number): Promise<void> {
     if (this.options.admin?.handles(url.pathname)) return this.options.admin.handle(req, res, url, body);
     let status = 500;
     let responseHeaders: Record<string, string> = {};
@@ -185,7 +242,7 @@ export class Receiver {
     } catch {
       return rejectUpgrade(socket, 400, 'Bad Request');
     }
-    const refused = this.refusal(req, url, true);
+    const refused = this.refusal(req, url, true, await this.peers.identify(req.socket));
     if (refused !== undefined) return rejectUpgrade(socket, 403, refused);
     const client = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
     if ((this.socketsPerClient.get(client) ?? 0) >= MAX_WEBSOCKETS_PER_CLIENT) {

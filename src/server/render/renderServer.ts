@@ -14,7 +14,8 @@ import { catalogWith, type CatalogEntry } from '../../core/render/fontCatalog';
 import { failureEnvelope, RenderError, successEnvelope } from '../../core/render/errors';
 import { validateRenderRequest, type RenderRequest } from '../../core/render/request';
 import { safeEqualText } from '../../core/signing/crypto';
-import { checkAccess, DEFAULT_POLICY, forbiddenText, type AccessPolicy } from '../access';
+import { checkAccess, DEFAULT_POLICY, type AccessPolicy } from '../access';
+import { PeerIdentifier } from '../localPeer';
 import { BodyTooLargeError, readBody, requestUrl } from '../httpAdapter';
 import { runAction, type ActionResult, type ReportCapture } from './actions';
 import { BrowserPool } from './browserPool';
@@ -63,6 +64,7 @@ export class RenderServer {
   readonly #options: RenderServerOptions;
   readonly #server: http.Server;
   readonly #rate: RateLimit;
+  readonly #peers = new PeerIdentifier();
   #url = '';
 
   constructor(options: RenderServerOptions) {
@@ -108,10 +110,11 @@ export class RenderServer {
         throw new RenderError(400, 400, 'Bad request target');
       }
       // A web page must not drive the browser, even with a token it guessed or was given: no route here is a webhook.
-      const access = checkAccess(req.headers, url.pathname, { boundHost: this.#options.host, policy: { ...(this.#options.access ?? DEFAULT_POLICY), openPaths: [] }, upgrade: false });
+      const peer = await this.#peers.identify(req.socket);
+      const access = checkAccess(req.headers, url.pathname, { boundHost: this.#options.host, policy: { ...(this.#options.access ?? DEFAULT_POLICY), openPaths: [] }, upgrade: false, peer });
       if (!access.allowed) {
         this.#options.logger.warn(`[security] the render emulator refused ${req.method} ${url.pathname}: ${access.reason}`);
-        throw new RenderError(403, 403, forbiddenText(access.reason));
+        throw new RenderError(403, 403, access.answer);
       }
       const route = this.#route(req.method ?? 'GET', url.pathname);
       if (!this.#authorized(req)) throw new RenderError(401, 10000, 'Authentication failed');
