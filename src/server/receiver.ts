@@ -53,6 +53,10 @@ export class Receiver {
   constructor(private readonly options: ReceiverOptions) {
     this.server = http.createServer({ headersTimeout: 30_000, requestTimeout: 120_000, keepAliveTimeout: 5_000 }, (req, res) => void this.handle(req, res));
     this.server.on('upgrade', (req, socket, head) => void this.upgrade(req, socket, head));
+    // A client that sends `Expect: 100-continue` (curl does for bodies over 1 MiB) waits for the
+    // go-ahead: it comes once the body's declared size is within the route's limit, so a body
+    // over it is refused before it is sent at all.
+    this.server.on('checkContinue', (req, res) => void this.handle(req, res, true));
     this.server.on('clientError', (_error, socket) => socket.destroy());
   }
 
@@ -77,7 +81,7 @@ export class Receiver {
     return forbiddenText(access.reason);
   }
 
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse, expectsContinue = false): Promise<void> {
     const started = performance.now();
     let url: URL;
     try {
@@ -94,16 +98,20 @@ export class Receiver {
       return;
     }
     let body: Buffer;
+    const admin = this.options.admin?.handles(url.pathname) ? this.options.admin : undefined;
     try {
-      body = await readBody(req, this.options.bodyLimit ?? 25 * 1024 * 1024);
+      body = await readBody(req, admin?.bodyLimit(req.method, url.pathname) ?? this.options.bodyLimit ?? 25 * 1024 * 1024, expectsContinue ? () => res.writeContinue() : undefined);
     } catch (error) {
       const tooLarge = error instanceof BodyTooLargeError;
       if (tooLarge) res.setHeader('connection', 'close');
-      writeText(res, tooLarge ? 413 : 400, tooLarge ? 'Payload Too Large' : 'Bad Request');
-      this.record(req, url, Buffer.alloc(0), res.statusCode, {}, tooLarge ? 'Payload Too Large' : 'Bad Request', started, {});
+      let reason = tooLarge ? 'Payload Too Large' : 'Bad Request';
+      // The admin API answers in JSON, and says why (the sink's per-capture cap).
+      if (tooLarge && admin) reason = admin.refuseBody(res, req.method, url.pathname, error.limit, error.declared);
+      else writeText(res, tooLarge ? 413 : 400, reason);
+      this.record(req, url, Buffer.alloc(0), res.statusCode, {}, reason, started, {});
       return;
     }
-    if (this.options.admin?.handles(url.pathname)) return this.options.admin.handle(req, res, url, body);
+    if (admin) return admin.handle(req, res, url, body);
     let status = 500;
     let responseHeaders: Record<string, string> = {};
     let responseBody = '';

@@ -1,12 +1,12 @@
 /**
- * The admin API (DESIGN §3.4, docs/admin-api.md): every route and what it answers, declared once
+ * The admin API (docs/admin-api.md): every route and what it answers, declared once
  * for the serve process that answers and the extension that asks. A unit test checks the doc
  * names exactly the routes and live messages declared here.
  */
 import type { AlarmsPage, BindingSummary, D1Tables, KvKeysPage, KvValue, QueueInfo, R2ObjectInfo, R2ObjectsPage, WorkflowInstancesPage } from './bindings';
 import type { DeliveryRecord, DeliverySummary } from './deliveries';
 import type { InstanceDetails, InstanceRef, InstanceSummary } from './instances';
-import type { Capture, SinkReceipt } from './sink';
+import type { CaptureList, SinkReceipt } from './sink';
 
 /** Where the admin API answers, on the receiver's address. */
 export const ADMIN_PREFIX = '/__hookbench/';
@@ -77,8 +77,8 @@ export interface AdminRoutes {
   'GET /__hookbench/deliveries': { readonly deliveries: DeliverySummary[] };
   'GET /__hookbench/deliveries/<id>': DeliveryDetails;
   'POST /__hookbench/sink/<name>': SinkReceipt;
-  'GET /__hookbench/sink/<name>': { readonly captures: Capture[] };
-  'GET /__hookbench/sink': { readonly captures: Capture[] };
+  'GET /__hookbench/sink/<name>': CaptureList;
+  'GET /__hookbench/sink': CaptureList;
   'GET /__hookbench/bindings': { readonly bindings: BindingSummary[] };
   'GET /__hookbench/bindings/kv/<binding>/keys': KvKeysPage;
   'GET /__hookbench/bindings/kv/<binding>/value': KvValue;
