@@ -21,8 +21,7 @@ import { QueryError, QueryRunner, type QueryOptions } from './adminQuery';
 import { BindingsApi } from './bindingsApi';
 import { decodeSegment, HttpError } from './httpError';
 import type { DeliveryLog } from './deliveryLog';
-import { executeRefusal } from './readOnlySql';
-import { parseQuery, parseStatement } from './statementBody';
+import { parseExecute, parseQuery } from './statementBody';
 import { CaptureTooLargeError, type Sink } from './sink';
 
 export interface AdminDeps {
@@ -162,12 +161,16 @@ export class AdminApi {
     }
     if (rest[2] === 'execute' && rest.length === 3) {
       if (req.method !== 'POST') throw new HttpError(405, 'POST');
-      const { sql, params } = parseStatement(body);
-      const refusal = executeRefusal(sql);
-      if (refusal) throw new HttpError(400, refusal);
+      const { sql, params, timeoutMs } = parseExecute(body);
+      const instance = host();
+      // First on a copy, in the worker thread, under the time limit: a statement that loops is
+      // stopped there (sql.js cannot interrupt one), and one that changed what the runtime relies
+      // on is refused, before either touches the thread that answers webhooks.
+      await this.queries.check({ image: () => instance.inspect((db) => db.image()), sql, params, timeoutMs });
       const maxRows = this.deps.query?.maxRows ?? 10_000;
-      // Run by the instance on its live database: journaled and durable before the answer (the output gate).
-      const result = await host().inspect((db) => {
+      // Then by the instance on its live database, now known to finish within the limit: journaled
+      // and durable before the answer (the output gate).
+      const result = await instance.inspect((db) => {
         try {
           return db.exec(sql, params);
         } catch (error) {

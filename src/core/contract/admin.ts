@@ -45,13 +45,16 @@ export interface QueryResult {
 }
 
 /**
- * The body of `POST …/execute`: one statement of any kind, run by the instance itself (the
- * inspector's read-write console). Unlike `…/query` it runs on the live database, so what it
+ * The body of `POST …/execute`: one statement, run by the instance itself (the inspector's
+ * read-write console). It is first tried on a copy in a worker thread, under the time limit, and
+ * refused if it changed what the runtime relies on; then it runs on the live database, so what it
  * changes is journaled and made durable before the answer, as any write of the agent's own.
  */
 export interface ExecuteRequest {
   readonly sql: string;
   readonly params?: readonly QueryParam[];
+  /** A shorter time limit than the default, never a longer one. */
+  readonly timeoutMs?: number;
 }
 
 export interface ExecuteResult extends QueryResult {
