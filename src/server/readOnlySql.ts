@@ -64,11 +64,15 @@ export function executeRefusal(sql: string): string | undefined {
   const acting = keyword(explained[0]);
   if (acting === 'ATTACH' || acting === 'DETACH') return `${acting} is refused: the instance's database is one file, and an attached one is outside its snapshots`;
   if (acting === 'VACUUM' && explained.some((t) => keyword(t) === 'INTO')) return "VACUUM INTO is refused: it writes a second database the instance's snapshots do not hold";
-  if (acting === 'CREATE' && (['TEMP', 'TEMPORARY'].includes(keyword(explained[1]) ?? '') || explained.some((t, i) => t.kind !== 'other' && /^temp$/i.test(unquote(t)) && explained[i + 1]?.text === '.'))) {
-    return "CREATE TEMP is refused: a temporary object lives on the instance's connection, outside its snapshots, and shadows its tables";
-  }
+  if (acting === 'CREATE' && createsTemporary(explained)) return "CREATE TEMP is refused: a temporary object lives on the instance's connection, outside its snapshots, and shadows its tables";
   if (acting === 'PRAGMA') return pragmaSetRefusal(explained);
   return undefined;
+}
+
+/** `CREATE TEMP …`, `CREATE TEMPORARY …`, or a name in the `temp` schema (`CREATE TABLE temp.t`). */
+function createsTemporary(tokens: readonly Token[]): boolean {
+  if (['TEMP', 'TEMPORARY'].includes(keyword(tokens[1]) ?? '')) return true;
+  return tokens.some((t, i) => t.kind !== 'other' && /^temp$/i.test(unquote(t)) && tokens[i + 1]?.text === '.');
 }
 
 /**
