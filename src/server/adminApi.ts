@@ -68,7 +68,8 @@ export class AdminApi {
    * before it is read, or as soon as it grows past the cap while it is read.
    */
   bodyLimit(method: string | undefined, pathname: string): number | undefined {
-    return method === 'POST' && pathname.startsWith(`${ADMIN_PREFIX}sink/`) ? this.deps.sink.limits.maxCaptureBytes : undefined;
+    const sink = pathname === `${ADMIN_PREFIX}sink` || pathname.startsWith(`${ADMIN_PREFIX}sink/`);
+    return method === 'POST' && sink ? this.deps.sink.limits.maxCaptureBytes : undefined;
   }
 
   /** Answers a request whose body went over its limit: 413 with the one-line reason, which it returns. */
