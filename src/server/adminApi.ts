@@ -1,5 +1,5 @@
 /**
- * The admin API (DESIGN §3.4) under /__hookbench/: instances, deliveries, read-only queries, the
+ * The admin API under /__hookbench/: instances, deliveries, read-only queries, the
  * live feed, and the outbound sink. Everything but `POST /__hookbench/sink/<name>` needs
  * `Authorization: Bearer <admin token>` (or `?token=` for the live WebSocket, which browsers
  * cannot give headers); with no token configured those routes answer 403. Shapes: docs/admin-api.md.
@@ -21,9 +21,8 @@ import { QueryError, QueryRunner, type QueryOptions } from './adminQuery';
 import { BindingsApi } from './bindingsApi';
 import { decodeSegment, HttpError } from './httpError';
 import type { DeliveryLog } from './deliveryLog';
-import { executeRefusal } from './readOnlySql';
-import { parseQuery, parseStatement } from './statementBody';
-import type { Sink } from './sink';
+import { parseExecute, parseQuery } from './statementBody';
+import { CaptureTooLargeError, type Sink } from './sink';
 
 export interface AdminDeps {
   readonly token: string | undefined;
@@ -63,6 +62,23 @@ export class AdminApi {
     return pathname.startsWith(ADMIN_PREFIX);
   }
 
+  /**
+   * The most body bytes a request to `pathname` may send, when a route allows less than the
+   * receiver does: a capture is refused over the sink's per-capture cap by its Content-Length
+   * before it is read, or as soon as it grows past the cap while it is read.
+   */
+  bodyLimit(method: string | undefined, pathname: string): number | undefined {
+    const sink = pathname === `${ADMIN_PREFIX}sink` || pathname.startsWith(`${ADMIN_PREFIX}sink/`);
+    return method === 'POST' && sink ? this.deps.sink.limits.maxCaptureBytes : undefined;
+  }
+
+  /** Answers a request whose body went over its limit: 413 with the one-line reason, which it returns. */
+  refuseBody(res: http.ServerResponse, method: string | undefined, pathname: string, limit: number, declared: number | undefined): string {
+    const reason = this.bodyLimit(method, pathname) !== undefined ? new CaptureTooLargeError(limit, declared).message : `the request body is over ${limit} bytes`;
+    json(res, 413, { error: reason });
+    return reason;
+  }
+
   private authorized(req: http.IncomingMessage, url: URL): boolean {
     const { token } = this.deps;
     if (!token) throw new HttpError(403, 'the admin API is off: start serve with --admin-token or HOOKBENCH_ADMIN_TOKEN');
@@ -85,12 +101,12 @@ export class AdminApi {
           return json(res, 200, await this.bindings.handle(req.method ?? 'GET', rest, url, body));
         case 'sink':
           if (req.method !== 'GET') throw new HttpError(405, 'GET or POST');
-          return answer(res, 'GET /__hookbench/sink/<name>', { captures: this.deps.sink.list(rest[0] === undefined ? undefined : decode(rest[0], 'sink name'), limitOf(url)) });
+          return answer(res, 'GET /__hookbench/sink/<name>', this.deps.sink.list(rest[0] === undefined ? undefined : decode(rest[0], 'sink name'), limitOf(url)));
         default:
           throw new HttpError(404, `no admin route ${url.pathname}`);
       }
     } catch (error) {
-      if (error instanceof HttpError || error instanceof QueryError) return json(res, error.status, { error: error.message });
+      if (error instanceof HttpError || error instanceof QueryError || error instanceof CaptureTooLargeError) return json(res, error.status, { error: error.message });
       this.deps.logger.error(`[admin] ${req.method} ${url.pathname}: ${(error as Error)?.stack ?? String(error)}`);
       json(res, 500, { error: (error as Error)?.message ?? String(error) });
     }
@@ -146,12 +162,16 @@ export class AdminApi {
     }
     if (rest[2] === 'execute' && rest.length === 3) {
       if (req.method !== 'POST') throw new HttpError(405, 'POST');
-      const { sql, params } = parseStatement(body);
-      const refusal = executeRefusal(sql);
-      if (refusal) throw new HttpError(400, refusal);
+      const { sql, params, timeoutMs } = parseExecute(body);
+      const instance = host();
+      // First on a copy, in the worker thread, under the time limit: a statement that loops is
+      // stopped there (sql.js cannot interrupt one), and one that changed what the runtime relies
+      // on is refused, before either touches the thread that answers webhooks.
+      await this.queries.check({ image: () => instance.inspect((db) => db.image()), sql, params, timeoutMs });
       const maxRows = this.deps.query?.maxRows ?? 10_000;
-      // Run by the instance on its live database: journaled and durable before the answer (the output gate).
-      const result = await host().inspect((db) => {
+      // Then by the instance on its live database, now known to finish within the limit: journaled
+      // and durable before the answer (the output gate).
+      const result = await instance.inspect((db) => {
         try {
           return db.exec(sql, params);
         } catch (error) {
@@ -219,7 +239,7 @@ export class AdminApi {
       const subscriptions = [
         this.deps.deliveries.onDidRecord((delivery) => send({ type: 'delivery', delivery })),
         this.deps.instanceEvents.event((event) => send(instanceMessage(event))),
-        this.deps.sink.onDidCapture(({ bodyBase64: _b, ...capture }) => send({ type: 'outbound', capture })),
+        this.deps.sink.onDidCapture(({ bodyBase64: _b, ...capture }) => send({ type: 'outbound', capture, dropped: this.deps.sink.dropped() })),
       ];
       ws.on('close', () => subscriptions.forEach((s) => s.dispose()));
       send({ type: 'hello' });

@@ -1,6 +1,7 @@
 /**
- * The admin API's read-only queries, off the serve process's main thread. Each query runs on a
- * copy of the instance's database in a worker thread (adminQueryWorker.ts), and the worker is
+ * The admin API's read-only queries, and the trial run of its console writes, off the serve
+ * process's main thread. Each runs on a copy of the instance's database in a worker thread
+ * (adminQueryWorker.ts), and the worker is
  * terminated when the time limit passes: sql.js exposes no sqlite3_interrupt and no progress
  * handler, so a statement cannot be stopped from inside, and on the main thread a recursive query
  * held every webhook for as long as it ran. One warm worker serves the queries in turn; one that
@@ -13,8 +14,12 @@ import type { SqlValue } from '../core/runtime/journal';
 
 import type { QueryParam } from '../core/contract/admin';
 
-/** What the serve process sends the worker: one statement and the image to run it on. */
+/**
+ * What the serve process sends the worker: one statement and the image to run it on, either as a
+ * read-only query (`read`) or as a console write tried before it is applied (`check`).
+ */
 export interface QueryJob {
+  readonly mode: 'read' | 'check';
   readonly image: Uint8Array;
   readonly sql: string;
   readonly params: readonly QueryParam[];
@@ -25,6 +30,8 @@ export interface QueryJob {
 export type WorkerReply =
   | { readonly type: 'ready' }
   | { readonly type: 'result'; readonly columns: string[]; readonly rows: SqlValue[][]; readonly truncated: boolean }
+  /** A console write ran to its end on the copy and left what the runtime relies on as it was. */
+  | { readonly type: 'checked' }
   /** `refused`: the statement changed the copy, so its rows are withheld; otherwise SQLite's error. */
   | { readonly type: 'error'; readonly message: string; readonly refused: boolean };
 
@@ -83,12 +90,25 @@ export class QueryRunner {
     this.limits = { timeoutMs: options.timeoutMs ?? 2000, maxRows: options.maxRows ?? 10_000, maxWaiting: options.maxWaiting ?? 4, memoryMb: options.memoryMb ?? 256 };
   }
 
-  /** Runs one statement on a copy of the database, after the queries before it. */
+  /** Runs one read-only statement on a copy of the database, after the queries before it. */
   run(request: QueryRequest): Promise<QueryResult> {
+    return this.enqueue(request, 'read') as Promise<QueryResult>;
+  }
+
+  /**
+   * Tries a console write on a copy of the database, in turn with the queries, under the same
+   * time limit: it resolves when the statement ran to its end there and left what the runtime
+   * relies on as it was (executeGuard.ts), and rejects with the 400 or 408 to answer otherwise.
+   */
+  async check(request: QueryRequest): Promise<void> {
+    await this.enqueue(request, 'check');
+  }
+
+  private enqueue(request: QueryRequest, mode: QueryJob['mode']): Promise<QueryResult | undefined> {
     if (this.closed) return Promise.reject(new QueryError(503, 'the server is stopping'));
     if (this.queued > this.limits.maxWaiting) return Promise.reject(new QueryError(503, `${this.queued} admin queries are running or waiting; try again once they are answered`));
     this.queued++;
-    const turn = this.line.then(() => this.runNow(request)).finally(() => this.queued--);
+    const turn = this.line.then(() => this.runNow(request, mode)).finally(() => this.queued--);
     this.line = turn.catch(() => undefined);
     return turn;
   }
@@ -99,12 +119,12 @@ export class QueryRunner {
     if (this.warm) this.discard(this.warm.worker);
   }
 
-  private async runNow({ image, sql, params, timeoutMs }: QueryRequest): Promise<QueryResult> {
+  private async runNow({ image, sql, params, timeoutMs }: QueryRequest, mode: QueryJob['mode']): Promise<QueryResult | undefined> {
     if (this.closed) throw new QueryError(503, 'the server is stopping');
     const limit = Math.min(timeoutMs ?? this.limits.timeoutMs, this.limits.timeoutMs);
     const copy = await image();
     const worker = await this.ready();
-    return new Promise<QueryResult>((resolve, reject) => {
+    return new Promise<QueryResult | undefined>((resolve, reject) => {
       const settle = () => {
         clearTimeout(timer);
         worker.off('message', onMessage).off('error', onError).off('exit', onExit);
@@ -112,11 +132,13 @@ export class QueryRunner {
       const timer = setTimeout(() => {
         settle();
         this.discard(worker);
-        reject(new QueryError(408, `query stopped after ${limit} ms: it ran past the admin API's time limit`));
+        const stopped = mode === 'read' ? `query stopped after ${limit} ms` : `statement stopped after ${limit} ms on a copy of the database, and not applied`;
+        reject(new QueryError(408, `${stopped}: it ran past the admin API's time limit`));
       }, limit);
       const onMessage = (reply: WorkerReply) => {
         settle();
         if (reply.type === 'result') resolve({ columns: reply.columns, rows: reply.rows, truncated: reply.truncated });
+        else if (reply.type === 'checked') resolve(undefined);
         else if (reply.type === 'error') reject(new QueryError(400, reply.refused ? reply.message : `SQL error: ${reply.message}`));
         else reject(new Error(`the query worker answered ${reply.type} to a query`));
       };
@@ -130,7 +152,7 @@ export class QueryRunner {
       };
       worker.on('message', onMessage).once('error', onError).once('exit', onExit);
       // The copy is ours alone (DurableDatabase.image()): hand its memory over instead of cloning it.
-      worker.postMessage({ image: copy, sql, params, maxRows: this.limits.maxRows } satisfies QueryJob, [copy.buffer as ArrayBuffer]);
+      worker.postMessage({ mode, image: copy, sql, params, maxRows: this.limits.maxRows } satisfies QueryJob, [copy.buffer as ArrayBuffer]);
     });
   }
 

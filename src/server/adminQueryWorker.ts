@@ -1,14 +1,19 @@
 /**
  * The admin API's query worker, bundled as dist/adminQueryWorker.js (adminQuery.ts starts it).
- * It loads its own sql.js, and for each job opens the database copy it is sent, makes it
- * read-only, runs exactly one statement, and answers its columns and rows. The serve process
- * terminates it when a query runs past the time limit.
+ * It loads its own sql.js, and for each job opens the database copy it is sent and runs exactly
+ * one statement on it:
+ * - a query (`read`) with the copy made read-only, answering its columns and rows;
+ * - a console write (`check`) as it would run on the instance, comparing what the runtime relies
+ *   on before and after (executeGuard.ts), so the serve process applies to the live database only a
+ *   statement that finished within the time limit and left all of that as it was.
+ * The serve process terminates it when a statement runs past the time limit.
  */
 import { parentPort } from 'node:worker_threads';
 import type { Database, SqlJsStatic } from 'sql.js';
 import type { SqlValue } from '../core/runtime/journal';
 import { loadSqlJs } from '../core/runtime/sqljs';
 import type { QueryJob, WorkerReply } from './adminQuery';
+import { changedGuard, readGuard } from './executeGuard';
 
 const port = parentPort;
 if (!port) throw new Error('adminQueryWorker runs as a worker thread');
@@ -22,7 +27,7 @@ function answer(sql: SqlJsStatic, job: QueryJob): WorkerReply {
   let db: Database | undefined;
   try {
     db = new sql.Database(job.image);
-    return run(db, job);
+    return job.mode === 'check' ? check(db, job) : run(db, job);
   } catch (error) {
     return { type: 'error', message: (error as Error).message ?? String(error), refused: false };
   } finally {
@@ -64,4 +69,23 @@ function run(db: Database, job: QueryJob): WorkerReply {
     return { type: 'error', message: 'read-only: the statement changed the database copy it ran on, so its result is withheld', refused: true };
   }
   return { type: 'result', columns, rows, truncated };
+}
+
+/** Runs a console write on the copy to the end (its rows are not kept: the live run answers them). */
+function check(db: Database, job: QueryJob): WorkerReply {
+  const before = readGuard(db);
+  const statements = db.iterateStatements(job.sql);
+  const first = statements.next();
+  if (first.done) return { type: 'error', message: 'there is no statement to run', refused: true };
+  const statement = first.value;
+  try {
+    statement.bind(job.params as never);
+    while (statement.step());
+  } finally {
+    statement.free();
+  }
+  if (!statements.next().done) return { type: 'error', message: 'exactly one statement is allowed', refused: true };
+  const changed = changedGuard(before, readGuard(db));
+  if (changed) return { type: 'error', message: `refused: the statement changed ${changed} when tried on a copy of the database, so it was not applied`, refused: true };
+  return { type: 'checked' };
 }

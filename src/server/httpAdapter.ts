@@ -5,14 +5,23 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export class BodyTooLargeError extends Error {
-  constructor(readonly limit: number) {
+  constructor(
+    readonly limit: number,
+    /** The Content-Length that was over the limit; undefined when the body grew past it while read. */
+    readonly declared?: number,
+  ) {
     super(`request body larger than ${limit} bytes`);
   }
 }
 
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * The body, refused by its Content-Length before any of it is read, or as soon as it grows past
+ * `limit`. `accepted` runs once the declared size is within the limit (the `100 Continue`).
+ */
+export async function readBody(req: IncomingMessage, limit: number, accepted?: () => void): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
+  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit, declared);
+  accepted?.();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {

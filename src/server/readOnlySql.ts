@@ -10,6 +10,8 @@
  * worker (adminQuery.ts), so whatever slips past the parser still cannot change the instance.
  */
 
+import { isOwnTable, isSchemaTable } from '../core/runtime/ownTables';
+
 interface Token {
   readonly kind: 'word' | 'quoted' | 'other';
   readonly text: string;
@@ -36,20 +38,100 @@ export function readOnlyRefusal(sql: string): string | undefined {
 }
 
 /**
- * Why `sql` may not run through the read-write console's route, or undefined when it may: exactly
- * one statement, no transaction control (a statement is its own transaction, as on Durable
- * Objects), and nothing that names the runtime's own bookkeeping table.
+ * Why `sql` may not run through the read-write console's route, or undefined when it may (the
+ * rules: docs/admin-api.md). Exactly one statement, no transaction control (a statement is its own
+ * transaction, as on Durable Objects), and nothing that can change what the runtime relies on:
+ * its own tables ({@link isOwnTable}) and SQLite's schema, named however they are spelled;
+ * `writable_schema`; attached databases, temporary objects (they live on the instance's
+ * connection, outside its snapshots, and shadow its tables) and `VACUUM INTO`; and pragmas that
+ * set anything but the two numbers the database file keeps for its user.
+ *
+ * This is the first of two walls: the statement then runs on a copy in a worker thread, which
+ * compares what the runtime relies on before and after (adminQueryWorker.ts).
  */
 export function executeRefusal(sql: string): string | undefined {
   const tokens = tokenize(sql);
-  const end = tokens.findIndex((t) => t.kind === 'other' && t.text === ';');
+  const end = statementEnd(tokens);
   if (end >= 0 && tokens.slice(end + 1).some((t) => !(t.kind === 'other' && t.text === ';'))) return 'exactly one statement is allowed';
   const statement = end >= 0 ? tokens.slice(0, end) : tokens;
   if (statement.length === 0) return 'there is no statement to run';
   const verb = keyword(statement[0]);
   if (verb && ['BEGIN', 'COMMIT', 'END', 'ROLLBACK', 'SAVEPOINT', 'RELEASE'].includes(verb)) return `${verb} is refused: each statement is its own transaction`;
-  if (statement.some((t) => /_hookbench_meta/i.test(t.text))) return "_hookbench_meta is the runtime's own table (the journal's position): it cannot be changed";
+  const named = namedForbidden(statement);
+  if (named) return named;
+  // SQLite applies some statements (pragmas) while it compiles them: EXPLAIN of one is judged as the one.
+  const explained = verb === 'EXPLAIN' ? statement.slice(keyword(statement[1]) === 'QUERY' ? 3 : 1) : statement;
+  const acting = keyword(explained[0]);
+  if (acting === 'ATTACH' || acting === 'DETACH') return `${acting} is refused: the instance's database is one file, and an attached one is outside its snapshots`;
+  if (acting === 'VACUUM' && explained.some((t) => keyword(t) === 'INTO')) return "VACUUM INTO is refused: it writes a second database the instance's snapshots do not hold";
+  if (acting === 'CREATE' && createsTemporary(explained)) return "CREATE TEMP is refused: a temporary object lives on the instance's connection, outside its snapshots, and shadows its tables";
+  if (acting === 'PRAGMA') return pragmaSetRefusal(explained);
   return undefined;
+}
+
+/** `CREATE TEMP …`, `CREATE TEMPORARY …`, or a name in the `temp` schema (`CREATE TABLE temp.t`). */
+function createsTemporary(tokens: readonly Token[]): boolean {
+  if (['TEMP', 'TEMPORARY'].includes(keyword(tokens[1]) ?? '')) return true;
+  return tokens.some((t, i) => t.kind !== 'other' && /^temp$/i.test(unquote(t)) && tokens[i + 1]?.text === '.');
+}
+
+/**
+ * Where the first statement ends: its `;`, or -1. A CREATE TRIGGER's body holds statements of its
+ * own, each with its `;`, between BEGIN and the END that closes it (a CASE inside has an END too).
+ */
+function statementEnd(tokens: readonly Token[]): number {
+  const trigger = keyword(tokens[0]) === 'CREATE' && (keyword(tokens[1]) === 'TRIGGER' || (['TEMP', 'TEMPORARY'].includes(keyword(tokens[1]) ?? '') && keyword(tokens[2]) === 'TRIGGER'));
+  let depth = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const word = keyword(tokens[i]);
+    if (trigger && (word === 'BEGIN' || (word === 'CASE' && depth > 0))) depth++;
+    else if (trigger && word === 'END' && depth > 0) depth--;
+    else if (depth === 0 && tokens[i]!.kind === 'other' && tokens[i]!.text === ';') return i;
+  }
+  return -1;
+}
+
+/** The names a console statement may never mention, however quoted: what SQLite would take for them is the same. */
+function namedForbidden(tokens: readonly Token[]): string | undefined {
+  for (const token of tokens) {
+    if (token.kind === 'other') continue;
+    const name = unquote(token);
+    if (/writable_schema/i.test(name)) return "writable_schema is refused: with it, a write to sqlite_master can rename or orphan any table, the runtime's included";
+    if (isSchemaTable(name)) return `${name} is refused: SQLite's schema changes only through CREATE, ALTER and DROP`;
+    if (isOwnTable(name)) return `${name} is the runtime's own table: it cannot be changed from the console (read it with a SELECT)`;
+  }
+  return undefined;
+}
+
+/**
+ * Pragmas that set a value. `user_version` and `application_id` are numbers the database file
+ * keeps for its user (migrations use them). Every other setting is the connection's, not the
+ * database's: it would change how the agent's own statements run (`journal_mode = OFF` takes away
+ * the rollback a failed `transactionSync` needs) and last only until the instance is next opened
+ * from a snapshot; `schema_version` can corrupt the database outright.
+ */
+const SETTABLE_PRAGMAS = new Set(['user_version', 'application_id']);
+
+function pragmaSetRefusal(tokens: readonly Token[]): string | undefined {
+  if (pragmaRefusal(tokens) === undefined) return undefined;
+  let at = 1;
+  if (tokens[at + 1]?.text === '.') at += 2;
+  const name = tokens[at] ? unquote(tokens[at]!).toLowerCase() : '';
+  if (SETTABLE_PRAGMAS.has(name) || ACTING_PRAGMAS.has(name)) return undefined;
+  return `PRAGMA ${name} is refused: only user_version and application_id may be set from the console; other settings belong to the instance's connection`;
+}
+
+/** Whether `sql` (a trigger's or a view's, as sqlite_master keeps it) names one of the runtime's tables, however quoted. */
+export function namesOwnTable(sql: string): boolean {
+  return tokenize(sql).some((t) => t.kind !== 'other' && isOwnTable(unquote(t)));
+}
+
+/** A token as SQLite reads the name: quotes taken off, a doubled quote inside made one. */
+function unquote(token: Token): string {
+  if (token.kind !== 'quoted') return token.text;
+  const open = token.text[0]!;
+  const inner = token.text.slice(1, -1);
+  return open === '[' ? inner : inner.split(open + open).join(open);
 }
 
 function refusal(tokens: readonly Token[]): string | undefined {

@@ -69,6 +69,10 @@ export class Receiver {
     this.server = http.createServer({ headersTimeout: limits.headersMs, requestTimeout: limits.requestMs, keepAliveTimeout: 5_000, connectionsCheckingInterval: Math.min(1_000, limits.headersMs) }, (req, res) => void this.handle(req, res));
     this.server.on('connection', (socket: Socket) => void this.admit(socket));
     this.server.on('upgrade', (req, socket, head) => void this.upgrade(req, socket, head));
+    // A client that sends `Expect: 100-continue` (curl does for bodies over 1 MiB) waits for the
+    // go-ahead: it comes once the body's declared size is within the route's limit, so a body
+    // over it is refused before it is sent at all.
+    this.server.on('checkContinue', (req, res) => void this.handle(req, res, true));
     this.server.on('clientError', (_error, socket) => socket.destroy());
   }
 
@@ -110,11 +114,20 @@ export class Receiver {
   }
 
   /** The body within its bounds, or the answer already written (413, 503, 408, 400) and undefined. */
-  private async body(req: http.IncomingMessage, res: http.ServerResponse, url: URL, peer: Peer, started: number): Promise<BoundedBody | undefined> {
+  private async body(req: http.IncomingMessage, res: http.ServerResponse, url: URL, peer: Peer, started: number, admin: AdminApi | undefined, expectsContinue: boolean): Promise<BoundedBody | undefined> {
     const client = requestClient(peer, req.headers.host, this.options.host);
+    const limit = admin?.bodyLimit(req.method, url.pathname) ?? this.options.bodyLimit ?? 25 * 1024 * 1024;
     try {
-      return await readBoundedBody(req, { limit: this.options.bodyLimit ?? 25 * 1024 * 1024, client, bytes: this.bytes, idleMs: this.limits.bodyIdleMs, timers: this.options.timers ?? realTimers });
+      return await readBoundedBody(req, { limit, client, bytes: this.bytes, idleMs: this.limits.bodyIdleMs, timers: this.options.timers ?? realTimers, accepted: expectsContinue ? () => res.writeContinue() : undefined });
     } catch (error) {
+      if (error instanceof BodyTooLargeError && admin) {
+        // The admin API answers in JSON, and says why (the sink's per-capture cap).
+        res.setHeader('connection', 'close');
+        const reason = admin.refuseBody(res, req.method, url.pathname, error.limit, error.declared);
+        res.once('finish', () => req.socket.destroySoon());
+        this.record(req, url, Buffer.alloc(0), res.statusCode, {}, reason, started, {});
+        return undefined;
+      }
       const [status, text] =
         error instanceof BodyTooLargeError ? [413, 'Payload Too Large']
         : error instanceof BodyBudgetError ? [503, `Service Unavailable: ${error.message}`]
@@ -131,7 +144,7 @@ export class Receiver {
     }
   }
 
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse, expectsContinue = false): Promise<void> {
     const started = performance.now();
     let url: URL;
     try {
@@ -150,17 +163,18 @@ export class Receiver {
       this.record(req, url, Buffer.alloc(0), 403, {}, refused, started, {});
       return;
     }
-    const bounded = await this.body(req, res, url, peer, started);
+    const admin = this.options.admin?.handles(url.pathname) ? this.options.admin : undefined;
+    const bounded = await this.body(req, res, url, peer, started, admin, expectsContinue);
     if (!bounded) return;
     try {
-      await this.answer(req, res, url, bounded.body, started);
+      await this.answer(req, res, url, bounded.body, started, admin);
     } finally {
       bounded.release();
     }
   }
 
-  private async answer(req: http.IncomingMessage, res: http.ServerResponse, url: URL, body: Buffer, started: number): Promise<void> {
-    if (this.options.admin?.handles(url.pathname)) return this.options.admin.handle(req, res, url, body);
+  private async answer(req: http.IncomingMessage, res: http.ServerResponse, url: URL, body: Buffer, started: number, admin: AdminApi | undefined): Promise<void> {
+    if (admin) return admin.handle(req, res, url, body);
     let status = 500;
     let responseHeaders: Record<string, string> = {};
     let responseBody = '';

@@ -127,10 +127,10 @@ export interface BoundedBody {
 
 /**
  * Reads a body while counting its bytes against `bytes` for `client`: a declared length is taken
- * before the first byte is read, a chunked body as it arrives. Past a bound the request stops
+ * before the first byte is read (and before `accepted`, the 100 Continue), a chunked body as it arrives. Past a bound the request stops
  * being read (the caller answers and closes the connection) and the error says which bound.
  */
-export function readBoundedBody(req: IncomingMessage, options: { limit: number; client: string; bytes: Quota; idleMs: number; timers: Timers }): Promise<BoundedBody> {
+export function readBoundedBody(req: IncomingMessage, options: { limit: number; client: string; bytes: Quota; idleMs: number; timers: Timers; accepted?: () => void }): Promise<BoundedBody> {
   const { limit, client, bytes } = options;
   let taken = 0;
   const release = () => {
@@ -144,8 +144,10 @@ export function readBoundedBody(req: IncomingMessage, options: { limit: number; 
   };
   return new Promise<BoundedBody>((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) return reject(new BodyTooLargeError(limit));
+    if (Number.isFinite(declared) && declared > limit) return reject(new BodyTooLargeError(limit, declared));
     if (Number.isFinite(declared) && declared > 0 && !reserve(declared)) return reject(new BodyBudgetError(client));
+    // `Expect: 100-continue`: the client sends the body only once its size is within every bound.
+    options.accepted?.();
     const chunks: Buffer[] = [];
     let size = 0;
     let idle: TimerHandle | undefined;

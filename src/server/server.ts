@@ -11,6 +11,7 @@ import type { Logger } from '../core/log';
 import type { WranglerConfig } from '../core/runtime/wranglerConfig';
 import type { AccessPolicy } from './access';
 import type { InstanceEvent } from '../core/contract/instances';
+import type { SinkLimits } from '../core/contract/sink';
 import { AdminApi } from './adminApi';
 import { noteDataFormat } from './dataFormat';
 import { lockDataFolder } from './dataLock';
@@ -40,6 +41,8 @@ export interface ServerOptions {
   readonly bodyLimit?: number;
   readonly adminToken?: string;
   readonly sinkSecret?: string;
+  /** The sink's bounds (default SINK_LIMITS in src/core/contract/sink.ts). */
+  readonly sinkLimits?: Partial<SinkLimits>;
   /** Who may reach the non-webhook routes and WebSockets (access.ts). */
   readonly access?: AccessPolicy;
 }
@@ -90,7 +93,7 @@ async function startLocked(options: ServerOptions, unlock: () => void): Promise<
     onInstance: (event) => instanceEvents.fire(event),
   });
   const deliveries = await DeliveryLog.open({ dir: internalDir(options.dataDir, 'deliveries') });
-  const sink = await Sink.open(options.sql, internalDir(options.dataDir, 'sink'), options.sinkSecret);
+  const sink = await Sink.open(options.sql, internalDir(options.dataDir, 'sink'), { ...options.sinkLimits, secret: options.sinkSecret });
   const runtime = () => worker.runtime();
   const admin = new AdminApi({ token: options.adminToken, runtime, deliveries, sink, instanceEvents, logger: options.logger });
   const receiver = new Receiver({ host: options.host, port: options.port, runtime, logger: options.logger, bodyLimit: options.bodyLimit, admin, deliveries, access: options.access });

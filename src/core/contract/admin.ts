@@ -1,12 +1,12 @@
 /**
- * The admin API (DESIGN §3.4, docs/admin-api.md): every route and what it answers, declared once
+ * The admin API (docs/admin-api.md): every route and what it answers, declared once
  * for the serve process that answers and the extension that asks. A unit test checks the doc
  * names exactly the routes and live messages declared here.
  */
 import type { AlarmsPage, BindingSummary, D1Tables, KvKeysPage, KvValue, QueueInfo, R2ObjectInfo, R2ObjectsPage, WorkflowInstancesPage } from './bindings';
 import type { DeliveryRecord, DeliverySummary } from './deliveries';
 import type { InstanceDetails, InstanceRef, InstanceSummary } from './instances';
-import type { Capture, SinkReceipt } from './sink';
+import type { CaptureList, SinkReceipt } from './sink';
 
 /** Where the admin API answers, on the receiver's address. */
 export const ADMIN_PREFIX = '/__hookbench/';
@@ -45,13 +45,16 @@ export interface QueryResult {
 }
 
 /**
- * The body of `POST …/execute`: one statement of any kind, run by the instance itself (the
- * inspector's read-write console). Unlike `…/query` it runs on the live database, so what it
+ * The body of `POST …/execute`: one statement, run by the instance itself (the inspector's
+ * read-write console). It is first tried on a copy in a worker thread, under the time limit, and
+ * refused if it changed what the runtime relies on; then it runs on the live database, so what it
  * changes is journaled and made durable before the answer, as any write of the agent's own.
  */
 export interface ExecuteRequest {
   readonly sql: string;
   readonly params?: readonly QueryParam[];
+  /** A shorter time limit than the default, never a longer one. */
+  readonly timeoutMs?: number;
 }
 
 export interface ExecuteResult extends QueryResult {
@@ -77,8 +80,8 @@ export interface AdminRoutes {
   'GET /__hookbench/deliveries': { readonly deliveries: DeliverySummary[] };
   'GET /__hookbench/deliveries/<id>': DeliveryDetails;
   'POST /__hookbench/sink/<name>': SinkReceipt;
-  'GET /__hookbench/sink/<name>': { readonly captures: Capture[] };
-  'GET /__hookbench/sink': { readonly captures: Capture[] };
+  'GET /__hookbench/sink/<name>': CaptureList;
+  'GET /__hookbench/sink': CaptureList;
   'GET /__hookbench/bindings': { readonly bindings: BindingSummary[] };
   'GET /__hookbench/bindings/kv/<binding>/keys': KvKeysPage;
   'GET /__hookbench/bindings/kv/<binding>/value': KvValue;

@@ -16,8 +16,8 @@ export type LiveMessage =
   | (InstanceRef & { readonly type: 'state'; readonly state: unknown })
   /** An event row the agent stored, without its payload. */
   | (InstanceRef & { readonly type: 'event'; readonly event: EventRow })
-  /** Every request the outbound sink captured. */
-  | { readonly type: 'outbound'; readonly capture: CaptureSummary };
+  /** Every request the outbound sink captured, and how many older captures its bounds dropped so far (all sinks). */
+  | { readonly type: 'outbound'; readonly capture: CaptureSummary; readonly dropped: number };
 
 export type LiveMessageType = LiveMessage['type'];
 

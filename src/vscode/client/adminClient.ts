@@ -8,7 +8,7 @@ import type { AlarmsPage, BindingSummary, D1Tables, KvKeysPage, KvValue, QueueIn
 import type { DeliverySummary } from '../../core/contract/deliveries';
 import type { EventRow, InstanceDetails, InstanceRef, InstanceSummary } from '../../core/contract/instances';
 import { LIVE_PATH, type LiveMessage } from '../../core/contract/live';
-import type { Capture } from '../../core/contract/sink';
+import type { CaptureList } from '../../core/contract/sink';
 import { Emitter } from '../../core/events';
 import type { Logger } from '../../core/log';
 
@@ -98,8 +98,9 @@ export class AdminClient {
     return this.get('GET /__hookbench/deliveries/<id>', `deliveries/${encodeURIComponent(id)}`);
   }
 
-  async captures(limit = 200): Promise<Capture[]> {
-    return (await this.get('GET /__hookbench/sink', `sink?limit=${limit}`)).captures;
+  /** The newest captures of every sink, and how many older ones the sink's bounds dropped. */
+  captures(limit = 200): Promise<CaptureList> {
+    return this.get('GET /__hookbench/sink', `sink?limit=${limit}`);
   }
 
   /** The worker's bindings (the Bindings view's roots). */

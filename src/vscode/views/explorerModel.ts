@@ -36,7 +36,8 @@ export interface ExplorerSource {
   /** An instance's newest events by the admin API's SQL: the fallback read path. */
   events(namespace: string, name: string, limit?: number): Promise<EventRow[]>;
   deliveries(limit?: number): Promise<DeliverySummary[]>;
-  captures(limit?: number): Promise<CaptureSummary[]>;
+  /** The newest captures, and how many older ones the sink's bounds dropped. */
+  captures(limit?: number): Promise<{ readonly captures: readonly CaptureSummary[]; readonly dropped: number }>;
 }
 
 /** One instance as the explorer shows it. */
@@ -120,6 +121,8 @@ export class ExplorerModel {
   private readonly entries = new Map<string, InstanceEntry>();
   private deliveryList: DeliverySummary[] = [];
   private captureList: CaptureSummary[] = [];
+  /** Captures the sink dropped to stay within its bounds (all sinks), as last told. */
+  private capturesDropped = 0;
   private source: ExplorerSource | undefined;
   private loading: Promise<void> | undefined;
   /** Bumped by every reload: reads started for an older connection are dropped. */
@@ -131,7 +134,7 @@ export class ExplorerModel {
   /** Instances with a message during their details read: read once more after it. */
   private readonly raced = new Set<string>();
   /** What the feed said while a reload reads the lists. */
-  private arrived: { instances: Set<string>; deliveries: DeliverySummary[]; captures: CaptureSummary[] } | undefined;
+  private arrived: { instances: Set<string>; deliveries: DeliverySummary[]; captures: CaptureSummary[]; dropped: number } | undefined;
 
   private pending = ExplorerModel.empty();
   private timer: TimerHandle | undefined;
@@ -186,6 +189,11 @@ export class ExplorerModel {
 
   get captures(): readonly CaptureSummary[] {
     return this.captureList;
+  }
+
+  /** How many older captures the sink dropped to stay within its budget. */
+  get droppedCaptures(): number {
+    return this.capturesDropped;
   }
 
   /** How many deliveries and outbound captures the lists hold (a page, more once asked). */
@@ -252,7 +260,8 @@ export class ExplorerModel {
     const [deliveries, captures] = await Promise.all([source.deliveries(this.deliveryLimit), source.captures(this.deliveryLimit)]);
     if (generation !== this.generation) return;
     this.deliveryList = merge(this.deliveryList, deliveries, (d) => d.time, this.deliveryLimit);
-    this.captureList = merge(this.captureList, captures, (c) => c.time, this.deliveryLimit);
+    this.captureList = merge(this.captureList, captures.captures, (c) => c.time, this.deliveryLimit);
+    this.capturesDropped = Math.max(this.capturesDropped, captures.dropped);
     this.mark({ deliveries: true, captures: true });
   }
 
@@ -367,7 +376,7 @@ export class ExplorerModel {
     this.detailReads.clear();
     this.eventReads.clear();
     // What the feed says while the lists are read may or may not be in them: it wins.
-    const arrived = (this.arrived = { instances: new Set<string>(), deliveries: [] as DeliverySummary[], captures: [] as CaptureSummary[] });
+    const arrived = (this.arrived = { instances: new Set<string>(), deliveries: [] as DeliverySummary[], captures: [] as CaptureSummary[], dropped: 0 });
     const loading = (async () => {
       const [instances, deliveries, captures] = await Promise.all([source.instances(), source.deliveries(this.deliveryLimit), source.captures(this.deliveryLimit)]);
       if (generation !== this.generation) return;
@@ -390,7 +399,9 @@ export class ExplorerModel {
       }
       this.closeChannels((key) => this.entries.has(key));
       this.deliveryList = merge(deliveries, arrived.deliveries, (d) => d.time, this.deliveryLimit);
-      this.captureList = merge(captures, arrived.captures, (c) => c.time, this.deliveryLimit);
+      this.captureList = merge(captures.captures, arrived.captures, (c) => c.time, this.deliveryLimit);
+      // A new serve process (or data folder) may have dropped fewer: the list read now says.
+      this.capturesDropped = Math.max(captures.dropped, arrived.dropped);
       this.mark({ all: true });
     })();
     this.loading = loading;
@@ -414,7 +425,9 @@ export class ExplorerModel {
         return;
       case 'outbound':
         this.arrived?.captures.push(message.capture);
+        if (this.arrived) this.arrived.dropped = Math.max(this.arrived.dropped, message.dropped);
         this.captureList = merge(this.captureList, [message.capture], (c) => c.time, this.deliveryLimit);
+        this.capturesDropped = Math.max(this.capturesDropped, message.dropped);
         this.mark({ captures: true });
         return;
       case 'instance':

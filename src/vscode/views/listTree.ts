@@ -7,28 +7,37 @@ export interface MoreItem {
   readonly list: string;
 }
 
+/** A line after a list that says something about it (the Outbound view: captures the sink dropped). */
+export interface NoteItem {
+  readonly kind: 'note';
+  readonly list: string;
+  readonly text: string;
+}
+
+const isNote = (item: unknown): item is NoteItem => (item as Partial<NoteItem> | undefined)?.kind === 'note';
+
 /** The command a "Show 100 more" node runs, with the node as its argument (one for every view). */
 export const SHOW_MORE_COMMAND = 'hookbench.views.showMore';
 
 /** A list's "Show 100 more" node (the Agents view's have a namespace instead of a list). */
 export const isMore = (item: unknown): item is MoreItem => (item as Partial<MoreItem> | undefined)?.kind === 'more' && typeof (item as MoreItem).list === 'string';
 
-/** The list's own items, without its "Show 100 more" node. */
-export const listed = <T>(items: readonly (T | MoreItem)[] | null | undefined): T[] => (items ?? []).filter((item): item is T => !isMore(item));
+/** The list's own items, without its "Show 100 more" node and its note. */
+export const listed = <T>(items: readonly (T | MoreItem | NoteItem)[] | null | undefined): T[] => (items ?? []).filter((item): item is T => !isMore(item) && !isNote(item));
 
 /**
  * A flat list view over the explorer's model, which the live feed keeps current: a new item at the
  * top redraws the list (its root) from the model, with no request to the serve process. It shows
  * what the model keeps (a page of 100 at first) and, when that is full, a "Show 100 more" node.
  */
-export abstract class ListTree<T> implements vscode.TreeDataProvider<T | MoreItem> {
-  private readonly changed = new vscode.EventEmitter<T | MoreItem | undefined>();
+export abstract class ListTree<T> implements vscode.TreeDataProvider<T | MoreItem | NoteItem> {
+  private readonly changed = new vscode.EventEmitter<T | MoreItem | NoteItem | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly more: MoreItem;
 
   constructor(
     private readonly session: ExplorerFeed,
-    list: string,
+    private readonly list: string,
   ) {
     this.more = { kind: 'more', list };
     session.onDidChange((change) => {
@@ -46,16 +55,20 @@ export abstract class ListTree<T> implements vscode.TreeDataProvider<T | MoreIte
     return this.session.model.showMoreDeliveries();
   }
 
-  async getChildren(node?: T | MoreItem): Promise<(T | MoreItem)[]> {
+  async getChildren(node?: T | MoreItem | NoteItem): Promise<(T | MoreItem | NoteItem)[]> {
     if (node) return [];
     // While the receiver is stopped or restarting, what the list showed last stays readable.
     await this.session.model.ready();
     const items = this.items(this.session.model);
     // A full list may have more behind it on the serve process.
-    return items.length >= this.session.model.listLimit ? [...items, this.more] : [...items];
+    const children: (T | MoreItem | NoteItem)[] = items.length >= this.session.model.listLimit ? [...items, this.more] : [...items];
+    const note = this.note(this.session.model);
+    if (note !== undefined) children.push({ kind: 'note', list: this.list, text: note });
+    return children;
   }
 
-  getTreeItem(item: T | MoreItem): vscode.TreeItem {
+  getTreeItem(item: T | MoreItem | NoteItem): vscode.TreeItem {
+    if (isNote(item)) return Object.assign(new vscode.TreeItem(item.text, vscode.TreeItemCollapsibleState.None), { id: `note:${item.list}`, iconPath: new vscode.ThemeIcon('info'), contextValue: 'hookbench.note' });
     if (!isMore(item)) return this.treeItem(item);
     return Object.assign(new vscode.TreeItem('Show 100 more', vscode.TreeItemCollapsibleState.None), {
       id: `more:${item.list}`,
@@ -64,6 +77,11 @@ export abstract class ListTree<T> implements vscode.TreeDataProvider<T | MoreIte
       contextValue: 'hookbench.more',
       command: { command: SHOW_MORE_COMMAND, title: 'Show 100 More', arguments: [item] },
     });
+  }
+
+  /** A line to show after the list, if any. */
+  protected note(_model: ExplorerModel): string | undefined {
+    return undefined;
   }
 
   protected abstract affectedBy(change: ExplorerChange): boolean;

@@ -1,6 +1,6 @@
 /** The Outbound view: webhooks agents sent to the local sink, with their signature check. */
 import * as vscode from 'vscode';
-import type { CaptureSummary } from '../../core/contract/sink';
+import { droppedNote, type CaptureSummary } from '../../core/contract/sink';
 import type { ExplorerChange, ExplorerFeed, ExplorerModel } from './explorerModel';
 import { relativeTime } from './explorerSession';
 import { ListTree } from './listTree';
@@ -17,6 +17,11 @@ export class OutboundTree extends ListTree<CaptureSummary> {
 
   protected items(model: ExplorerModel): readonly CaptureSummary[] {
     return model.captures;
+  }
+
+  /** The sink keeps a byte budget (docs/admin-api.md): say when older captures made room for newer ones. */
+  protected override note(model: ExplorerModel): string | undefined {
+    return model.droppedCaptures > 0 ? droppedNote(model.droppedCaptures) : undefined;
   }
 
   protected treeItem(c: CaptureSummary): vscode.TreeItem {

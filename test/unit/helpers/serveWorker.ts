@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import WebSocket from 'ws';
 import type * as Contract from '../../../src/core/contract/instances';
+import type { SinkLimits } from '../../../src/core/contract/sink';
 import { lineLogger } from '../../../src/core/log';
 import { loadSqlJs } from '../../../src/core/runtime/sqljs';
 import { findWranglerConfig, readWranglerConfig, type WranglerConfig } from '../../../src/core/runtime/wranglerConfig';
@@ -47,6 +48,8 @@ export interface ServeOptions {
   bodyLimit?: number;
   adminToken?: string;
   sinkSecret?: string;
+  /** The sink's bounds, smaller than serve's so a test reaches them with small bodies. */
+  sinkLimits?: Partial<SinkLimits>;
   /** Serve this entry with this config instead of a fixture folder. */
   worker?: { entry: string; config: WranglerConfig };
 }
@@ -81,6 +84,7 @@ export async function serveFixture(name: string, options: ServeOptions = {}): Pr
     bodyLimit: options.bodyLimit,
     adminToken: options.adminToken,
     sinkSecret: options.sinkSecret,
+    sinkLimits: options.sinkLimits,
   });
   server.instanceEvents.event((event) => {
     if (event.kind !== 'woken' && event.kind !== 'evicted') return;

@@ -109,3 +109,66 @@ describe('QueryRunner', () => {
     assert.equal(result.truncated, true);
   });
 });
+
+describe('QueryRunner.check (a console write tried on a copy before it is applied)', () => {
+  let live: DurableDatabase;
+  const check = (on: QueryRunner, sql: string, timeoutMs?: number) => on.check({ image: async () => live.image(), sql, params: [], timeoutMs });
+  const runtimeRows = () => [live.exec('SELECT * FROM cf_agents_state').rows, live.exec('SELECT * FROM _cf_KV').rows, live.exec('SELECT sql FROM sqlite_master ORDER BY name').rows];
+
+  before(async () => {
+    live = await DurableDatabase.open({ sql: await loadSqlJs(), dir: fs.mkdtempSync(path.join(os.tmpdir(), 'hb-check-')) });
+    // The runtime's tables as the agents SDK and workerd make them, and a worker's own.
+    live.exec('CREATE TABLE cf_agents_state (id TEXT PRIMARY KEY NOT NULL, state TEXT)');
+    live.exec("INSERT INTO cf_agents_state VALUES ('cf_state_row_id', '{\"n\":1}')");
+    live.exec('CREATE TABLE _cf_KV (key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID');
+    live.exec("INSERT INTO _cf_KV VALUES ('k', x'01')");
+    live.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)');
+    live.exec('CREATE TABLE audit (text TEXT)');
+    // Triggers the worker's own code made: a console write to its tables reaches the runtime's through them.
+    live.exec("CREATE TRIGGER notes_state AFTER INSERT ON notes WHEN new.text = 'state' BEGIN UPDATE cf_agents_state SET state = '{}'; END");
+    live.exec("CREATE TRIGGER notes_kv AFTER INSERT ON notes WHEN new.text = 'kv' BEGIN DELETE FROM _cf_KV; END");
+    await live.commit();
+  });
+  after(() => live.close());
+
+  it('resolves for a write to the worker’s own tables, and leaves the live database to the caller', async () => {
+    await check(runner(), "INSERT INTO notes (text) VALUES ('plain')");
+    await check(runner(), 'CREATE TABLE more_notes (x)');
+    await check(runner(), 'DROP TABLE audit');
+    for (const sql of ['VACUUM', 'ANALYZE', 'REINDEX', 'PRAGMA user_version = 3']) await check(runner(), sql);
+    assert.deepEqual(live.exec('SELECT count(*) FROM notes').rows, [[0]], 'only the copy was written');
+  });
+
+  it('refuses what changed the runtime’s tables on the copy, with no statement policy in front, through a trigger or a spelling', async () => {
+    const before = runtimeRows();
+    for (const [sql, changed] of [
+      ["INSERT INTO notes (text) VALUES ('state')", "the rows of the runtime's own table cf_agents_state"],
+      ["INSERT INTO notes (text) VALUES ('kv')", "the rows of the runtime's own table _cf_KV"],
+      ["UPDATE 'CF_AGENTS_STATE' SET state = NULL", "the rows of the runtime's own table cf_agents_state"],
+      ['DELETE FROM [main].[_cf_kv]', "the rows of the runtime's own table _cf_KV"],
+      ['ALTER TABLE cf_agents_state RENAME TO old_state', "the schema of the runtime's own tables"],
+      ['ALTER TABLE notes RENAME TO cf_agents_notes', "the schema of the runtime's own tables"],
+      ['CREATE TRIGGER guard BEFORE UPDATE ON cf_agents_state BEGIN SELECT RAISE(ABORT, 1); END', "the schema of the runtime's own tables"],
+      ['PRAGMA writable_schema = ON', 'writable_schema'],
+      ['PRAGMA journal_mode = OFF', 'the connection setting journal_mode'],
+      ["ATTACH ':memory:' AS other", 'the attached databases'],
+      ['CREATE TEMP TABLE cf_shadow (x)', 'the temporary schema'],
+    ] as const) {
+      const error = await refusal(check(runner(), sql));
+      assert.equal(error.status, 400, sql);
+      assert.equal(error.message, `refused: the statement changed ${changed} when tried on a copy of the database, so it was not applied`, sql);
+    }
+    assert.deepEqual(runtimeRows(), before);
+  });
+
+  it('answers SQLite’s error from the copy', async () => {
+    const error = await refusal(check(runner(), 'UPDATE nope SET a = 1'));
+    assert.deepEqual([error.status, error.message], [400, 'SQL error: no such table: nope']);
+  });
+
+  it('stops a write that runs past the time limit on the copy: 408, and nothing to apply', async () => {
+    const error = await refusal(check(runner({ timeoutMs: 200 }), `INSERT INTO notes (text) SELECT * FROM (${endless})`));
+    assert.equal(error.status, 408);
+    assert.equal(error.message, "statement stopped after 200 ms on a copy of the database, and not applied: it ran past the admin API's time limit");
+  });
+});

@@ -37,7 +37,7 @@ class FakeSource implements ExplorerSource {
   }
   async captures() {
     this.calls.push('captures');
-    return [];
+    return { captures: [], dropped: 0 };
   }
 }
 
