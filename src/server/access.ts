@@ -10,7 +10,8 @@
  *   one the user allowed;
  * - a `Host` must be loopback, the address the server was bound to, or one the user allowed.
  * - the connection must come from the user who runs serve, where the platform can tell
- *   (localPeer.ts): another user of the machine reaches nothing but the webhook routes.
+ *   (localPeer.ts): another user of the machine reaches nothing but the webhook routes; where it
+ *   cannot, `--require-token` asks every loopback client for the admin token (localCredential.ts).
  * Webhook routes stay open to every origin, host and user: providers and relays post there, and
  * the signature is the guard.
  */
@@ -24,6 +25,11 @@ export interface AccessPolicy {
   readonly hosts: readonly string[];
   /** Path prefixes open to any origin and host (the webhook routes). */
   readonly openPaths: readonly string[];
+  /**
+   * `serve --require-token`: the admin token a loopback client must show where the platform
+   * cannot name its user (localCredential.ts); undefined to let such clients in as the owner.
+   */
+  readonly requireToken?: string;
 }
 
 /** The built-in worker's webhook routes (DESIGN §3.2); a user's worker may add its own with --webhook-path. */
@@ -96,9 +102,10 @@ export function isGuarded(pathname: string, policy: AccessPolicy, upgrade: boole
 }
 
 /** Why a peer may not reach a guarded route, or undefined when it may. */
-function peerRefusal(peer: Peer | undefined): string | undefined {
+function peerRefusal(peer: Peer | undefined, policy: AccessPolicy, credential: boolean): string | undefined {
   if (peer?.kind === 'other-user') return `another user of this machine (uid ${peer.uid}) may reach only the webhook routes`;
   if (peer?.kind === 'unknown') return 'the connection\'s owner could not be read from /proc/net/tcp';
+  if (peer?.kind === 'unverified' && policy.requireToken !== undefined && !credential) return 'serve runs with --require-token and this request shows no token';
   return undefined;
 }
 
@@ -106,10 +113,10 @@ function peerRefusal(peer: Peer | undefined): string | undefined {
  * The verdict for one request. `upgrade` requests are always checked, webhook paths included:
  * a WebSocket carries no signature. `peer` is who holds the connection's other end (localPeer.ts).
  */
-export function checkAccess(headers: IncomingHttpHeaders, pathname: string, options: { boundHost: string; policy: AccessPolicy; upgrade: boolean; peer?: Peer }): AccessVerdict {
+export function checkAccess(headers: IncomingHttpHeaders, pathname: string, options: { boundHost: string; policy: AccessPolicy; upgrade: boolean; peer?: Peer; credential?: boolean }): AccessVerdict {
   const { policy } = options;
   if (!isGuarded(pathname, policy, options.upgrade)) return ALLOWED;
-  const stranger = peerRefusal(options.peer);
+  const stranger = peerRefusal(options.peer, policy, options.credential ?? false);
   if (stranger) return { allowed: false, reason: stranger, answer: `Forbidden: ${stranger}; the agents, admin and render routes answer only the user who runs Hookbench (docs/security.md).` };
   const origin = headers.origin;
   if (origin !== undefined && !originAllowed(origin, policy)) return browserRefusal(`origin ${JSON.stringify(origin.slice(0, 200))} is not allowed`);

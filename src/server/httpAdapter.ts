@@ -55,10 +55,10 @@ export function requestUrl(req: IncomingMessage, fallbackOrigin: string): string
   }
 }
 
-export function toRequest(req: IncomingMessage, url: string, body: Buffer | undefined): Request {
+export function toRequest(req: IncomingMessage, url: string, body: Buffer | undefined, rawHeaders: readonly string[] = req.rawHeaders): Request {
   // Name/value pairs as they came, repeats included; a Request fills its headers from them directly.
   const headers: [string, string][] = [];
-  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
+  for (let i = 0; i < rawHeaders.length; i += 2) headers.push([rawHeaders[i]!, rawHeaders[i + 1]!]);
   const method = req.method ?? 'GET';
   const hasBody = body !== undefined && method !== 'GET' && method !== 'HEAD';
   return new Request(url, { method, headers, body: hasBody ? body : undefined });

@@ -111,7 +111,14 @@ export async function loopbackPeerUid(socket: Pick<Socket, 'remoteAddress' | 're
 export class PeerIdentifier {
   private readonly known = new WeakMap<Socket, Promise<Peer>>();
 
-  constructor(private readonly read: ReadTable = readProcTable, private readonly uid: number | undefined = ownUid()) {}
+  private readonly read: ReadTable;
+  private readonly uid: number | undefined;
+
+  /** `uid: null` plays a platform that cannot name a connection's user (macOS, Windows). */
+  constructor(options: { read?: ReadTable; uid?: number | null } = {}) {
+    this.read = options.read ?? readProcTable;
+    this.uid = options.uid === null ? undefined : (options.uid ?? ownUid());
+  }
 
   identify(socket: Socket): Promise<Peer> {
     let peer = this.known.get(socket);

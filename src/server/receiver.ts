@@ -22,6 +22,7 @@ import type { WorkerRuntime } from '../core/runtime/workerRuntime';
 import type { AdminApi } from './adminApi';
 import { checkAccess, DEFAULT_POLICY, mayShowStack, type AccessPolicy } from './access';
 import { PeerIdentifier, type Peer } from './localPeer';
+import { LOGIN_PATH, loginAnswer, showsCredential, withoutCredential } from './localCredential';
 import { BodyBudgetError, BodyIdleError, connectionClient, DEFAULT_LIMITS, OWNER, Quota, readBoundedBody, requestClient, type BoundedBody, type ReceiverLimits } from './requestBounds';
 import { realTimers, type Timers } from '../core/timers';
 import type { DeliveryLog } from './deliveryLog';
@@ -41,6 +42,8 @@ export interface ReceiverOptions {
   /** Connections, bytes in flight and slow-body bounds (requestBounds.ts). */
   readonly limits?: Partial<ReceiverLimits>;
   readonly timers?: Timers;
+  /** Names each connection's user (localPeer.ts); a platform's own by default. */
+  readonly peers?: PeerIdentifier;
 }
 
 /**
@@ -55,7 +58,7 @@ export class Receiver {
   private readonly server: http.Server;
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: true, maxPayload: MAX_WEBSOCKET_MESSAGE, skipUTF8Validation: true });
   private readonly socketsPerClient = new Map<string, number>();
-  private readonly peers = new PeerIdentifier();
+  private readonly peers: PeerIdentifier;
   private readonly limits: ReceiverLimits;
   private readonly connections: Quota;
   private readonly bytes: Quota;
@@ -63,6 +66,7 @@ export class Receiver {
 
   constructor(private readonly options: ReceiverOptions) {
     const limits = (this.limits = { ...DEFAULT_LIMITS, ...options.limits });
+    this.peers = options.peers ?? new PeerIdentifier();
     this.connections = new Quota(limits.connections, limits.connectionsPerClient);
     this.bytes = new Quota(limits.bytesInFlight, limits.bytesInFlightPerClient);
     // Node checks these two timeouts every connectionsCheckingInterval (30 s unless set).
@@ -103,7 +107,9 @@ export class Receiver {
 
   /** The origin, host and user check (access.ts): undefined when allowed, else the 403's text, the reason logged. */
   private refusal(req: http.IncomingMessage, url: URL, upgrade: boolean, peer: Peer): string | undefined {
-    const access = checkAccess(req.headers, url.pathname, { boundHost: this.options.host, policy: this.policy, upgrade, peer });
+    const token = this.policy.requireToken;
+    const credential = token !== undefined && showsCredential(req.headers, url, token);
+    const access = checkAccess(req.headers, url.pathname, { boundHost: this.options.host, policy: this.policy, upgrade, peer, credential });
     if (access.allowed) return undefined;
     this.options.logger.warn(`[security] refused ${upgrade ? 'a WebSocket to' : req.method} ${url.pathname}: ${access.reason}`);
     return access.answer;
@@ -111,6 +117,14 @@ export class Receiver {
 
   private get policy(): AccessPolicy {
     return this.options.access ?? DEFAULT_POLICY;
+  }
+
+  /** The worker's view of a request: the owner's credential taken off (localCredential.ts). */
+  private workerRequest(req: http.IncomingMessage, url: URL, body: Buffer | undefined): Request {
+    const token = this.policy.requireToken;
+    if (token === undefined) return toRequest(req, url.toString(), body);
+    const clean = withoutCredential(url.toString(), req.rawHeaders, token);
+    return toRequest(req, clean.url, body, clean.rawHeaders);
   }
 
   /** The body within its bounds, or the answer already written (413, 503, 408, 400) and undefined. */
@@ -163,6 +177,13 @@ export class Receiver {
       this.record(req, url, Buffer.alloc(0), 403, {}, refused, started, {});
       return;
     }
+    const token = this.policy.requireToken;
+    if (url.pathname === LOGIN_PATH && token !== undefined) {
+      // Reached only with the token (the check above): the browser gets its session cookie.
+      const login = loginAnswer(url, token);
+      res.writeHead(login.status, login.headers);
+      return void res.end(login.body);
+    }
     const admin = this.options.admin?.handles(url.pathname) ? this.options.admin : undefined;
     const bounded = await this.body(req, res, url, peer, started, admin, expectsContinue);
     if (!bounded) return;
@@ -181,7 +202,7 @@ export class Receiver {
     let notes: DeliveryNotes = {};
     try {
       const runtime = await this.options.runtime();
-      const response = await runtime.fetch(toRequest(req, url.toString(), body));
+      const response = await runtime.fetch(this.workerRequest(req, url, body));
       notes = notesOf(response);
       responseHeaders = headersOf(response.headers);
       status = response.status;
@@ -266,7 +287,7 @@ export class Receiver {
     if (this.options.admin?.handles(url.pathname)) return this.options.admin.upgrade(req, socket, head, url);
     try {
       const runtime = await this.options.runtime();
-      const response = await runtime.fetch(toRequest(req, url.toString(), undefined));
+      const response = await runtime.fetch(this.workerRequest(req, url, undefined));
       const accept = (response as Partial<UpgradeResponse>)[UPGRADE];
       if (!accept) return rejectUpgrade(socket, response.status, await response.text());
       // ws answers the offer it is given with its parameters as they are: given workerd's

@@ -15,7 +15,9 @@ import { ConfigError, findWranglerConfig, parseDevVars, readWranglerConfig, Unsu
 import { defaultWorkerConfig, prebuiltDefaultWorker } from '../defaultWorker';
 import { routeConsole } from '../consoleRoute';
 import { RenderServer } from '../render/renderServer';
-import { startServer } from '../server';
+import { internalDir, startServer } from '../server';
+import { loginUrl } from '../localCredential';
+import { writePrivate } from '../../core/runtime/privateFiles';
 import { PROVIDERS, schemeFor } from '../../core/signing';
 import type { AccessPolicy } from '../access';
 import { WEBHOOK_PATHS } from '../access';
@@ -29,6 +31,7 @@ export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 878
          [--outbound-url URL] [--chat-url URL] [--admin-token T] [--exit-with-parent]
          [--render-port 8788] [--no-render] [--render-rate 30] [--render-concurrency 4]
          [--secret-env NAME]... [--allow-origin ORIGIN]... [--allow-host HOST]... [--webhook-path /PREFIX/]...
+         [--require-token]
   Runs a worker on the Agents SDK emulation: yours with --worker (its Durable Object bindings and
   vars from the wrangler config next to it or given with --config), otherwise the built-in
   webhook worker. The worker's secrets come from --env-file (default: the .dev.vars or .env beside
@@ -39,6 +42,10 @@ export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 878
   and VS Code origins; --allow-origin and --allow-host open them to others. Webhook routes
   (/webhooks/, /webhooks-queued/ and each --webhook-path) are open to every origin.
   The admin token comes from HOOKBENCH_ADMIN_TOKEN (--admin-token shows it to every user in ps).
+  Another user of this machine reaches only the webhook routes (on Linux, where serve can tell
+  who opened a loopback connection). On a shared macOS or Windows machine, --require-token asks
+  every other route for the admin token (header X-Hookbench-Token, query hookbench_token, or the
+  browser session set by the login URL serve writes to DATA/_hookbench/login).
   --port 0 picks a free port. Prints "listening on http://HOST:PORT".
   The Browser Rendering emulator (Chromium starts on the first render) listens on --render-port
   and prints "render on http://HOST:PORT/client/v4"; its Bearer token is HOOKBENCH_RENDER_TOKEN,
@@ -185,8 +192,11 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     'allow-origin': { type: 'string', multiple: true, default: [] },
     'allow-host': { type: 'string', multiple: true, default: [] },
     'webhook-path': { type: 'string', multiple: true, default: [] },
+    'require-token': { type: 'boolean', default: false },
   });
-  const access = accessPolicy(values['allow-origin'], values['allow-host'], values['webhook-path']);
+  const adminToken = values['admin-token'] ?? io.env['HOOKBENCH_ADMIN_TOKEN'];
+  if (values['require-token'] && !adminToken) throw new UsageError('--require-token needs an admin token: set HOOKBENCH_ADMIN_TOKEN (for example to the output of openssl rand -hex 16)');
+  const access = { ...accessPolicy(values['allow-origin'], values['allow-host'], values['webhook-path']), ...(values['require-token'] ? { requireToken: adminToken } : {}) };
   const logger = lineLogger((line) => io.stderr.write(line + '\n'), (io.env['HOOKBENCH_LOG_LEVEL'] as 'info' | undefined) ?? 'info');
 
   let config: WranglerConfig | undefined;
@@ -239,7 +249,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     esbuild,
     logger,
     idleMs: values['idle-ms'] === undefined ? undefined : Number(values['idle-ms']),
-    adminToken: values['admin-token'] ?? io.env['HOOKBENCH_ADMIN_TOKEN'],
+    adminToken,
     sinkSecret: io.env['HOOKBENCH_SINK_SECRET'],
     access,
   }).catch((error: NodeJS.ErrnoException) => {
@@ -250,6 +260,12 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   // The emulator's line comes first: whoever waits for "listening on" then knows both.
   const render = values['no-render'] ? undefined : await startRender(values, io, logger, access);
   watch.ready();
+  if (access.requireToken !== undefined) {
+    // The owner's browser signs in once from this URL; it holds the token, so only its owner may read it.
+    const file = internalDir(path.resolve(values.data), 'login');
+    writePrivate(file, loginUrl(server.url, access.requireToken) + '\n');
+    io.stdout.write(`--require-token: browsers sign in once with the URL in ${file}\n`);
+  }
   io.stdout.write(`listening on ${server.url}\n`);
 
   routeConsole(logger);

@@ -2,6 +2,7 @@
  * The extension's client of the serve process's admin API (docs/admin-api.md) and of its live
  * feed. It holds the session token; nothing it fetches contains a secret.
  */
+import { TOKEN_HEADER } from '../../core/contract/ownerToken';
 import WebSocket from 'ws';
 import type { AdminRoute, AdminRoutes, DeliveryDetails, DetailsRequest, ExecuteResult, QueryParam, QueryResult } from '../../core/contract/admin';
 import type { AlarmsPage, BindingSummary, D1Tables, KvKeysPage, KvValue, QueueInfo, R2ObjectInfo, R2ObjectsPage, WorkflowInstancesPage } from '../../core/contract/bindings';
@@ -27,6 +28,11 @@ export class AdminClient {
     private readonly token: string,
     private readonly logger: Logger,
   ) {}
+
+  /** What the owner's own clients of this receiver send besides: its token, which `serve --require-token` asks of every non-webhook route. */
+  get ownerHeaders(): Record<string, string> {
+    return { [TOKEN_HEADER]: this.token };
+  }
 
   /** Asks `route` at `path` (below /__hookbench/); the answer has the type the contract gives the route. */
   private async get<R extends AdminRoute>(route: R, path: string, init: { method?: string; body?: string } = {}): Promise<AdminRoutes[R]> {

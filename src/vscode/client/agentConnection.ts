@@ -24,13 +24,16 @@ export class AgentConnection {
   /** RPC calls made so far. */
   callCount = 0;
 
-  constructor(readonly url: string) {
+  constructor(
+    readonly url: string,
+    private readonly headers: Record<string, string> = {},
+  ) {
     this.opening = this.connect();
   }
 
   private connect(): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
-    const socket = new WebSocket(this.url);
+    const socket = new WebSocket(this.url, { headers: this.headers });
     this.socket = socket;
     return new Promise<boolean>((settle) => {
       socket.on('open', () => {

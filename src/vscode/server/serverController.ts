@@ -174,6 +174,7 @@ export class ServerController implements vscode.Disposable {
       '--render-port', String(settings.get<number>('render.port', 8788)),
       ...this.workerArgs(folder),
       ...settings.get<string[]>('security.allowedOrigins', []).flatMap((origin) => ['--allow-origin', origin]),
+      ...(settings.get<boolean>('security.requireToken', false) ? ['--require-token'] : []),
     ];
     const secrets = await this.environment();
     this.launchedSecrets = JSON.stringify(secrets);

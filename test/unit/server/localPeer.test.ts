@@ -50,7 +50,7 @@ describe('local peer', () => {
       const socket = await accepted;
       assert.equal(await loopbackPeerUid(socket), process.getuid!());
       assert.deepEqual(await new PeerIdentifier().identify(socket), { kind: 'owner' });
-      assert.deepEqual(await new PeerIdentifier(undefined, process.getuid!() + 1).identify(socket), { kind: 'other-user', uid: process.getuid!() });
+      assert.deepEqual(await new PeerIdentifier({ uid: process.getuid!() + 1 }).identify(socket), { kind: 'other-user', uid: process.getuid!() });
     } finally {
       client.destroy();
       server.close();
