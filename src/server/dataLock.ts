@@ -24,6 +24,11 @@ export class DataFolderInUseError extends Error {
 export interface DataLock {
   /** Records where the admin API listens (`host:port`), so that a checker can ask for the proof. */
   listening(admin: string): void;
+  /**
+   * Takes the address back as the server stops: while it drains and commits it answers no proof,
+   * and a checker without /proc must then read "not listening", not "stale" (src/core/lockHolder.ts).
+   */
+  closing(): void;
   /** The proof that this process wrote the lock, for `POST /__hookbench/lock/confirm`. */
   confirm(challenge: string): LockConfirmAnswer;
   release(): void;
@@ -74,13 +79,21 @@ function held(file: string, lock: ServeLock): DataLock {
       return false;
     }
   };
+  const rewrite = (value: ServeLock) => {
+    if (!ours()) return;
+    // Beside it, then renamed over it: a checker never reads half a lock.
+    const aside = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    writePrivate(aside, formatServeLock(value), CREATE_NEW);
+    fs.renameSync(aside, file);
+  };
   return {
-    listening(admin) {
-      if (!ours()) return;
-      // Beside it, then renamed over it: a checker never reads half a lock.
-      const aside = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-      writePrivate(aside, formatServeLock({ ...lock, admin }), CREATE_NEW);
-      fs.renameSync(aside, file);
+    listening: (admin) => rewrite({ ...lock, admin }),
+    closing() {
+      try {
+        rewrite(lock);
+      } catch {
+        // The address stays: only a checker without /proc could take the folder while this one drains.
+      }
     },
     confirm: (challenge) => ({ pid: process.pid, answer: lockAnswer(lock.nonce, challenge) }),
     release() {

@@ -121,6 +121,7 @@ async function startLocked(options: ServerOptions, lock: DataLock): Promise<Runn
     sink,
     instanceEvents,
     async stop() {
+      lock.closing();
       await receiver.close();
       await closeBehind();
       lock.release();
