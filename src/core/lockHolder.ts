@@ -5,6 +5,7 @@
  * ever stopped, whatever its pid or its arguments.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import * as http from 'node:http';
 import * as os from 'node:os';
 import { processIdentity } from './childProcess';
 import { LOCK_CONFIRM_PATH, lockAnswer, parseLockConfirmAnswer, parseServeLock, type LockConfirmRequest, type ServeLock } from './contract/serveLock';
@@ -23,9 +24,42 @@ export type LockVerdict =
   | { readonly kind: 'stale'; readonly pid?: number; readonly reason: string };
 
 export interface LockCheckOptions {
-  readonly fetch?: typeof fetch;
   /** How long the holder has to answer (default 5 s). */
   readonly timeoutMs?: number;
+}
+
+/** The largest answer read: a proof is about a hundred bytes. */
+const MAX_ANSWER = 4096;
+
+/**
+ * POSTs `value` as JSON with node:http (fetch refuses the ports of its "bad ports" list, 6000
+ * among them, which a receiver may use); the status and the parsed body, undefined when not JSON.
+ */
+function postJson(url: string, value: unknown, timeoutMs: number): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, timeout: timeoutMs }, (response) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_ANSWER) return void request.destroy(Object.assign(new Error('the answer is too long'), { code: 'E2BIG' }));
+        chunks.push(chunk);
+      });
+      response.on('end', () => {
+        let body: unknown;
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          body = undefined;
+        }
+        resolve({ status: response.statusCode ?? 0, body });
+      });
+      response.on('error', reject);
+    });
+    request.on('timeout', () => request.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
+    request.on('error', reject);
+    request.end(JSON.stringify(value));
+  });
 }
 
 /** Whether a signal could reach `pid`: EPERM means it runs, as another user. */
@@ -78,38 +112,35 @@ export async function checkLock(file: string, options: LockCheckOptions = {}): P
   if (lock.admin === undefined) return { kind: 'unconfirmed', lock, reason: 'it is not listening yet' };
   const failure = await confirm(lock, lock.admin, options);
   if (!failure) return { kind: 'holder', lock };
-  // With /proc the pid and start time already name the lock's own process, only not proven;
-  // without, the answer is all there is, and a holder too busy to answer keeps its folder.
-  if (proc || failure.timedOut) return { kind: 'unconfirmed', lock, reason: failure.reason };
+  // With /proc the pid and start time already name the lock's own process, only not proven.
+  // Without, the answer is all there is: nothing listening, or a wrong proof, is no holder; a
+  // holder too busy to answer, or one that would not (an HTTP error), keeps its folder.
+  if (proc || !failure.disproved) return { kind: 'unconfirmed', lock, reason: failure.reason };
   return stale(lock, failure.reason);
 }
 
-/** Asks the holder at `admin` for HMAC(nonce, challenge); undefined when it proved it. */
-async function confirm(lock: ServeLock, admin: string, options: LockCheckOptions): Promise<{ reason: string; timedOut?: boolean } | undefined> {
+/**
+ * Asks the holder at `admin` for HMAC(nonce, challenge); undefined when it proved it, else why
+ * not, `disproved` when what answers (or nothing) cannot be the holder.
+ */
+async function confirm(lock: ServeLock, admin: string, options: LockCheckOptions): Promise<{ reason: string; disproved?: true } | undefined> {
   const host = admin.slice(0, admin.lastIndexOf(':')).replace(/^\[(.*)\]$/, '$1');
-  if (!isOwnAddress(host)) return { reason: `its admin address ${admin} is not this machine's` };
+  if (!isOwnAddress(host)) return { reason: `its admin address ${admin} is not this machine's`, disproved: true };
   const challenge = randomBytes(32).toString('hex');
   const timeoutMs = options.timeoutMs ?? 5000;
-  let status: number;
-  let body: unknown;
+  let asked: { status: number; body: unknown };
   try {
-    const response = await (options.fetch ?? fetch)(`http://${admin}${LOCK_CONFIRM_PATH}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ challenge } satisfies LockConfirmRequest),
-      redirect: 'error',
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    status = response.status;
-    body = await response.json().catch(() => undefined);
+    asked = await postJson(`http://${admin}${LOCK_CONFIRM_PATH}`, { challenge } satisfies LockConfirmRequest, timeoutMs);
   } catch (error) {
-    const timedOut = (error as Error).name === 'TimeoutError';
-    return { reason: timedOut ? `${admin} did not answer within ${timeoutMs / 1000} s` : `nothing answers at ${admin}`, timedOut };
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ETIMEDOUT') return { reason: `${admin} did not answer within ${timeoutMs / 1000} s` };
+    return code === 'ECONNREFUSED' ? { reason: `nothing answers at ${admin}`, disproved: true } : { reason: `${admin} could not be asked (${code ?? (error as Error).message})` };
   }
+  const { status, body } = asked;
   const answer = parseLockConfirmAnswer(body);
-  if (status !== 200 || !answer) return { reason: `${admin} answered ${status} without a proof` };
-  const proven = answer.pid === lock.pid && timingSafeEqual(Buffer.from(answer.answer, 'hex'), Buffer.from(lockAnswer(lock.nonce, challenge), 'hex'));
-  return proven ? undefined : { reason: `what answers at ${admin} could not prove it wrote the lock` };
+  if (status !== 200) return { reason: `${admin} answered ${status} without a proof` };
+  const proven = answer !== undefined && answer.pid === lock.pid && timingSafeEqual(Buffer.from(answer.answer, 'hex'), Buffer.from(lockAnswer(lock.nonce, challenge), 'hex'));
+  return proven ? undefined : { reason: `what answers at ${admin} could not prove it wrote the lock`, disproved: true };
 }
 
 /**
