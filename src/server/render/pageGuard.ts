@@ -11,6 +11,10 @@
  *   that answers a public address first and 169.254.169.254 next (DNS rebinding); the proxy leaves
  *   no second lookup. It sees a host and a port, not a path: on a name that resolves to this
  *   machine, the receiver's port is refused whole.
+ * The proxy listens on loopback and serves only this user's processes (Chromium): it connects as
+ * the serve process, so another user of the machine must not borrow it to reach what answers
+ * only its owner (docs/security.md, Another user of the machine); on Linux its peers are named
+ * as the receiver's are, elsewhere nobody can be (localPeer.ts).
  * Each refusal is logged as a `[security]` line naming the page's request and why. Chromium
  * reports any failed proxy connection as ERR_SOCKS_CONNECTION_FAILED; `explain` gives it back
  * the error it would have met itself (a name that does not resolve, a refused connection), so a
@@ -20,6 +24,7 @@ import * as dns from 'node:dns/promises';
 import * as net from 'node:net';
 import type { Logger } from '../../core/log';
 import { addressRefusal, literalAddress, urlPort, type OwnServices } from '../../core/render/pageAddresses';
+import { PeerIdentifier } from '../localPeer';
 
 export interface PageGuardOptions {
   readonly logger: Logger;
@@ -27,6 +32,8 @@ export interface PageGuardOptions {
   readonly own: () => OwnServices;
   /** Every address a name resolves to (default: the system's resolver). */
   readonly lookup?: (hostname: string) => Promise<string[]>;
+  /** Who connects to the proxy (default: read from /proc on Linux). */
+  readonly peers?: PeerIdentifier;
 }
 
 const systemLookup = async (hostname: string): Promise<string[]> => (await dns.lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
@@ -84,12 +91,14 @@ export class PageGuard {
   readonly #options: PageGuardOptions;
   readonly #proxy: net.Server;
   readonly #sockets = new Set<net.Socket>();
+  readonly #peers: PeerIdentifier;
   /** Why recent proxy connections failed, by `host:port`, as Chromium names network errors. */
   readonly #failures = new Map<string, { error: string; reason?: string }>();
   #url: string | undefined;
 
   constructor(options: PageGuardOptions) {
     this.#options = options;
+    this.#peers = options.peers ?? new PeerIdentifier();
     this.#proxy = net.createServer((socket) => {
       this.#sockets.add(socket);
       socket.on('close', () => this.#sockets.delete(socket));
@@ -192,6 +201,11 @@ export class PageGuard {
   async #serve(socket: net.Socket): Promise<void> {
     socket.on('error', () => socket.destroy());
     const reader = byteReader(socket);
+    const peer = await this.#peers.identify(socket);
+    if (peer.kind !== 'owner' && peer.kind !== 'unverified') {
+      this.#options.logger.warn(`[security] the render emulator's proxy refused a connection from ${peer.kind === 'other-user' ? `another user (uid ${peer.uid})` : 'a client it cannot name'}`);
+      return void socket.destroy();
+    }
     const reply = (code: number) => Buffer.from([5, code, 0, 1, 0, 0, 0, 0, 0, 0]);
     let host: string;
     let port: number;

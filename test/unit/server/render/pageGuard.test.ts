@@ -2,13 +2,16 @@
 // answer, nor this machine's receiver admin API, by IP literal or by a name that resolves there
 // (a resolver injected for the test's names, as DNS would answer them): the URL to render is
 // refused with a 400 naming the address, a page's own requests are refused and logged. Loopback
-// dev servers still load, directly and by a name the proxy resolves.
+// dev servers still load, directly and by a name the proxy resolves. The proxy serves its owner's
+// processes only: another user (`nobody`, through runuser) cannot borrow it.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { nullLogger, recording } from '../../../../src/core/log';
+import { PageGuard } from '../../../../src/server/render/pageGuard';
 import { FONT_FILE, startEmulator, startSite, type Emulator, type Site } from './fixtures';
 
 /** Stands for the receiver: records every request. */
@@ -133,6 +136,40 @@ describe('a page\'s own requests', () => {
       `loopback.test:${receiver.port}: loopback.test resolves to 127.0.0.1: the receiver's admin API`,
     ]) {
       assert.ok(refusals.some((line) => line.includes(expected)), `logged: ${expected}\n${refusals.join('\n')}`);
+    }
+  });
+});
+
+/** A SOCKS5 CONNECT to 127.0.0.1:`port` through the proxy at `proxyPort`, run as `nobody` or as this user: the reply bytes, hex. */
+function socksConnect(proxyPort: number, port: number, asNobody: boolean): Promise<string> {
+  const script = `const s = require('net').connect(${proxyPort}, '127.0.0.1'); let out = Buffer.alloc(0);
+    s.on('connect', () => s.write(Buffer.from([5, 1, 0, 5, 1, 0, 1, 127, 0, 0, 1, ${port >> 8}, ${port & 0xff}])));
+    s.on('data', (d) => { out = Buffer.concat([out, d]); if (out.length >= 12) { process.stdout.write(out.subarray(0, 12).toString('hex')); process.exit(0); } });
+    s.on('close', () => { process.stdout.write(out.toString('hex') || 'closed'); process.exit(0); });
+    s.on('error', () => {});`;
+  const command = asNobody ? ['runuser', '-u', 'nobody', '--', process.execPath, '-e', script] : [process.execPath, '-e', script];
+  // Not spawnSync: the proxy answers from this process's event loop.
+  const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  return new Promise((resolve) => child.once('close', () => resolve(out)));
+}
+
+describe('the proxy pages go through', () => {
+  it('serves this user\'s processes and refuses another user\'s, who would reach loopback services as this user through it', async (t) => {
+    if (process.platform !== 'linux' || process.getuid?.() !== 0 || spawnSync('runuser', ['--version']).status !== 0) return t.skip('needs Linux, root and runuser, to act as another user');
+    const proxyLog = recording(nullLogger);
+    const guard = new PageGuard({ logger: proxyLog, own: () => ({}) });
+    const target = await startReceiver();
+    try {
+      const proxy = Number(new URL(await guard.listen()).port);
+      // No authentication, then CONNECT 127.0.0.1 answered "succeeded" (05 00 | 05 00 …).
+      assert.equal(await socksConnect(proxy, target.port, false), '050005000001000000000000');
+      assert.equal(await socksConnect(proxy, target.port, true), 'closed');
+      assert.ok(proxyLog.lines().some((line) => /\[security\] the render emulator's proxy refused a connection from another user \(uid \d+\)/.test(line)), proxyLog.lines().join('\n'));
+    } finally {
+      await guard.close();
+      await target.close();
     }
   });
 });
