@@ -1,9 +1,10 @@
 /**
  * Helpers for the processes Hookbench runs or meets (`hookbench serve`, `hookbench expose`, a
  * data folder's lock holder): their output read line by line, a stop that asks first and insists
- * after a grace period, and whether a pid is still running.
+ * after a grace period, whether a pid is still running, and which process a pid names now.
  */
 import type { ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 
 /** Calls `onLine` for every complete line of `stream` (UTF-8, without the newline). */
 export function forEachLine(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
@@ -35,5 +36,39 @@ export function isRunning(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Who a process is, as Linux's /proc tells: with the pid, its start time names one process for the machine's uptime. */
+export interface ProcessIdentity {
+  /** `/proc/<pid>/stat` field 22: clock ticks from boot to the process's start. */
+  readonly startTime: string;
+  /** Its real user id (`/proc/<pid>/status`, `Uid:`). */
+  readonly uid: number;
+}
+
+/**
+ * `pid`'s identity from /proc: undefined when the process is gone (or cannot be read); `'no-proc'`
+ * where the system has no /proc of Linux's kind (macOS, Windows).
+ */
+export function processIdentity(pid: number): ProcessIdentity | undefined | 'no-proc' {
+  if (!hasProc()) return 'no-proc';
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (comm) state ppid …": comm may hold spaces and parentheses; field 3 starts after the last ')'.
+    const startTime = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[22 - 3];
+    const uid = /^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    if (!startTime || !/^\d+$/.test(startTime) || uid === undefined) return undefined;
+    return { startTime, uid: Number(uid) };
+  } catch {
+    return undefined;
+  }
+}
+
+function hasProc(): boolean {
+  try {
+    return process.platform === 'linux' && fs.readFileSync('/proc/self/stat', 'utf8').length > 0;
+  } catch {
+    return false;
   }
 }

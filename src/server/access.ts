@@ -17,6 +17,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Peer } from './localPeer';
+import { LOCK_CONFIRM_PATH } from '../core/contract/serveLock';
 
 export interface AccessPolicy {
   /** Origins allowed besides loopback and VS Code's, as `scheme://host[:port]`. */
@@ -116,7 +117,9 @@ function peerRefusal(peer: Peer | undefined, policy: AccessPolicy, credential: b
 export function checkAccess(headers: IncomingHttpHeaders, pathname: string, options: { boundHost: string; policy: AccessPolicy; upgrade: boolean; peer?: Peer; credential?: boolean }): AccessVerdict {
   const { policy } = options;
   if (!isGuarded(pathname, policy, options.upgrade)) return ALLOWED;
-  const stranger = peerRefusal(options.peer, policy, options.credential ?? false);
+  // The lock's proof asks for no token: it is worth something only to whoever can read the lock's
+  // nonce, and the serve or VS Code window that checks a lock has none (docs/security.md).
+  const stranger = peerRefusal(options.peer, policy, (options.credential ?? false) || (pathname === LOCK_CONFIRM_PATH && !options.upgrade));
   if (stranger) return { allowed: false, reason: stranger, answer: `Forbidden: ${stranger}; the agents, admin and render routes answer only the user who runs Hookbench (docs/security.md).` };
   const origin = headers.origin;
   if (origin !== undefined && !originAllowed(origin, policy)) return browserRefusal(`origin ${JSON.stringify(origin.slice(0, 200))} is not allowed`);

@@ -1,6 +1,7 @@
 /**
- * The admin API under /__hookbench/: instances, deliveries, read-only queries, the
- * live feed, and the outbound sink. Everything but `POST /__hookbench/sink/<name>` needs
+ * The admin API under /__hookbench/: instances, deliveries, read-only queries, the live feed,
+ * the outbound sink, and the data folder lock's proof. Everything but
+ * `POST /__hookbench/sink/<name>` and `POST /__hookbench/lock/confirm` needs
  * `Authorization: Bearer <admin token>` (or `?token=` for the live WebSocket, which browsers
  * cannot give headers); with no token configured those routes answer 403. Shapes: docs/admin-api.md.
  */
@@ -23,6 +24,8 @@ import { decodeSegment, HttpError } from './httpError';
 import type { DeliveryLog } from './deliveryLog';
 import { parseExecute, parseQuery } from './statementBody';
 import { CaptureTooLargeError, type Sink } from './sink';
+import type { DataLock } from './dataLock';
+import { parseLockConfirmRequest } from '../core/contract/serveLock';
 
 export interface AdminDeps {
   readonly token: string | undefined;
@@ -31,6 +34,8 @@ export interface AdminDeps {
   readonly sink: Sink;
   readonly instanceEvents: Emitter<InstanceEvent>;
   readonly logger: Logger;
+  /** The data folder's lock, whose holder this process proves to be (`POST /__hookbench/lock/confirm`). */
+  readonly lock?: Pick<DataLock, 'confirm'>;
   /** Limits of the read-only queries (time, rows, memory); the defaults suit serve. */
   readonly query?: QueryOptions;
 }
@@ -91,6 +96,9 @@ export class AdminApi {
     try {
       const [, , area, ...rest] = url.pathname.split('/');
       if (area === 'sink' && req.method === 'POST') return await this.capture(req, res, decode(rest[0], 'sink name'), body);
+      // No token: a checker (another VS Code window, a second serve) has none, and the answer is
+      // worth something only to whoever can read the lock's nonce (docs/security.md).
+      if (area === 'lock' && rest.length === 1 && rest[0] === 'confirm') return this.confirmLock(req, res, body);
       if (!this.authorized(req, url)) throw new HttpError(401, 'missing or wrong admin token');
       switch (area) {
         case 'instances':
@@ -110,6 +118,20 @@ export class AdminApi {
       this.deps.logger.error(`[admin] ${req.method} ${url.pathname}: ${(error as Error)?.stack ?? String(error)}`);
       json(res, 500, { error: (error as Error)?.message ?? String(error) });
     }
+  }
+
+  private confirmLock(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer): void {
+    if (req.method !== 'POST') throw new HttpError(405, 'POST');
+    if (!this.deps.lock) throw new HttpError(404, 'this server holds no data folder lock');
+    let json: unknown;
+    try {
+      json = JSON.parse(body.toString('utf8'));
+    } catch {
+      json = undefined;
+    }
+    const request = parseLockConfirmRequest(json);
+    if (!request) throw new HttpError(400, 'give {"challenge": "<64 hex digits>"}');
+    answer(res, 'POST /__hookbench/lock/confirm', this.deps.lock.confirm(request.challenge));
   }
 
   private async capture(req: http.IncomingMessage, res: http.ServerResponse, name: string, body: Buffer): Promise<void> {

@@ -105,6 +105,13 @@ export class Receiver {
     });
   }
 
+  /** Where a client on this machine reaches it, `ip:port` (IPv6 in brackets); a wildcard address as loopback. */
+  get localAddress(): string {
+    const { address, port } = this.server.address() as AddressInfo;
+    const ip = address === '0.0.0.0' ? '127.0.0.1' : address === '::' ? '::1' : address;
+    return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
+  }
+
   /** The origin, host and user check (access.ts): undefined when allowed, else the 403's text, the reason logged. */
   private refusal(req: http.IncomingMessage, url: URL, upgrade: boolean, peer: Peer): string | undefined {
     const token = this.policy.requireToken;

@@ -14,12 +14,13 @@ import type { InstanceEvent } from '../core/contract/instances';
 import type { SinkLimits } from '../core/contract/sink';
 import { AdminApi } from './adminApi';
 import { noteDataFormat } from './dataFormat';
-import { lockDataFolder } from './dataLock';
+import { lockDataFolder, type DataLock } from './dataLock';
 import { DeliveryLog } from './deliveryLog';
 import { Receiver } from './receiver';
 import { Sink } from './sink';
 import { WorkerHost } from './workerHost';
 import { secureDataFolder } from '../core/runtime/privateFiles';
+import { serveLockFile } from '../core/contract/serveLock';
 
 export interface ServerOptions {
   readonly host: string;
@@ -65,16 +66,16 @@ export function internalDir(dataDir: string, part: string): string {
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   // Before anything is read or written there: a cloned repository's folder may hold links.
   secureDataFolder(options.dataDir);
-  const lock = await lockDataFolder(options.dataDir, internalDir(options.dataDir, 'serve.lock'));
+  const lock = await lockDataFolder(options.dataDir, serveLockFile(options.dataDir));
   try {
-    return await startLocked(options, lock.release);
+    return await startLocked(options, lock);
   } catch (error) {
     lock.release();
     throw error;
   }
 }
 
-async function startLocked(options: ServerOptions, unlock: () => void): Promise<RunningServer> {
+async function startLocked(options: ServerOptions, lock: DataLock): Promise<RunningServer> {
   noteDataFormat(options.dataDir, internalDir(options.dataDir, 'format'), options.logger);
   const instanceEvents = new Emitter<InstanceEvent>();
   const worker = await WorkerHost.start({
@@ -95,7 +96,7 @@ async function startLocked(options: ServerOptions, unlock: () => void): Promise<
   const deliveries = await DeliveryLog.open({ dir: internalDir(options.dataDir, 'deliveries') });
   const sink = await Sink.open(options.sql, internalDir(options.dataDir, 'sink'), { ...options.sinkLimits, secret: options.sinkSecret });
   const runtime = () => worker.runtime();
-  const admin = new AdminApi({ token: options.adminToken, runtime, deliveries, sink, instanceEvents, logger: options.logger });
+  const admin = new AdminApi({ token: options.adminToken, runtime, deliveries, sink, instanceEvents, logger: options.logger, lock });
   const receiver = new Receiver({ host: options.host, port: options.port, runtime, logger: options.logger, bodyLimit: options.bodyLimit, admin, deliveries, access: options.access });
   /** Everything behind the receiver, closed in order. */
   const closeBehind = async () => {
@@ -111,6 +112,8 @@ async function startLocked(options: ServerOptions, unlock: () => void): Promise<
     await closeBehind();
     throw error;
   }
+  // Now a checker can reach the admin API and ask this process to prove it holds the folder.
+  lock.listening(receiver.localAddress);
   return {
     url,
     worker,
@@ -118,9 +121,10 @@ async function startLocked(options: ServerOptions, unlock: () => void): Promise<
     sink,
     instanceEvents,
     async stop() {
+      lock.closing();
       await receiver.close();
       await closeBehind();
-      unlock();
+      lock.release();
     },
   };
 }

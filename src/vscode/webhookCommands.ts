@@ -49,11 +49,11 @@ interface PickedFixture {
  * that sets it on the spot (the pick stays open and updates). The workspace's fixtures follow,
  * sent as they are (re-signed) when picked.
  */
-async function pickProvider(secrets: Secrets): Promise<ProviderName | PickedFixture | undefined> {
+async function pickProvider(secrets: Secrets, privateStorage: string): Promise<ProviderName | PickedFixture | undefined> {
   const setButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('key'), tooltip: 'Set this provider\'s webhook secret now' };
   type Item = vscode.QuickPickItem & { provider?: ProviderName; env?: string; fixture?: string };
-  const folder = fixtureFolder();
-  const fixtures: Item[] = workspaceFixtures().map((file) => ({ label: `$(file) ${path.basename(file, '.json')}`, description: folder ? path.relative(folder.root, path.dirname(file)) : '', fixture: file }));
+  const folder = fixtureFolder(privateStorage);
+  const fixtures: Item[] = workspaceFixtures(privateStorage).map((file) => ({ label: `$(file) ${path.basename(file, '.json')}`, description: folder ? path.relative(folder.root, path.dirname(file)) : '', fixture: file }));
   const items = async (): Promise<Item[]> => [
     ...(await Promise.all(
       PROVIDERS.map(async (provider) => {
@@ -96,11 +96,12 @@ async function pickProvider(secrets: Secrets): Promise<ProviderName | PickedFixt
   });
 }
 
-export function registerWebhookCommands(store: DisposableStore, logger: Logger, sender: Sender, secrets: Secrets, session: ExplorerSession, drafts: DraftFiles): void {
+/** `privateStorage`: VS Code's storage for this workspace, where an untrusted one's fixtures are. */
+export function registerWebhookCommands(store: DisposableStore, logger: Logger, sender: Sender, secrets: Secrets, session: ExplorerSession, drafts: DraftFiles, privateStorage: string): void {
   registerCommand(store, logger, 'hookbench.webhook.send', async (raw?: unknown): Promise<SendResult | vscode.Uri | undefined> => {
     const args = (raw ?? {}) as SendArgs;
     if (args.fixture !== undefined) return vscode.commands.executeCommand<SendResult | undefined>('hookbench.fixtures.send', { file: args.fixture, newId: args.newId });
-    const picked = args.provider ?? (await pickProvider(secrets));
+    const picked = args.provider ?? (await pickProvider(secrets, privateStorage));
     if (!picked) return undefined;
     if (typeof picked === 'object') return vscode.commands.executeCommand<SendResult | undefined>('hookbench.fixtures.send', { file: picked.fixture });
     const provider = picked;

@@ -6,7 +6,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
+import type { DeliverySummary } from '../../src/core/contract/deliveries';
 import type { HookbenchApi } from '../../src/vscode/hookbench';
+import { listed } from '../../src/vscode/views/listTree';
+import { untilTree } from './helpers';
 
 async function api(): Promise<HookbenchApi> {
   const ext = vscode.extensions.getExtension<HookbenchApi>('hookbench.hookbench')!;
@@ -83,5 +86,29 @@ describe('Restricted mode (an untrusted clone with a planted .hookbench/)', () =
     assert.deepEqual(fs.readFileSync(victim), original.victim, 'the linked file is byte for byte what it was');
     assert.equal(fs.statSync(victim).mtimeMs, original.mtimeMs);
     assert.deepEqual(listing(path.join(workspace(), '.hookbench')), original.planted, 'the committed .hookbench/ is untouched');
+  });
+
+  it('saves fixtures in VS Code\'s storage for the workspace, never in its .hookbench/', async () => {
+    const hookbench = await api();
+    await hookbench.secrets.set('GITHUB_WEBHOOK_SECRET', 'restricted-secret');
+    const url = await hookbench.server.start();
+    try {
+      const body = JSON.stringify({ repository: { full_name: 'acme/fixtures' }, ref: 'refs/heads/main', commits: [] });
+      const { headers } = schemeFor('github').sign({ secret: 'restricted-secret', body: Buffer.from(body) });
+      const response = await fetch(`${url}/webhooks/github`, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'restricted-fixture-1' } });
+      assert.equal(response.status, 200);
+      const ofEntity = async () => listed(await hookbench.trees.deliveries.getChildren()).filter((d: DeliverySummary) => d.entity === 'acme-fixtures');
+      const [received] = await untilTree(hookbench, ofEntity, (list) => list.length === 1);
+      const written = await vscode.commands.executeCommand<string[]>('hookbench.delivery.saveFixture', received, [received], { name: 'restricted-push' });
+      assert.equal(written.length, 1);
+      assert.equal(path.basename(written[0]!), 'restricted-push.json');
+      assert.ok(!written[0]!.startsWith(workspace() + path.sep), `${written[0]} is outside the workspace`);
+      assert.equal(path.dirname(path.dirname(written[0]!)), path.dirname(hookbench.server.dataFolder()), 'beside the private data folder');
+      assert.ok(hookbench.recentLog().some((line) => /restricted mode: the workspace is not trusted, so fixtures are saved in VS Code's storage/.test(line)), 'the log says where');
+    } finally {
+      await hookbench.server.stop();
+    }
+    assert.deepEqual(listing(path.join(workspace(), '.hookbench')), original.planted, 'the committed .hookbench/ is untouched');
+    assert.deepEqual(fs.readFileSync(victim), original.victim);
   });
 });

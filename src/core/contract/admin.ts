@@ -7,6 +7,7 @@ import type { AlarmsPage, BindingSummary, D1Tables, KvKeysPage, KvValue, QueueIn
 import type { DeliveryRecord, DeliverySummary } from './deliveries';
 import type { InstanceDetails, InstanceRef, InstanceSummary } from './instances';
 import type { CaptureList, SinkReceipt } from './sink';
+import type { LockConfirmAnswer } from './serveLock';
 
 /** Where the admin API answers, on the receiver's address. */
 export const ADMIN_PREFIX = '/__hookbench/';
@@ -92,6 +93,7 @@ export interface AdminRoutes {
   'GET /__hookbench/bindings/queue/<queue>': QueueInfo;
   'GET /__hookbench/bindings/workflow/<name>/instances': WorkflowInstancesPage;
   'GET /__hookbench/bindings/durableObject/<namespace>/alarms': AlarmsPage;
+  'POST /__hookbench/lock/confirm': LockConfirmAnswer;
 }
 
 export type AdminRoute = keyof AdminRoutes;
@@ -120,6 +122,7 @@ export const ADMIN_ROUTES = [
   'GET /__hookbench/bindings/queue/<queue>',
   'GET /__hookbench/bindings/workflow/<name>/instances',
   'GET /__hookbench/bindings/durableObject/<namespace>/alarms',
+  'POST /__hookbench/lock/confirm',
 ] as const satisfies readonly AdminRoute[];
 
 type Exhaustive<Missing extends never> = Missing;

@@ -5,10 +5,11 @@
  *   `ready` and `ping` only keep the connection alive, each `message` is a delivery;
  * - forwards deliveries one at a time, in the order they arrived, each exactly once; a receiver
  *   that refuses the connection (restarting) is retried a few times, an HTTP answer never is;
- * - after a drop (the stream ends, fails, or is silent past `stallMs`), reconnects at once, one
- *   connection at a time, so nothing arrives twice. Event ids restart at 0 on every connection and
- *   smee.io replays nothing, so ids are never used to skip anything; what the provider sent
- *   between the last byte heard and the new `ready` is gone, and `onDidMiss` says so.
+ * - after a drop (the stream ends, fails, is silent past `stallMs`, or sends an event or a line
+ *   over `maxEvent`, never held in memory), reconnects at once, one connection at a time, so
+ *   nothing arrives twice. Event ids restart at 0 on every connection and smee.io replays nothing,
+ *   so ids are never used to skip anything; what the provider sent between the last byte heard
+ *   and the new `ready` is gone, and `onDidMiss` says so.
  */
 import { SOURCE_HEADER } from '../contract/deliveries';
 import { Emitter } from '../events';
@@ -34,6 +35,8 @@ export interface SmeeClientOptions {
   /** Waits before posting again to a receiver that refused the connection. */
   readonly deliveryRetryMs?: readonly number[];
   readonly requestTimeoutMs?: number;
+  /** The largest event or line the stream may send (MAX_SSE_EVENT characters); past it the connection is dropped. */
+  readonly maxEvent?: number;
 }
 
 /** What became of one delivery. */
@@ -159,7 +162,7 @@ export class SmeeClient {
       }
       if (!response.body) return { wasReady };
       const reader = response.body.getReader();
-      const parser = new SseParser();
+      const parser = new SseParser(this.options.maxEvent);
       for (;;) {
         const { done, value } = await reader.read();
         if (done) return { wasReady };
@@ -171,6 +174,8 @@ export class SmeeClient {
             onReady();
           } else if (event.type === 'message') this.enqueue(event);
         }
+        // Dropped and reconnected as any broken stream: nothing of it is held on to.
+        if (parser.failure) throw new Error(parser.failure);
       }
     } catch (error) {
       return { wasReady, error: (controller.signal.reason as Error | undefined) ?? (error as Error) };

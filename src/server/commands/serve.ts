@@ -125,7 +125,8 @@ function port(text: string, flag: string): number {
   return n;
 }
 
-async function startRender(values: { host: string; 'render-port': string; 'render-rate'?: string; 'render-concurrency'?: string }, io: CliIo, logger: Logger, access: AccessPolicy): Promise<RenderServer | undefined> {
+/** `receiverPort`: the receiver's, whose admin routes rendered pages may not load. */
+async function startRender(values: { host: string; 'render-port': string; 'render-rate'?: string; 'render-concurrency'?: string }, io: CliIo, logger: Logger, access: AccessPolicy, receiverPort: number): Promise<RenderServer | undefined> {
   const given = io.env['HOOKBENCH_RENDER_TOKEN'];
   const token = given || randomBytes(24).toString('base64url');
   const concurrency = optionalNumber(values['render-concurrency'], '--render-concurrency');
@@ -136,6 +137,7 @@ async function startRender(values: { host: string; 'render-port': string; 'rende
     logger,
     ratePerSecond: optionalNumber(values['render-rate'], '--render-rate'),
     access,
+    receiverPort,
     ...(concurrency ? { concurrency } : {}),
   });
   let url: string;
@@ -258,7 +260,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     throw error;
   });
   // The emulator's line comes first: whoever waits for "listening on" then knows both.
-  const render = values['no-render'] ? undefined : await startRender(values, io, logger, access);
+  const render = values['no-render'] ? undefined : await startRender(values, io, logger, access, Number(new URL(server.url).port));
   watch.ready();
   if (access.requireToken !== undefined) {
     // The owner's browser signs in once from this URL; it holds the token, so only its owner may read it.

@@ -28,6 +28,8 @@ export interface BrowserPoolOptions {
   readonly maxQueue?: number;
   /** The most spare contexts kept open ahead (default 2); each idle one is a renderer process. */
   readonly spares?: number;
+  /** The proxy pages' requests go through (pageGuard.ts), as `--proxy-server`. */
+  readonly proxyServer?: () => string | undefined;
 }
 
 type Opened = { browser: Browser; context: BrowserContext; page: Page };
@@ -109,8 +111,9 @@ const LAUNCH_ARGS = [
  * The sandbox stays on, except as root: Chromium will not start as root with it (and root in a
  * container has no user namespaces for it); the pages then come from the developer's own requests.
  */
-export function launchArgs(): string[] {
-  return process.getuid?.() === 0 ? ['--no-sandbox', ...LAUNCH_ARGS] : [...LAUNCH_ARGS];
+export function launchArgs(proxyServer?: string): string[] {
+  const args = proxyServer ? [...LAUNCH_ARGS, `--proxy-server=${proxyServer}`] : [...LAUNCH_ARGS];
+  return process.getuid?.() === 0 ? ['--no-sandbox', ...args] : args;
 }
 
 /** How long closing the pool may take before Chromium is killed. */
@@ -302,7 +305,7 @@ export class BrowserPool {
     try {
       // DevTools over a pipe (fds 3 and 4), not --remote-debugging-port: a port on loopback would let
       // any local user drive this browser, read its pages and open file:// URLs as this user.
-      const browser = await loadPuppeteer().launch({ executablePath, headless: true, pipe: true, args: launchArgs(), defaultViewport: null, protocolTimeout: 120_000 });
+      const browser = await loadPuppeteer().launch({ executablePath, headless: true, pipe: true, args: launchArgs(this.#options.proxyServer?.()), defaultViewport: null, protocolTimeout: 120_000 });
       this.#options.logger.info(`[render] Chromium ${await browser.version()} started in ${Math.round(performance.now() - started)} ms`);
       browser.once('disconnected', () => {
         if (this.#closed) return;

@@ -9,6 +9,7 @@ import type { Page } from 'puppeteer-core';
 import { RenderError } from '../../core/render/errors';
 import { requestPattern, type RenderRequest } from '../../core/render/request';
 import { alreadySet, interceptRequests, noteSettings } from './browserPool';
+import type { PageGuard } from './pageGuard';
 import { attempt, within } from './failures';
 import { fontsReadyInPage, scrollThroughPage } from './pageScripts';
 
@@ -25,13 +26,18 @@ export interface PrepareOptions {
   readonly waitForFonts: boolean;
   /** How long to wait for fonts at most. */
   readonly fontTimeoutMs?: number;
+  /** Refuses the addresses pages may not reach (pageGuard.ts). */
+  readonly guard?: PageGuard;
 }
 
 /** Schemes a page may load: the web, and the page's own inline data. Never file:, chrome: and the like. */
 const LOADABLE = new Set(['http:', 'https:', 'data:', 'blob:', 'about:']);
 
-/** The request filter: local schemes refused, then reject rules, then allow rules (reject first, as documented). */
-export function requestFilter(request: RenderRequest): (url: string, type: string) => boolean {
+/**
+ * The request filter: local schemes refused, then the addresses the guard refuses (logged), then
+ * reject rules, then allow rules (reject first, as documented).
+ */
+export function requestFilter(request: RenderRequest, guard?: PageGuard): (url: string, type: string) => boolean {
   const rejectPatterns = request.rejectRequestPattern.map(requestPattern);
   const allowPatterns = request.allowRequestPattern.map(requestPattern);
   return (url, type) => {
@@ -42,6 +48,11 @@ export function requestFilter(request: RenderRequest): (url: string, type: strin
       return false;
     }
     if (!LOADABLE.has(scheme)) return false;
+    const refusal = guard?.literal(url);
+    if (refusal) {
+      guard!.refused(url, refusal);
+      return false;
+    }
     if (request.rejectResourceTypes.includes(type) || rejectPatterns.some((p) => p.test(url))) return false;
     if (request.allowResourceTypes.length > 0 && !request.allowResourceTypes.includes(type)) return false;
     if (allowPatterns.length > 0 && !allowPatterns.some((p) => p.test(url))) return false;
@@ -49,7 +60,7 @@ export function requestFilter(request: RenderRequest): (url: string, type: strin
   };
 }
 
-async function setUp(page: Page, request: RenderRequest): Promise<void> {
+async function setUp(page: Page, request: RenderRequest, guard: PageGuard | undefined): Promise<void> {
   if (request.emulateMediaType) await page.emulateMediaType(request.emulateMediaType);
   if (request.cookies.length > 0) {
     const cookies = request.cookies.map((cookie, i) => {
@@ -68,7 +79,7 @@ async function setUp(page: Page, request: RenderRequest): Promise<void> {
   if (request.authenticate) await page.authenticate(request.authenticate);
   if (Object.keys(request.setExtraHTTPHeaders).length > 0) await page.setExtraHTTPHeaders(request.setExtraHTTPHeaders);
   if (!request.setJavaScriptEnabled) await page.setJavaScriptEnabled(false);
-  await interceptRequests(page, requestFilter(request));
+  await interceptRequests(page, requestFilter(request, guard));
 }
 
 async function navigate(page: Page, request: RenderRequest): Promise<number | undefined> {
@@ -113,7 +124,7 @@ async function fontsReady(page: Page, options: PrepareOptions): Promise<Prepared
 }
 
 export async function preparePage(page: Page, request: RenderRequest, options: PrepareOptions): Promise<PreparedPage> {
-  await setUp(page, request);
+  await setUp(page, request, options.guard);
   const status = await navigate(page, request);
   await inject(page, request);
   await wait(page, request);

@@ -20,6 +20,7 @@ import { BodyTooLargeError, readBody, requestUrl } from '../httpAdapter';
 import { runAction, type ActionResult, type ReportCapture } from './actions';
 import { BrowserPool } from './browserPool';
 import { renderFailure, within } from './failures';
+import { PageGuard } from './pageGuard';
 import { preparePage } from './preparePage';
 import { RateLimit } from './rateLimit';
 
@@ -38,6 +39,10 @@ export interface RenderServerOptions {
   readonly bodyLimit?: number;
   /** Who may call it besides non-browser clients (default: loopback and VS Code origins only). */
   readonly access?: AccessPolicy;
+  /** The receiver's port: its admin routes are refused to pages (docs/security.md, The browser). */
+  readonly receiverPort?: number;
+  /** Every address a host name resolves to, for the page guard (default: the system's resolver). */
+  readonly lookup?: (hostname: string) => Promise<string[]>;
 }
 
 const ROUTE = /^\/client\/v4\/accounts\/([^/]+)\/(?:browser-rendering|browser-run)\/([A-Za-z]+)\/?$/;
@@ -62,6 +67,7 @@ function reportCapture(value: string | null): ReportCapture | undefined {
 export class RenderServer {
   readonly pool: BrowserPool;
   readonly #options: RenderServerOptions;
+  readonly #guard: PageGuard;
   readonly #server: http.Server;
   readonly #rate: RateLimit;
   readonly #peers = new PeerIdentifier();
@@ -69,7 +75,12 @@ export class RenderServer {
 
   constructor(options: RenderServerOptions) {
     this.#options = options;
-    this.pool = new BrowserPool({ logger: options.logger, concurrency: options.concurrency, spares: options.spares, executablePath: options.executablePath });
+    this.#guard = new PageGuard({
+      logger: options.logger,
+      own: () => ({ receiverPort: options.receiverPort, renderPort: (this.#server.address() as AddressInfo | null)?.port }),
+      lookup: options.lookup,
+    });
+    this.pool = new BrowserPool({ logger: options.logger, concurrency: options.concurrency, spares: options.spares, executablePath: options.executablePath, proxyServer: () => this.#guard.proxyUrl });
     this.#rate = new RateLimit(options.ratePerSecond ?? 30);
     this.#server = http.createServer((req, res) => void this.#handle(req, res));
     this.#server.headersTimeout = 30_000;
@@ -88,6 +99,7 @@ export class RenderServer {
     });
     const { port } = this.#server.address() as AddressInfo;
     const host = this.#options.host.includes(':') ? `[${this.#options.host}]` : this.#options.host;
+    await this.#guard.listen();
     this.#url = `http://${host}:${port}/client/v4`;
     return this.#url;
   }
@@ -96,6 +108,7 @@ export class RenderServer {
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
     this.#server.closeAllConnections();
     await this.pool.close();
+    await this.#guard.close();
   }
 
   async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -124,12 +137,17 @@ export class RenderServer {
       if (url.searchParams.get('browser') === 'kitesurf') throw new RenderError(400, 400, 'browser: the Kitesurf engine is not available locally');
       const capture = route === 'font-report' ? reportCapture(url.searchParams.get('capture')) : undefined;
       const request = await this.#readRequest(req, route, capture);
+      const refusal = request.url !== undefined ? await this.#guard.resolved(request.url) : undefined;
+      if (refusal) {
+        this.#guard.refused(request.url!, refusal);
+        throw new RenderError(400, 400, `url: ${refusal}; a rendered page may not load it`);
+      }
       const waitForFonts = String(req.headers[WAIT_FOR_FONTS_HEADER] ?? 'true').toLowerCase() !== 'false';
       const browserStart = performance.now();
       const crashes = this.pool.crashes;
       try {
         const { result, fonts } = await this.pool.withPage(async (page) => {
-          const prepared = await preparePage(page, request, { waitForFonts });
+          const prepared = await preparePage(page, request, { waitForFonts, guard: this.#guard });
           // actionTimeout bounds the action itself (Cloudflare: 422 when it runs out).
           const action = runAction(page, request, prepared, route, waitForFonts, capture);
           const result = request.actionTimeout !== undefined ? await within(request.actionTimeout, 'the action (actionTimeout)', action) : await action;
@@ -141,7 +159,7 @@ export class RenderServer {
         browserMs = performance.now() - browserStart;
         // Whatever Puppeteer said, the cause was the browser going away mid-render.
         if (this.pool.crashes !== crashes && !(error instanceof RenderError)) throw new RenderError(422, 6001, `the browser closed during the render (${(error as Error).message})`);
-        throw error;
+        throw this.#guard.explain(error);
       }
     } catch (error) {
       const failure = renderFailure(error);

@@ -1,33 +1,27 @@
 /**
  * When another receiver holds the data folder (another VS Code window on this folder, or this
  * browser tab before a reload, whose extension host code-server keeps alive for a while): offer to
- * take it over, instead of a receiver that stays failed.
+ * take it over, instead of a receiver that stays failed. Only a process that proves it holds the
+ * folder's lock is stopped (src/core/lockHolder.ts, docs/security.md); a lock that names anything
+ * else is stale, and this window's receiver takes it over without stopping anyone.
  */
-import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { isRunning } from '../../core/childProcess';
-import type { Logger } from '../../core/log';
 import { FOLDER_IN_USE } from '../../core/contract/serveFailures';
+import { serveLockFile, type ServeLock } from '../../core/contract/serveLock';
+import { checkLock, stillHolds } from '../../core/lockHolder';
+import type { Logger } from '../../core/log';
 
-
-/** Whether `pid` is a `hookbench serve` (Linux: its command line); elsewhere the lock's word is taken. */
-function isHookbenchServe(pid: number): boolean {
-  try {
-    const args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    return args.includes('serve') && args.some((arg) => arg.endsWith('cli.js'));
-  } catch {
-    return process.platform !== 'linux';
-  }
-}
-
-/** Stops the holder (SIGTERM: it drains and commits), waits for it to go (at most 20 s). */
-async function stopHolder(pid: number): Promise<boolean> {
-  process.kill(pid, 'SIGTERM');
+/** Stops the confirmed holder (SIGTERM: it drains and commits), waits for it to go (at most 20 s). */
+async function stopHolder(lock: ServeLock): Promise<boolean> {
+  // Checked again just before the signal: the pid must still name the process that answered.
+  if (!stillHolds(lock)) return true;
+  process.kill(lock.pid, 'SIGTERM');
   for (let waited = 0; waited < 20_000; waited += 100) {
-    if (!isRunning(pid)) return true;
+    if (!isRunning(lock.pid)) return true;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return !isRunning(pid);
+  return !isRunning(lock.pid);
 }
 
 /** Offers Take Over; `start` starts this window's receiver again. */
@@ -40,15 +34,25 @@ export async function offerTakeOver(message: string, logger: Logger, start: () =
     'Show Log',
   );
   if (choice === 'Show Log') return void vscode.commands.executeCommand('hookbench.showLog');
-  if (choice !== 'Take Over') return;
-  if (!isHookbenchServe(pid)) {
-    void vscode.window.showErrorMessage(`Hookbench: pid ${pid} is not a Hookbench receiver; nothing was stopped. Delete the stale lock in ${folder}/_hookbench if no Hookbench runs.`);
+  if (choice !== 'Take Over' || folder === undefined) return;
+  const verdict = await checkLock(serveLockFile(folder));
+  if (verdict.kind === 'holder') {
+    logger.info(`taking the data folder over from the receiver of pid ${verdict.lock.pid}, which proved it holds ${folder}`);
+    if (!(await stopHolder(verdict.lock))) {
+      void vscode.window.showErrorMessage(`Hookbench: the receiver of pid ${verdict.lock.pid} did not stop within 20 s.`);
+      return;
+    }
+  } else if (verdict.kind === 'unconfirmed') {
+    const line = `pid ${verdict.lock.pid} holds the lock of ${folder} but did not prove it is a hookbench serve of this folder (${verdict.reason}); nothing was stopped`;
+    logger.warn(line);
+    void vscode.window.showErrorMessage(`Hookbench: ${line}. Try again once it listens, or stop it yourself.`);
     return;
-  }
-  logger.info(`taking the data folder over from the receiver of pid ${pid}`);
-  if (!(await stopHolder(pid))) {
-    void vscode.window.showErrorMessage(`Hookbench: the receiver of pid ${pid} did not stop within 20 s.`);
-    return;
+  } else if (verdict.kind !== 'free') {
+    // Stale, or naming this extension host (which is no serve): this window's receiver takes it over.
+    const [named, reason] = verdict.kind === 'own' ? [verdict.lock.pid, 'it names this window\'s extension host'] : [verdict.pid ?? '?', verdict.reason];
+    const line = `serve.lock names pid ${named}, which is not a hookbench serve of this folder: the lock is stale (${reason}); nothing was stopped`;
+    logger.info(line);
+    void vscode.window.showInformationMessage(`Hookbench: ${line}.`);
   }
   await start();
 }

@@ -15,6 +15,14 @@ import type { Secrets } from '../secrets';
 import { ServeProcess, type ServeLaunch, type ServeState } from './serveProcess';
 import { SERVE_PROCESS_ENV } from '../../core/contract/serveEnvironment';
 
+/**
+ * VS Code's private storage for this workspace (the global one without a folder): where an
+ * untrusted workspace's data and fixtures go instead of its own `.hookbench/`.
+ */
+export function privateStorage(context: vscode.ExtensionContext): string {
+  return (context.storageUri ?? context.globalStorageUri).fsPath;
+}
+
 const RESTART_ON = ['hookbench.receiver.host', 'hookbench.receiver.port', 'hookbench.dataDirectory', 'hookbench.worker', 'hookbench.retention', 'hookbench.render.port'];
 
 export class ServerController implements vscode.Disposable {
@@ -78,9 +86,7 @@ export class ServerController implements vscode.Disposable {
    */
   dataFolder(): string {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    if (!folder || !vscode.workspace.isTrusted) {
-      return path.join((this.context.storageUri ?? this.context.globalStorageUri).fsPath, 'data');
-    }
+    if (!folder || !vscode.workspace.isTrusted) return path.join(privateStorage(this.context), 'data');
     return path.resolve(folder, vscode.workspace.getConfiguration('hookbench').get<string>('dataDirectory', '.hookbench'));
   }
 

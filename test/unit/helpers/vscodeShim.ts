@@ -1,6 +1,6 @@
 // Just enough of the `vscode` module for the explorer's tree providers to run under plain Node
-// (their data side: getChildren, getTreeItem, change events), for the unit tests and the scale
-// benchmark. Import this module first: it makes `require('vscode')` answer the shim, and
+// (their data side: getChildren, getTreeItem, change events), and for notifications (recorded,
+// answered with the button a test chooses), for the unit tests and the scale benchmark. Import this module first: it makes `require('vscode')` answer the shim, and
 // esbuild keeps import order, so the trees imported after it find it.
 import Module from 'node:module';
 
@@ -58,7 +58,28 @@ class ThemeColor {
   constructor(readonly id: string) {}
 }
 
+/** A notification shown: its level, text and buttons. */
+export interface ShownMessage {
+  readonly level: 'info' | 'warning' | 'error';
+  readonly text: string;
+  readonly items: readonly string[];
+}
+
+/** Every notification shown, in order; `choose` answers each with the button it names (or none). */
+export const notifications = {
+  shown: [] as ShownMessage[],
+  choose: (_message: ShownMessage): string | undefined => undefined,
+};
+
+const notify = (level: ShownMessage['level']) => async (text: string, ...items: unknown[]): Promise<string | undefined> => {
+  const message = { level, text, items: items.filter((item): item is string => typeof item === 'string') };
+  notifications.shown.push(message);
+  return notifications.choose(message);
+};
+
 export const vscodeShim = {
+  window: { showInformationMessage: notify('info'), showWarningMessage: notify('warning'), showErrorMessage: notify('error') },
+  commands: { executeCommand: async () => undefined },
   EventEmitter,
   TreeItem,
   MarkdownString,

@@ -55,6 +55,15 @@ describe('serve --require-token', () => {
     assert.equal((await fetch(`${url}/webhooks/github/acme`, { method: 'POST', body: '{}' })).status, 200);
   });
 
+  it('asks no token for the data folder lock\'s proof, which only a reader of the lock can use, and only for it', async () => {
+    const url = await unverifiedReceiver(TOKEN);
+    // This receiver has no admin API: what answers is the echo worker, past the access check.
+    const proof = await fetch(`${url}/__hookbench/lock/confirm`, { method: 'POST', body: JSON.stringify({ challenge: 'a'.repeat(64) }) });
+    assert.equal(proof.status, 200);
+    assert.equal((await fetch(`${url}/__hookbench/lock/confirm/x`, { method: 'POST', body: '{}' })).status, 403);
+    assert.equal((await fetch(`${url}/__hookbench/deliveries`)).status, 403);
+  });
+
   it('takes the token as a header, and the worker never sees it', async () => {
     const url = await unverifiedReceiver(TOKEN);
     const response = await fetch(`${url}/agents/order-agent/acme`, { headers: { 'x-hookbench-token': TOKEN, 'x-app': 'kept' } });

@@ -97,7 +97,8 @@ describe('fixture contract: names', () => {
     assert.deepEqual(parseFixture(fs.readFileSync(file, 'utf8'), file), good);
     assert.throws(() => writeFixtureFile(root, path.join(root, '.hookbench', 'fixtures'), good), FixtureExistsError);
     fs.symlinkSync(outside, path.join(root, 'linked'));
-    assert.throws(() => writeFixtureFile(root, path.join(root, 'linked'), good), /outside/);
+    assert.throws(() => writeFixtureFile(root, path.join(root, 'linked'), good), /linked: is a symbolic link; fixtures are never saved through links/);
+    assert.throws(() => writeFixtureFile(root, path.join(root, '..', 'elsewhere'), good), /is outside .*; fixtures are saved inside the workspace/);
     assert.deepEqual(fs.readdirSync(outside), []);
     // A link planted where the file goes is replaced, never written through.
     const target = path.join(outside, 'victim');
@@ -107,6 +108,31 @@ describe('fixture contract: names', () => {
     assert.equal(fs.readFileSync(target, 'utf8'), 'keep');
     assert.equal(fs.lstatSync(path.join(root, '.hookbench', 'fixtures', 'planted.json')).isFile(), true);
     assert.deepEqual(fs.readdirSync(path.join(root, '.hookbench', 'fixtures')).filter((f) => f.endsWith('.tmp')), []);
+  });
+
+  it('creates no folder through a committed link: the save is refused, naming the link, and nothing appears where it points', (t) => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-fixtures-clone-'));
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-outside-'));
+    t.after(() => [root, outside].forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+    // A cloned repository commits `.hookbench` as a link to a folder of the user's.
+    fs.symlinkSync(outside, path.join(root, '.hookbench'));
+    const refusal = (() => {
+      try {
+        writeFixtureFile(root, path.join(root, '.hookbench', 'fixtures', 'set'), good);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'saved';
+    })();
+    assert.deepEqual(fs.readdirSync(outside), [], 'no folder was made through the link');
+    assert.equal(refusal, `${path.join(root, '.hookbench')}: is a symbolic link; fixtures are never saved through links: remove it, or choose another hookbench.fixtures.directory`);
+    // A link deeper down, to a folder inside the workspace, is refused the same way.
+    fs.rmSync(path.join(root, '.hookbench'));
+    fs.mkdirSync(path.join(root, '.hookbench'));
+    fs.mkdirSync(path.join(root, 'src'));
+    fs.symlinkSync(path.join(root, 'src'), path.join(root, '.hookbench', 'fixtures'));
+    assert.throws(() => writeFixtureFile(root, path.join(root, '.hookbench', 'fixtures', 'set'), good), /fixtures: is a symbolic link/);
+    assert.deepEqual(fs.readdirSync(path.join(root, 'src')), []);
   });
 
   it('lists a suite in name order, numbers as numbers, dot files left out', (t) => {

@@ -100,8 +100,9 @@ describe('a public Host (a tunnel) reaches webhook routes only', () => {
     assert.equal((await request(serve.url, '/__hookbench/deliveries', { headers: auth })).status, 200, 'loopback Host: the same request is served');
   });
 
-  it('refuses the token-less sink and the agents routes with 403', async () => {
+  it('refuses the token-less sink, the lock\'s proof and the agents routes with 403', async () => {
     assert.equal((await request(serve.url, '/__hookbench/sink/outbound', { method: 'POST', host: PUBLIC, body: '{}' })).status, 403);
+    assert.equal((await request(serve.url, '/__hookbench/lock/confirm', { method: 'POST', host: PUBLIC, body: JSON.stringify({ challenge: 'a'.repeat(64) }) })).status, 403);
     assert.equal((await request(serve.url, '/agents/webhook-agent/acme-widgets', { host: PUBLIC })).status, 403);
     assert.equal((await request(serve.url, '/agents/webhook-agent/acme-widgets', { method: 'POST', host: PUBLIC, body: '{}' })).status, 403);
   });

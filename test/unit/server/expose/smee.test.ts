@@ -5,6 +5,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { RELAY_REENCODED_NOTE, type DeliverySummary } from '../../../../src/core/contract/deliveries';
 import { recording, nullLogger } from '../../../../src/core/log';
 import { SmeeClient, createChannel, type DeliveryResult, type Gap } from '../../../../src/core/expose/smeeClient';
@@ -186,5 +188,89 @@ describe('hookbench expose smee: relay → client → receiver', () => {
   it('creates a channel from the server\'s /new redirect', async () => {
     const channel = await createChannel(relay.url);
     assert.match(channel, new RegExp(`^${relay.url}/[A-Za-z0-9_-]{16}$`));
+  });
+});
+
+describe('hookbench expose smee: a stream that sends too much', () => {
+  /**
+   * A channel whose first connection says ready, then runs `flood` on the response; later ones
+   * say ready and stay open. `closed` resolves with the bytes flooded once the client hangs up
+   * (or the flood ran out), `resubscribed` once it connects again.
+   */
+  async function floodingChannel(flood: (write: (text: string) => Promise<boolean>) => Promise<void>) {
+    let connections = 0;
+    let closedWith: (bytes: number) => void = () => undefined;
+    let resubscribedThen: () => void = () => undefined;
+    const closed = new Promise<number>((resolve) => (closedWith = resolve));
+    const resubscribed = new Promise<void>((resolve) => (resubscribedThen = resolve));
+    const server = http.createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.write('id: 0\nevent: ready\ndata: {}\n\n');
+      if (++connections > 1) return resubscribedThen();
+      let sent = 0;
+      let open = true;
+      res.on('close', () => {
+        open = false;
+        closedWith(sent);
+      });
+      /** Writes when the client still listens (waiting for it to drain); false once it hung up. */
+      const write = async (text: string): Promise<boolean> => {
+        if (!open) return false;
+        sent += Buffer.byteLength(text);
+        if (!res.write(text)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+        return open;
+      };
+      void flood(write).then(() => res.end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const channel = `http://127.0.0.1:${(server.address() as AddressInfo).port}/flood`;
+    return { channel, closed, resubscribed, close: () => new Promise((resolve) => (server.close(resolve), server.closeAllConnections())) };
+  }
+
+  async function subscribe(channel: string, options: { maxEvent?: number } = {}) {
+    const logger = recording(nullLogger);
+    const smee = new SmeeClient({ channel, target: new URL('http://127.0.0.1:9/webhooks/github'), logger, retryMs: [60_000], ...options });
+    const gaps: Gap[] = [];
+    smee.onDidMiss((gap) => gaps.push(gap));
+    await smee.start();
+    return { smee, logger, gaps };
+  }
+
+  it('drops the connection when one event grows past 32 MiB, says why in one line, and subscribes again', async () => {
+    const MiB = 1024 * 1024;
+    const relay = await floodingChannel(async (write) => {
+      // 40 data lines of 1 MiB: an event of 40 MiB, one line at a time.
+      for (let i = 0; i < 40; i++) if (!(await write(`data: ${'x'.repeat(MiB)}\n`))) return;
+      await write('\n');
+    });
+    const { smee, logger, gaps } = await subscribe(relay.channel);
+    try {
+      const sent = await relay.closed;
+      assert.ok(sent < 40 * MiB, `the client hung up after ${sent} bytes, before the event ended`);
+      await relay.resubscribed;
+      assert.ok(logger.lines().some((line) => line.includes('dropped (the stream sent an event or a line over 32 MiB); reconnecting')), logger.lines().join('\n'));
+    } finally {
+      await smee.stop();
+      await relay.close();
+    }
+    assert.ok(gaps.length <= 1);
+  });
+
+  it('drops the connection on a line that never ends (here past a 1 MiB bound), and subscribes again', async () => {
+    const relay = await floodingChannel(async (write) => {
+      // A line with no end: 4 MiB of it, unless the client hangs up first.
+      if (!(await write('data: '))) return;
+      for (let i = 0; i < 256; i++) if (!(await write('y'.repeat(16 * 1024)))) return;
+    });
+    const { smee, logger } = await subscribe(relay.channel, { maxEvent: 1024 * 1024 });
+    try {
+      const sent = await relay.closed;
+      assert.ok(sent < 4 * 1024 * 1024, `the client hung up after ${sent} bytes`);
+      await relay.resubscribed;
+      assert.ok(logger.lines().some((line) => line.includes('dropped (the stream sent an event or a line over 1 MiB); reconnecting')), logger.lines().join('\n'));
+    } finally {
+      await smee.stop();
+      await relay.close();
+    }
   });
 });
