@@ -89,15 +89,15 @@ function configs() {
       banner: { js: '#!/usr/bin/env node' },
     },
     { ...nodeBase, entryPoints: ['src/cli.ts'], outfile: 'dist/cliMain.js' },
-    // puppeteer-core in a bundle of its own, loaded on the first render (src/server/render/loadPuppeteer.ts).
-    { ...nodeBase, entryPoints: ['src/server/render/puppeteerBundle.ts'], outfile: 'dist/puppeteer.js' },
-    // undici likewise, loaded by the render client's first request (src/core/render/loadUndici.ts).
-    { ...nodeBase, entryPoints: ['src/core/render/undiciBundle.ts'], outfile: 'dist/undici.js' },
+    // puppeteer-core in a bundle of its own, loaded on the first render (src/serve/renderEmulator/loadPuppeteer.ts).
+    { ...nodeBase, entryPoints: ['src/serve/renderEmulator/puppeteerBundle.ts'], outfile: 'dist/puppeteer.js' },
+    // undici likewise, loaded by the render client's first request (src/core/browserRendering/loadUndici.ts).
+    { ...nodeBase, entryPoints: ['src/core/browserRendering/undiciBundle.ts'], outfile: 'dist/undici.js' },
     {
-      // The admin API's query worker thread (src/server/adminQuery.ts starts it from dist/, the
+      // The admin API's query worker thread (src/serve/admin/adminQuery.ts starts it from dist/, the
       // test bundles under out/ too).
       ...nodeBase,
-      entryPoints: ['src/server/adminQueryWorker.ts'],
+      entryPoints: ['src/serve/admin/adminQueryWorker.ts'],
       outfile: 'dist/adminQueryWorker.js',
     },
     {
@@ -193,7 +193,7 @@ function copyAssets() {
   if (production) fs.rmSync('dist', { recursive: true, force: true });
   fs.mkdirSync('dist', { recursive: true });
   fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm');
-  // sql.js's script, evaluated afresh for each separate heap (src/core/runtime/sqljs.ts).
+  // sql.js's script, evaluated afresh for each separate heap (src/core/runtime/storage/sqljs.ts).
   fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.js'), 'dist/sql-wasm.js');
   // pdf.js renders PDF pages in the render preview; its worker is loaded by the webview.
   fs.copyFileSync(require.resolve('pdfjs-dist/build/pdf.worker.min.mjs'), 'dist/pdf.worker.min.mjs');

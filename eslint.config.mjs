@@ -1,6 +1,9 @@
 // @ts-check
-// Lint rules, the import boundaries of STYLE.md among them: only src/vscode may import 'vscode';
-// core and the built-in workers import nothing from the adapters; the webview imports types only.
+// Lint rules, the import rule of each room among them (docs/architecture.md, "Rules the checks
+// enforce"): only src/vscode may import 'vscode'; core and the built-in workers import nothing from
+// the processes' adapters; the contract imports nothing of the product; inside the runtime the
+// rooms depend one way (worker → modules → agents → bindings → objects → storage); the webview
+// imports types only. `npm run check` also fails on any import cycle (scripts/checkCycles.mjs).
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -8,9 +11,30 @@ import tseslint from 'typescript-eslint';
 const noVscode = { name: 'vscode', message: "Only src/vscode may import 'vscode' (STYLE.md, Layout and boundaries)." };
 const adapterPatterns = (/** @type {string} */ message) => [
   { group: ['**/vscode/*', '**/vscode'], message },
-  { group: ['**/server/*', '**/server'], message },
+  { group: ['**/serve/*', '**/serve', '**/cli/*', '**/cli'], message },
   { group: ['**/webview/*', '**/webview'], message },
 ];
+
+/**
+ * A room of the runtime that must not reach the rooms named: `rooms` are folder names under
+ * src/core/runtime, matched as any relative path into them.
+ * @param {string} room @param {string[]} rooms
+ */
+const runtimeRoom = (room, rooms) => ({
+  files: [`src/core/runtime/${room}/**`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        paths: [noVscode],
+        patterns: [
+          ...adapterPatterns('src/core runs under plain Node and imports no adapter.'),
+          ...rooms.map((other) => ({ group: [`**/runtime/${other}/*`, `../${other}/*`, `../../${other}/*`, `../../${other}/**`], message: `src/core/runtime/${room} does not reach src/core/runtime/${other} (docs/architecture.md).` })),
+        ],
+      },
+    ],
+  },
+});
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'out/', 'test/fixtures/', 'test/differential/areas/*/worker/', '**/*.d.ts'] },
@@ -41,8 +65,34 @@ export default tseslint.config(
       ],
     },
   },
+  runtimeRoom('storage', ['objects', 'agents', 'bindings', 'worker', 'modules']),
+  runtimeRoom('objects', ['agents', 'bindings', 'worker', 'modules']),
+  runtimeRoom('bindings', ['agents', 'worker', 'modules']),
+  runtimeRoom('agents', ['worker', 'modules']),
+  runtimeRoom('modules', ['worker']),
   {
-    files: ['src/vscode/**', 'src/extension.ts'],
+    // The contract is a leaf: every room may import it, it imports nothing of the product.
+    files: ['src/core/contract/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [noVscode], patterns: [{ group: ['../*', '../**'], message: 'src/core/contract imports nothing of the product: it is the leaf every process and room shares (docs/architecture.md).' }] }],
+    },
+  },
+  {
+    // The serve process and the CLI never reach the extension or the webview.
+    files: ['src/serve/**', 'src/cli/**', 'src/cli.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [noVscode], patterns: [{ group: ['**/vscode/*', '**/vscode', '**/webview/*', '**/webview'], message: 'The serve process and the CLI import nothing of the extension or the webview.' }] }],
+    },
+  },
+  {
+    // The extension talks to the serve process over HTTP and WebSockets, never by import.
+    files: ['src/vscode/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/serve/*', '**/serve', '**/cli/*', '**/cli'], message: 'The extension reaches the serve process through its admin API and the agents protocol (src/core/contract), never by import.' }] }],
+    },
+  },
+  {
+    files: ['src/extension.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },
   {

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { Database, SqlJsStatic, Statement } from 'sql.js';
 import { STATE_HISTORY_DDL, STATE_HISTORY_RETENTION, STATE_HISTORY_TABLE } from '../src/core/contract/timeline';
-import { loadSqlJs } from '../src/core/runtime/sqljs';
+import { loadSqlJs } from '../src/core/runtime/storage/sqljs';
 
 const fdatasync = promisify(fs.fdatasync);
 

@@ -7,10 +7,10 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
-import { RenderClient } from '../src/core/render/client';
+import { RenderClient } from '../src/core/browserRendering/client';
 import { lineLogger } from '../src/core/log';
-import { findChromium, launchArgs } from '../src/server/render/browserPool';
-import { RenderServer } from '../src/server/render/renderServer';
+import { findChromium, launchArgs } from '../src/serve/renderEmulator/browserPool';
+import { RenderServer } from '../src/serve/renderEmulator/renderServer';
 import { QUICK, report, type BenchResult } from './harness';
 
 const HTML = '<body style="font-family: sans-serif"><h1>Invoice 1042</h1><p>Thank you for your order.</p><ul><li>One widget</li><li>Two gadgets</li></ul></body>';

@@ -1,15 +1,15 @@
 // `hookbench` command line: a table of subcommands, each in its own module, on the same core the
 // extension uses.
 import { version } from '../package.json';
-import { UsageError } from './server/commands/args';
-import { expose, exposeUsage } from './server/commands/expose';
-import { processIo, type CliIo } from './server/commands/io';
-import { render, renderUsage } from './server/commands/render';
-import { replay, replayUsage } from './server/commands/replay';
-import { send, sendUsage } from './server/commands/send';
-import { serve, serveUsage } from './server/commands/serve';
-import { sign, signUsage } from './server/commands/sign';
-import { verify, verifyUsage } from './server/commands/verify';
+import { UsageError } from './cli/args';
+import { expose, exposeUsage } from './cli/expose';
+import { processIo, type CliIo } from './cli/io';
+import { render, renderUsage } from './cli/render';
+import { replay, replayUsage } from './cli/replay';
+import { send, sendUsage } from './cli/send';
+import { serve, serveUsage } from './cli/serve';
+import { sign, signUsage } from './cli/sign';
+import { verify, verifyUsage } from './cli/verify';
 
 interface Command {
   readonly summary: string;

@@ -13,7 +13,7 @@ export const root = path.resolve(import.meta.dirname, '../..');
 
 /**
  * The fonts that reproduce Cloudflare Browser Rendering's installed set as far as Debian's main
- * archive allows (src/core/render/fontCatalog.ts says which family each gives; a unit test keeps
+ * archive allows (src/core/browserRendering/fontCatalog.ts says which family each gives; a unit test keeps
  * the two lists equal).
  */
 export const FONT_PACKAGES = [

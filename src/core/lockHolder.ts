@@ -9,7 +9,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import { processIdentity } from './childProcess';
 import { LOCK_CONFIRM_PATH, lockAnswer, parseLockConfirmAnswer, parseServeLock, type LockConfirmRequest, type ServeLock } from './contract/serveLock';
-import { readPrivate } from './runtime/privateFiles';
+import { readPrivate } from './runtime/storage/privateFiles';
 
 export type LockVerdict =
   /** No lock: the folder is free. */

@@ -5,9 +5,9 @@ import type { Logger } from '../core/log';
 import { registerCommand, reportError } from './commands';
 import { PROVIDER_SECRETS, type Secrets } from './secrets';
 import { FOLDER_IN_USE, PORT_IN_USE } from '../core/contract/serveFailures';
-import { offerTakeOver } from './server/folderInUse';
-import { offerPortChoices } from './server/portInUse';
-import type { ServerController } from './server/serverController';
+import { offerTakeOver } from './receiver/folderInUse';
+import { offerPortChoices } from './receiver/portInUse';
+import type { ServerController } from './receiver/serverController';
 
 const PROVIDER_PATHS = ['github', 'stripe', 'twilio', 'slack', 'shopify', 'standard', 'generic'];
 

@@ -9,7 +9,7 @@ import { DUPLICATE_NOTE, OUTCOME_HEADER, SOURCE_HEADER } from '../core/contract/
 import type { Logger } from '../core/log';
 import { schemeFor, type ProviderName } from '../core/signing';
 import type { Secrets } from './secrets';
-import type { ServerController } from './server/serverController';
+import type { ServerController } from './receiver/serverController';
 
 export interface SendResult {
   readonly status: number;

@@ -1,8 +1,8 @@
 // The preview form, built from VS Code's own web components so it looks native in every theme.
 // What stops a render is decided by the extension (it answers `check`); the form shows it beside
 // each field.
-import type { CatalogEntry } from '../core/render/fontCatalog';
-import type { CustomFontSource, FieldProblem, PreviewForm } from '../core/render/previewProtocol';
+import type { CatalogEntry } from '../core/browserRendering/fontCatalog';
+import type { CustomFontSource, FieldProblem, PreviewForm } from '../core/browserRendering/previewProtocol';
 
 const GROUP_TITLES: Record<string, string> = { generic: 'Generic families', common: 'Common system fonts', open: 'Open source and extended', international: 'International' };
 

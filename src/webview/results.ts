@@ -1,6 +1,6 @@
 // The right-hand side of the preview: the image or the PDF's pages, and the font report.
 import * as pdfjs from 'pdfjs-dist';
-import type { PreviewReport, Zoom } from '../core/render/previewProtocol';
+import type { PreviewReport, Zoom } from '../core/browserRendering/previewProtocol';
 
 let workerReady: Promise<void> | undefined;
 

@@ -16,7 +16,7 @@ import { compareHttp, compareWebSocket, type Observation } from './compare';
 import { exchangeWebSocket, poll, sendHttp } from './drive';
 import { scratchFolder, startHookbench, startOracle, tail, type RunningRuntime } from './runtimes';
 import type { Area, HttpStep, Step } from './step';
-import { findWranglerConfig, stripJsonc } from '../../src/core/runtime/wranglerConfig';
+import { findWranglerConfig, stripJsonc } from '../../src/core/runtime/worker/wranglerConfig';
 import { parse as parseToml } from 'smol-toml';
 
 interface AreaResult {

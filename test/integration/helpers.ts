@@ -1,6 +1,6 @@
 // What the integration tests share: the extension's API, waiting for the receiver and the trees.
 import * as vscode from 'vscode';
-import type { ServeState } from '../../src/vscode/server/serveProcess';
+import type { ServeState } from '../../src/vscode/receiver/serveProcess';
 import type { HookbenchApi } from '../../src/vscode/hookbench';
 import type { AgentNode } from '../../src/vscode/views/agentsTree';
 

@@ -5,9 +5,9 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { PreviewForm, PreviewTiming, ToExtension, ToWebview } from '../../src/core/render/previewProtocol';
+import type { PreviewForm, PreviewTiming, ToExtension, ToWebview } from '../../src/core/browserRendering/previewProtocol';
 import type { HookbenchApi } from '../../src/vscode/hookbench';
-import type { PreviewPanel } from '../../src/vscode/render/previewPanel';
+import type { PreviewPanel } from '../../src/vscode/renderPreview/previewPanel';
 import { reportFigure, requestScreenshot, userDoes } from './reporter';
 
 async function api(): Promise<HookbenchApi> {

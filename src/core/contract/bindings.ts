@@ -3,7 +3,7 @@
  * of bindings, KV keys and values, D1 tables, R2 objects, queue backlogs, workflow instances and
  * Durable Object alarms. Declared once for the serve process and the explorer's Bindings view.
  */
-import type { TableSchema } from '../inspector/tableSchema';
+import type { TableSchema } from './tableSchema';
 
 /** The kinds of binding the explorer shows, in the order it shows them. */
 export const BINDING_KINDS = ['kv', 'd1', 'r2', 'queue', 'workflow', 'durableObject'] as const;

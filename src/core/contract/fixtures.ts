@@ -6,7 +6,7 @@
  *
  * Never in a fixture: signature headers and anything secret-bearing (they are re-signed on send).
  */
-import { PROVIDERS, type ProviderName } from '../signing/types';
+import { PROVIDERS, type ProviderName } from './providers';
 
 /** The `format` value of every fixture this version writes and reads. */
 export const FIXTURE_FORMAT = 'hookbench-fixture/1';

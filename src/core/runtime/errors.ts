@@ -45,3 +45,13 @@ export class InstanceClosedError extends Error {
     super(`the instance ${JSON.stringify(instance)} was shut down (the worker reloaded or the server is stopping); the request did not run`);
   }
 }
+
+/** A wrangler config Hookbench cannot run: its one line names the file and the key. */
+export class ConfigError extends Error {
+  override readonly name: string = 'ConfigError';
+}
+
+/** The config asks for something Hookbench does not emulate (a key of platform.ts's table). */
+export class UnsupportedConfigError extends ConfigError {
+  override readonly name = 'UnsupportedConfigError';
+}

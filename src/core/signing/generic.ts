@@ -1,6 +1,7 @@
 import { hmac, safeEqual, type HmacAlgorithm } from './crypto';
 import { missingSecret } from './secret';
 import { fail, VALID, type SignatureScheme } from './types';
+import { SECRET_ENV } from '../contract/providers';
 
 /** How a generic HMAC signature is carried: header, algorithm, encoding and an optional prefix. */
 export interface GenericOptions {
@@ -36,7 +37,7 @@ export function createGeneric(overrides: Partial<GenericOptions> = {}): Signatur
       entity: [],
       entityField: 'entity',
       entityIgnoresCase: false,
-      secretEnv: 'GENERIC_WEBHOOK_SECRET',
+      secretEnv: SECRET_ENV.generic,
     },
 
     sign({ secret, body }) {

@@ -1,6 +1,7 @@
 import { decodeHexStrict, hmac, safeEqual } from './crypto';
 import { missingSecret } from './secret';
 import { fail, VALID, type SignatureScheme } from './types';
+import { SECRET_ENV } from '../contract/providers';
 
 const HEADER = 'x-hub-signature-256';
 
@@ -23,7 +24,7 @@ export const github: SignatureScheme = {
     ],
     entityField: 'repository',
     entityIgnoresCase: true,
-    secretEnv: 'GITHUB_WEBHOOK_SECRET',
+    secretEnv: SECRET_ENV.github,
   },
 
   sign({ secret, body }) {

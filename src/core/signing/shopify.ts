@@ -2,6 +2,7 @@ import { decodeBase64Digest, hmac, safeEqual } from './crypto';
 import { firstHeader } from './headers';
 import { missingSecret } from './secret';
 import { fail, VALID, type SignatureScheme } from './types';
+import { SECRET_ENV } from '../contract/providers';
 
 /** Classic webhooks use `X-Shopify-*`, the newer Events deliveries unprefixed `shopify-*`. */
 const HMAC_HEADERS = ['x-shopify-hmac-sha256', 'shopify-hmac-sha256'];
@@ -29,7 +30,7 @@ export const shopify: SignatureScheme = {
     ],
     entityField: 'X-Shopify-Shop-Domain',
     entityIgnoresCase: false,
-    secretEnv: 'SHOPIFY_WEBHOOK_SECRET',
+    secretEnv: SECRET_ENV.shopify,
   },
 
   sign({ secret, body }) {

@@ -2,6 +2,7 @@ import { decodeHexStrict, hmac, safeEqual } from './crypto';
 import { missingSecret } from './secret';
 import { checkWindow, nowSeconds, parseUnixSeconds } from './timestamps';
 import { fail, VALID, type SignatureScheme } from './types';
+import { SECRET_ENV } from '../contract/providers';
 
 const SIGNATURE = 'x-slack-signature';
 const TIMESTAMP = 'x-slack-request-timestamp';
@@ -32,7 +33,7 @@ export const slack: SignatureScheme = {
     ],
     entityField: 'team_id',
     entityIgnoresCase: false,
-    secretEnv: 'SLACK_SIGNING_SECRET',
+    secretEnv: SECRET_ENV.slack,
   },
 
   sign({ secret, body, timestamp }, options) {

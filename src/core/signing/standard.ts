@@ -4,6 +4,7 @@ import { firstHeader } from './headers';
 import { missingSecret } from './secret';
 import { checkWindow, nowSeconds, parseUnixSeconds } from './timestamps';
 import { fail, VALID, type SignatureScheme } from './types';
+import { SECRET_ENV } from '../contract/providers';
 
 const ID = ['webhook-id', 'svix-id'];
 const TIMESTAMP = ['webhook-timestamp', 'svix-timestamp'];
@@ -49,7 +50,7 @@ export const standard: SignatureScheme = {
     ],
     entityField: 'data.customer_id',
     entityIgnoresCase: false,
-    secretEnv: 'STANDARD_WEBHOOK_SECRET',
+    secretEnv: SECRET_ENV.standard,
   },
 
   sign({ secret, body, timestamp, id }, options) {

@@ -2,6 +2,7 @@ import { decodeHexStrict, hmac, safeEqual } from './crypto';
 import { missingSecret } from './secret';
 import { checkWindow, nowSeconds, parseUnixSeconds } from './timestamps';
 import { fail, VALID, type SignatureScheme } from './types';
+import { SECRET_ENV } from '../contract/providers';
 
 const HEADER = 'stripe-signature';
 
@@ -24,7 +25,7 @@ export const stripe: SignatureScheme = {
     ],
     entityField: 'customer',
     entityIgnoresCase: false,
-    secretEnv: 'STRIPE_WEBHOOK_SECRET',
+    secretEnv: SECRET_ENV.stripe,
   },
 
   sign({ secret, body, timestamp }, options) {

@@ -1,6 +1,7 @@
 import { decodeBase64Digest, hmac, safeEqual, safeEqualText, sha256Hex } from './crypto';
 import { missingSecret } from './secret';
 import { fail, VALID, type SignatureScheme } from './types';
+import { SECRET_ENV } from '../contract/providers';
 
 const HEADER = 'x-twilio-signature';
 
@@ -78,7 +79,7 @@ export const twilio: SignatureScheme = {
     entity: [{ from: 'payload', path: 'AccountSid' }, { from: 'payload', path: 'account_sid' }],
     entityField: 'AccountSid',
     entityIgnoresCase: false,
-    secretEnv: 'TWILIO_AUTH_TOKEN',
+    secretEnv: SECRET_ENV.twilio,
   },
 
   sign({ secret, body, url }) {

@@ -1,6 +1,6 @@
-/** The providers Hookbench signs and verifies for. */
-export const PROVIDERS = ['github', 'stripe', 'twilio', 'slack', 'shopify', 'standard', 'generic'] as const;
-export type ProviderName = (typeof PROVIDERS)[number];
+import type { ProviderName } from '../contract/providers';
+
+export { PROVIDERS, type ProviderName } from '../contract/providers';
 
 /** Header names are matched case-insensitively; keys of this map are lower-case. */
 export type HeaderMap = Readonly<Record<string, string>>;

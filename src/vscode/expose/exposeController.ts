@@ -11,7 +11,7 @@ import { STRIPE_SOURCE, type ExposeProvider } from '../../core/contract/expose';
 import { DisposableStore, Emitter } from '../../core/events';
 import type { Logger } from '../../core/log';
 import type { Secrets } from '../secrets';
-import type { ServerController } from '../server/serverController';
+import type { ServerController } from '../receiver/serverController';
 import type { DeliveriesTree } from '../views/deliveriesTree';
 import { ExposeProcess, type Forwarding } from './exposeProcess';
 

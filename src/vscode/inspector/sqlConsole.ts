@@ -10,7 +10,7 @@ import type { Logger } from '../../core/log';
 import type { InstanceRef } from '../../core/contract/instances';
 import { ConsoleModes, explainRefusal } from '../../core/inspector/consoleMode';
 import { toCsv, toJson } from '../../core/inspector/resultsExport';
-import { browseSql } from '../../core/inspector/tableSchema';
+import { browseSql } from '../../core/contract/tableSchema';
 import { registerCommand } from '../commands';
 import type { ExplorerSession } from '../views/explorerSession';
 import { ConsoleFiles, consoleKey, consoleLabel, consoleName, isD1, SQL_SCHEME, type ConsoleRef, type D1Ref } from './consoleFiles';

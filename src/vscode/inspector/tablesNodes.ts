@@ -4,7 +4,7 @@
  * SQL console on `SELECT * FROM "t" LIMIT 100`.
  */
 import * as vscode from 'vscode';
-import { TABLE_SCHEMA_SQL, tablesFrom, type ColumnSchema, type TableSchema } from '../../core/inspector/tableSchema';
+import { TABLE_SCHEMA_SQL, tablesFrom, type ColumnSchema, type TableSchema } from '../../core/contract/tableSchema';
 import type { AdminClient } from '../client/adminClient';
 
 export type TablesNode =

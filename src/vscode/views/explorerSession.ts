@@ -10,7 +10,7 @@ import type { Logger } from '../../core/log';
 import type { LiveMessage } from '../../core/contract/live';
 import { AdminClient } from '../client/adminClient';
 import { localReader } from '../client/instanceReader';
-import type { ServerController } from '../server/serverController';
+import type { ServerController } from '../receiver/serverController';
 import { ExplorerModel, type ExplorerChange, type ExplorerFeed } from './explorerModel';
 
 export class ExplorerSession implements vscode.Disposable, ExplorerFeed {

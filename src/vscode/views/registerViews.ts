@@ -11,8 +11,8 @@ import type { ExplorerSession } from './explorerSession';
 import { registerKvValues } from './kvValues';
 import { OutboundTree } from './outboundTree';
 import { FOLDER_IN_USE, PORT_IN_USE } from '../../core/contract/serveFailures';
-import type { ServeState } from '../server/serveProcess';
-import type { ServerController } from '../server/serverController';
+import type { ServeState } from '../receiver/serveProcess';
+import type { ServerController } from '../receiver/serverController';
 
 /** The views of the Hookbench activity-bar container, as declared in `package.json`. */
 export const VIEW_IDS = ['hookbench.agents', 'hookbench.bindings', 'hookbench.deliveries', 'hookbench.outbound'] as const;

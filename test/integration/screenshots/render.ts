@@ -1,8 +1,8 @@
 // The README's render scene: an invoice rendered by the local Browser Rendering emulator in the
 // render preview, with its font report.
 import * as vscode from 'vscode';
-import type { PreviewForm } from '../../../src/core/render/previewProtocol';
-import type { PreviewPanel } from '../../../src/vscode/render/previewPanel';
+import type { PreviewForm } from '../../../src/core/browserRendering/previewProtocol';
+import type { PreviewPanel } from '../../../src/vscode/renderPreview/previewPanel';
 import { capture } from './stage';
 
 const INVOICE = `<!doctype html><html><body style="font-family: 'Open Sans', sans-serif; margin: 48px">

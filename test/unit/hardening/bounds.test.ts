@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import WebSocket from 'ws';
-import { MAX_WEBSOCKET_MESSAGE, MAX_WEBSOCKETS_PER_CLIENT } from '../../../src/server/receiver';
+import { MAX_WEBSOCKET_MESSAGE, MAX_WEBSOCKETS_PER_CLIENT } from '../../../src/serve/http/receiver';
 import { startServe } from '../helpers/serveProcess';
 import { projectRoot, serveDefaultWorker, serveFixture, type Served } from '../helpers/serveWorker';
 import { SECRETS } from '../workers/payloads';

@@ -5,8 +5,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
-import { RenderError } from '../../../src/core/render/errors';
-import { ENDPOINTS, validateRenderRequest } from '../../../src/core/render/request';
+import { RenderError } from '../../../src/core/browserRendering/errors';
+import { ENDPOINTS, validateRenderRequest } from '../../../src/core/browserRendering/request';
 import { PROVIDERS, schemeFor } from '../../../src/core/signing';
 import { Hostile } from '../helpers/hostile';
 import { serveDefaultWorker, type Served } from '../helpers/serveWorker';

@@ -11,10 +11,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { curlCommand } from '../../../src/core/curl';
-import { renderCurl } from '../../../src/core/render/client';
+import { renderCurl } from '../../../src/core/browserRendering/client';
 import { startServe } from '../helpers/serveProcess';
 import { serveDefaultWorker, type Served } from '../helpers/serveWorker';
-import { startEmulator, type Emulator } from '../server/render/fixtures';
+import { startEmulator, type Emulator } from '../serve/renderEmulator/fixtures';
 import { githubPush, SECRETS, signed } from '../workers/payloads';
 
 /** Every file under `dir`, as absolute paths. */

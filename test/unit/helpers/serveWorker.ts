@@ -8,11 +8,11 @@ import WebSocket from 'ws';
 import type * as Contract from '../../../src/core/contract/instances';
 import type { SinkLimits } from '../../../src/core/contract/sink';
 import { lineLogger } from '../../../src/core/log';
-import { loadSqlJs } from '../../../src/core/runtime/sqljs';
-import { findWranglerConfig, readWranglerConfig, type WranglerConfig } from '../../../src/core/runtime/wranglerConfig';
-import { defaultWorkerConfig, type DefaultWorkerSettings } from '../../../src/server/defaultWorker';
-import { routeConsole } from '../../../src/server/consoleRoute';
-import { startServer, type RunningServer } from '../../../src/server/server';
+import { loadSqlJs } from '../../../src/core/runtime/storage/sqljs';
+import { findWranglerConfig, readWranglerConfig, type WranglerConfig } from '../../../src/core/runtime/worker/wranglerConfig';
+import { defaultWorkerConfig, type DefaultWorkerSettings } from '../../../src/serve/defaultWorker';
+import { routeConsole } from '../../../src/serve/consoleRoute';
+import { startServer, type RunningServer } from '../../../src/serve/server';
 
 /** The runtime's own instance events: the admin API's deletions and clears are left out. */
 export type InstanceEvent = Contract.InstanceRef & { readonly kind: 'woken' | 'evicted' };

@@ -6,8 +6,8 @@
  */
 import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
-import { DurableDatabase } from '../durableDatabase';
-import { encodeName } from '../names';
+import { DurableDatabase } from '../storage/durableDatabase';
+import { encodeName } from '../storage/names';
 
 export interface BindingStoreOptions {
   readonly sql: SqlJsStatic;

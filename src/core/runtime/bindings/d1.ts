@@ -5,8 +5,8 @@
  * `D1_TYPE_ERROR: Type 'undefined' not supported for value 'undefined'`, `D1_COLUMN_NOTFOUND`,
  * `D1_EXEC_ERROR: Error in line N: …`); blobs come back as arrays of byte numbers, as on D1.
  */
-import { statementKind, type DurableDatabase } from '../durableDatabase';
-import type { SqlValue } from '../journal';
+import { statementKind, type DurableDatabase } from '../storage/durableDatabase';
+import type { SqlValue } from '../storage/journal';
 import type { BindingStore } from './bindingStore';
 import { parameterCount, splitStatements } from './sqlSplit';
 

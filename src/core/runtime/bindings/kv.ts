@@ -4,7 +4,7 @@
  * least 60.`), expirations by the injected clock, metadata, sorted cursor listing and bulk get.
  * KV is eventually consistent on Cloudflare; locally, as in wrangler dev, a write is seen at once.
  */
-import type { SqlValue } from '../journal';
+import type { SqlValue } from '../storage/journal';
 import type { BindingStore } from './bindingStore';
 import { streamOf, toArrayBuffer, toBytes } from './values';
 

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log';
 import type { TimerHandle, Timers } from '../../timers';
-import { MAX_CONCURRENCY, type QueueConsumer } from '../bindingsConfig';
+import { MAX_CONCURRENCY, type QueueConsumer } from './bindingsConfig';
 import type { BindingStore } from './bindingStore';
 import { checkDelay, decodeBody, encodeBody, LimitError, MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, type ContentType } from './queueMessages';
 

@@ -9,9 +9,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CREATE_NEW, mkdirPrivate, PRIVATE_FILE_MODE, readPrivate } from '../privateFiles';
-import { syncDirectory } from '../snapshot';
-import type { DurableDatabase } from '../durableDatabase';
+import { CREATE_NEW, mkdirPrivate, PRIVATE_FILE_MODE, readPrivate } from '../storage/privateFiles';
+import { syncDirectory } from '../storage/snapshot';
+import type { DurableDatabase } from '../storage/durableDatabase';
 import type { BindingStore } from './bindingStore';
 import { createUpload, failure, MULTIPART_SCHEMA, type MultipartHost, R2MultipartUpload, sweepParts } from './r2Multipart';
 import { R2Object, R2ObjectBody, type StoredObject } from './r2Object';

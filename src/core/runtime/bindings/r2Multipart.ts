@@ -11,7 +11,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { DurableDatabase } from '../durableDatabase';
+import type { DurableDatabase } from '../storage/durableDatabase';
 import type { BindingStore } from './bindingStore';
 import { R2Object, type StoredObject } from './r2Object';
 

@@ -8,7 +8,7 @@ import type { SqlJsStatic } from 'sql.js';
 import type { BindingSummary } from '../../contract/bindings';
 import type { Logger } from '../../log';
 import type { TimerHandle, Timers } from '../../timers';
-import type { BindingsConfig } from '../bindingsConfig';
+import type { BindingsConfig } from './bindingsConfig';
 import { nextCronTime, parseCron } from '../cron';
 import { bindingDir, BindingStore } from './bindingStore';
 import { D1Database } from './d1';

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConsoleModes, explainRefusal, routeFor } from '../../../../src/core/inspector/consoleMode';
-import { browseSql, quoteIdentifier } from '../../../../src/core/inspector/tableSchema';
+import { browseSql, quoteIdentifier } from '../../../../src/core/contract/tableSchema';
 
 describe('the read-write gate', () => {
   it('starts every console read-only, sending everything to the read-only query', () => {

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { BindingStore } from '../../../../../src/core/runtime/bindings/bindingStore';
-import { loadSqlJs } from '../../../../../src/core/runtime/sqljs';
+import { loadSqlJs } from '../../../../../src/core/runtime/storage/sqljs';
 import { ManualTimers } from '../../../helpers/manualTimers';
 
 let cached: Promise<SqlJsStatic> | undefined;

@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { nullLogger, type Logger } from '../../../../../src/core/log';
-import type { BindingsConfig } from '../../../../../src/core/runtime/bindingsConfig';
+import type { BindingsConfig } from '../../../../../src/core/runtime/bindings/bindingsConfig';
 import { Entrypoints } from '../../../../../src/core/runtime/bindings/entrypoints';
 import { WorkerBindings } from '../../../../../src/core/runtime/bindings/workerBindings';
 import { manualTimers, settle, sqlJs, tempDir } from './helpers';

@@ -1,0 +1,62 @@
+/**
+ * `hookbench send --fixture FILE`: a saved delivery sent again, re-signed with its provider's
+ * secret, to the local receiver (or `--to` another origin, or `--url` exactly), printing the
+ * status, the response body and the time taken like `send` does.
+ */
+import { signedRequest } from '../core/fixtures/signedRequest';
+import { UsageError } from './args';
+import { envFileVars, loadFixtures, post, providerSecret } from './fixtureIo';
+import type { CliIo } from './io';
+
+export interface SendFixtureFlags {
+  readonly fixture: string;
+  readonly url?: string | undefined;
+  readonly to?: string | undefined;
+  readonly secret?: string | undefined;
+  readonly 'secret-env'?: string | undefined;
+  readonly 'env-file'?: string | undefined;
+  readonly 'new-id'?: boolean | undefined;
+  readonly 'dry-run'?: boolean | undefined;
+}
+
+function checkUrl(text: string | undefined, flag: string): void {
+  if (text === undefined) return;
+  try {
+    if (!/^https?:$/.test(new URL(text).protocol)) throw new Error();
+  } catch {
+    throw new UsageError(`${flag} ${text} is not an http(s) URL`);
+  }
+}
+
+export async function sendFixture(values: SendFixtureFlags, io: CliIo): Promise<number> {
+  if (values.url !== undefined && values.to !== undefined) throw new UsageError('give --url (the whole URL) or --to (the receiver, keeping the fixture\'s path), not both');
+  checkUrl(values.url, '--url');
+  checkUrl(values.to, '--to');
+  const [{ fixture }] = loadFixtures([values.fixture]) as [ReturnType<typeof loadFixtures>[number]];
+  if (values.secret !== undefined && values['secret-env'] !== undefined) throw new UsageError('give --secret or --secret-env, not both');
+  let secret = values.secret;
+  if (secret === undefined && values['secret-env'] !== undefined) {
+    secret = io.env[values['secret-env']];
+    if (!secret) throw new UsageError(`the environment variable ${values['secret-env']} is not set`);
+  }
+  secret ??= providerSecret(fixture.provider, io.env, envFileVars(values['env-file']));
+  let request;
+  try {
+    request = signedRequest(fixture, { secret, base: values.to, url: values.url, newId: values['new-id'] ?? false, source: 'send' });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values['dry-run']) {
+    io.stdout.write(`${request.method} ${request.url}\n${Object.entries(request.headers).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${request.body.toString('utf8')}\n`);
+    return 0;
+  }
+  let answer;
+  try {
+    answer = await post(request);
+  } catch (error) {
+    io.stderr.write(`hookbench send: ${(error as Error).message}\n`);
+    return 1;
+  }
+  io.stdout.write(`${answer.status} ${answer.statusText} in ${answer.ms.toFixed(1)} ms\n${answer.body}${answer.body.endsWith('\n') || answer.body === '' ? '' : '\n'}`);
+  return answer.status >= 200 && answer.status < 300 ? 0 : 1;
+}

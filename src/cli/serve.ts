@@ -1,0 +1,311 @@
+/**
+ * `hookbench serve`: the receiver in front of a worker on the Agents SDK emulation. Prints
+ * `listening on http://HOST:PORT`; SIGTERM/SIGINT stop accepting, drain, commit and snapshot
+ * every instance, and exit 0.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import * as esbuild from 'esbuild';
+import { lineLogger, type Logger } from '../core/log';
+import { SqlHeaps } from '../core/runtime/storage/sqlHeaps';
+import { GcNudge } from '../serve/gcNudge';
+import { loadSqlJs, separateSqlJsLoader } from '../core/runtime/storage/sqljs';
+import { findWranglerConfig, parseDevVars, readWranglerConfig, type WranglerConfig } from '../core/runtime/worker/wranglerConfig';
+import { ConfigError, UnsupportedConfigError } from '../core/runtime/errors';
+import { defaultWorkerConfig, prebuiltDefaultWorker } from '../serve/defaultWorker';
+import { routeConsole } from '../serve/consoleRoute';
+import { RenderServer } from '../serve/renderEmulator/renderServer';
+import { internalDir, startServer } from '../serve/server';
+import { loginUrl } from '../serve/http/localCredential';
+import { writePrivate } from '../core/runtime/storage/privateFiles';
+import { PROVIDERS, schemeFor } from '../core/signing';
+import type { AccessPolicy } from '../serve/http/access';
+import { WEBHOOK_PATHS } from '../serve/http/access';
+import { parseFlags, UsageError } from './args';
+import type { CliIo } from './io';
+import { portInUseMessage } from '../core/contract/serveFailures';
+
+export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 8787] [--data .hookbench]
+         [--worker FILE] [--config wrangler.jsonc|toml] [--env-file .dev.vars] [--no-watch] [--test-scheduled]
+         [--retention-count N] [--retention-days D] [--public-url URL]
+         [--outbound-url URL] [--chat-url URL] [--admin-token T] [--exit-with-parent]
+         [--render-port 8788] [--no-render] [--render-rate 30] [--render-concurrency 4]
+         [--secret-env NAME]... [--allow-origin ORIGIN]... [--allow-host HOST]... [--webhook-path /PREFIX/]...
+         [--require-token]
+  Runs a worker on the Agents SDK emulation: yours with --worker (its Durable Object bindings and
+  vars from the wrangler config next to it or given with --config), otherwise the built-in
+  webhook worker. The worker's secrets come from --env-file (default: the .dev.vars or .env beside
+  the wrangler config, as wrangler dev reads them) and, from the environment, only the
+  providers' webhook secrets (GITHUB_WEBHOOK_SECRET, STRIPE_WEBHOOK_SECRET, …) and the variables
+  named with --secret-env: other credentials in your environment never reach worker code.
+  Browsers reach the agents routes, WebSockets, admin API and render emulator only from loopback
+  and VS Code origins; --allow-origin and --allow-host open them to others. Webhook routes
+  (/webhooks/, /webhooks-queued/ and each --webhook-path) are open to every origin.
+  The admin token comes from HOOKBENCH_ADMIN_TOKEN (--admin-token shows it to every user in ps).
+  Another user of this machine reaches only the webhook routes (on Linux, where serve can tell
+  who opened a loopback connection). On a shared macOS or Windows machine, --require-token asks
+  every other route for the admin token (header X-Hookbench-Token, query hookbench_token, or the
+  browser session set by the login URL serve writes to DATA/_hookbench/login).
+  --port 0 picks a free port. Prints "listening on http://HOST:PORT".
+  The Browser Rendering emulator (Chromium starts on the first render) listens on --render-port
+  and prints "render on http://HOST:PORT/client/v4"; its Bearer token is HOOKBENCH_RENDER_TOKEN,
+  or a random one, printed. --render-rate is requests a second before 429 (0: no limit).`;
+
+/** The receiver's port is taken; the message names the flag that picks another. */
+export class PortInUseError extends Error {
+  constructor(host: string, port: string) {
+    super(portInUseMessage(host, port));
+  }
+}
+
+/** What the worker may read from the environment without being asked: the webhook secrets Hookbench itself names. */
+export const KNOWN_SECRET_NAMES: readonly string[] = [...PROVIDERS.map((p) => schemeFor(p).shape.secretEnv), 'OUTBOUND_WEBHOOK_SECRET'];
+
+/**
+ * The worker's secrets: the known webhook secrets and the `--secret-env` names from the
+ * environment, then the env file. Cloud credentials, GITHUB_TOKEN and Hookbench's own tokens
+ * stay out of worker code unless named (wrangler dev, too, reads only .dev.vars by default).
+ */
+function secretsFrom(envFile: string | undefined, env: NodeJS.ProcessEnv, named: readonly string[]): Record<string, string> {
+  const secrets: Record<string, string> = {};
+  for (const key of [...KNOWN_SECRET_NAMES, ...named]) {
+    const value = env[key];
+    if (value !== undefined && value !== '') secrets[key] = value;
+  }
+  if (envFile) {
+    let text: string;
+    try {
+      text = fs.readFileSync(envFile, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read --env-file ${envFile}: ${(error as Error).message}`);
+    }
+    Object.assign(secrets, parseDevVars(text));
+  }
+  return secrets;
+}
+
+/** How often the event-loop watch ticks, and how long a block must last to be reported. */
+const WATCH_TICK_MS = 100;
+const BLOCKED_MS = 1000;
+
+/**
+ * Reports the event loop being blocked (user code spinning), without crashing anything: a
+ * heartbeat timer that sees how late it ran, and says so as soon as the block ends. Start-up's
+ * own delays (bundling, compiling sql.js) are ignored until `ready()`.
+ */
+function watchEventLoop(logger: Logger): { ready(): void; stop(): void } {
+  let armed = false;
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    const blocked = now - last - WATCH_TICK_MS;
+    last = now;
+    if (armed && blocked > BLOCKED_MS) logger.warn(`[agents] the event loop was blocked for ${Math.round(blocked)} ms: some agent code runs synchronously for too long`);
+  }, WATCH_TICK_MS);
+  timer.unref();
+  return {
+    ready: () => {
+      armed = true;
+      last = performance.now();
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+function optionalNumber(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0) throw new UsageError(`${flag} is a number, 0 or more`);
+  return n;
+}
+
+function port(text: string, flag: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`${flag} is a number from 0 to 65535`);
+  return n;
+}
+
+/** `receiverPort`: the receiver's, whose admin routes rendered pages may not load. */
+async function startRender(values: { host: string; 'render-port': string; 'render-rate'?: string; 'render-concurrency'?: string }, io: CliIo, logger: Logger, access: AccessPolicy, receiverPort: number): Promise<RenderServer | undefined> {
+  const given = io.env['HOOKBENCH_RENDER_TOKEN'];
+  const token = given || randomBytes(24).toString('base64url');
+  const concurrency = optionalNumber(values['render-concurrency'], '--render-concurrency');
+  const render = new RenderServer({
+    host: values.host,
+    port: port(values['render-port'], '--render-port'),
+    token,
+    logger,
+    ratePerSecond: optionalNumber(values['render-rate'], '--render-rate'),
+    access,
+    receiverPort,
+    ...(concurrency ? { concurrency } : {}),
+  });
+  let url: string;
+  try {
+    url = await render.listen();
+  } catch (error) {
+    // The receiver is what serve is for: a busy render port (another window's emulator) costs the emulator only.
+    logger.warn(`[render] the Browser Rendering emulator did not start on port ${values['render-port']}: ${(error as Error).message}; choose another with --render-port (0: any free port)`);
+    await render.close().catch(() => undefined);
+    return undefined;
+  }
+  io.stdout.write(`render on ${url}\n`);
+  if (!given) io.stdout.write(`render token ${token} (set HOOKBENCH_RENDER_TOKEN to choose it)\n`);
+  return render;
+}
+
+/** The origin and host check's exceptions, from the flags; each one checked here, not at the first request. */
+function accessPolicy(origins: string[], hosts: string[], paths: string[]): AccessPolicy {
+  for (const origin of origins) {
+    if (!/^[a-z][a-z0-9+.-]*:\/\/[^/]+$/i.test(origin)) throw new UsageError(`--allow-origin ${origin}: give scheme://host[:port], as a browser sends it in Origin`);
+  }
+  for (const host of hosts) {
+    if (!/^(?:[\w-]+(?:\.[\w-]+)*|\[[0-9a-f:.]+\])$/i.test(host)) throw new UsageError(`--allow-host ${host}: give a host name without port or scheme`);
+  }
+  for (const prefix of paths) {
+    if (!prefix.startsWith('/') || prefix.startsWith('/__hookbench') || prefix === '/') throw new UsageError(`--webhook-path ${prefix}: give a path prefix such as /hooks/ (not / and not /__hookbench/)`);
+  }
+  return { origins, hosts, openPaths: [...WEBHOOK_PATHS, ...paths] };
+}
+
+export async function serve(argv: string[], io: CliIo): Promise<number> {
+  const values = parseFlags(argv, {
+    host: { type: 'string', default: '127.0.0.1' },
+    port: { type: 'string', default: '8787' },
+    data: { type: 'string', default: '.hookbench' },
+    worker: { type: 'string' },
+    config: { type: 'string' },
+    'env-file': { type: 'string' },
+    'no-watch': { type: 'boolean', default: false },
+    'test-scheduled': { type: 'boolean', default: false },
+    'idle-ms': { type: 'string' },
+    'retention-count': { type: 'string' },
+    'retention-days': { type: 'string' },
+    'public-url': { type: 'string' },
+    'admin-token': { type: 'string' },
+    'outbound-url': { type: 'string' },
+    'chat-url': { type: 'string' },
+    'exit-with-parent': { type: 'boolean', default: false },
+    'render-port': { type: 'string', default: '8788' },
+    'no-render': { type: 'boolean', default: false },
+    'render-rate': { type: 'string' },
+    'render-concurrency': { type: 'string' },
+    'secret-env': { type: 'string', multiple: true, default: [] },
+    'allow-origin': { type: 'string', multiple: true, default: [] },
+    'allow-host': { type: 'string', multiple: true, default: [] },
+    'webhook-path': { type: 'string', multiple: true, default: [] },
+    'require-token': { type: 'boolean', default: false },
+  });
+  const adminToken = values['admin-token'] ?? io.env['HOOKBENCH_ADMIN_TOKEN'];
+  if (values['require-token'] && !adminToken) throw new UsageError('--require-token needs an admin token: set HOOKBENCH_ADMIN_TOKEN (for example to the output of openssl rand -hex 16)');
+  const access = { ...accessPolicy(values['allow-origin'], values['allow-host'], values['webhook-path']), ...(values['require-token'] ? { requireToken: adminToken } : {}) };
+  const logger = lineLogger((line) => io.stderr.write(line + '\n'), (io.env['HOOKBENCH_LOG_LEVEL'] as 'info' | undefined) ?? 'info');
+
+  let config: WranglerConfig | undefined;
+  let entry: string | undefined;
+  let prebuilt: string | undefined;
+  let envFile = values['env-file'];
+  try {
+    const configFile = values.config ?? (values.worker ? findWranglerConfig(path.dirname(path.resolve(values.worker))) : undefined);
+    config = configFile ? readWranglerConfig(path.resolve(configFile)) : undefined;
+    // As wrangler dev does: the secrets file beside the config, `.dev.vars` (or else `.env`).
+    if (configFile && envFile === undefined) envFile = ['.dev.vars', '.env'].map((name) => path.join(path.dirname(path.resolve(configFile)), name)).find((file) => fs.existsSync(file));
+  } catch (error) {
+    // Something not emulated is no usage mistake: its one line, without the usage text.
+    if (error instanceof UnsupportedConfigError) throw error;
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+  for (const note of config?.notes ?? []) logger.warn(`[agents] ${note}`);
+  entry = values.worker ? path.resolve(values.worker) : config?.main;
+  if (!entry) {
+    // No worker of the user's: the built-in webhook worker.
+    config = defaultWorkerConfig({
+      retentionCount: optionalNumber(values['retention-count'], '--retention-count'),
+      retentionDays: optionalNumber(values['retention-days'], '--retention-days'),
+      publicUrl: values['public-url'],
+      outboundUrl: values['outbound-url'],
+      chatUrl: values['chat-url'],
+    });
+    prebuilt = prebuiltDefaultWorker();
+    entry = prebuilt ?? path.resolve(__dirname, '..', '..', 'workers', 'default', 'index.ts');
+  }
+  if (!fs.existsSync(entry)) throw new UsageError(`the worker entry ${entry} does not exist`);
+
+  const watch = watchEventLoop(logger);
+  // Its timer is unref'd: it never keeps the process alive.
+  const gcNudge = new GcNudge();
+  const server = await startServer({
+    host: values.host,
+    port: port(values.port, '--port'),
+    dataDir: path.resolve(values.data),
+    entry,
+    prebuilt,
+    config,
+    secrets: secretsFrom(envFile, io.env, values['secret-env']),
+    watch: !values['no-watch'],
+    testScheduled: values['test-scheduled'],
+    sql: await loadSqlJs(),
+    // Instances' databases in heaps that are dropped once empty: memory comes back after a load.
+    heaps: new SqlHeaps(separateSqlJsLoader(), 128, () => gcNudge.soon()),
+    esbuild,
+    logger,
+    idleMs: values['idle-ms'] === undefined ? undefined : Number(values['idle-ms']),
+    adminToken,
+    sinkSecret: io.env['HOOKBENCH_SINK_SECRET'],
+    access,
+  }).catch((error: NodeJS.ErrnoException) => {
+    // One line that says what to do, instead of a listen() stack.
+    if (error.code === 'EADDRINUSE') throw new PortInUseError(values.host, values.port);
+    throw error;
+  });
+  // The emulator's line comes first: whoever waits for "listening on" then knows both.
+  const render = values['no-render'] ? undefined : await startRender(values, io, logger, access, Number(new URL(server.url).port));
+  // Listening for the signals before the line that tells a waiting client it may send them.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+    // The extension keeps a pipe on stdin and never writes to it: it closes when the extension
+    // host goes away, however it goes (a killed code-server, a crash), and the server follows.
+    if (values['exit-with-parent']) {
+      process.stdin.once('end', stop);
+      process.stdin.once('close', stop);
+      process.stdin.resume();
+    }
+  });
+  watch.ready();
+  if (access.requireToken !== undefined) {
+    // The owner's browser signs in once from this URL; it holds the token, so only its owner may read it.
+    const file = internalDir(path.resolve(values.data), 'login');
+    writePrivate(file, loginUrl(server.url, access.requireToken) + '\n');
+    io.stdout.write(`--require-token: browsers sign in once with the URL in ${file}\n`);
+  }
+  io.stdout.write(`listening on ${server.url}\n`);
+
+  routeConsole(logger);
+  process.on('unhandledRejection', (reason) => logger.error(`[agents] unhandled rejection in worker code: ${(reason as Error)?.stack ?? String(reason)}`));
+  process.on('uncaughtException', (error) => logger.error(`[agents] uncaught exception in worker code: ${error.stack ?? String(error)}`));
+
+  await stopped;
+  logger.info('[receiver] stopping: draining requests and committing every instance');
+  watch.stop();
+  // Whatever happens while stopping (a data folder deleted under us, a stuck connection), the
+  // process ends: after the grace period, or as soon as the shutdown finished or failed.
+  const deadline = setTimeout(() => {
+    logger.error('[receiver] shutdown took longer than 20 s; exiting anyway');
+    process.exit(1);
+  }, 20_000);
+  try {
+    await render?.close();
+    await server.stop();
+    logger.info('[receiver] stopped');
+  } catch (error) {
+    logger.error(`[receiver] shutdown failed: ${(error as Error)?.stack ?? String(error)}`);
+    process.exit(1);
+  }
+  clearTimeout(deadline);
+  // Watchers and the esbuild service must not keep a stopped server alive.
+  process.exit(0);
+}

@@ -1,0 +1,228 @@
+/**
+ * A worker as Cloudflare runs it: its default export's `fetch(request, env, ctx)`, an `env` made
+ * of the wrangler config's vars, the secrets, and one namespace per Durable Object binding.
+ */
+import * as path from 'node:path';
+import type { SqlJsStatic } from 'sql.js';
+import type { InstanceEvent, InstanceSummary } from '../../contract/instances';
+import type { Logger } from '../../log';
+import * as agentsModule from '../modules/agents';
+import * as agentWorkflowsModule from '../modules/agentsWorkflows';
+import type { BindingsConfig } from '../bindings/bindingsConfig';
+import { Entrypoints, type ExecutionContext } from '../bindings/entrypoints';
+import { WorkerBindings } from '../bindings/workerBindings';
+import * as cloudflareWorkers from '../modules/cloudflareWorkers';
+import { UPGRADE, type DurableObjectClass, type UpgradeResponse } from '../objects/instanceHost';
+import { bindToTransport, WebSocketPair, WebSocketRequestResponsePair, webSocketOf, WorkerResponse } from '../objects/webSocket';
+import { AssetServer, type AssetsConfig } from './assets';
+import { encodeName } from '../storage/names';
+import { DurableObjectNamespace } from '../objects/namespace';
+import type { SqlHeaps } from '../storage/sqlHeaps';
+import { camelCaseToKebabCase } from '../../contract/agentsProtocol';
+import { realTimers, type Timers } from '../../timers';
+import { WorkflowBinding } from '../bindings/workflows/workflowBinding';
+import { NonRetryableError } from '../bindings/workflows/workflowErrors';
+import type { WorkflowClass } from '../bindings/workflows/workflowRun';
+import type { DurableObjectBinding, WorkflowConfig } from './wranglerConfig';
+
+export interface WorkerRuntimeOptions {
+  readonly exports: Record<string, unknown>;
+  /** The object the worker's code sees as `env` (also `cloudflare:workers`' `env`); filled in here. */
+  readonly env: Record<string, unknown>;
+  readonly bindings: readonly DurableObjectBinding[];
+  /** `workflows` of the wrangler config. */
+  readonly workflows?: readonly WorkflowConfig[];
+  /** Timers for alarms, workflow sleeps and retries, queue batching and crons (default: real ones). */
+  readonly timers?: Timers;
+  readonly vars: Readonly<Record<string, unknown>>;
+  /** KV, D1, R2, queues, service bindings and crons from the wrangler config. */
+  readonly bindingsConfig?: BindingsConfig;
+  /** Answer `/__scheduled?cron=…` by running `scheduled()`, as `wrangler dev --test-scheduled`. */
+  readonly testScheduled?: boolean;
+  /** Workers Static Assets: served before (or after) the worker, and `env.<binding>`. */
+  readonly assets?: AssetsConfig;
+  readonly secrets: Readonly<Record<string, string>>;
+  readonly dataDir: string;
+  readonly sql: SqlJsStatic;
+  /** Separate sql.js heaps for the instances' databases (sqlHeaps.ts); without, all share `sql`'s. */
+  readonly heaps?: SqlHeaps;
+  readonly logger: Logger;
+  readonly now?: () => number;
+  /** Idle time before an instance is evicted (default 60 s). */
+  readonly idleMs?: number;
+  readonly snapshotAfterBytes?: number;
+  /** What happens to instances: created, woken, evicted, a new state, an event stored. */
+  readonly onInstance?: (event: InstanceEvent) => void;
+}
+
+const NO_BINDINGS: BindingsConfig = { name: undefined, kvNamespaces: [], d1Databases: [], r2Buckets: [], queueProducers: [], queueConsumers: [], services: [], crons: [] };
+
+export class WorkerRuntime {
+  readonly env: Record<string, unknown>;
+  readonly namespaces: readonly DurableObjectNamespace[];
+  readonly workflows: readonly WorkflowBinding[];
+  readonly bindings: WorkerBindings;
+  private readonly entrypoints: Entrypoints;
+  private started: Promise<void> | undefined;
+  private readonly background = new Set<Promise<unknown>>();
+  private readonly assets: AssetServer | undefined;
+
+  constructor(private readonly options: WorkerRuntimeOptions) {
+    const env: Record<string, unknown> = Object.assign(options.env, options.vars, options.secrets);
+    const report = (event: InstanceEvent) => options.onInstance?.(event);
+    const namespaces = options.bindings.map((binding) => {
+      const cls = options.exports[binding.className];
+      if (typeof cls !== 'function') {
+        throw new Error(`the worker does not export the class ${binding.className} named by the Durable Object binding ${binding.name}`);
+      }
+      const namespace: DurableObjectNamespace = new DurableObjectNamespace(binding.name, binding.className, cls as DurableObjectClass, () => env, {
+        sql: options.sql,
+        heaps: options.heaps,
+        dir: path.join(options.dataDir, encodeName(camelCaseToKebabCase(binding.name))),
+        logger: options.logger,
+        now: options.now ?? Date.now,
+        ...(options.timers ? { timers: options.timers } : {}),
+        idleMs: options.idleMs ?? 60_000,
+        snapshotAfterBytes: options.snapshotAfterBytes,
+        onWake: (name, created) => {
+          if (created) report({ kind: 'created', namespace: binding.name, name, instance: summary(name, true) });
+          report({ kind: 'woken', namespace: binding.name, name, instance: summary(name, true) });
+        },
+        onEvict: (name) => report({ kind: 'evicted', namespace: binding.name, name, instance: summary(name, false) }),
+        onState: (name, state) => report({ kind: 'state', namespace: binding.name, name, state }),
+        onEventStored: (name, event) => report({ kind: 'event', namespace: binding.name, name, event }),
+      });
+      const summary = (name: string, awake: boolean): InstanceSummary => ({
+        namespace: binding.name,
+        agent: camelCaseToKebabCase(binding.name),
+        className: binding.className,
+        name,
+        awake,
+        connections: awake ? (namespace.existingHost(name)?.connectionCount ?? 0) : 0,
+      });
+      return namespace;
+    });
+    for (const namespace of namespaces) env[namespace.binding] = namespace;
+    this.workflows = (options.workflows ?? []).map((workflow) => {
+      const cls = options.exports[workflow.className];
+      if (typeof cls !== 'function') throw new Error(`the worker does not export the class ${workflow.className} named by the workflow ${workflow.binding}`);
+      const binding = new WorkflowBinding(workflow.name, workflow.className, cls as WorkflowClass, () => env, {
+        sql: options.sql,
+        dir: path.join(options.dataDir, 'workflows', encodeName(workflow.name)),
+        logger: options.logger,
+        timers: options.timers ?? realTimers,
+      });
+      env[workflow.binding] = binding;
+      return binding;
+    });
+    if (options.assets) {
+      const assets = new AssetServer(options.assets);
+      this.assets = assets;
+      if (options.assets.binding) env[options.assets.binding] = { fetch: (input: Request | string | URL, init?: RequestInit) => Promise.resolve(assets.fetch(new Request(input, init))) };
+    }
+    this.env = env;
+    this.namespaces = namespaces;
+    this.entrypoints = new Entrypoints(options.exports, env, () => this.context());
+    this.bindings = new WorkerBindings({
+      config: options.bindingsConfig ?? NO_BINDINGS,
+      dataDir: options.dataDir,
+      sql: options.sql,
+      logger: options.logger,
+      now: options.now ?? Date.now,
+      timers: options.timers ?? realTimers,
+      entrypoints: this.entrypoints,
+    });
+    Object.assign(env, this.bindings.env);
+  }
+
+  /**
+   * Starts what runs without a request: instances with an alarm pending are woken for it,
+   * unfinished workflows resume, queue delivery (a previous run's backlog included) and cron
+   * triggers begin. Called once the runtime it replaces has shut down, so one process never has
+   * two handles on the same files.
+   */
+  start(): Promise<void> {
+    if (!this.started) {
+      for (const namespace of this.namespaces) this.track(namespace.resumeAlarms());
+      for (const workflow of this.workflows) this.track(workflow.resumeAll());
+      this.started = this.bindings.start().catch((error: unknown) => this.options.logger.error(`[bindings] ${(error as Error)?.stack ?? String(error)}`));
+    }
+    return this.started;
+  }
+
+  private context(): ExecutionContext {
+    return { waitUntil: (promise) => this.track(promise), passThroughOnException: () => undefined, props: {} };
+  }
+
+  /** Globals of the Workers runtime that differ from Node's, seen by the worker's code only. */
+  static globals(): Record<string, unknown> {
+    return { Response: WorkerResponse, WebSocketPair, WebSocketRequestResponsePair };
+  }
+
+  /** The modules a bundle of this worker imports instead of the real packages. */
+  static providedModules(env: Record<string, unknown>): Record<string, unknown> {
+    return { agents: agentsModule, 'agents/workflows': agentWorkflowsModule, 'cloudflare:workers': { ...cloudflareWorkers, env }, 'cloudflare:workflows': { NonRetryableError } };
+  }
+
+  async fetch(request: Request): Promise<Response> {
+    const pathname = new URL(request.url).pathname;
+    if (this.options.testScheduled && pathname === '/__scheduled') return this.manualScheduled(request);
+    if (pathname === SCHEDULED_HANDLER_PATH) return this.scheduledHandler(request);
+    return asUpgrade(await (this.assets ? this.assets.route(request, (r) => this.workerFetch(r)) : this.workerFetch(request)));
+  }
+
+  private async workerFetch(request: Request): Promise<Response> {
+    return (await this.entrypoints.call('default', 'fetch', [request])) as Response;
+  }
+
+  /**
+   * wrangler dev's `/__scheduled?cron=…` (with `--test-scheduled`): runs `scheduled()` now, as its
+   * middleware does (no `time`; an exception is the request's error).
+   */
+  private async manualScheduled(request: Request): Promise<Response> {
+    await this.bindings.scheduled(new URL(request.url).searchParams.get('cron') ?? '', (this.options.now ?? Date.now)());
+    return new Response('Ran scheduled event');
+  }
+
+  /**
+   * Miniflare's `/cdn-cgi/handler/scheduled?cron=…&time=<ms>`, always on in wrangler dev: runs
+   * `scheduled()` and answers `ok`, or `exception` with a 500 when it throws.
+   */
+  private async scheduledHandler(request: Request): Promise<Response> {
+    const params = new URL(request.url).searchParams;
+    const time = Number.parseInt(params.get('time') ?? '', 10);
+    try {
+      await this.bindings.scheduled(params.get('cron') ?? '', Number.isNaN(time) ? (this.options.now ?? Date.now)() : time);
+      return new Response('ok');
+    } catch (error) {
+      this.options.logger.error(`[cron] scheduled() threw: ${(error as Error)?.stack ?? String(error)}`);
+      return new Response('exception', { status: 500 });
+    }
+  }
+
+  private track(promise: Promise<unknown>): void {
+    const tracked = promise.catch((error: unknown) => this.options.logger.error(`waitUntil: ${(error as Error)?.stack ?? String(error)}`));
+    this.background.add(tracked);
+    void tracked.finally(() => this.background.delete(tracked));
+  }
+
+  /** Waits for background work, then closes every instance (committing and snapshotting). */
+  async shutdown(): Promise<void> {
+    await this.started;
+    await this.bindings.stop();
+    await Promise.allSettled([...this.background]);
+    await Promise.all([...this.namespaces.map((namespace) => namespace.shutdown()), ...this.workflows.map((workflow) => workflow.shutdown())]);
+  }
+}
+
+/** Where Miniflare (and so wrangler dev) triggers a scheduled event over HTTP. */
+const SCHEDULED_HANDLER_PATH = '/cdn-cgi/handler/scheduled';
+
+/** A 101 Response with a WebSocket becomes the upgrade the receiver completes with the real socket. */
+function asUpgrade(response: Response): Response {
+  const client = webSocketOf(response);
+  if (!client || (response as Partial<UpgradeResponse>)[UPGRADE]) return response;
+  const upgrade = new Response(null, { status: 200, headers: response.headers }) as UpgradeResponse;
+  upgrade[UPGRADE] = (socket) => bindToTransport(client, socket);
+  return upgrade;
+}

@@ -1,0 +1,184 @@
+/**
+ * Which fonts really drew the page: for every element with text of its own, the families its CSS
+ * asks for and the platform fonts Chromium used for its glyphs (CDP `CSS.getPlatformFontsForNode`,
+ * the same data as DevTools' "Rendered Fonts"), each family once with its faces, each tied to the
+ * requested family it stands for.
+ *
+ * A drawn font stands for: a named family it is (case-insensitive); for a web font, the first
+ * requested family declared with @font-face and loaded; otherwise the first generic family in the
+ * list (the system's choice for it, per script). A metric-compatible stand-in (Liberation Serif for
+ * Times New Roman, …) stands for the family it replaces and says so with `standIn`, since Debian
+ * cannot install the Microsoft fonts. The element is flagged `fallback` when any glyph
+ * was drawn by a font that does not stand for the first requested family.
+ */
+import type { CDPSession, Page } from 'puppeteer-core';
+import { isStandIn } from '../../core/browserRendering/fontCatalog';
+
+// These functions run in the page. The Node program has no DOM types, so the globals they touch
+// are declared loosely here, for this module only.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type DomNode = any;
+declare const document: any;
+declare const CSS: { escape(text: string): string };
+
+
+export interface DrawnFont {
+  readonly family: string;
+  /** The face that drew the most of its glyphs (the family's faces are one entry, see `faces`). */
+  readonly postScriptName: string;
+  /** Every face of the family that drew some, most glyphs first: regular, bold, … */
+  readonly faces: string[];
+  /** A downloaded (web) font rather than an installed one. */
+  readonly custom: boolean;
+  readonly glyphs: number;
+  /** The requested family this font stands for, or null when it stands for none of them. */
+  readonly requestedAs: string | null;
+  /** It replaces `requestedAs` with the same metrics (a Microsoft font Debian cannot install). */
+  readonly standIn?: boolean;
+}
+
+export interface ElementFonts {
+  /** A CSS path to the element (tag, id, nth-of-type). */
+  readonly selector: string;
+  /** Its own text, trimmed and cut to 80 characters. */
+  readonly text: string;
+  readonly requested: string[];
+  readonly fonts: DrawnFont[];
+  readonly fallback: boolean;
+}
+
+export interface FontReport {
+  readonly elements: ElementFonts[];
+  /** The @font-face families the page declared, with their loading status. */
+  readonly webFonts: { family: string; status: string }[];
+}
+
+const GENERIC = new Set(['serif', 'sans-serif', 'monospace', 'cursive', 'fantasy', 'system-ui', 'emoji', 'math', 'fangsong', 'ui-serif', 'ui-sans-serif', 'ui-monospace', 'ui-rounded']);
+
+const unquote = (name: string) => name.trim().replace(/^(['"])(.*)\1$/, '$2').trim();
+
+export function parseFontFamily(value: string): string[] {
+  return value
+    .split(',')
+    .map(unquote)
+    .filter((name) => name !== '');
+}
+
+export function standsFor(font: { familyName: string; isCustomFont: boolean }, requested: string[], loadedWebFonts: Set<string>): string | null {
+  const named = requested.find((family) => !GENERIC.has(family.toLowerCase()) && family.toLowerCase() === font.familyName.toLowerCase());
+  if (named) return named;
+  const replaced = font.isCustomFont ? undefined : requested.find((family) => isStandIn(family, font.familyName));
+  if (replaced) return replaced;
+  if (font.isCustomFont) {
+    const web = requested.find((family) => loadedWebFonts.has(family.toLowerCase()));
+    if (web) return web;
+  }
+  return requested.find((family) => GENERIC.has(family.toLowerCase())) ?? null;
+}
+
+export interface PlatformFont {
+  readonly familyName: string;
+  readonly postScriptName: string;
+  readonly isCustomFont: boolean;
+  readonly glyphCount: number;
+}
+
+/**
+ * CDP lists a platform font once per face (LiberationSans, LiberationSans-Bold): one entry per
+ * family (and web or installed), glyphs added up, faces most glyphs first, in first-seen order.
+ */
+export function byFamily(fonts: readonly PlatformFont[]): (Omit<PlatformFont, 'postScriptName'> & { faces: string[] })[] {
+  const families = new Map<string, { familyName: string; isCustomFont: boolean; glyphCount: number; faces: { name: string; glyphs: number }[] }>();
+  for (const font of fonts) {
+    const key = `${font.isCustomFont}:${font.familyName.toLowerCase()}`;
+    const family = families.get(key) ?? { familyName: font.familyName, isCustomFont: font.isCustomFont, glyphCount: 0, faces: [] };
+    family.glyphCount += font.glyphCount;
+    family.faces.push({ name: font.postScriptName, glyphs: font.glyphCount });
+    families.set(key, family);
+  }
+  return [...families.values()].map((f) => ({ ...f, faces: f.faces.sort((a, b) => b.glyphs - a.glyphs).map((face) => face.name) }));
+}
+
+interface TextElement {
+  readonly selector: string;
+  readonly text: string;
+}
+
+/** Marks each element that has its own non-blank text with a data attribute, and describes it. */
+function markTextElements(): TextElement[] {
+  const out: { selector: string; text: string }[] = [];
+  const path = (el: DomNode): string => {
+    const parts: string[] = [];
+    for (let node: DomNode = el; node && node.nodeType === 1 && parts.length < 6; node = node.parentElement) {
+      if (node.id) {
+        parts.unshift(`#${CSS.escape(node.id)}`);
+        break;
+      }
+      const parent: DomNode = node.parentElement;
+      const tag = node.tagName.toLowerCase();
+      const same = parent ? Array.from(parent.children).filter((c: DomNode) => c.tagName === node.tagName) : [];
+      parts.unshift(same.length > 1 ? `${tag}:nth-of-type(${same.indexOf(node) + 1})` : tag);
+    }
+    return parts.join(' > ');
+  };
+  let n = 0;
+  for (const el of Array.from(document.querySelectorAll('body, body *') as Iterable<DomNode>)) {
+    if (['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE'].includes(el.tagName)) continue;
+    const own = Array.from(el.childNodes)
+      .filter((c: DomNode) => c.nodeType === 3)
+      .map((c: DomNode) => c.textContent ?? '')
+      .join('')
+      .replace(/\s+/g, ' ')
+      .trim();
+    if (own === '') continue;
+    el.setAttribute('data-hookbench-font-report', String(n++));
+    out.push({ selector: path(el), text: Array.from(own).slice(0, 80).join('') });
+  }
+  // CSS.getPlatformFontsForNode reports the fonts of the last layout, and nothing here has made
+  // one since the injected styles: without a frame in between (a busy machine, no font wait),
+  // it would report the page's first layout (the default serif). Reading a box lays it out now.
+  void document.documentElement.getBoundingClientRect();
+  return out;
+}
+
+function webFontsInPage(): { family: string; status: string }[] {
+  return Array.from(document.fonts as Iterable<DomNode>).map((face) => ({ family: face.family.replace(/^(['"])(.*)\1$/, '$2'), status: face.status }));
+}
+
+async function nodeFonts(session: CDPSession, nodeId: number, loaded: Set<string>): Promise<Omit<ElementFonts, 'selector' | 'text'>> {
+  const [{ fonts }, { computedStyle }] = await Promise.all([session.send('CSS.getPlatformFontsForNode', { nodeId }), session.send('CSS.getComputedStyleForNode', { nodeId })]);
+  const requested = parseFontFamily(computedStyle.find((p) => p.name === 'font-family')?.value ?? '');
+  const drawn = byFamily(fonts).map((font) => ({
+    family: font.familyName,
+    postScriptName: font.faces[0]!,
+    faces: font.faces,
+    custom: font.isCustomFont,
+    glyphs: font.glyphCount,
+    requestedAs: standsFor(font, requested, loaded),
+  })).map((font) => (font.requestedAs && isStandIn(font.requestedAs, font.family) ? { ...font, standIn: true } : font));
+  const first = requested[0]?.toLowerCase();
+  return { requested, fonts: drawn, fallback: drawn.some((font) => font.requestedAs?.toLowerCase() !== first) };
+}
+
+/** Reports the fonts of a page that is ready (navigated, injected, fonts awaited). */
+export async function fontReport(page: Page): Promise<FontReport> {
+  const described = await page.evaluate(markTextElements);
+  const webFonts = await page.evaluate(webFontsInPage);
+  const loaded = new Set(webFonts.filter((f) => f.status === 'loaded').map((f) => f.family.toLowerCase()));
+  const session = await page.createCDPSession();
+  try {
+    await session.send('DOM.enable');
+    await session.send('CSS.enable');
+    const { root } = await session.send('DOM.getDocument', { depth: 0 });
+    const { nodeIds } = await session.send('DOM.querySelectorAll', { nodeId: root.nodeId, selector: '[data-hookbench-font-report]' });
+    const elements: ElementFonts[] = [];
+    for (const [i, nodeId] of nodeIds.entries()) {
+      const about = described[i];
+      if (!about) continue;
+      elements.push({ ...about, ...(await nodeFonts(session, nodeId, loaded)) });
+    }
+    return { elements, webFonts };
+  } finally {
+    await session.detach().catch(() => undefined);
+  }
+}

@@ -1,0 +1,249 @@
+/**
+ * Keeps the local receiver running for the workspace: builds the serve command line from the
+ * settings (host, port, data folder, worker, retention), hands the provider secrets and a fresh
+ * admin token over as environment (never as arguments, never in settings), restarts it when any
+ * of those change, and shows its state in the status bar and the `hookbench.receiverRunning` key.
+ */
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { DisposableStore, Emitter } from '../../core/events';
+import type { Logger } from '../../core/log';
+import { findWranglerConfig, readWranglerConfig } from '../../core/runtime/worker/wranglerConfig';
+import { UnsupportedConfigError } from '../../core/runtime/errors';
+import type { Secrets } from '../secrets';
+import { ServeProcess, type ServeLaunch, type ServeState } from './serveProcess';
+import { SERVE_PROCESS_ENV } from '../../core/contract/serveEnvironment';
+
+/**
+ * VS Code's private storage for this workspace (the global one without a folder): where an
+ * untrusted workspace's data and fixtures go instead of its own `.hookbench/`.
+ */
+export function privateStorage(context: vscode.ExtensionContext): string {
+  return (context.storageUri ?? context.globalStorageUri).fsPath;
+}
+
+const RESTART_ON = ['hookbench.receiver.host', 'hookbench.receiver.port', 'hookbench.dataDirectory', 'hookbench.worker', 'hookbench.retention', 'hookbench.render.port'];
+
+export class ServerController implements vscode.Disposable {
+  private readonly store = new DisposableStore();
+  private readonly process: ServeProcess;
+  private readonly status: vscode.StatusBarItem;
+  private readonly changed = new Emitter<ServeState>();
+  readonly onDidChangeState = this.changed.event;
+  /** A fresh token per session: the admin API is the extension's alone. */
+  readonly adminToken = randomBytes(24).toString('hex');
+  /** The local render emulator's Bearer token, also fresh per session. */
+  readonly renderToken = randomBytes(24).toString('hex');
+  private pending: Promise<string> | undefined;
+  private restarting: Promise<unknown> | undefined;
+  /** Told when a restart this controller made on its own (settings, secrets, trust) fails to start. */
+  onStartFailure: ((error: unknown) => void) | undefined;
+  /** The provider secrets the running receiver was given, to tell whether a change needs a restart. */
+  private launchedSecrets: string | undefined;
+  /** Secrets for this session only, over the stored ones: `stripe listen`'s signing secret while it runs. */
+  private readonly sessionSecrets = new Map<string, string>();
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly logger: Logger,
+    private readonly secrets: Secrets,
+  ) {
+    this.process = new ServeProcess(logger);
+    this.store.add(this.process);
+    this.status = this.store.add(vscode.window.createStatusBarItem('hookbench.receiver', vscode.StatusBarAlignment.Left, 50));
+    this.status.name = 'Hookbench Receiver';
+    this.status.command = 'hookbench.receiver.showMenu';
+    this.store.add(this.process.onDidChangeState((state) => this.render(state)));
+    this.render(this.process.state);
+    this.status.show();
+    this.store.add(
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (RESTART_ON.some((section) => event.affectsConfiguration(section))) void this.restartIfRunning('settings changed');
+      }),
+    );
+    this.store.add(this.secrets.onDidChange(() => void this.syncSecrets()));
+    this.store.add(
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        if (this.process.state.kind === 'running' || this.process.state.kind === 'starting') void this.restartIfRunning('the workspace is trusted now');
+        else if (this.autoStart) void this.start().catch(() => undefined);
+      }),
+    );
+  }
+
+  /**
+   * Whether the receiver starts with the window: never in an untrusted workspace, whose committed
+   * `.hookbench/` or settings must not be acted on before the user trusts it.
+   */
+  get autoStart(): boolean {
+    return vscode.workspace.isTrusted && vscode.workspace.getConfiguration('hookbench').get<boolean>('receiver.autoStart', true);
+  }
+
+  /**
+   * The data folder. In a trusted workspace, `hookbench.dataDirectory` (default `.hookbench`) in
+   * the folder; in an untrusted one, VS Code's private storage for this workspace, so a committed
+   * `.hookbench/` is never opened, and the workspace's settings are not read.
+   */
+  dataFolder(): string {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    if (!folder || !vscode.workspace.isTrusted) return path.join(privateStorage(this.context), 'data');
+    return path.resolve(folder, vscode.workspace.getConfiguration('hookbench').get<string>('dataDirectory', '.hookbench'));
+  }
+
+  get state(): ServeState {
+    return this.process.state;
+  }
+
+  get url(): string | undefined {
+    return this.process.state.kind === 'running' ? this.process.state.url : undefined;
+  }
+
+  /** The local Browser Rendering emulator's `…/client/v4` URL, when it runs. */
+  get renderUrl(): string | undefined {
+    return this.url ? this.process.renderUrl : undefined;
+  }
+
+  /** Starts the receiver (or returns the start in progress); resolves with its URL. */
+  start(): Promise<string> {
+    if (this.url) return Promise.resolve(this.url);
+    this.pending ??= this.launch()
+      .then((launch) => this.process.start(launch))
+      .finally(() => (this.pending = undefined));
+    return this.pending;
+  }
+
+  async stop(): Promise<void> {
+    await this.pending?.catch(() => undefined);
+    await this.process.stop();
+  }
+
+  async restart(): Promise<string> {
+    await this.stop();
+    return this.start();
+  }
+
+  /**
+   * Restarts the running receiver when the stored secrets differ from the ones it was started
+   * with; resolves once it listens again (or at once when nothing changed). Setting a secret and
+   * the storage's change event both call it: the second finds nothing to do.
+   */
+  async syncSecrets(): Promise<void> {
+    // A start in progress may have read the secrets before the change: wait for it, then compare.
+    await this.pending?.catch(() => undefined);
+    if (this.process.state.kind !== 'running' && this.process.state.kind !== 'starting') return;
+    if (JSON.stringify(await this.environment()) === this.launchedSecrets) return;
+    await this.restartIfRunning('a webhook secret changed');
+  }
+
+  /**
+   * Gives the receiver a secret for this session only (never stored), or takes it back
+   * (undefined): restarts it when that changes what it runs with, and resolves once it listens.
+   */
+  async setSessionSecret(env: string, value: string | undefined): Promise<void> {
+    if (value === undefined) this.sessionSecrets.delete(env);
+    else this.sessionSecrets.set(env, value);
+    await this.syncSecrets();
+  }
+
+  /** The secrets the receiver runs with: the stored ones, and this session's over them. */
+  private async environment(): Promise<Record<string, string>> {
+    return { ...(await this.secrets.asEnvironment()), ...Object.fromEntries(this.sessionSecrets) };
+  }
+
+  /** The receiver's URL once it is ready: after a restart in progress, starting it when stopped. */
+  async ready(): Promise<string> {
+    await this.restarting;
+    return this.url ?? this.start();
+  }
+
+  private restartIfRunning(reason: string): Promise<unknown> {
+    if (this.process.state.kind !== 'running' && this.process.state.kind !== 'starting') return Promise.resolve();
+    this.restarting ??= (async () => {
+      this.logger.info(`restarting the receiver: ${reason}`);
+      await this.restart().catch((error: unknown) => this.onStartFailure?.(error));
+    })().finally(() => (this.restarting = undefined));
+    return this.restarting;
+  }
+
+  private async launch(): Promise<ServeLaunch> {
+    const settings = vscode.workspace.getConfiguration('hookbench');
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const base = folder ?? this.context.globalStorageUri.fsPath;
+    const data = this.dataFolder();
+    if (!vscode.workspace.isTrusted) this.logger.info(`restricted mode: the workspace is not trusted, so its .hookbench folder and its Hookbench settings are not used; data is kept in ${data}`);
+    const args = [
+      '--host', settings.get<string>('receiver.host', '127.0.0.1'),
+      '--port', String(settings.get<number>('receiver.port', 8787)),
+      '--data', data,
+      '--retention-count', String(settings.get<number>('retention.maxEvents', 100)),
+      '--retention-days', String(settings.get<number>('retention.maxAgeDays', 30)),
+      '--render-port', String(settings.get<number>('render.port', 8788)),
+      ...this.workerArgs(folder),
+      ...settings.get<string[]>('security.allowedOrigins', []).flatMap((origin) => ['--allow-origin', origin]),
+      ...(settings.get<boolean>('security.requireToken', false) ? ['--require-token'] : []),
+    ];
+    const secrets = await this.environment();
+    this.launchedSecrets = JSON.stringify(secrets);
+    const env = { ...SERVE_PROCESS_ENV, ...process.env, ...secrets, HOOKBENCH_ADMIN_TOKEN: this.adminToken, HOOKBENCH_RENDER_TOKEN: this.renderToken };
+    return { cli: this.context.asAbsolutePath(path.join('dist', 'cli.js')), args, env, cwd: base };
+  }
+
+  /**
+   * The workspace's own agents worker when the folder is trusted and has one (a wrangler config
+   * with Durable Object bindings, or `hookbench.worker.entry`); otherwise the built-in worker.
+   */
+  private workerArgs(folder: string | undefined): string[] {
+    if (!folder || !vscode.workspace.isTrusted) return [];
+    const settings = vscode.workspace.getConfiguration('hookbench', vscode.Uri.file(folder));
+    const entry = settings.get<string>('worker.entry', '');
+    const configSetting = settings.get<string>('worker.config', '');
+    const config = configSetting ? path.resolve(folder, configSetting) : findWranglerConfig(folder);
+    if (entry) return ['--worker', path.resolve(folder, entry), ...(config ? ['--config', config] : [])];
+    if (!config || !fs.existsSync(config)) return [];
+    try {
+      const parsed = readWranglerConfig(config);
+      if (parsed.main && parsed.durableObjects.length > 0) return ['--config', config, '--worker', parsed.main];
+    } catch (error) {
+      // A config that asks for what Hookbench does not emulate: serve reads it again and fails
+      // at start with its one line, rather than the built-in worker running in its place.
+      if (error instanceof UnsupportedConfigError) return ['--config', config];
+      this.logger.warn(`ignoring ${config}: ${(error as Error).message}`);
+    }
+    return [];
+  }
+
+  private render(state: ServeState): void {
+    void vscode.commands.executeCommand('setContext', 'hookbench.receiverRunning', state.kind === 'running');
+    void vscode.commands.executeCommand('setContext', 'hookbench.receiverState', state.kind);
+    this.status.backgroundColor = undefined;
+    switch (state.kind) {
+      case 'running': {
+        const port = new URL(state.url).port;
+        this.status.text = `$(radio-tower) Hookbench :${port}`;
+        const restricted = vscode.workspace.isTrusted ? '' : '\n\nRestricted mode: this folder is not trusted, so the built-in worker runs, never the folder\'s own code.';
+        this.status.tooltip = new vscode.MarkdownString(`Hookbench receiver on \`${state.url}\`\n\nPOST webhooks to \`${state.url}/webhooks/<provider>/<entity>\`${restricted}`);
+        break;
+      }
+      case 'starting':
+        this.status.text = '$(sync~spin) Hookbench';
+        this.status.tooltip = 'Hookbench receiver is starting';
+        break;
+      case 'stopped':
+        this.status.text = '$(circle-slash) Hookbench';
+        this.status.tooltip = 'Hookbench receiver is stopped';
+        break;
+      case 'failed':
+        this.status.text = '$(error) Hookbench';
+        this.status.tooltip = `Hookbench receiver failed: ${state.message}`;
+        this.status.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+        break;
+    }
+    this.changed.fire(state);
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+    this.store.dispose();
+  }
+}

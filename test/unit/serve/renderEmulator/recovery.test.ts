@@ -1,0 +1,110 @@
+// The warm Chromium under stress: a fresh context per request (nothing leaks between renders),
+// bounded concurrency, and a new browser after the old one is killed.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { RenderClientError } from '../../../../src/core/browserRendering/client';
+import { startEmulator, startSite, type Emulator, type Site } from './fixtures';
+
+let emulator: Emulator;
+let site: Site;
+before(async () => {
+  emulator = await startEmulator({ concurrency: 2 });
+  site = await startSite(Buffer.alloc(0));
+});
+after(async () => {
+  await emulator.stop();
+  await site.close();
+});
+
+const content = async (body: Record<string, unknown>) => {
+  const answer = await emulator.client.render('content', body);
+  return String(answer.kind === 'json' ? answer.result : '');
+};
+
+describe('browser pool', () => {
+  it('gives each request a fresh context: cookies and storage set by one render are gone in the next', async () => {
+    site.pages.set('/store', "<script>localStorage.setItem('k', 'v'); document.cookie = 'mine=1; path=/';</script><p>stored</p>");
+    site.pages.set('/read', "<p id='out'></p><script>document.getElementById('out').textContent = 'storage=' + localStorage.getItem('k') + ' cookie=' + document.cookie;</script>");
+    await content({ url: `${site.url}/store` });
+    site.seen.length = 0;
+    const html = await content({ url: `${site.url}/read` });
+    // Only the cookie /read itself sets: nothing from /store.
+    assert.match(html, /storage=null cookie=visited=yes</);
+    assert.equal(site.seen[0]!.headers['cookie'], undefined);
+  });
+
+  it('keeps as many pages ready ahead as the last burst of requests had at once (at most two): two at once both take one, one alone leaves one', async () => {
+    const pool = emulator.server.pool;
+    site.pages.set('/burst', '<p>burst</p>');
+    // Three at once on a pool of two pages: one waits; the next burst may come as wide, but two spares are the most.
+    await Promise.all([1, 2, 3].map(() => content({ url: `${site.url}/burst` })));
+    assert.equal(await pool.sparesReady(), 2);
+    const taken = pool.sparesTaken;
+    await Promise.all([1, 2].map(() => content({ url: `${site.url}/burst` })));
+    assert.equal(pool.sparesTaken, taken + 2, 'both requests used a page opened ahead');
+    assert.equal(await pool.sparesReady(), 2);
+    await content({ url: `${site.url}/burst` });
+    assert.equal(pool.sparesTaken, taken + 3);
+    assert.equal(await pool.sparesReady(), 1, 'after a lone request, one is kept');
+  });
+
+  it('takes the next request’s page from a context opened ahead that carries nothing of the previous one: cookies, storage, cache, injected styles, viewport', async () => {
+    site.pages.set('/leave', "<img src='/image.png'><script>localStorage.setItem('k', 'v'); sessionStorage.setItem('s', 'v'); document.cookie = 'mine=1; path=/';</script><p>left</p>");
+    site.pages.set('/look', "<img id='img' src='/image.png'><p id='out'></p><script>const p = document.getElementById('out'); p.textContent = 'storage=' + localStorage.getItem('k') + ' session=' + sessionStorage.getItem('s') + ' cookie=' + document.cookie + ' color=' + getComputedStyle(p).color + ' width=' + innerWidth;</script>");
+    await content({ url: `${site.url}/leave`, cookies: [{ name: 'given', value: '1' }], addStyleTag: [{ content: 'p { color: rgb(255, 0, 0) }' }], viewport: { width: 800, height: 600 } });
+    // The spare is opened once the render is done; wait for it rather than for a time.
+    assert.ok((await emulator.server.pool.sparesReady()) >= 1, 'a spare is open');
+    const taken = emulator.server.pool.sparesTaken;
+    site.seen.length = 0;
+    const html = await content({ url: `${site.url}/look` });
+    assert.equal(emulator.server.pool.sparesTaken, taken + 1, 'the request used the page opened ahead');
+    // Only the cookie /look itself sets; the style injected before is gone; the image is fetched again, not from a cache.
+    assert.match(html, /storage=null session=null cookie=visited=yes color=rgb\(0, 0, 0\) width=1920</);
+    assert.equal(site.seen[0]!.headers['cookie'], undefined);
+    assert.ok(site.seen.some((seen) => seen.path === '/image.png'), 'the image came from the site again');
+  });
+
+  it('runs 8 concurrent requests through 2 pages, all answered', async () => {
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => content({ html: `<p>render ${i}</p>` })));
+    answers.forEach((html, i) => assert.match(html, new RegExp(`render ${i}<`)));
+  });
+
+  it('starts a new Chromium after the old one is killed', async () => {
+    await content({ html: '<p>warm</p>' });
+    const launches = emulator.server.pool.launches;
+    const pid = await emulator.server.pool.pid();
+    assert.ok(pid);
+    process.kill(pid, 'SIGKILL');
+    // The request in flight when it dies (if any) fails cleanly; the next ones are served.
+    let answered = '';
+    for (let i = 0; i < 5 && !answered; i++) {
+      try {
+        answered = await content({ html: '<p>after the crash</p>' });
+      } catch (error) {
+        assert.ok(error instanceof RenderClientError && error.status >= 422, String(error));
+      }
+    }
+    assert.match(answered, /after the crash/);
+    assert.equal(emulator.server.pool.launches, launches + 1);
+    assert.notEqual(await emulator.server.pool.pid(), pid);
+  });
+
+  it('answers a render in flight when Chromium is killed with an error, and serves the next one', async () => {
+    await content({ html: '<p>warm</p>' });
+    const pid = (await emulator.server.pool.pid())!;
+    // The page loads an image from the site: once the site sees it, the render is under way.
+    site.pages.set('/slow', '<p>slow</p><img src="/image.png">');
+    site.seen.length = 0;
+    const inFlight = content({ url: `${site.url}/slow`, waitForTimeout: 5000 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    for (let waited = 0; !site.seen.some((r) => r.path === '/image.png') && waited < 20_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal((await emulator.server.pool.pid()), pid, 'the render runs on the browser about to be killed');
+    process.kill(pid, 'SIGKILL');
+    const error = await inFlight;
+    assert.ok(error instanceof RenderClientError, `the render in flight answered ${String(error)}`);
+    assert.ok(error.status === 422 || error.status === 503, `${error.status} ${error.message}`);
+    assert.match(await content({ html: '<p>next</p>' }), /next/);
+  });
+});
