@@ -4,8 +4,8 @@
  */
 import { TOKEN_HEADER } from '../../core/contract/ownerToken';
 import WebSocket from 'ws';
-import { ADMIN_API, type AdminRoute, type DeliveryDetails, type ExecuteResult, type QueryParam, type QueryResult } from '../../core/contract/admin';
-import { routeLabel, routePath, type GivenBody, type GivenQuery, type HttpRoute, type RouteAnswer, type RouteMessage, type RouteParams } from '../../core/contract/adminRoute';
+import { ADMIN_API, type DeliveryDetails, type ExecuteResult, type QueryParam, type QueryResult } from '../../core/contract/admin';
+import { routePath, type GivenBody, type GivenQuery, type HttpRoute, type RouteAnswer, type RouteMessage, type RouteParams } from '../../core/contract/adminRoute';
 import type { AlarmsPage, BindingSummary, D1Tables, KvKeysPage, KvValue, QueueInfo, R2ObjectInfo, R2ObjectsPage, WorkflowInstancesPage } from '../../core/contract/bindings';
 import type { DeliverySummary } from '../../core/contract/deliveries';
 import type { EventRow, InstanceDetails, InstanceRef, InstanceSummary } from '../../core/contract/instances';
@@ -25,10 +25,6 @@ export class AdminClient {
   private readonly live = new Emitter<LiveMessage>();
   readonly onLive = this.live.event;
   private closed = false;
-  /** HTTP requests made so far (the scale benchmark and the volume test read it). */
-  requestCount = 0;
-  /** The last routes asked (newest last), for a test that says which requests it did not expect. */
-  readonly recentRoutes: AdminRoute[] = [];
 
   constructor(
     readonly baseUrl: string,
@@ -47,9 +43,6 @@ export class AdminClient {
    * the server's one-line `error`.
    */
   async call<R extends HttpRoute>(route: R, params: RouteParams<R>, ...[options]: CallRest<R>): Promise<RouteAnswer<R>> {
-    this.requestCount++;
-    this.recentRoutes.push(routeLabel(route) as AdminRoute);
-    if (this.recentRoutes.length > 20) this.recentRoutes.shift();
     const { query, body } = (options ?? {}) as { query?: GivenQuery<R>; body?: GivenBody<R> };
     const init: RequestInit = { method: route.method, headers: { authorization: `Bearer ${this.token}` } };
     if (body !== undefined && route.body) init.body = (route.body.format as (given: unknown) => string | Uint8Array)(body);
