@@ -17,6 +17,7 @@ import { nullLogger } from '../src/core/log';
 import { schemeFor } from '../src/core/signing';
 import { AdminClient } from '../src/vscode/client/adminClient';
 import { localReader, type InstanceReader } from '../src/vscode/client/instanceReader';
+import { AdminRequests } from '../test/unit/helpers/adminRequests';
 import { AgentsTree, type AgentNode } from '../src/vscode/views/agentsTree';
 import { DeliveriesTree } from '../src/vscode/views/deliveriesTree';
 import { ExplorerModel, type ExplorerFeed } from '../src/vscode/views/explorerModel';
@@ -92,6 +93,8 @@ async function paced(url: string, seconds: number, rate: number, onSent: (entity
 
 /** The explorer's client side, and a stand-in for VS Code that redraws what the trees say changed. */
 async function attachExplorer(url: string) {
+  // The explorer's admin requests, counted as they leave this process (the client keeps no count).
+  const sent = new AdminRequests(url);
   const client = new AdminClient(url, TOKEN, nullLogger);
   const readers: InstanceReader[] = [];
   const model = new ExplorerModel({
@@ -142,8 +145,8 @@ async function attachExplorer(url: string) {
     void Promise.all(nodes.map(redraw));
   });
   deliveries.onDidChangeTreeData(() => void deliveries.getChildren().then((items) => items.forEach((d) => deliveries.getTreeItem(d))));
-  const requests = () => client.requestCount + readers.reduce((sum, r) => sum + r.connection.callCount, 0);
-  return { model, onLive: client.onLive, onNodesChanged: changedNodes.event, requests, adminRequests: () => client.requestCount, rpcCalls: () => readers.reduce((sum, r) => sum + r.connection.callCount, 0), dispose: () => (model.dispose(), client.dispose()) };
+  const requests = () => sent.count + readers.reduce((sum, r) => sum + r.connection.callCount, 0);
+  return { model, onLive: client.onLive, onNodesChanged: changedNodes.event, requests, adminRequests: () => sent.count, rpcCalls: () => readers.reduce((sum, r) => sum + r.connection.callCount, 0), dispose: () => (model.dispose(), client.dispose(), sent.dispose()) };
 }
 
 async function main(): Promise<void> {

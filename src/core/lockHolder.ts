@@ -8,7 +8,9 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import { processIdentity } from './childProcess';
-import { LOCK_CONFIRM_PATH, lockAnswer, parseLockConfirmAnswer, parseServeLock, type LockConfirmRequest, type ServeLock } from './contract/serveLock';
+import { ADMIN_API } from './contract/admin';
+import { routePath } from './contract/adminRoute';
+import { lockAnswer, parseLockConfirmAnswer, parseServeLock, type ServeLock } from './contract/serveLock';
 import { readPrivate } from './runtime/storage/privateFiles';
 
 export type LockVerdict =
@@ -32,12 +34,14 @@ export interface LockCheckOptions {
 const MAX_ANSWER = 4096;
 
 /**
- * POSTs `value` as JSON with node:http (fetch refuses the ports of its "bad ports" list, 6000
- * among them, which a receiver may use); the status and the parsed body, undefined when not JSON.
+ * Asks the holder's `POST /__hookbench/lock/confirm` (the route `lockConfirm` of the admin API)
+ * with node:http (fetch refuses the ports of its "bad ports" list, 6000 among them, which a
+ * receiver may use); the status and the parsed body, undefined when not JSON.
  */
-function postJson(url: string, value: unknown, timeoutMs: number): Promise<{ status: number; body: unknown }> {
+function askLock(admin: string, challenge: string, timeoutMs: number): Promise<{ status: number; body: unknown }> {
+  const route = ADMIN_API.lockConfirm;
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, timeout: timeoutMs }, (response) => {
+    const request = http.request(`http://${admin}${routePath(route, {})}`, { method: route.method, headers: { 'content-type': 'application/json' }, timeout: timeoutMs }, (response) => {
       const chunks: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => {
@@ -58,7 +62,7 @@ function postJson(url: string, value: unknown, timeoutMs: number): Promise<{ sta
     });
     request.on('timeout', () => request.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
     request.on('error', reject);
-    request.end(JSON.stringify(value));
+    request.end(route.body.format({ challenge }));
   });
 }
 
@@ -130,7 +134,7 @@ async function confirm(lock: ServeLock, admin: string, options: LockCheckOptions
   const timeoutMs = options.timeoutMs ?? 5000;
   let asked: { status: number; body: unknown };
   try {
-    asked = await postJson(`http://${admin}${LOCK_CONFIRM_PATH}`, { challenge } satisfies LockConfirmRequest, timeoutMs);
+    asked = await askLock(admin, challenge, timeoutMs);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ETIMEDOUT') return { reason: `${admin} did not answer within ${timeoutMs / 1000} s` };

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
 import type { AgentNode } from '../../src/vscode/views/agentsTree';
 import { SHOW_MORE_COMMAND } from '../../src/vscode/views/listTree';
+import { AdminRequests } from '../unit/helpers/adminRequests';
 import { api, instancesNow, untilTree, withSecret } from './helpers';
 
 const SECRET = 'volume-secret';
@@ -20,6 +21,9 @@ function push(delivery: string) {
 const instanceNodes = (nodes: AgentNode[]) => nodes.filter((n): n is Extract<AgentNode, { kind: 'instance' }> => n.kind === 'instance');
 
 describe('explorer at volume', () => {
+  // What the extension asks the admin API, counted as the requests leave this extension host.
+  let sent: AdminRequests | undefined;
+  afterEach(() => sent?.dispose());
   // The suites after this one find the views as a user left them: its hundreds of entities gone.
   after(async function () {
     this.timeout(60_000);
@@ -40,15 +44,16 @@ describe('explorer at volume', () => {
     await vscode.commands.executeCommand('workbench.view.extension.hookbench');
     await hookbench.explorer.model.ready();
     const client = hookbench.explorer.client!;
+    const requests = (sent = new AdminRequests(client.baseUrl));
     await instancesNow(hookbench);
     // The views opened just now read their first pages (Agents, Deliveries, Bindings): wait until
     // they are done, so that what is counted below is what the webhooks caused.
     for (let settled = 0, last = -1, tries = 0; settled < 5 && tries < 100; tries++) {
-      settled = client.requestCount === last ? settled + 1 : 0;
-      last = client.requestCount;
+      settled = requests.count === last ? settled + 1 : 0;
+      last = requests.count;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    const before = client.requestCount;
+    const before = requests.count;
 
     const names = Array.from({ length: ENTITIES }, (_, i) => `vol-${String(i).padStart(3, '0')}`);
     for (let start = 0; start < names.length; start += 20) {
@@ -61,8 +66,8 @@ describe('explorer at volume', () => {
     }
     const page = await untilTree(hookbench, () => instancesNow(hookbench), (nodes) => nodes.some((n) => n.kind === 'more' && (n.remaining ?? 0) >= ENTITIES - 100), 60_000);
     assert.equal(instanceNodes(page).length, 100, 'a page of 100');
-    const requests = client.requestCount - before;
-    assert.ok(requests <= 2, `the view followed ${ENTITIES} webhooks with ${requests} admin requests (at most one page read): ${client.recentRoutes.slice(-requests).join(', ')}`);
+    const count = requests.count - before;
+    assert.ok(count <= 2, `the view followed ${ENTITIES} webhooks with ${count} admin requests (at most one page read): ${requests.recent(count).join(', ')}`);
 
     const more = page.find((n) => n.kind === 'more')!;
     await hookbench.views['hookbench.agents'].reveal(more, { focus: true });
@@ -74,7 +79,7 @@ describe('explorer at volume', () => {
     const instance = instanceNodes(twoPages).find((n) => n.name === 'vol-007')!;
     await hookbench.views['hookbench.agents'].reveal(instance, { expand: true });
     await untilTree(hookbench, async () => hookbench.explorer.model.readPath(instance.namespace, instance.name), (read) => read.channel);
-    const quiet = client.requestCount;
+    const quiet = requests.count;
     const again = push('vol-007-again');
     assert.equal((await fetch(`${url}/webhooks/github/vol-007`, { method: 'POST', body: again.body, headers: again.headers })).status, 200);
     const total = async () => {
@@ -82,7 +87,7 @@ describe('explorer at volume', () => {
       return state?.kind === 'state' ? (state.state as { stats?: { total: number } } | null)?.stats?.total : undefined;
     };
     assert.equal(await untilTree(hookbench, total, (n) => n === 2), 2);
-    assert.equal(client.requestCount, quiet, 'no admin request for the webhook');
+    assert.equal(requests.count, quiet, 'no admin request for the webhook');
     await vscode.commands.executeCommand('workbench.actions.treeView.hookbench.agents.collapseAll');
   });
 });

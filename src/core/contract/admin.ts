@@ -1,13 +1,22 @@
 /**
- * The admin API (docs/admin-api.md): every route and what it answers, declared once
- * for the serve process that answers and the extension that asks. A unit test checks the doc
- * names exactly the routes and live messages declared here.
+ * The admin API (docs/admin-api.md): its route table, declared once for the serve process that
+ * dispatches from it and the clients that call it (the extension's AdminClient, a lock's checker).
+ * Each route says its method, its path pattern, who may call it, how its query and body are read
+ * (adminRequests.ts) and what it answers; adding a route is one entry here, its handler and its
+ * call (docs/admin-api.md, "Adding a route"). A unit test checks the doc names exactly the routes
+ * and live messages declared here.
  */
-import type { AlarmsPage, BindingSummary, D1Tables, KvKeysPage, KvValue, QueueInfo, R2ObjectInfo, R2ObjectsPage, WorkflowInstancesPage } from './bindings';
+import { answers, matchPattern, routeLabel, type AnyRoute, type HttpRoute, type RouteAnswer, type RouteLabel } from './adminRoute';
+import { capturedBody, detailsBody, keyQuery, lockConfirmBody, newestQuery, pageQuery, prefixPageQuery, statementBody } from './adminRequests';
+import { KV_MAX_KEY_BYTES, R2_MAX_KEY_BYTES, type AlarmsPage, type BindingSummary, type D1Tables, type KvKeysPage, type KvValue, type QueueInfo, type R2ObjectInfo, type R2ObjectsPage, type WorkflowInstancesPage } from './bindings';
 import type { DeliveryRecord, DeliverySummary } from './deliveries';
-import type { InstanceDetails, InstanceRef, InstanceSummary } from './instances';
+import type { InstanceDetails, InstanceSummary } from './instances';
+import type { LiveMessage } from './live';
 import type { CaptureList, SinkReceipt } from './sink';
 import type { LockConfirmAnswer } from './serveLock';
+
+export type { DetailsRequest, ExecuteRequest, QueryParam, QueryRequest } from './adminRequests';
+export { MAX_DETAILS } from './adminRequests';
 
 /** Where the admin API answers, on the receiver's address. */
 export const ADMIN_PREFIX = '/__hookbench/';
@@ -17,45 +26,13 @@ export interface AdminError {
   readonly error: string;
 }
 
-/** The body of `POST /__hookbench/instances/details`: the instances to describe, in one request. */
-export interface DetailsRequest {
-  readonly instances: readonly InstanceRef[];
-}
-
-/** At most this many instances per details request (a page of the explorer is 100). */
-export const MAX_DETAILS = 500;
-
 /** A value of a query's result: blobs come as `{"base64": "…"}`. */
 export type QueryValue = string | number | null | { readonly base64: string };
-/** A value a query may bind to a `?`. */
-export type QueryParam = string | number | null;
-
-/** The body of `POST …/query`: one read-only statement. */
-export interface QueryRequest {
-  readonly sql: string;
-  readonly params?: readonly QueryParam[];
-  /** A shorter time limit than the default, never a longer one. */
-  readonly timeoutMs?: number;
-}
-
 export interface QueryResult {
   readonly columns: readonly string[];
   readonly rows: readonly (readonly QueryValue[])[];
   /** Present when the row cap cut the result. */
   readonly truncated?: true;
-}
-
-/**
- * The body of `POST …/execute`: one statement, run by the instance itself (the inspector's
- * read-write console). It is first tried on a copy in a worker thread, under the time limit, and
- * refused if it changed what the runtime relies on; then it runs on the live database, so what it
- * changes is journaled and made durable before the answer, as any write of the agent's own.
- */
-export interface ExecuteRequest {
-  readonly sql: string;
-  readonly params?: readonly QueryParam[];
-  /** A shorter time limit than the default, never a longer one. */
-  readonly timeoutMs?: number;
 }
 
 export interface ExecuteResult extends QueryResult {
@@ -66,64 +43,62 @@ export interface ExecuteResult extends QueryResult {
 /** One delivery with its request body as UTF-8 text and as the exact bytes. */
 export type DeliveryDetails = Omit<DeliveryRecord, 'requestBody'> & { readonly requestBody: string; readonly requestBodyBase64: string };
 
+
 /**
- * What each route answers with 200, keyed by its method and path as docs/admin-api.md names them
- * (`<namespace>`, `<name>`, `<id>` are percent-encoded segments).
+ * Every route of the admin API. `<name>` in a pattern is one percent-encoded path segment; the
+ * server matches patterns in this order (`matchPattern`), the client builds paths from them
+ * (`routePath`). Auth is `AdminAuth` (adminRoute.ts): the admin token unless said otherwise.
  */
-export interface AdminRoutes {
-  'GET /__hookbench/instances': { readonly instances: InstanceSummary[] };
-  'POST /__hookbench/instances/details': { readonly instances: InstanceDetails[] };
-  'GET /__hookbench/instances/<namespace>/<name>': InstanceDetails;
-  'DELETE /__hookbench/instances/<namespace>/<name>': { readonly deleted: true; readonly namespace: string; readonly name: string };
-  'DELETE /__hookbench/instances/<namespace>/<name>/events': { readonly deleted: number };
-  'POST /__hookbench/instances/<namespace>/<name>/query': QueryResult;
-  'POST /__hookbench/instances/<namespace>/<name>/execute': ExecuteResult;
-  'GET /__hookbench/deliveries': { readonly deliveries: DeliverySummary[] };
-  'GET /__hookbench/deliveries/<id>': DeliveryDetails;
-  'POST /__hookbench/sink/<name>': SinkReceipt;
-  'GET /__hookbench/sink/<name>': CaptureList;
-  'GET /__hookbench/sink': CaptureList;
-  'GET /__hookbench/bindings': { readonly bindings: BindingSummary[] };
-  'GET /__hookbench/bindings/kv/<binding>/keys': KvKeysPage;
-  'GET /__hookbench/bindings/kv/<binding>/value': KvValue;
-  'GET /__hookbench/bindings/d1/<binding>/tables': D1Tables;
-  'POST /__hookbench/bindings/d1/<binding>/query': QueryResult;
-  'GET /__hookbench/bindings/r2/<binding>/objects': R2ObjectsPage;
-  'GET /__hookbench/bindings/r2/<binding>/object': R2ObjectInfo;
-  'GET /__hookbench/bindings/queue/<queue>': QueueInfo;
-  'GET /__hookbench/bindings/workflow/<name>/instances': WorkflowInstancesPage;
-  'GET /__hookbench/bindings/durableObject/<namespace>/alarms': AlarmsPage;
-  'POST /__hookbench/lock/confirm': LockConfirmAnswer;
+export const ADMIN_API = {
+  instances: { method: 'GET', pattern: '/__hookbench/instances', auth: 'token', answer: answers<{ readonly instances: InstanceSummary[] }>() },
+  details: { method: 'POST', pattern: '/__hookbench/instances/details', auth: 'token', body: detailsBody, answer: answers<{ readonly instances: InstanceDetails[] }>() },
+  instance: { method: 'GET', pattern: '/__hookbench/instances/<namespace>/<name>', auth: 'token', answer: answers<InstanceDetails>() },
+  deleteInstance: { method: 'DELETE', pattern: '/__hookbench/instances/<namespace>/<name>', auth: 'token', answer: answers<{ readonly deleted: true; readonly namespace: string; readonly name: string }>() },
+  clearEvents: { method: 'DELETE', pattern: '/__hookbench/instances/<namespace>/<name>/events', auth: 'token', answer: answers<{ readonly deleted: number }>() },
+  query: { method: 'POST', pattern: '/__hookbench/instances/<namespace>/<name>/query', auth: 'token', body: statementBody, answer: answers<QueryResult>() },
+  execute: { method: 'POST', pattern: '/__hookbench/instances/<namespace>/<name>/execute', auth: 'token', body: statementBody, answer: answers<ExecuteResult>() },
+  deliveries: { method: 'GET', pattern: '/__hookbench/deliveries', auth: 'token', query: newestQuery, answer: answers<{ readonly deliveries: DeliverySummary[] }>() },
+  delivery: { method: 'GET', pattern: '/__hookbench/deliveries/<id>', auth: 'token', answer: answers<DeliveryDetails>() },
+  capture: { method: 'POST', pattern: '/__hookbench/sink/<name>', auth: 'owner', body: capturedBody, answer: answers<SinkReceipt>() },
+  sinkCaptures: { method: 'GET', pattern: '/__hookbench/sink/<name>', auth: 'token', query: newestQuery, answer: answers<CaptureList>() },
+  captures: { method: 'GET', pattern: '/__hookbench/sink', auth: 'token', query: newestQuery, answer: answers<CaptureList>() },
+  bindings: { method: 'GET', pattern: '/__hookbench/bindings', auth: 'token', answer: answers<{ readonly bindings: BindingSummary[] }>() },
+  kvKeys: { method: 'GET', pattern: '/__hookbench/bindings/kv/<binding>/keys', auth: 'token', query: prefixPageQuery(KV_MAX_KEY_BYTES), answer: answers<KvKeysPage>() },
+  kvValue: { method: 'GET', pattern: '/__hookbench/bindings/kv/<binding>/value', auth: 'token', query: keyQuery(KV_MAX_KEY_BYTES), answer: answers<KvValue>() },
+  d1Tables: { method: 'GET', pattern: '/__hookbench/bindings/d1/<binding>/tables', auth: 'token', answer: answers<D1Tables>() },
+  d1Query: { method: 'POST', pattern: '/__hookbench/bindings/d1/<binding>/query', auth: 'token', body: statementBody, answer: answers<QueryResult>() },
+  r2Objects: { method: 'GET', pattern: '/__hookbench/bindings/r2/<binding>/objects', auth: 'token', query: prefixPageQuery(R2_MAX_KEY_BYTES), answer: answers<R2ObjectsPage>() },
+  r2Object: { method: 'GET', pattern: '/__hookbench/bindings/r2/<binding>/object', auth: 'token', query: keyQuery(R2_MAX_KEY_BYTES), answer: answers<R2ObjectInfo>() },
+  queue: { method: 'GET', pattern: '/__hookbench/bindings/queue/<queue>', auth: 'token', query: pageQuery, answer: answers<QueueInfo>() },
+  workflowInstances: { method: 'GET', pattern: '/__hookbench/bindings/workflow/<name>/instances', auth: 'token', query: pageQuery, answer: answers<WorkflowInstancesPage>() },
+  alarms: { method: 'GET', pattern: '/__hookbench/bindings/durableObject/<namespace>/alarms', auth: 'token', query: pageQuery, answer: answers<AlarmsPage>() },
+  lockConfirm: { method: 'POST', pattern: '/__hookbench/lock/confirm', auth: 'none', body: lockConfirmBody, answer: answers<LockConfirmAnswer>() },
+  live: { kind: 'websocket', pattern: '/__hookbench/live', auth: 'token', messages: answers<LiveMessage>() },
+} as const satisfies Record<string, AnyRoute>;
+
+export type AdminApiTable = typeof ADMIN_API;
+/** The routes answered over HTTP (all but the live feed), by their name in the table. */
+export type AdminHttpRouteName = { [K in keyof AdminApiTable]: AdminApiTable[K] extends HttpRoute ? K : never }[keyof AdminApiTable];
+
+/** A route as docs/admin-api.md names it: `GET /__hookbench/instances/<namespace>/<name>`. */
+export type AdminRoute = { [K in AdminHttpRouteName]: RouteLabel<AdminApiTable[K]> }[AdminHttpRouteName];
+/** What each route answers with 200, by its label. */
+export type AdminRoutes = { [K in AdminHttpRouteName as RouteLabel<AdminApiTable[K]>]: RouteAnswer<AdminApiTable[K]> };
+
+/** The HTTP routes' labels, for the doc check. */
+export const ADMIN_ROUTES: readonly AdminRoute[] = Object.values(ADMIN_API).flatMap((route: AnyRoute) => ('method' in route ? [routeLabel(route) as AdminRoute] : []));
+
+/** A route whose pattern a path has, with its named segments as they came (still percent-encoded). */
+export interface AdminRouteMatch {
+  readonly name: keyof AdminApiTable;
+  readonly route: AnyRoute;
+  readonly segments: Record<string, string>;
 }
 
-export type AdminRoute = keyof AdminRoutes;
-
-/** The routes as values, for the doc check; the type below fails to compile when one is missing. */
-export const ADMIN_ROUTES = [
-  'GET /__hookbench/instances',
-  'POST /__hookbench/instances/details',
-  'GET /__hookbench/instances/<namespace>/<name>',
-  'DELETE /__hookbench/instances/<namespace>/<name>',
-  'DELETE /__hookbench/instances/<namespace>/<name>/events',
-  'POST /__hookbench/instances/<namespace>/<name>/query',
-  'POST /__hookbench/instances/<namespace>/<name>/execute',
-  'GET /__hookbench/deliveries',
-  'GET /__hookbench/deliveries/<id>',
-  'POST /__hookbench/sink/<name>',
-  'GET /__hookbench/sink/<name>',
-  'GET /__hookbench/sink',
-  'GET /__hookbench/bindings',
-  'GET /__hookbench/bindings/kv/<binding>/keys',
-  'GET /__hookbench/bindings/kv/<binding>/value',
-  'GET /__hookbench/bindings/d1/<binding>/tables',
-  'POST /__hookbench/bindings/d1/<binding>/query',
-  'GET /__hookbench/bindings/r2/<binding>/objects',
-  'GET /__hookbench/bindings/r2/<binding>/object',
-  'GET /__hookbench/bindings/queue/<queue>',
-  'GET /__hookbench/bindings/workflow/<name>/instances',
-  'GET /__hookbench/bindings/durableObject/<namespace>/alarms',
-  'POST /__hookbench/lock/confirm',
-] as const satisfies readonly AdminRoute[];
-
-type Exhaustive<Missing extends never> = Missing;
-export type AdminRoutesListed = Exhaustive<Exclude<AdminRoute, (typeof ADMIN_ROUTES)[number]>>;
+/** Every route whose pattern `pathname` has, in the table's order: one per method the path allows. */
+export function adminRoutesAt(pathname: string): AdminRouteMatch[] {
+  return (Object.keys(ADMIN_API) as (keyof AdminApiTable)[]).flatMap((name) => {
+    const segments = matchPattern(ADMIN_API[name].pattern, pathname);
+    return segments ? [{ name, route: ADMIN_API[name], segments }] : [];
+  });
+}

@@ -20,6 +20,10 @@ export interface BindingSummary {
   readonly target: string;
 }
 
+/** The longest key KV takes, in bytes (Workers KV's limit), and R2's. */
+export const KV_MAX_KEY_BYTES = 512;
+export const R2_MAX_KEY_BYTES = 1024;
+
 /** At most this many entries per page of any listing (the explorer asks for 100). */
 export const MAX_BINDING_PAGE = 1000;
 /** A value or object shown in full up to this many bytes; longer ones are cut and marked. */

@@ -1,9 +1,7 @@
-/** The admin API's live feed (WebSocket `/__hookbench/live`): one JSON message per change. */
+/** The admin API's live feed (WebSocket `/__hookbench/live`, the route `live` of admin.ts): one JSON message per change. */
 import type { DeliverySummary } from './deliveries';
 import type { EventRow, InstanceEvent, InstanceLifecycle, InstanceRef } from './instances';
 import type { CaptureSummary } from './sink';
-
-export const LIVE_PATH = '/__hookbench/live';
 
 export type LiveMessage =
   /** Once, when connected. */

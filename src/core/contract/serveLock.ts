@@ -60,10 +60,11 @@ export function parseServeLock(text: string): ServeLock | undefined {
   return { pid, nonce, ...(startTime !== undefined ? { startTime } : {}), ...(uid !== undefined ? { uid } : {}), ...(admin !== undefined ? { admin } : {}) };
 }
 
-/** `POST /__hookbench/lock/confirm`: the holder's proof; open without the admin token, as only the nonce's owner can check it. */
-export const LOCK_CONFIRM_PATH = '/__hookbench/lock/confirm';
-
-/** The body of `POST /__hookbench/lock/confirm`: 32 random bytes, hex, fresh for each check. */
+/**
+ * The body of `POST /__hookbench/lock/confirm` (the route `lockConfirm` of admin.ts, open without
+ * the admin token, as only the nonce's owner can check its answer): 32 random bytes, hex, fresh
+ * for each check.
+ */
 export interface LockConfirmRequest {
   readonly challenge: string;
 }

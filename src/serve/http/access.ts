@@ -17,7 +17,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Peer } from './localPeer';
-import { LOCK_CONFIRM_PATH } from '../../core/contract/serveLock';
+import { ADMIN_PREFIX, adminRoutesAt } from '../../core/contract/admin';
 
 export interface AccessPolicy {
   /** Origins allowed besides loopback and VS Code's, as `scheme://host[:port]`. */
@@ -102,6 +102,11 @@ export function isGuarded(pathname: string, policy: AccessPolicy, upgrade: boole
   return upgrade || !isOpenPath(pathname, policy);
 }
 
+/** Whether the admin route table says `pathname` is open without any token (auth `none`). */
+function asksNoToken(pathname: string): boolean {
+  return pathname.startsWith(ADMIN_PREFIX) && adminRoutesAt(pathname).some(({ route }) => route.auth === 'none');
+}
+
 /** Why a peer may not reach a guarded route, or undefined when it may. */
 function peerRefusal(peer: Peer | undefined, policy: AccessPolicy, credential: boolean): string | undefined {
   if (peer?.kind === 'other-user') return `another user of this machine (uid ${peer.uid}) may reach only the webhook routes`;
@@ -117,9 +122,10 @@ function peerRefusal(peer: Peer | undefined, policy: AccessPolicy, credential: b
 export function checkAccess(headers: IncomingHttpHeaders, pathname: string, options: { boundHost: string; policy: AccessPolicy; upgrade: boolean; peer?: Peer; credential?: boolean }): AccessVerdict {
   const { policy } = options;
   if (!isGuarded(pathname, policy, options.upgrade)) return ALLOWED;
-  // The lock's proof asks for no token: it is worth something only to whoever can read the lock's
-  // nonce, and the serve or VS Code window that checks a lock has none (docs/security.md).
-  const stranger = peerRefusal(options.peer, policy, (options.credential ?? false) || (pathname === LOCK_CONFIRM_PATH && !options.upgrade));
+  // An admin route that asks no token of any kind (the lock's proof: worth something only to
+  // whoever can read the lock's nonce, and the serve or VS Code window that checks a lock has none;
+  // docs/security.md) asks none here either.
+  const stranger = peerRefusal(options.peer, policy, (options.credential ?? false) || (!options.upgrade && asksNoToken(pathname)));
   if (stranger) return { allowed: false, reason: stranger, answer: `Forbidden: ${stranger}; the agents, admin and render routes answer only the user who runs Hookbench (docs/security.md).` };
   const origin = headers.origin;
   if (origin !== undefined && !originAllowed(origin, policy)) return browserRefusal(`origin ${JSON.stringify(origin.slice(0, 200))} is not allowed`);

@@ -4,24 +4,27 @@
  */
 import { TOKEN_HEADER } from '../../core/contract/ownerToken';
 import WebSocket from 'ws';
-import type { AdminRoute, AdminRoutes, DeliveryDetails, DetailsRequest, ExecuteResult, QueryParam, QueryResult } from '../../core/contract/admin';
+import { ADMIN_API, type DeliveryDetails, type ExecuteResult, type QueryParam, type QueryResult } from '../../core/contract/admin';
+import { routePath, type GivenBody, type GivenQuery, type HttpRoute, type RouteAnswer, type RouteMessage, type RouteParams } from '../../core/contract/adminRoute';
 import type { AlarmsPage, BindingSummary, D1Tables, KvKeysPage, KvValue, QueueInfo, R2ObjectInfo, R2ObjectsPage, WorkflowInstancesPage } from '../../core/contract/bindings';
 import type { DeliverySummary } from '../../core/contract/deliveries';
 import type { EventRow, InstanceDetails, InstanceRef, InstanceSummary } from '../../core/contract/instances';
-import { LIVE_PATH, type LiveMessage } from '../../core/contract/live';
 import type { CaptureList } from '../../core/contract/sink';
 import { Emitter } from '../../core/events';
 import type { Logger } from '../../core/log';
+
+type LiveMessage = RouteMessage<typeof ADMIN_API.live>;
+
+/** What a call gives besides the path's segments: the route's query, and its body when it has one. */
+export type CallOptions<R extends HttpRoute> = { readonly query?: GivenQuery<R> } & (GivenBody<R> extends undefined ? { readonly body?: undefined } : { readonly body: GivenBody<R> });
+
+type CallRest<R extends HttpRoute> = GivenBody<R> extends undefined ? [options?: CallOptions<R>] : [options: CallOptions<R>];
 
 export class AdminClient {
   private socket: WebSocket | undefined;
   private readonly live = new Emitter<LiveMessage>();
   readonly onLive = this.live.event;
   private closed = false;
-  /** HTTP requests made so far (the scale benchmark and the volume test read it). */
-  requestCount = 0;
-  /** The last routes asked (newest last), for a test that says which requests it did not expect. */
-  readonly recentRoutes: AdminRoute[] = [];
 
   constructor(
     readonly baseUrl: string,
@@ -34,49 +37,48 @@ export class AdminClient {
     return { [TOKEN_HEADER]: this.token };
   }
 
-  /** Asks `route` at `path` (below /__hookbench/); the answer has the type the contract gives the route. */
-  private async get<R extends AdminRoute>(route: R, path: string, init: { method?: string; body?: string } = {}): Promise<AdminRoutes[R]> {
-    this.requestCount++;
-    this.recentRoutes.push(route);
-    if (this.recentRoutes.length > 20) this.recentRoutes.shift();
-    const response = await fetch(`${this.baseUrl}/__hookbench/${path}`, { ...init, headers: { authorization: `Bearer ${this.token}` } });
-    const body = (await response.json()) as AdminRoutes[R] & { error?: string };
-    if (!response.ok) throw new Error(body.error ?? `admin API answered ${response.status}`);
-    return body;
-  }
-
-  private static instancePath(namespace: string, name: string): string {
-    return `instances/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
+  /**
+   * Calls `route` of the admin API's table (src/core/contract/admin.ts) with its path's segments,
+   * its query and its body; the answer has the type the table gives the route. A failure throws
+   * the server's one-line `error`.
+   */
+  async call<R extends HttpRoute>(route: R, params: RouteParams<R>, ...[options]: CallRest<R>): Promise<RouteAnswer<R>> {
+    const { query, body } = (options ?? {}) as { query?: GivenQuery<R>; body?: GivenBody<R> };
+    const init: RequestInit = { method: route.method, headers: { authorization: `Bearer ${this.token}` } };
+    if (body !== undefined && route.body) init.body = (route.body.format as (given: unknown) => string | Uint8Array)(body);
+    const response = await fetch(`${this.baseUrl}${routePath(route, params, query as never)}`, init);
+    const answer = (await response.json()) as RouteAnswer<R> & { error?: string };
+    if (!response.ok) throw new Error(answer.error ?? `admin API answered ${response.status}`);
+    return answer;
   }
 
   async instances(): Promise<InstanceSummary[]> {
-    return (await this.get('GET /__hookbench/instances', 'instances')).instances;
+    return (await this.call(ADMIN_API.instances, {})).instances;
   }
 
   instance(namespace: string, name: string): Promise<InstanceDetails> {
-    return this.get('GET /__hookbench/instances/<namespace>/<name>', AdminClient.instancePath(namespace, name));
+    return this.call(ADMIN_API.instance, { namespace, name });
   }
 
   /** Many instances' state and tables in one request (the explorer's page). */
   async details(instances: readonly InstanceRef[]): Promise<InstanceDetails[]> {
     if (instances.length === 0) return [];
-    const body: DetailsRequest = { instances: instances.map(({ namespace, name }) => ({ namespace, name })) };
-    return (await this.get('POST /__hookbench/instances/details', 'instances/details', { method: 'POST', body: JSON.stringify(body) })).instances;
+    return (await this.call(ADMIN_API.details, {}, { body: { instances } })).instances;
   }
 
   async query(namespace: string, name: string, sql: string, params: QueryParam[] = []): Promise<Record<string, unknown>[]> {
-    const result = await this.get('POST /__hookbench/instances/<namespace>/<name>/query', `${AdminClient.instancePath(namespace, name)}/query`, { method: 'POST', body: JSON.stringify({ sql, params }) });
+    const result = await this.queryResult(namespace, name, sql, params);
     return result.rows.map((row) => Object.fromEntries(result.columns.map((c, i) => [c, row[i]])));
   }
 
   /** One read-only statement's result as the admin API answers it: columns, rows, the row cap. */
   queryResult(namespace: string, name: string, sql: string, params: QueryParam[] = []): Promise<QueryResult> {
-    return this.get('POST /__hookbench/instances/<namespace>/<name>/query', `${AdminClient.instancePath(namespace, name)}/query`, { method: 'POST', body: JSON.stringify({ sql, params }) });
+    return this.call(ADMIN_API.query, { namespace, name }, { body: { sql, params } });
   }
 
   /** One statement run by the instance itself, writes included (the inspector's read-write console). */
   execute(namespace: string, name: string, sql: string, params: QueryParam[] = []): Promise<ExecuteResult> {
-    return this.get('POST /__hookbench/instances/<namespace>/<name>/execute', `${AdminClient.instancePath(namespace, name)}/execute`, { method: 'POST', body: JSON.stringify({ sql, params }) });
+    return this.call(ADMIN_API.execute, { namespace, name }, { body: { sql, params } });
   }
 
   async events(namespace: string, name: string, limit = 50): Promise<EventRow[]> {
@@ -89,79 +91,72 @@ export class AdminClient {
   }
 
   async clearEvents(namespace: string, name: string): Promise<number> {
-    return (await this.get('DELETE /__hookbench/instances/<namespace>/<name>/events', `${AdminClient.instancePath(namespace, name)}/events`, { method: 'DELETE' })).deleted;
+    return (await this.call(ADMIN_API.clearEvents, { namespace, name })).deleted;
   }
 
   async deleteInstance(namespace: string, name: string): Promise<void> {
-    await this.get('DELETE /__hookbench/instances/<namespace>/<name>', AdminClient.instancePath(namespace, name), { method: 'DELETE' });
+    await this.call(ADMIN_API.deleteInstance, { namespace, name });
   }
 
   async deliveries(limit = 200): Promise<DeliverySummary[]> {
-    return (await this.get('GET /__hookbench/deliveries', `deliveries?limit=${limit}`)).deliveries;
+    return (await this.call(ADMIN_API.deliveries, {}, { query: { limit } })).deliveries;
   }
 
   delivery(id: string): Promise<DeliveryDetails> {
-    return this.get('GET /__hookbench/deliveries/<id>', `deliveries/${encodeURIComponent(id)}`);
+    return this.call(ADMIN_API.delivery, { id });
   }
 
   /** The newest captures of every sink, and how many older ones the sink's bounds dropped. */
   captures(limit = 200): Promise<CaptureList> {
-    return this.get('GET /__hookbench/sink', `sink?limit=${limit}`);
+    return this.call(ADMIN_API.captures, {}, { query: { limit } });
   }
 
   /** The worker's bindings (the Bindings view's roots). */
   async bindings(): Promise<BindingSummary[]> {
-    return (await this.get('GET /__hookbench/bindings', 'bindings')).bindings;
-  }
-
-  private static bindingPath(kind: string, name: string, action?: string, query: Record<string, string | number | undefined> = {}): string {
-    const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(key, String(value));
-    const search = params.size > 0 ? `?${params}` : '';
-    return `bindings/${kind}/${encodeURIComponent(name)}${action ? `/${action}` : ''}${search}`;
+    return (await this.call(ADMIN_API.bindings, {})).bindings;
   }
 
   kvKeys(binding: string, page: { prefix?: string; cursor?: string; limit?: number } = {}): Promise<KvKeysPage> {
-    return this.get('GET /__hookbench/bindings/kv/<binding>/keys', AdminClient.bindingPath('kv', binding, 'keys', page));
+    return this.call(ADMIN_API.kvKeys, { binding }, { query: page });
   }
 
   kvValue(binding: string, key: string): Promise<KvValue> {
-    return this.get('GET /__hookbench/bindings/kv/<binding>/value', AdminClient.bindingPath('kv', binding, 'value', { key }));
+    return this.call(ADMIN_API.kvValue, { binding }, { query: { key } });
   }
 
   d1Tables(binding: string): Promise<D1Tables> {
-    return this.get('GET /__hookbench/bindings/d1/<binding>/tables', AdminClient.bindingPath('d1', binding, 'tables'));
+    return this.call(ADMIN_API.d1Tables, { binding });
   }
 
   /** One read-only statement on a D1 database (the same path as an instance's `…/query`). */
   d1Query(binding: string, sql: string, params: QueryParam[] = []): Promise<QueryResult> {
-    return this.get('POST /__hookbench/bindings/d1/<binding>/query', AdminClient.bindingPath('d1', binding, 'query'), { method: 'POST', body: JSON.stringify({ sql, params }) });
+    return this.call(ADMIN_API.d1Query, { binding }, { body: { sql, params } });
   }
 
   r2Objects(binding: string, page: { prefix?: string; cursor?: string; limit?: number } = {}): Promise<R2ObjectsPage> {
-    return this.get('GET /__hookbench/bindings/r2/<binding>/objects', AdminClient.bindingPath('r2', binding, 'objects', page));
+    return this.call(ADMIN_API.r2Objects, { binding }, { query: page });
   }
 
   r2Head(binding: string, key: string): Promise<R2ObjectInfo> {
-    return this.get('GET /__hookbench/bindings/r2/<binding>/object', AdminClient.bindingPath('r2', binding, 'object', { key }));
+    return this.call(ADMIN_API.r2Object, { binding }, { query: { key } });
   }
 
   queue(queue: string, page: { cursor?: string; limit?: number } = {}): Promise<QueueInfo> {
-    return this.get('GET /__hookbench/bindings/queue/<queue>', AdminClient.bindingPath('queue', queue, undefined, page));
+    return this.call(ADMIN_API.queue, { queue }, { query: page });
   }
 
   workflowInstances(name: string, page: { cursor?: string; limit?: number } = {}): Promise<WorkflowInstancesPage> {
-    return this.get('GET /__hookbench/bindings/workflow/<name>/instances', AdminClient.bindingPath('workflow', name, 'instances', page));
+    return this.call(ADMIN_API.workflowInstances, { name }, { query: page });
   }
 
   alarms(namespace: string, page: { cursor?: string; limit?: number } = {}): Promise<AlarmsPage> {
-    return this.get('GET /__hookbench/bindings/durableObject/<namespace>/alarms', AdminClient.bindingPath('durableObject', namespace, 'alarms', page));
+    return this.call(ADMIN_API.alarms, { namespace }, { query: page });
   }
 
   /** Connects the live feed, reconnecting while the client is open. */
   connectLive(): void {
     if (this.closed || this.socket) return;
-    const socket = new WebSocket(`${this.baseUrl.replace(/^http/, 'ws')}${LIVE_PATH}`, { headers: { authorization: `Bearer ${this.token}` } });
+    const socket = new WebSocket(`${this.baseUrl.replace(/^http/, 'ws')}${routePath(ADMIN_API.live, {})}`, { headers: { authorization: `Bearer ${this.token}` } });
     this.socket = socket;
     socket.on('message', (data) => {
       try {

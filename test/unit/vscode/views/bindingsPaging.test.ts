@@ -9,6 +9,7 @@ import { nullLogger } from '../../../../src/core/log';
 import { AdminClient } from '../../../../src/vscode/client/adminClient';
 import type { BindingNode } from '../../../../src/vscode/views/bindingNodes';
 import { BindingsTree } from '../../../../src/vscode/views/bindingsTree';
+import { AdminRequests } from '../../helpers/adminRequests';
 import { serveFixture, type Served } from '../../helpers/serveWorker';
 
 const TOKEN = 'bindings-paging-token';
@@ -17,6 +18,7 @@ const COUNT = 130;
 describe('the Bindings view pages what a binding holds', () => {
   let served: Served;
   let client: AdminClient;
+  let requests: AdminRequests;
   let tree: BindingsTree;
   const reloads = new Emitter<void>();
   const changes = new Emitter<never>();
@@ -29,9 +31,13 @@ describe('the Bindings view pages what a binding holds', () => {
       assert.equal((await fetch(`${served.url}/r2?key=${key}`, { method: 'PUT', body: 'v' })).status, 200);
     }
     client = new AdminClient(served.url, TOKEN, nullLogger);
+    requests = new AdminRequests(served.url);
     tree = new BindingsTree({ client, onDidChange: changes.event, onDidReload: reloads.event }, () => undefined);
   });
-  after(() => served.stop());
+  after(async () => {
+    requests.dispose();
+    await served.stop();
+  });
 
   const binding = async (kind: string) => (await tree.getChildren()).find((n) => n.kind === 'binding' && n.binding.kind === kind)!;
   const labels = async (node: BindingNode) => (await tree.getChildren(node)).map((n) => (n.kind === 'item' ? n.label : n.kind));
@@ -55,9 +61,9 @@ describe('the Bindings view pages what a binding holds', () => {
 
   it('reads a binding again on Refresh, and not before', async () => {
     const node = await binding('kv');
-    const before = client.requestCount;
+    const before = requests.count;
     await tree.getChildren(node);
-    assert.equal(client.requestCount, before, 'an expanded binding is not read again on its own');
+    assert.equal(requests.count, before, 'an expanded binding is not read again on its own');
     await fetch(`${served.url}/kv?key=a-new`, { method: 'PUT', body: 'v' });
     reloads.fire();
     const again = await binding('kv');

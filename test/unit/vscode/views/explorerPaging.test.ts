@@ -12,6 +12,7 @@ import { AgentsTree, type AgentNode } from '../../../../src/vscode/views/agentsT
 import { DeliveriesTree } from '../../../../src/vscode/views/deliveriesTree';
 import { ExplorerModel, type ExplorerFeed } from '../../../../src/vscode/views/explorerModel';
 import { isMore, type MoreItem } from '../../../../src/vscode/views/listTree';
+import { AdminRequests } from '../../helpers/adminRequests';
 import { serveDefaultWorker, type Served } from '../../helpers/serveWorker';
 import { githubPush, SECRETS } from '../../workers/payloads';
 
@@ -22,6 +23,7 @@ const EVENTS = 130;
 describe('the explorer pages long lists', () => {
   let served: Served;
   let client: AdminClient;
+  let requests: AdminRequests;
   let model: ExplorerModel;
   let agents: AgentsTree;
   let deliveries: DeliveriesTree;
@@ -36,6 +38,7 @@ describe('the explorer pages long lists', () => {
     for (let i = 0; i < EVENTS - 1; i++) await send('page-000', `e-${i}`);
     // Connected after the traffic: the lists are read once, as after a reload of VS Code.
     client = new AdminClient(served.url, TOKEN, nullLogger);
+    requests = new AdminRequests(served.url);
     model = new ExplorerModel({ paceMs: 0, openChannel: (instance) => localReader(client, instance) });
     const feed: ExplorerFeed = { model, client, onDidChange: model.onDidChange, schedule: () => model.redraw() };
     const noWorkers = new Emitter<void>();
@@ -47,15 +50,16 @@ describe('the explorer pages long lists', () => {
   after(async () => {
     model.dispose();
     client.dispose();
+    requests.dispose();
     await served.stop();
   });
 
   it('shows 100 instances and "Show 100 more", describing the page in one request', async () => {
     const [namespace] = await agents.getChildren();
     assert.equal(namespace?.kind, 'namespace');
-    const before = client.requestCount;
+    const before = requests.count;
     const page = await agents.getChildren(namespace);
-    assert.equal(client.requestCount - before, 1, 'one batch read for the page, not one per instance');
+    assert.equal(requests.count - before, 1, 'one batch read for the page, not one per instance');
     assert.equal(page.filter((n) => n.kind === 'instance').length, 100);
     const more = page.at(-1)!;
     assert.deepEqual([more.kind, more.kind === 'more' && more.remaining], ['more', INSTANCES - 100]);
@@ -66,10 +70,10 @@ describe('the explorer pages long lists', () => {
     const all = await agents.getChildren(namespace);
     assert.equal(all.filter((n) => n.kind === 'instance').length, INSTANCES);
     assert.equal(all.some((n) => n.kind === 'more'), false, 'nothing left to show');
-    assert.equal(client.requestCount - before, 2, 'the next page in one more request');
+    assert.equal(requests.count - before, 2, 'the next page in one more request');
     // Shown again (a redraw): known pages are not read again.
     await agents.getChildren(namespace);
-    assert.equal(client.requestCount - before, 2);
+    assert.equal(requests.count - before, 2);
   });
 
   it('shows an instance’s newest 100 events, then 100 more, through its getEvents callable', async () => {
@@ -95,10 +99,10 @@ describe('the explorer pages long lists', () => {
     assert.equal(first.filter((d) => !isMore(d)).length, 100);
     assert.equal(isMore(first.at(-1)), true);
     assert.equal(deliveries.getTreeItem(first.at(-1) as MoreItem).label, 'Show 100 more');
-    const before = client.requestCount;
+    const before = requests.count;
     await deliveries.showMore();
     // Deliveries and outbound captures are kept to the same limit: one request each.
-    assert.equal(client.requestCount - before, 2);
+    assert.equal(requests.count - before, 2);
     const second = (await deliveries.getChildren()).filter((d): d is DeliverySummary => !isMore(d));
     assert.equal(second.length, 200);
     assert.ok(second.every((d, i) => i === 0 || d.time <= second[i - 1]!.time), 'newest first');

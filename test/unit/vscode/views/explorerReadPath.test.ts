@@ -10,6 +10,7 @@ import { readWranglerConfig } from '../../../../src/core/runtime/worker/wrangler
 import { AdminClient } from '../../../../src/vscode/client/adminClient';
 import { localReader, type InstanceReader } from '../../../../src/vscode/client/instanceReader';
 import { ExplorerModel, type ExplorerChange } from '../../../../src/vscode/views/explorerModel';
+import { AdminRequests } from '../../helpers/adminRequests';
 import { projectRoot, serveDefaultWorker, serveFixture, type Served } from '../../helpers/serveWorker';
 import { githubPush, SECRETS } from '../../workers/payloads';
 
@@ -17,6 +18,8 @@ const TOKEN = 'explorer-read-path-token';
 
 interface Explorer {
   readonly client: AdminClient;
+  /** The admin requests the client sent (helpers/adminRequests.ts). */
+  readonly requests: AdminRequests;
   readonly model: ExplorerModel;
   /** Every reader the model opened, by instance name. */
   readonly readers: Map<string, InstanceReader & { disposed?: boolean }>;
@@ -28,6 +31,7 @@ interface Explorer {
 /** The explorer's client side on `url`: the admin client, its live feed into the model, channels. */
 export async function explorerOn(url: string, maxChannels = 16): Promise<Explorer> {
   const client = new AdminClient(url, TOKEN, nullLogger);
+  const requests = new AdminRequests(url);
   const readers = new Map<string, InstanceReader & { disposed?: boolean }>();
   const model = new ExplorerModel({
     paceMs: 0,
@@ -56,7 +60,7 @@ export async function explorerOn(url: string, maxChannels = 16): Promise<Explore
     });
   await until(() => changes.some((c) => c.all));
   await model.ready();
-  return { client, model, readers, until, dispose: () => (model.dispose(), client.dispose()) };
+  return { client, requests, model, readers, until, dispose: () => (model.dispose(), client.dispose(), requests.dispose()) };
 }
 
 const post = (url: string, body: string, headers: Record<string, string> = {}) => fetch(url, { method: 'POST', body, headers }).then((r) => r.status);
@@ -80,14 +84,14 @@ describe('the explorer reads an expanded instance of the built-in worker over th
 
   it('reads its events through getEvents and its state from the broadcast, with no admin request', async () => {
     for (let i = 0; i < 3; i++) assert.equal(await post(`${served.url}/webhooks/github/acme-read`, ...push('acme/read', `read-${i}`)), 200);
-    const { model, client, readers } = explorer;
+    const { model, requests: sent, readers } = explorer;
     await explorer.until(() => model.instance('WEBHOOK_AGENT', 'acme-read') !== undefined);
-    const requests = client.requestCount;
+    const requests = sent.count;
     model.expand('WEBHOOK_AGENT', 'acme-read');
     const events = await model.loadEvents('WEBHOOK_AGENT', 'acme-read');
     assert.equal(events.length, 3);
     assert.deepEqual(model.readPath('WEBHOOK_AGENT', 'acme-read'), { channel: true, events: 'callable' });
-    assert.equal(client.requestCount, requests, 'events came over the agent’s WebSocket, not the admin API');
+    assert.equal(sent.count, requests, 'events came over the agent’s WebSocket, not the admin API');
     assert.equal(readers.get('acme-read')!.connection.callCount, 1);
 
     const reader = readers.get('acme-read')!;
@@ -96,7 +100,7 @@ describe('the explorer reads an expanded instance of the built-in worker over th
     const fourth = new Promise<unknown>((resolve) => reader.onDidChangeState((state) => (state as { stats: { total: number } }).stats.total === 4 && resolve(state)));
     assert.equal(await post(`${served.url}/webhooks/github/acme-read`, ...push('acme/read', 'read-3')), 200);
     assert.equal(((await fourth) as { lastEventType: string }).lastEventType, 'push');
-    assert.equal(client.requestCount, requests, 'a webhook makes no admin request');
+    assert.equal(sent.count, requests, 'a webhook makes no admin request');
   });
 
   it('closes the channel on collapse, and keeps at most the bound open', async () => {
