@@ -19,6 +19,8 @@ import {
   connectStateFrame,
   identityFrame,
   mcpServersFrame,
+  noSuchMethodError,
+  notCallableError,
   parseClientFrame,
   rpcErrorFrame,
   rpcResultFrame,
@@ -294,8 +296,8 @@ export class Agent<Env = unknown, State = unknown> extends DurableObject<Env> im
   async #rpc(connection: Connection, { id, method, args }: RpcCall): Promise<void> {
     const fn = (this as unknown as Record<string, unknown>)[method];
     let meta: CallableMetadata | undefined;
-    if (typeof fn !== 'function') return connection.send(rpcErrorFrame(id, `Method ${method} does not exist`));
-    if (!(meta = callableMetadata(fn))) return connection.send(rpcErrorFrame(id, `Method ${method} is not callable`));
+    if (typeof fn !== 'function') return connection.send(rpcErrorFrame(id, noSuchMethodError(method)));
+    if (!(meta = callableMetadata(fn))) return connection.send(rpcErrorFrame(id, notCallableError(method)));
     if (meta.streaming) {
       const stream = new StreamingResponse(connection, id);
       try {
