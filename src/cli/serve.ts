@@ -24,7 +24,7 @@ import type { AccessPolicy } from '../serve/http/access';
 import { WEBHOOK_PATHS } from '../serve/http/access';
 import { parseFlags, UsageError } from './args';
 import type { CliIo } from './io';
-import { portInUseMessage } from '../core/contract/serveFailures';
+import { listeningLine, loginFileLine, portInUseMessage, renderLine, renderTokenLine } from '../core/contract/serveHandshake';
 
 export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 8787] [--data .hookbench]
          [--worker FILE] [--config wrangler.jsonc|toml] [--env-file .dev.vars] [--no-watch] [--test-scheduled]
@@ -150,8 +150,8 @@ async function startRender(values: { host: string; 'render-port': string; 'rende
     await render.close().catch(() => undefined);
     return undefined;
   }
-  io.stdout.write(`render on ${url}\n`);
-  if (!given) io.stdout.write(`render token ${token} (set HOOKBENCH_RENDER_TOKEN to choose it)\n`);
+  io.stdout.write(`${renderLine(url)}\n`);
+  if (!given) io.stdout.write(`${renderTokenLine(token)}\n`);
   return render;
 }
 
@@ -280,9 +280,9 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     // The owner's browser signs in once from this URL; it holds the token, so only its owner may read it.
     const file = internalDir(path.resolve(values.data), 'login');
     writePrivate(file, loginUrl(server.url, access.requireToken) + '\n');
-    io.stdout.write(`--require-token: browsers sign in once with the URL in ${file}\n`);
+    io.stdout.write(`${loginFileLine(file)}\n`);
   }
-  io.stdout.write(`listening on ${server.url}\n`);
+  io.stdout.write(`${listeningLine(server.url)}\n`);
 
   routeConsole(logger);
   process.on('unhandledRejection', (reason) => logger.error(`[agents] unhandled rejection in worker code: ${(reason as Error)?.stack ?? String(reason)}`));

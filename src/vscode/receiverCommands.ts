@@ -4,7 +4,7 @@ import type { DisposableStore } from '../core/events';
 import type { Logger } from '../core/log';
 import { registerCommand, reportError } from './commands';
 import { PROVIDER_SECRETS, type Secrets } from './secrets';
-import { FOLDER_IN_USE, PORT_IN_USE } from '../core/contract/serveFailures';
+import { folderInUse, portInUse } from '../core/contract/serveHandshake';
 import { offerTakeOver } from './receiver/folderInUse';
 import { offerPortChoices } from './receiver/portInUse';
 import type { ServerController } from './receiver/serverController';
@@ -16,10 +16,10 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
   const failed = (error: unknown): void => {
     const message = error instanceof Error ? error.message : String(error);
     // Said once in the log; the notification offers the ways out.
-    if (PORT_IN_USE.test(message)) {
+    if (portInUse(message)) {
       logger.warn(message);
       void offerPortChoices(message, logger, start);
-    } else if (FOLDER_IN_USE.test(message)) {
+    } else if (folderInUse(message)) {
       logger.warn(message);
       void offerTakeOver(message, logger, start);
     } else reportError(logger, 'the receiver could not start', error);
