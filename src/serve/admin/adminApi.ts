@@ -16,6 +16,7 @@ import type { Logger } from '../../core/log';
 import type { InstanceHost } from '../../core/runtime/objects/instanceHost';
 import type { DurableObjectNamespace } from '../../core/runtime/objects/namespace';
 import { camelCaseToKebabCase } from '../../core/contract/agentsProtocol';
+import { AGENT_STATE_ROW_ID, AGENT_STATE_SELECT, AGENT_STATE_TABLE, EVENTS_CLEAR, EVENTS_TABLE, stateFromText } from '../../core/contract/tables';
 import type { WorkerRuntime } from '../../core/runtime/worker/workerRuntime';
 import { safeEqualText } from '../../core/signing/crypto';
 import { QueryError, QueryRunner, type QueryOptions } from './adminQuery';
@@ -206,7 +207,7 @@ export class AdminApi {
     }
     if (rest[2] === 'events' && rest.length === 3) {
       if (req.method !== 'DELETE') throw new HttpError(405, 'DELETE');
-      const deleted = await host().inspect((db) => (tableExists(db, 'events') ? db.exec('DELETE FROM events').rowsWritten : 0));
+      const deleted = await host().inspect((db) => (tableExists(db, EVENTS_TABLE) ? db.exec(EVENTS_CLEAR).rowsWritten : 0));
       this.deps.instanceEvents.fire({ kind: 'changed', namespace: namespace.binding, name });
       return answer(res, 'DELETE /__hookbench/instances/<namespace>/<name>/events', { deleted });
     }
@@ -277,11 +278,11 @@ export class AdminApi {
 /** An instance's state row and its tables with their row counts (it wakes the instance). */
 async function describe(namespace: DurableObjectNamespace, instance: InstanceHost): Promise<InstanceDetails> {
   const details = await instance.inspect((db) => {
-    const stateRow = tableExists(db, 'cf_agents_state') ? db.exec("SELECT state FROM cf_agents_state WHERE id = 'cf_state_row_id'").rows[0] : undefined;
+    const stateRow = tableExists(db, AGENT_STATE_TABLE) ? db.exec(AGENT_STATE_SELECT, [AGENT_STATE_ROW_ID]).rows[0] : undefined;
     const tables = db
       .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_hookbench%' ORDER BY name")
       .rows.map(([table]) => ({ name: String(table), rows: Number(db.exec(`SELECT count(*) FROM "${String(table).replace(/"/g, '""')}"`).rows[0]![0]) }));
-    return { state: stateRow ? (JSON.parse(String(stateRow[0])) as unknown) : null, tables };
+    return { state: stateRow ? stateFromText(String(stateRow[0])) : null, tables };
   });
   return { namespace: namespace.binding, agent: camelCaseToKebabCase(namespace.binding), name: instance.name, awake: instance.isAwake, connections: instance.connectionCount, ...details };
 }
