@@ -82,7 +82,7 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
 
   const pickProvider = async (title: string) =>
     (await vscode.window.showQuickPick(
-      PROVIDER_SECRETS.map((p) => ({ label: p.provider, description: p.env, env: p.env })),
+      PROVIDER_SECRETS.map((p) => ({ label: p.title, description: p.env, env: p.env })),
       { title, placeHolder: 'Provider' },
     ))?.env;
 

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Emitter } from '../../core/events';
 import { parseLogLine, type Logger } from '../../core/log';
 import { forEachLine, stopChild } from '../../core/childProcess';
+import { replaceNoSecret } from '../../core/contract/providers';
 import { listeningUrl, renderUrl } from '../../core/contract/serveHandshake';
 
 export type ServeState = { kind: 'starting' } | { kind: 'running'; url: string } | { kind: 'stopped' } | { kind: 'failed'; message: string };
@@ -96,7 +97,7 @@ export class ServeProcess {
 
 /** The serve process names environment variables; in VS Code the way to set a secret is a command. */
 function inVsCode(message: string): string {
-  return message.replace(/no secret configured \(set (\w+)\)/, 'no secret configured ($1: run Hookbench: Set Webhook Secret)');
+  return replaceNoSecret(message, (secretEnv) => `no secret configured (${secretEnv}: run Hookbench: Set Webhook Secret)`);
 }
 
 function lastLines(text: string): string {
