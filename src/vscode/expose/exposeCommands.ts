@@ -5,12 +5,12 @@
  * the way out (set the token, choose another provider, the log).
  */
 import * as vscode from 'vscode';
-import { EXPOSE_PROVIDERS, type ExposeProvider } from '../../core/contract/expose';
+import { EXPOSE_PROVIDERS, NGROK_TOKEN_ENV, SMEE_CHANNEL_ENV, type ExposeProvider } from '../../core/contract/expose';
 import type { DisposableStore } from '../../core/events';
 import type { Logger } from '../../core/log';
 import { registerCommand } from '../commands';
 import type { Secrets } from '../secrets';
-import { NGROK_TOKEN, PROVIDER_LABELS, SMEE_CHANNEL, type ExposeController } from './exposeController';
+import { PROVIDER_LABELS, type ExposeController } from './exposeController';
 
 const DETAILS: Record<ExposeProvider, string> = {
   smee: 'No account, nothing to install. Re-encodes JSON bodies: signatures over other bytes fail, and the delivery says so.',
@@ -37,7 +37,7 @@ async function askNgrokToken(secrets: Secrets): Promise<string | undefined> {
     ignoreFocusOut: true,
     validateInput: (v) => (v.trim() === '' ? 'The authtoken cannot be empty' : undefined),
   });
-  if (token) await secrets.set(NGROK_TOKEN, token.trim());
+  if (token) await secrets.set(NGROK_TOKEN_ENV, token.trim());
   return token?.trim();
 }
 
@@ -46,13 +46,13 @@ export function registerExposeCommands(store: DisposableStore, logger: Logger, e
   const environment = async (provider: ExposeProvider): Promise<Record<string, string> | undefined> => {
     const env: Record<string, string> = {};
     if (provider === 'ngrok') {
-      const token = (await secrets.get(NGROK_TOKEN)) ?? process.env[NGROK_TOKEN] ?? (await askNgrokToken(secrets));
+      const token = (await secrets.get(NGROK_TOKEN_ENV)) ?? process.env[NGROK_TOKEN_ENV] ?? (await askNgrokToken(secrets));
       if (!token) return undefined;
-      env[NGROK_TOKEN] = token;
+      env[NGROK_TOKEN_ENV] = token;
     }
     if (provider === 'smee') {
-      const channel = await secrets.get(SMEE_CHANNEL);
-      if (channel) env[SMEE_CHANNEL] = channel;
+      const channel = await secrets.get(SMEE_CHANNEL_ENV);
+      if (channel) env[SMEE_CHANNEL_ENV] = channel;
     }
     return env;
   };
@@ -113,11 +113,11 @@ export function registerExposeCommands(store: DisposableStore, logger: Logger, e
   });
   registerCommand(store, logger, 'hookbench.expose.setNgrokToken', async () => {
     if (!(await askNgrokToken(secrets))) return;
-    logger.info(`${NGROK_TOKEN} set (secret storage)`);
+    logger.info(`${NGROK_TOKEN_ENV} set (secret storage)`);
     if (expose.state.kind === 'on' && expose.state.provider === 'ngrok') await start('ngrok');
   });
   registerCommand(store, logger, 'hookbench.expose.forgetChannel', async () => {
-    await secrets.clear(SMEE_CHANNEL);
+    await secrets.clear(SMEE_CHANNEL_ENV);
     void vscode.window.showInformationMessage('Forgot the smee channel: the next Expose Receiver with smee makes a new one.');
   });
   registerCommand(store, logger, 'hookbench.expose.showMenu', async () => {
