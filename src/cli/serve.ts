@@ -25,6 +25,7 @@ import { WEBHOOK_PATHS } from '../serve/http/access';
 import { parseFlags, UsageError } from './args';
 import type { CliIo } from './io';
 import { listeningLine, loginFileLine, portInUseMessage, renderLine, renderTokenLine } from '../core/contract/serveHandshake';
+import { ADMIN_TOKEN_ENV, RENDER_TOKEN_ENV } from '../core/contract/serveEnvironment';
 
 export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 8787] [--data .hookbench]
          [--worker FILE] [--config wrangler.jsonc|toml] [--env-file .dev.vars] [--no-watch] [--test-scheduled]
@@ -128,7 +129,7 @@ function port(text: string, flag: string): number {
 
 /** `receiverPort`: the receiver's, whose admin routes rendered pages may not load. */
 async function startRender(values: { host: string; 'render-port': string; 'render-rate'?: string; 'render-concurrency'?: string }, io: CliIo, logger: Logger, access: AccessPolicy, receiverPort: number): Promise<RenderServer | undefined> {
-  const given = io.env['HOOKBENCH_RENDER_TOKEN'];
+  const given = io.env[RENDER_TOKEN_ENV];
   const token = given || randomBytes(24).toString('base64url');
   const concurrency = optionalNumber(values['render-concurrency'], '--render-concurrency');
   const render = new RenderServer({
@@ -197,7 +198,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     'webhook-path': { type: 'string', multiple: true, default: [] },
     'require-token': { type: 'boolean', default: false },
   });
-  const adminToken = values['admin-token'] ?? io.env['HOOKBENCH_ADMIN_TOKEN'];
+  const adminToken = values['admin-token'] ?? io.env[ADMIN_TOKEN_ENV];
   if (values['require-token'] && !adminToken) throw new UsageError('--require-token needs an admin token: set HOOKBENCH_ADMIN_TOKEN (for example to the output of openssl rand -hex 16)');
   const access = { ...accessPolicy(values['allow-origin'], values['allow-host'], values['webhook-path']), ...(values['require-token'] ? { requireToken: adminToken } : {}) };
   const logger = lineLogger((line) => io.stderr.write(line + '\n'), (io.env['HOOKBENCH_LOG_LEVEL'] as 'info' | undefined) ?? 'info');

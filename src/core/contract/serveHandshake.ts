@@ -9,6 +9,7 @@
  * extension offers a way out of: the port is taken (Use Another Port), or the data folder is held
  * by another live serve (Take Over).
  */
+import { RENDER_TOKEN_ENV } from './serveEnvironment';
 
 /** `listening on <url>`: the receiver's base URL, `http://HOST:PORT`. */
 export const listeningLine = (url: string): string => `listening on ${url}`;
@@ -28,12 +29,9 @@ export function renderUrl(line: string): string | undefined {
   return RENDER_LINE.exec(line)?.[1];
 }
 
-/** The variable that gives the emulator its Bearer token; without it serve makes one and prints it. */
-export const RENDER_TOKEN_ENV = 'HOOKBENCH_RENDER_TOKEN';
-
 /** `render token <token> (…)`: printed only when serve made the token up. */
 export const renderTokenLine = (token: string): string => `render token ${token} (set ${RENDER_TOKEN_ENV} to choose it)`;
-const RENDER_TOKEN_LINE = /^render token (\S+) \(set HOOKBENCH_RENDER_TOKEN to choose it\)$/;
+const RENDER_TOKEN_LINE = new RegExp(`^render token (\\S+) \\(set ${RENDER_TOKEN_ENV} to choose it\\)$`);
 
 /** The token serve made up, when `line` is the render token line. */
 export function renderToken(line: string): string | undefined {
