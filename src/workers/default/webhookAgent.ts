@@ -12,7 +12,7 @@ import { describeEvent } from './describe';
 import { checkDelivery, checkedBefore } from './check';
 import type { StoredEvent, WebhookState } from '../../core/contract/instances';
 import type { ParsedPayload } from './payload';
-import { noteEventStored } from '../../core/contract/notes';
+import { noteEventStored, verificationNote } from '../../core/contract/notes';
 import { EVENTS_DDL, EVENTS_INDEX_DDL, EVENTS_INSERT, eventValues } from '../../core/contract/tables';
 import { STATE_HISTORY_DDL, STATE_HISTORY_INSERT, STATE_HISTORY_RETENTION } from '../../core/contract/timeline';
 import { textResponse } from './responses';
@@ -56,7 +56,7 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
     const checked = checkedBefore(request) ?? checkDelivery(route, request, new Uint8Array(await request.arrayBuffer()), this.env, this.name);
     if (!checked.ok) return checked.response;
     const event = this.toEvent(checked.provider, normalizeHeaders(request.headers.entries()), request.headers, checked.parsed, checked.body);
-    const notes = { provider: checked.provider, entity: this.name, verification: 'valid', event: event.id };
+    const notes = { provider: checked.provider, entity: this.name, verification: verificationNote({ valid: true }), event: event.id };
     if (route.queued) {
       await this.queue('processDelivery', { provider: checked.provider, event });
       return textResponse('Accepted', 202, notes);
