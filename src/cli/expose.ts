@@ -5,6 +5,7 @@
  * cannot start (a missing binary or token) is one line on standard error and exit 1.
  */
 import { exposeFailureLine, forwardingLine, isExposeProvider, EXPOSE_PROVIDERS, SMEE_CHANNEL_ENV } from '../core/contract/expose';
+import { webhookPath } from '../core/contract/webhookRoutes';
 import { ExposeError } from '../core/expose/errors';
 import { lineLogger } from '../core/log';
 import { parseFlags, UsageError } from './args';
@@ -41,7 +42,7 @@ function receiverBase(text: string): string {
 }
 
 /** The smee route: a webhook route of the receiver, never the admin API or the agents routes. */
-function webhookPath(text: string): string {
+function deliveryPath(text: string): string {
   if (!text.startsWith('/') || text.startsWith('//') || /[?#\s]/.test(text)) throw new UsageError(`--path ${text}: give a path such as /webhooks/github`);
   if (/^\/(__hookbench|agents)(\/|$)/i.test(text)) throw new UsageError(`--path ${text}: public deliveries go to webhook routes only (/webhooks/…), never to /__hookbench/ or /agents/`);
   return text;
@@ -85,7 +86,7 @@ export async function expose(argv: string[], io: CliIo): Promise<number> {
   const to = receiverBase(values.to);
   const channelText = values.channel ?? io.env[SMEE_CHANNEL_ENV];
   const channel = provider === 'smee' && channelText ? channelUrl(channelText) : undefined;
-  const path = webhookPath(values.path ?? '/webhooks/github');
+  const path = deliveryPath(values.path ?? webhookPath('github'));
   const logger = lineLogger((line) => io.stderr.write(line + '\n'), (io.env['HOOKBENCH_LOG_LEVEL'] as 'info' | undefined) ?? 'info');
   const out = (line: string) => io.stdout.write(line + '\n');
 

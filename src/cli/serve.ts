@@ -21,7 +21,7 @@ import { loginUrl } from '../serve/http/localCredential';
 import { writePrivate } from '../core/runtime/storage/privateFiles';
 import { PROVIDERS, schemeFor } from '../core/signing';
 import type { AccessPolicy } from '../serve/http/access';
-import { WEBHOOK_PATHS } from '../serve/http/access';
+import { WEBHOOK_PATHS } from '../core/contract/webhookRoutes';
 import { parseFlags, UsageError } from './args';
 import type { CliIo } from './io';
 import { listeningLine, loginFileLine, portInUseMessage, renderLine, renderTokenLine } from '../core/contract/serveHandshake';

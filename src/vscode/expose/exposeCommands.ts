@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { EXPOSE_PROVIDERS, NGROK_TOKEN_ENV, SMEE_CHANNEL_ENV, type ExposeProvider } from '../../core/contract/expose';
+import { PROVIDERS } from '../../core/contract/providers';
 import type { DisposableStore } from '../../core/events';
 import type { Logger } from '../../core/log';
 import { registerCommand } from '../commands';
@@ -18,8 +19,6 @@ const DETAILS: Record<ExposeProvider, string> = {
   cloudflared: 'Raw bytes, signatures hold. No account; needs cloudflared on the PATH.',
   stripe: 'Your Stripe account\'s test events, signed with a per-session secret Hookbench passes to the receiver. Needs the Stripe CLI, logged in.',
 };
-
-const ROUTES = ['github', 'stripe', 'twilio', 'slack', 'shopify', 'standard', 'generic'];
 
 async function pickProvider(current: ExposeProvider | undefined): Promise<ExposeProvider | undefined> {
   const picked = await vscode.window.showQuickPick(
@@ -67,7 +66,7 @@ export function registerExposeCommands(store: DisposableStore, logger: Logger, e
       void vscode.window.showInformationMessage('stripe listen has no public URL: your Stripe account\'s test events come through it. Trigger one with: stripe trigger payment_intent.succeeded');
       return undefined;
     }
-    const chosen = state.provider === 'smee' ? 'github' : (route ?? (await vscode.window.showQuickPick(ROUTES, { title: 'Copy Public Webhook URL', placeHolder: 'Which provider will call it?' })));
+    const chosen = state.provider === 'smee' ? 'github' : (route ?? (await vscode.window.showQuickPick(PROVIDERS, { title: 'Copy Public Webhook URL', placeHolder: 'Which provider will call it?' })));
     if (!chosen) return undefined;
     const url = expose.publicWebhookUrl(chosen)!;
     await vscode.env.clipboard.writeText(url);

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { NGROK_TOKEN_ENV, SMEE_CHANNEL_ENV, STRIPE_SOURCE, type ExposeProvider } from '../../core/contract/expose';
 import { SECRET_ENV } from '../../core/contract/providers';
+import { webhookPath } from '../../core/contract/webhookRoutes';
 import { DisposableStore, Emitter } from '../../core/events';
 import type { Logger } from '../../core/log';
 import type { Secrets } from '../secrets';
@@ -103,7 +104,7 @@ export class ExposeController implements vscode.Disposable {
   publicWebhookUrl(route: string): string | undefined {
     const state = this.current;
     if (state.kind !== 'on' || state.publicUrl === STRIPE_SOURCE) return undefined;
-    return state.provider === 'smee' ? state.publicUrl : `${state.publicUrl}/webhooks/${route}`;
+    return state.provider === 'smee' ? state.publicUrl : `${state.publicUrl}${webhookPath(route)}`;
   }
 
   private async useStripeSecret(secret: string): Promise<void> {
