@@ -42,9 +42,9 @@ function fromPath(segment: string, provider: ProviderName | undefined): string {
 }
 
 /**
- * An entity name from a path, a payload or a header (seed §4.2 rule 3): "/" → "-", lower-cased
- * where the provider's ids ignore case (GitHub), kept where they do not (Stripe, Twilio, Slack,
- * Shopify, and a request whose provider is unknown).
+ * An entity name from a path, a payload or a header (docs/runtime.md, "Entity names"): "/" → "-",
+ * lower-cased where the provider's ids ignore case (GitHub), kept where they do not (Stripe,
+ * Twilio, Slack, Shopify, and a request whose provider is unknown).
  */
 export function sanitizeEntity(value: string, provider: ProviderName | undefined): string {
   const name = value.replace(/\//g, '-');
