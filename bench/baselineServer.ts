@@ -13,6 +13,7 @@
 //    runtime (bench/durableFloor.ts).
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { listeningLine } from '../src/core/contract/serveHandshake';
 import { normalizeHeaders, schemeFor } from '../src/core/signing';
 import { DurableFloorStore } from './durableFloor';
 import { BENCH_SECRET } from './pushes';
@@ -70,7 +71,7 @@ async function main(kind: string | undefined): Promise<void> {
   const server = http.createServer(handler);
   server.listen(0, '127.0.0.1', () => {
     const { port } = server.address() as AddressInfo;
-    process.stdout.write(`listening on http://127.0.0.1:${port}\n`);
+    process.stdout.write(`${listeningLine(`http://127.0.0.1:${port}`)}\n`);
   });
   process.on('SIGTERM', () =>
     server.close(() => {

@@ -12,25 +12,21 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { Database, SqlJsStatic, Statement } from 'sql.js';
-import { STATE_HISTORY_DDL, STATE_HISTORY_RETENTION, STATE_HISTORY_TABLE } from '../src/core/contract/timeline';
+import { AGENT_STATE_DDL, AGENT_STATE_UPSERT, EVENTS_DDL, EVENTS_INDEX_DDL, EVENTS_INSERT } from '../src/core/contract/tables';
+import { STATE_HISTORY_DDL, STATE_HISTORY_INSERT, STATE_HISTORY_RETENTION } from '../src/core/contract/timeline';
 import { loadSqlJs } from '../src/core/runtime/storage/sqljs';
 
 const fdatasync = promisify(fs.fdatasync);
 
-const SCHEMA = [
-  `CREATE TABLE events (id TEXT PRIMARY KEY, type TEXT NOT NULL, action TEXT, title TEXT NOT NULL, description TEXT, url TEXT, actor TEXT, payload TEXT, timestamp TEXT NOT NULL)`,
-  'CREATE INDEX idx_events_timestamp ON events (timestamp DESC)',
-  STATE_HISTORY_DDL,
-  'CREATE TABLE cf_agents_state (id TEXT PRIMARY KEY NOT NULL, state TEXT)',
-];
+const SCHEMA = [EVENTS_DDL, EVENTS_INDEX_DDL, STATE_HISTORY_DDL, AGENT_STATE_DDL];
 
 const STATEMENTS = {
-  insert: 'INSERT INTO events (id, type, action, title, description, url, actor, payload, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING',
+  insert: EVENTS_INSERT,
   keepCount: 'DELETE FROM events WHERE rowid IN (SELECT rowid FROM events ORDER BY timestamp DESC LIMIT -1 OFFSET ?)',
   keepHistory: STATE_HISTORY_RETENTION,
   keepDays: 'DELETE FROM events WHERE timestamp < ?',
-  history: `INSERT INTO ${STATE_HISTORY_TABLE} (event_id, event_type, title, at, before, after) VALUES (?, ?, ?, ?, ?, ?)`,
-  state: 'INSERT OR REPLACE INTO cf_agents_state (id, state) VALUES (?, ?)',
+  history: STATE_HISTORY_INSERT,
+  state: AGENT_STATE_UPSERT,
 } as const;
 
 type Name = keyof typeof STATEMENTS;

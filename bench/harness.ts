@@ -1,6 +1,7 @@
 // Shared by every benchmark: interleaved timing against a same-run baseline, and the result shape
 // scripts/bench.mjs collects. Figures are ratios to the baseline, never absolute pass/fail times.
 import { SERVE_PROCESS_ENV } from '../src/core/contract/serveEnvironment';
+import { listeningUrl } from '../src/core/contract/serveHandshake';
 
 export interface BenchResult {
   readonly name: string;
@@ -77,8 +78,9 @@ export async function spawnServer(args: string[], env: Record<string, string> = 
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /listening on (\S+)/.exec(out);
-      if (match) resolve(match[1]!);
+      // Whole lines only: a chunk may end inside the URL.
+      const url = out.split('\n').slice(0, -1).map(listeningUrl).find((found) => found !== undefined);
+      if (url) resolve(url);
     });
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
   });

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { listeningUrl } from '../src/core/contract/serveHandshake';
 import { QUICK, report, type BenchResult } from './harness';
 
 async function firstAnswer(args: string[]): Promise<number> {
@@ -15,8 +16,9 @@ async function firstAnswer(args: string[]): Promise<number> {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /listening on (\S+)/.exec(out);
-      if (match) resolve(match[1]!);
+      // Whole lines only: a chunk may end inside the URL.
+      const url = out.split('\n').slice(0, -1).map(listeningUrl).find((found) => found !== undefined);
+      if (url) resolve(url);
     });
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
   });

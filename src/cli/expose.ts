@@ -4,7 +4,8 @@
  * SIGINT/SIGTERM (or, with --exit-with-parent, until standard input closes). A provider that
  * cannot start (a missing binary or token) is one line on standard error and exit 1.
  */
-import { forwardingLine, isExposeProvider, EXPOSE_PROVIDERS } from '../core/contract/expose';
+import { exposeFailureLine, forwardingLine, isExposeProvider, EXPOSE_PROVIDERS, SMEE_CHANNEL_ENV } from '../core/contract/expose';
+import { webhookPath } from '../core/contract/webhookRoutes';
 import { ExposeError } from '../core/expose/errors';
 import { lineLogger } from '../core/log';
 import { parseFlags, UsageError } from './args';
@@ -41,7 +42,7 @@ function receiverBase(text: string): string {
 }
 
 /** The smee route: a webhook route of the receiver, never the admin API or the agents routes. */
-function webhookPath(text: string): string {
+function deliveryPath(text: string): string {
   if (!text.startsWith('/') || text.startsWith('//') || /[?#\s]/.test(text)) throw new UsageError(`--path ${text}: give a path such as /webhooks/github`);
   if (/^\/(__hookbench|agents)(\/|$)/i.test(text)) throw new UsageError(`--path ${text}: public deliveries go to webhook routes only (/webhooks/…), never to /__hookbench/ or /agents/`);
   return text;
@@ -83,9 +84,9 @@ export async function expose(argv: string[], io: CliIo): Promise<number> {
   });
   if (provider !== 'smee' && (values.channel !== undefined || values.path !== undefined)) throw new UsageError('--channel and --path apply to smee');
   const to = receiverBase(values.to);
-  const channelText = values.channel ?? io.env['HOOKBENCH_SMEE_CHANNEL'];
+  const channelText = values.channel ?? io.env[SMEE_CHANNEL_ENV];
   const channel = provider === 'smee' && channelText ? channelUrl(channelText) : undefined;
-  const path = webhookPath(values.path ?? '/webhooks/github');
+  const path = deliveryPath(values.path ?? webhookPath('github'));
   const logger = lineLogger((line) => io.stderr.write(line + '\n'), (io.env['HOOKBENCH_LOG_LEVEL'] as 'info' | undefined) ?? 'info');
   const out = (line: string) => io.stdout.write(line + '\n');
 
@@ -98,7 +99,7 @@ export async function expose(argv: string[], io: CliIo): Promise<number> {
   } catch (error) {
     if (!(error instanceof ExposeError)) throw error;
     if (starting.signal.aborted) return 0;
-    io.stderr.write(`hookbench expose ${provider}: ${error.message}\n`);
+    io.stderr.write(`${exposeFailureLine(provider, error.message)}\n`);
     exitSoon(1);
     return 1;
   }
@@ -108,7 +109,7 @@ export async function expose(argv: string[], io: CliIo): Promise<number> {
   else out(`paste ${session.publicUrl}/webhooks/<provider> at the provider (GitHub: ${session.publicUrl}/webhooks/github, Stripe: ${session.publicUrl}/webhooks/stripe); only /webhooks/ routes answer the public host`);
 
   const ended = await Promise.race([stop.then(() => undefined), session.ended ?? new Promise<never>(() => undefined)]);
-  if (ended) io.stderr.write(`hookbench expose ${provider}: ${ended}\n`);
+  if (ended) io.stderr.write(`${exposeFailureLine(provider, ended)}\n`);
   await session.stop();
   exitSoon(ended ? 1 : 0);
   return ended ? 1 : 0;

@@ -4,7 +4,7 @@
  * goes to `out` (lines of src/core/contract/expose.ts) and to the log.
  */
 import { RELAY_REENCODED_NOTE } from '../core/contract/deliveries';
-import { MISSED_LINE, missedLine, newChannelLine, REDELIVER_ADVICE, signingSecretLine, STRIPE_SOURCE, type ExposeProvider } from '../core/contract/expose';
+import { MISSED_LINE, missedLine, newChannelLine, REDELIVER_ADVICE, signingSecretAdvice, signingSecretLine, STRIPE_SOURCE, type ExposeProvider } from '../core/contract/expose';
 import type { Logger } from '../core/log';
 import { startCloudflared } from '../core/expose/cloudflared';
 import { ExposeError } from '../core/expose/errors';
@@ -89,7 +89,7 @@ export async function startSession(options: SessionOptions): Promise<ExposeSessi
     case 'stripe': {
       const listen = await startStripeListen({ to: options.to, env: options.env, logger: options.logger, signal: options.signal });
       options.out(signingSecretLine(listen.value));
-      options.out(`stripe listen signs with it, not with your dashboard endpoint's secret: restart the receiver with it, as in STRIPE_WEBHOOK_SECRET=${listen.value} hookbench serve (VS Code's Expose Receiver does this itself)`);
+      options.out(signingSecretAdvice(listen.value));
       return { publicUrl: STRIPE_SOURCE, target: stripeRoute(options.to), ended: listen.exited.then((exit) => `stripe listen exited (${exit})`), stop: () => listen.stop() };
     }
   }

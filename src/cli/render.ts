@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLOUDFLARE_API, RenderClient, RenderClientError } from '../core/browserRendering/client';
+import { RENDER_TOKEN_ENV } from '../core/contract/serveEnvironment';
 import { FontFaceError } from '../core/browserRendering/fontFace';
 import { previewBody, type PreviewFont } from '../core/browserRendering/previewBody';
 import type { FontReport } from '../serve/renderEmulator/fontReport';
@@ -77,7 +78,7 @@ export async function render(argv: string[], io: CliIo): Promise<number> {
   });
   if ((values.url === undefined) === (values['html-file'] === undefined)) throw new UsageError('give --url or --html-file');
   const html = values['html-file'] !== undefined ? fs.readFileSync(values['html-file'], 'utf8') : undefined;
-  const tokenEnv = values['token-env'] ?? (values.cloudflare ? 'CLOUDFLARE_API_TOKEN' : 'HOOKBENCH_RENDER_TOKEN');
+  const tokenEnv = values['token-env'] ?? (values.cloudflare ? 'CLOUDFLARE_API_TOKEN' : RENDER_TOKEN_ENV);
   const token = io.env[tokenEnv];
   if (!token) throw new UsageError(`the environment variable ${tokenEnv} (the API token) is not set`);
   if (values.cloudflare && !values.account) throw new UsageError('--cloudflare needs --account ID');

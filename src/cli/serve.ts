@@ -21,10 +21,11 @@ import { loginUrl } from '../serve/http/localCredential';
 import { writePrivate } from '../core/runtime/storage/privateFiles';
 import { PROVIDERS, schemeFor } from '../core/signing';
 import type { AccessPolicy } from '../serve/http/access';
-import { WEBHOOK_PATHS } from '../serve/http/access';
+import { WEBHOOK_PATHS } from '../core/contract/webhookRoutes';
 import { parseFlags, UsageError } from './args';
 import type { CliIo } from './io';
-import { portInUseMessage } from '../core/contract/serveFailures';
+import { listeningLine, loginFileLine, portInUseMessage, renderLine, renderTokenLine } from '../core/contract/serveHandshake';
+import { ADMIN_TOKEN_ENV, RENDER_TOKEN_ENV } from '../core/contract/serveEnvironment';
 
 export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 8787] [--data .hookbench]
          [--worker FILE] [--config wrangler.jsonc|toml] [--env-file .dev.vars] [--no-watch] [--test-scheduled]
@@ -128,7 +129,7 @@ function port(text: string, flag: string): number {
 
 /** `receiverPort`: the receiver's, whose admin routes rendered pages may not load. */
 async function startRender(values: { host: string; 'render-port': string; 'render-rate'?: string; 'render-concurrency'?: string }, io: CliIo, logger: Logger, access: AccessPolicy, receiverPort: number): Promise<RenderServer | undefined> {
-  const given = io.env['HOOKBENCH_RENDER_TOKEN'];
+  const given = io.env[RENDER_TOKEN_ENV];
   const token = given || randomBytes(24).toString('base64url');
   const concurrency = optionalNumber(values['render-concurrency'], '--render-concurrency');
   const render = new RenderServer({
@@ -150,8 +151,8 @@ async function startRender(values: { host: string; 'render-port': string; 'rende
     await render.close().catch(() => undefined);
     return undefined;
   }
-  io.stdout.write(`render on ${url}\n`);
-  if (!given) io.stdout.write(`render token ${token} (set HOOKBENCH_RENDER_TOKEN to choose it)\n`);
+  io.stdout.write(`${renderLine(url)}\n`);
+  if (!given) io.stdout.write(`${renderTokenLine(token)}\n`);
   return render;
 }
 
@@ -197,7 +198,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     'webhook-path': { type: 'string', multiple: true, default: [] },
     'require-token': { type: 'boolean', default: false },
   });
-  const adminToken = values['admin-token'] ?? io.env['HOOKBENCH_ADMIN_TOKEN'];
+  const adminToken = values['admin-token'] ?? io.env[ADMIN_TOKEN_ENV];
   if (values['require-token'] && !adminToken) throw new UsageError('--require-token needs an admin token: set HOOKBENCH_ADMIN_TOKEN (for example to the output of openssl rand -hex 16)');
   const access = { ...accessPolicy(values['allow-origin'], values['allow-host'], values['webhook-path']), ...(values['require-token'] ? { requireToken: adminToken } : {}) };
   const logger = lineLogger((line) => io.stderr.write(line + '\n'), (io.env['HOOKBENCH_LOG_LEVEL'] as 'info' | undefined) ?? 'info');
@@ -280,9 +281,9 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     // The owner's browser signs in once from this URL; it holds the token, so only its owner may read it.
     const file = internalDir(path.resolve(values.data), 'login');
     writePrivate(file, loginUrl(server.url, access.requireToken) + '\n');
-    io.stdout.write(`--require-token: browsers sign in once with the URL in ${file}\n`);
+    io.stdout.write(`${loginFileLine(file)}\n`);
   }
-  io.stdout.write(`listening on ${server.url}\n`);
+  io.stdout.write(`${listeningLine(server.url)}\n`);
 
   routeConsole(logger);
   process.on('unhandledRejection', (reason) => logger.error(`[agents] unhandled rejection in worker code: ${(reason as Error)?.stack ?? String(reason)}`));

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { processIdentity } from '../core/childProcess';
-import { folderInUseMessage } from '../core/contract/serveFailures';
+import { folderInUseMessage } from '../core/contract/serveHandshake';
 import { formatServeLock, lockAnswer, parseServeLock, type LockConfirmAnswer, type ServeLock } from '../core/contract/serveLock';
 import { checkLock, type LockCheckOptions } from '../core/lockHolder';
 import { CREATE_NEW, mkdirPrivate, readPrivate, writePrivate } from '../core/runtime/storage/privateFiles';

@@ -7,6 +7,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { RELAY_REENCODED_NOTE, SOURCE_HEADER, type DeliverySource } from '../core/contract/deliveries';
+import { verificationReason } from '../core/contract/notes';
 import { hostnameOf, isLoopbackHost } from './http/access';
 
 const RELAYS = new Set(['smee', 'stripe']);
@@ -20,7 +21,7 @@ export function deliverySource(headers: IncomingHttpHeaders, verification: strin
   if (name === 'send' || name === 'replay') return { kind: name };
   if (!RELAYS.has(name)) return undefined;
   const body = params.find((p) => p.startsWith('body='))?.slice('body='.length);
-  const mismatch = verification?.startsWith('mismatch') ?? false;
+  const mismatch = verificationReason(verification) === 'mismatch';
   // "changed": the relay's JSON is not the provider's bytes (its length differs), so no HMAC over
   // them can hold. "same-length": re-encoded, maybe byte-identical; a mismatch may be either cause.
   if (body === 'changed') return { kind: 'relay', name, note: RELAY_REENCODED_NOTE };

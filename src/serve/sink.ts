@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlJsStatic } from 'sql.js';
 import { captureTooLargeMessage, SINK_LIMITS, type Capture, type CaptureList, type SinkLimits } from '../core/contract/sink';
+import { verificationNote } from '../core/contract/notes';
 import { Emitter } from '../core/events';
 import { DurableDatabase } from '../core/runtime/storage/durableDatabase';
 import { generic, normalizeHeaders } from '../core/signing';
@@ -99,7 +100,7 @@ export class Sink {
   async capture(sink: string, headers: Record<string, string>, body: Buffer): Promise<Capture> {
     if (body.length > this.limits.maxCaptureBytes) throw new CaptureTooLargeError(this.limits.maxCaptureBytes);
     const verdict = this.secret ? generic.verify({ secret: this.secret, body, headers: normalizeHeaders(headers) }) : undefined;
-    const verification = verdict === undefined ? null : verdict.valid ? 'valid' : `${verdict.reason}: ${verdict.message}`;
+    const verification = verdict === undefined ? null : verificationNote(verdict);
     const capture: Capture = { id: randomUUID(), sink, time: new Date().toISOString(), headers, body: body.toString('utf8'), bodyBase64: body.toString('base64'), verification };
     const headerText = JSON.stringify(headers);
     const bytes = body.length + Buffer.byteLength(headerText);

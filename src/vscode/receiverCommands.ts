@@ -4,22 +4,22 @@ import type { DisposableStore } from '../core/events';
 import type { Logger } from '../core/log';
 import { registerCommand, reportError } from './commands';
 import { PROVIDER_SECRETS, type Secrets } from './secrets';
-import { FOLDER_IN_USE, PORT_IN_USE } from '../core/contract/serveFailures';
+import { PROVIDERS } from '../core/contract/providers';
+import { folderInUse, portInUse } from '../core/contract/serveHandshake';
+import { webhookPath } from '../core/contract/webhookRoutes';
 import { offerTakeOver } from './receiver/folderInUse';
 import { offerPortChoices } from './receiver/portInUse';
 import type { ServerController } from './receiver/serverController';
-
-const PROVIDER_PATHS = ['github', 'stripe', 'twilio', 'slack', 'shopify', 'standard', 'generic'];
 
 export function registerReceiverCommands(store: DisposableStore, logger: Logger, server: ServerController, secrets: Secrets): void {
   /** A start that failed: the ways out for a taken port or data folder, a short toast otherwise. */
   const failed = (error: unknown): void => {
     const message = error instanceof Error ? error.message : String(error);
     // Said once in the log; the notification offers the ways out.
-    if (PORT_IN_USE.test(message)) {
+    if (portInUse(message)) {
       logger.warn(message);
       void offerPortChoices(message, logger, start);
-    } else if (FOLDER_IN_USE.test(message)) {
+    } else if (folderInUse(message)) {
       logger.warn(message);
       void offerTakeOver(message, logger, start);
     } else reportError(logger, 'the receiver could not start', error);
@@ -48,14 +48,14 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
     const chosen =
       typeof provider === 'string'
         ? provider
-        : (await vscode.window.showQuickPick(PROVIDER_PATHS, { title: 'Copy Webhook URL', placeHolder: 'Which provider will call it?' }));
+        : (await vscode.window.showQuickPick(PROVIDERS, { title: 'Copy Webhook URL', placeHolder: 'Which provider will call it?' }));
     if (!chosen) return undefined;
     // The address the user's machine reaches: in a remote window (SSH, WSL, a container,
     // Codespaces, code-server) the receiver listens beside the workspace, and VS Code forwards
     // its port and answers the forwarded origin; a local window gets the URL back unchanged. The
     // origin is what is forwarded (some hosts answer it without the path), the path goes after.
     const external = await vscode.env.asExternalUri(vscode.Uri.parse(`${url}/`));
-    const webhookUrl = `${external.toString(true).replace(/\/+$/, '')}/webhooks/${chosen}`;
+    const webhookUrl = `${external.toString(true).replace(/\/+$/, '')}${webhookPath(chosen)}`;
     await vscode.env.clipboard.writeText(webhookUrl);
     void vscode.window.showInformationMessage(`Copied ${webhookUrl}`);
     return webhookUrl;
@@ -82,7 +82,7 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
 
   const pickProvider = async (title: string) =>
     (await vscode.window.showQuickPick(
-      PROVIDER_SECRETS.map((p) => ({ label: p.provider, description: p.env, env: p.env })),
+      PROVIDER_SECRETS.map((p) => ({ label: p.title, description: p.env, env: p.env })),
       { title, placeHolder: 'Provider' },
     ))?.env;
 

@@ -3,16 +3,10 @@
  * environment variable name and handed to the serve process as environment.
  */
 import type * as vscode from 'vscode';
+import { PROVIDER_TITLES, PROVIDERS, SECRET_ENV, type ProviderName } from '../core/contract/providers';
 
-export const PROVIDER_SECRETS = [
-  { provider: 'GitHub', env: 'GITHUB_WEBHOOK_SECRET' },
-  { provider: 'Stripe', env: 'STRIPE_WEBHOOK_SECRET' },
-  { provider: 'Twilio', env: 'TWILIO_AUTH_TOKEN' },
-  { provider: 'Slack', env: 'SLACK_SIGNING_SECRET' },
-  { provider: 'Shopify', env: 'SHOPIFY_WEBHOOK_SECRET' },
-  { provider: 'Standard Webhooks', env: 'STANDARD_WEBHOOK_SECRET' },
-  { provider: 'Generic (X-Signature)', env: 'GENERIC_WEBHOOK_SECRET' },
-] as const;
+/** Each provider's secret: who it is for, and the variable the serve process reads it from. */
+export const PROVIDER_SECRETS: readonly { readonly provider: ProviderName; readonly title: string; readonly env: string }[] = PROVIDERS.map((provider) => ({ provider, title: PROVIDER_TITLES[provider], env: SECRET_ENV[provider] }));
 
 const key = (env: string) => `hookbench.secret.${env}`;
 

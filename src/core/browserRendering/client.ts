@@ -4,6 +4,7 @@
  * failures as `RenderClientError` with the status, Cloudflare's codes and Retry-After.
  */
 import type * as Undici from 'undici';
+import { BROWSER_MS_HEADER, FONTS_HEADER, WAIT_FOR_FONTS_HEADER } from '../contract/renderHeaders';
 import { shellQuote } from '../curl';
 import { loadUndici } from './loadUndici';
 
@@ -102,7 +103,7 @@ export class RenderClient {
 
   async #post(url: string, body: unknown, options: RenderOptions): Promise<RenderAnswer> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.target.token}`, 'content-type': 'application/json' };
-    if (options.waitForFonts === false) headers['x-hookbench-wait-for-fonts'] = 'false';
+    if (options.waitForFonts === false) headers[WAIT_FOR_FONTS_HEADER] = 'false';
     let response: Awaited<ReturnType<typeof request>>;
     try {
       response = await request(url, { method: 'POST', headers, body: JSON.stringify(body), signal: options.signal, headersTimeout: 6 * 60_000, bodyTimeout: 6 * 60_000 });
@@ -119,8 +120,9 @@ export class RenderClient {
     };
     const contentType = header('content-type') ?? '';
     const bytes = Buffer.from(await response.body.arrayBuffer());
-    const msUsed = Number(header('x-browser-ms-used'));
-    const common = { ...(Number.isFinite(msUsed) ? { browserMsUsed: msUsed } : {}), ...(header('x-hookbench-fonts') ? { fonts: header('x-hookbench-fonts')! } : {}) };
+    const msUsed = Number(header(BROWSER_MS_HEADER));
+    const fonts = header(FONTS_HEADER);
+    const common = { ...(Number.isFinite(msUsed) ? { browserMsUsed: msUsed } : {}), ...(fonts ? { fonts } : {}) };
     if (!contentType.includes('application/json')) {
       if (response.statusCode >= 400) throw new RenderClientError(response.statusCode, [], `HTTP ${response.statusCode}: ${bytes.toString('utf8').slice(0, 500)}`);
       return { kind: 'binary', contentType, bytes, ...common };

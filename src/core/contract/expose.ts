@@ -1,8 +1,10 @@
 /**
  * What `hookbench expose` prints on standard output, declared once for the CLI that writes it and
- * the extension that reads it (it runs the same command as a child process). Log lines go to
- * standard error in the serve process's format.
+ * the extension that reads it (it runs the same command as a child process), and the variables it
+ * is given tokens in. Log lines go to standard error in the serve process's format, beside the
+ * one line that says why it could not start or why it ended.
  */
+import { SECRET_ENV } from './providers';
 
 /** The providers of a public URL, in the order the pick offers them. */
 export const EXPOSE_PROVIDERS = ['smee', 'ngrok', 'cloudflared', 'stripe'] as const;
@@ -23,6 +25,16 @@ export const FORWARDING_LINE = /^forwarding (\S+) → (\S+)$/;
 export const signingSecretLine = (secret: string): string => `signing secret ${secret}`;
 export const SIGNING_SECRET_LINE = /^signing secret (whsec_[A-Za-z0-9_]+)$/;
 
+/** After the signing secret line: how to give it to a receiver by hand. It repeats the secret. */
+export const signingSecretAdvice = (secret: string): string =>
+  `stripe listen signs with it, not with your dashboard endpoint's secret: restart the receiver with it, as in ${SECRET_ENV.stripe}=${secret} hookbench serve (VS Code's Expose Receiver does this itself)`;
+const REPEATS_SIGNING_SECRET = new RegExp(`${SECRET_ENV.stripe}=whsec_`);
+
+/** Whether `line` carries the session's signing secret as the advice writes it: never to be logged. */
+export function repeatsSigningSecret(line: string): boolean {
+  return REPEATS_SIGNING_SECRET.test(line);
+}
+
 /**
  * `missed deliveries between <ISO> and <ISO>: …`: the relay was disconnected and keeps no history,
  * so whatever the provider sent meanwhile never arrives; the rest of the line says how to redeliver.
@@ -37,6 +49,19 @@ export const REDELIVER_ADVICE =
 /** `new smee channel <url>`: the channel made for this run; the extension keeps it for the next. */
 export const newChannelLine = (channel: string): string => `new smee channel ${channel}`;
 export const NEW_CHANNEL_LINE = /^new smee channel (\S+)$/;
+
+/** `hookbench expose <provider>: <why>` on standard error: why it could not start, or why it ended. */
+export const exposeFailureLine = (provider: ExposeProvider, why: string): string => `hookbench expose ${provider}: ${why}`;
+
+/** The why of a failure line; any other line as it is. */
+export function exposeFailure(line: string): string {
+  return line.replace(/^hookbench expose \w+: /, '');
+}
+
+/** The smee.io channel to reuse (whoever has its URL can read the deliveries: the extension keeps it secret). */
+export const SMEE_CHANNEL_ENV = 'HOOKBENCH_SMEE_CHANNEL';
+/** ngrok's own variable for its authtoken. */
+export const NGROK_TOKEN_ENV = 'NGROK_AUTHTOKEN';
 
 /** What `stripe listen` forwards from has no public URL: the forwarding line names the provider instead. */
 export const STRIPE_SOURCE = 'stripe';

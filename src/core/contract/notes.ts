@@ -24,12 +24,31 @@ export interface DeliveryNotes {
   /** The provider the worker took the request for (`github`, `stripe`, … or `unknown`). */
   readonly provider?: string;
   readonly entity?: string;
-  /** "valid", or the failure reason and its message. */
+  /** "valid", or the failure reason and its message: {@link verificationNote}. */
   readonly verification?: string;
   /** The id of the event the delivery was stored as (or recognised as a duplicate of). */
   readonly event?: string;
   /** False when the delivery id had been processed already, so nothing was stored again. */
   readonly stored?: boolean;
+}
+
+/** A signature check's outcome, as src/core/signing answers it. */
+export type Verdict = { readonly valid: true } | { readonly valid: false; readonly reason: string; readonly message: string };
+
+/** The note of a check that passed. */
+export const VERIFIED_NOTE = 'valid';
+
+/**
+ * How a check's outcome is noted, for a delivery and for an outbound capture alike:
+ * {@link VERIFIED_NOTE}, or the reason (`mismatch`, `no_secret`, `stale`, …) and its message.
+ */
+export function verificationNote(verdict: Verdict): string {
+  return verdict.valid ? VERIFIED_NOTE : `${verdict.reason}: ${verdict.message}`;
+}
+
+/** The reason a note gives for a failed check; `undefined` when it passed or there is no note. */
+export function verificationReason(note: string | null | undefined): string | undefined {
+  return note && note !== VERIFIED_NOTE ? note.split(':')[0] : undefined;
 }
 
 const NOTES = Symbol.for('hookbench.deliveryNotes');

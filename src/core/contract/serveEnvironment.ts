@@ -1,6 +1,16 @@
 /**
  * Environment variables the serve process is started with, by the extension and the benchmarks
- * (a user starting `hookbench serve` may set them too; docs/performance.md, "Memory").
+ * (a user starting `hookbench serve` may set them too).
+ */
+
+/** The admin API's token: serve's admin routes and live feed answer only a client that shows it. */
+export const ADMIN_TOKEN_ENV = 'HOOKBENCH_ADMIN_TOKEN';
+
+/** The Browser Rendering emulator's Bearer token; without it serve makes one up and prints it. */
+export const RENDER_TOKEN_ENV = 'HOOKBENCH_RENDER_TOKEN';
+
+/**
+ * Set for every serve process, for its memory (docs/performance.md, "Memory").
  *
  * `MALLOC_MMAP_THRESHOLD_`: glibc serves an allocation of 128 KiB or more with its own mmap, given
  * back when freed, but raises that threshold after the first such free, and later ones come from

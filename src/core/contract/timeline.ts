@@ -20,6 +20,9 @@ export const STATE_HISTORY_DDL = `CREATE TABLE IF NOT EXISTS ${STATE_HISTORY_TAB
   after TEXT NOT NULL
 )`;
 
+/** One row written, bound with the event's id, type, title and time, then the state before and after as JSON. */
+export const STATE_HISTORY_INSERT = `INSERT INTO ${STATE_HISTORY_TABLE} (event_id, event_type, title, at, before, after) VALUES (?, ?, ?, ?, ?, ?)`;
+
 /** One row of the table, as it is written and read. */
 export interface StateHistoryRow {
   readonly seq: number;
@@ -36,6 +39,11 @@ export interface StateHistoryRow {
 
 /** The oldest first, at most `?` of the newest rows. */
 export const STATE_HISTORY_QUERY = `SELECT seq, event_id, event_type, title, at, before, after FROM (SELECT * FROM ${STATE_HISTORY_TABLE} ORDER BY seq DESC LIMIT ?) ORDER BY seq`;
+
+/** The state before or after the event of the row whose `seq` is `?`. */
+export function stateHistoryStateQuery(side: 'before' | 'after'): string {
+  return `SELECT ${side} FROM ${STATE_HISTORY_TABLE} WHERE seq = ?`;
+}
 
 /** Whether the instance's database has the table: a SELECT the read-only query route allows. */
 export const STATE_HISTORY_EXISTS = `SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = '${STATE_HISTORY_TABLE}'`;

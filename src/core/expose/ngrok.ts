@@ -5,6 +5,7 @@
  * it), which keeps public requests to the receiver's webhook routes. The authtoken comes from
  * NGROK_AUTHTOKEN (in VS Code: secret storage, handed over as that variable), never a flag.
  */
+import { NGROK_TOKEN_ENV } from '../contract/expose';
 import { ExposeError } from './errors';
 
 export const NGROK_MISSING_TOKEN =
@@ -66,7 +67,7 @@ export interface RunningNgrok {
 
 /** Opens the tunnel; resolves with its public URL. */
 export async function startNgrok(options: NgrokOptions): Promise<RunningNgrok> {
-  const authtoken = options.env['NGROK_AUTHTOKEN']?.trim();
+  const authtoken = options.env[NGROK_TOKEN_ENV]?.trim();
   if (!authtoken) throw new ExposeError(NGROK_MISSING_TOKEN, 'missing-token');
   const ngrok = await (options.load ?? loadNgrok)();
   let listener: NgrokListener;

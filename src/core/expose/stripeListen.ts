@@ -12,6 +12,7 @@ import { execFile } from 'node:child_process';
 import { SOURCE_HEADER } from '../contract/deliveries';
 import type { Logger } from '../log';
 import { findOnPath, startBinary, type RunningBinary, type Spawn } from './binary';
+import { webhookPath } from '../contract/webhookRoutes';
 import { ExposeError } from './errors';
 
 export const STRIPE_MISSING =
@@ -19,7 +20,7 @@ export const STRIPE_MISSING =
 export const STRIPE_NOT_LOGGED_IN = 'the Stripe CLI is not logged in: run stripe login once in a terminal (or set STRIPE_API_KEY to a test-mode key), then try again';
 
 /** The receiver route Stripe's events go to. */
-export const stripeRoute = (to: string): string => `${to.replace(/\/+$/, '')}/webhooks/stripe`;
+export const stripeRoute = (to: string): string => `${to.replace(/\/+$/, '')}${webhookPath('stripe')}`;
 
 export interface StripeArgsOptions {
   /** `--all-snapshot`, which `stripe listen` requires since 1.52 and earlier versions refuse. */

@@ -14,6 +14,7 @@ import type { QueryRunner } from './adminQuery';
 import type { AdminHandlers } from './adminRouter';
 import { executeRefusal, readOnlyRefusal } from './readOnlySql';
 import { answerRows, refuseStatement } from './sqlRoutes';
+import { AGENT_STATE_ROW_ID, AGENT_STATE_SELECT, AGENT_STATE_TABLE, EVENTS_CLEAR, EVENTS_TABLE, stateFromText } from '../../core/contract/tables';
 
 export type InstanceRoutes = 'instances' | 'details' | 'instance' | 'deleteInstance' | 'clearEvents' | 'query' | 'execute';
 
@@ -63,7 +64,7 @@ export class InstancesApi {
     },
     clearEvents: async ({ params: { name, ...params } }) => {
       const namespace = await this.namespace(params.namespace);
-      const deleted = await existing(namespace, name).inspect((db) => (tableExists(db, 'events') ? db.exec('DELETE FROM events').rowsWritten : 0));
+      const deleted = await existing(namespace, name).inspect((db) => (tableExists(db, EVENTS_TABLE) ? db.exec(EVENTS_CLEAR).rowsWritten : 0));
       this.deps.instanceEvents.fire({ kind: 'changed', namespace: namespace.binding, name });
       return { deleted };
     },
@@ -116,11 +117,11 @@ function existing(namespace: DurableObjectNamespace, name: string): InstanceHost
 /** An instance's state row and its tables with their row counts (it wakes the instance). */
 async function describe(namespace: DurableObjectNamespace, instance: InstanceHost): Promise<InstanceDetails> {
   const details = await instance.inspect((db) => {
-    const stateRow = tableExists(db, 'cf_agents_state') ? db.exec("SELECT state FROM cf_agents_state WHERE id = 'cf_state_row_id'").rows[0] : undefined;
+    const stateRow = tableExists(db, AGENT_STATE_TABLE) ? db.exec(AGENT_STATE_SELECT, [AGENT_STATE_ROW_ID]).rows[0] : undefined;
     const tables = db
       .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_hookbench%' ORDER BY name")
       .rows.map(([table]) => ({ name: String(table), rows: Number(db.exec(`SELECT count(*) FROM "${String(table).replace(/"/g, '""')}"`).rows[0]![0]) }));
-    return { state: stateRow ? (JSON.parse(String(stateRow[0])) as unknown) : null, tables };
+    return { state: stateRow ? stateFromText(String(stateRow[0])) : null, tables };
   });
   return { namespace: namespace.binding, agent: camelCaseToKebabCase(namespace.binding), name: instance.name, awake: instance.isAwake, connections: instance.connectionCount, ...details };
 }

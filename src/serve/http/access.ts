@@ -18,6 +18,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Peer } from './localPeer';
 import { ADMIN_PREFIX, adminRoutesAt } from '../../core/contract/admin';
+import { WEBHOOK_PATHS } from '../../core/contract/webhookRoutes';
 
 export interface AccessPolicy {
   /** Origins allowed besides loopback and VS Code's, as `scheme://host[:port]`. */
@@ -33,9 +34,7 @@ export interface AccessPolicy {
   readonly requireToken?: string;
 }
 
-/** The built-in worker's webhook routes (DESIGN §3.2); a user's worker may add its own with --webhook-path. */
-export const WEBHOOK_PATHS = ['/webhooks/', '/webhooks-queued/'];
-
+/** Open by default: the built-in worker's webhook routes; a user's worker may add its own with --webhook-path. */
 export const DEFAULT_POLICY: AccessPolicy = { origins: [], hosts: [], openPaths: WEBHOOK_PATHS };
 
 /** A refusal says what was refused (`reason`, logged) and the 403's whole text (`answer`). */

@@ -13,6 +13,7 @@ import type { Logger } from '../../core/log';
 import { catalogWith, type CatalogEntry } from '../../core/browserRendering/fontCatalog';
 import { failureEnvelope, RenderError, successEnvelope } from '../../core/browserRendering/errors';
 import { validateRenderRequest, type RenderRequest } from '../../core/browserRendering/request';
+import { BROWSER_MS_HEADER, FONTS_HEADER, WAIT_FOR_FONTS_HEADER, waitsForFonts } from '../../core/contract/renderHeaders';
 import { safeEqualText } from '../../core/signing/crypto';
 import { checkAccess, DEFAULT_POLICY, type AccessPolicy } from '../http/access';
 import { PeerIdentifier } from '../http/localPeer';
@@ -46,7 +47,6 @@ export interface RenderServerOptions {
 }
 
 const ROUTE = /^\/client\/v4\/accounts\/([^/]+)\/(?:browser-rendering|browser-run)\/([A-Za-z]+)\/?$/;
-export const WAIT_FOR_FONTS_HEADER = 'x-hookbench-wait-for-fonts';
 
 async function installedFamilies(): Promise<string[]> {
   try {
@@ -114,7 +114,7 @@ export class RenderServer {
   async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const started = performance.now();
     let browserMs = 0;
-    const headers = (): Record<string, string> => ({ 'x-browser-ms-used': String(Math.round(browserMs)) });
+    const headers = (): Record<string, string> => ({ [BROWSER_MS_HEADER]: String(Math.round(browserMs)) });
     try {
       let url: URL;
       try {
@@ -142,7 +142,7 @@ export class RenderServer {
         this.#guard.refused(request.url!, refusal);
         throw new RenderError(400, 400, `url: ${refusal}; a rendered page may not load it`);
       }
-      const waitForFonts = String(req.headers[WAIT_FOR_FONTS_HEADER] ?? 'true').toLowerCase() !== 'false';
+      const waitForFonts = waitsForFonts(req.headers[WAIT_FOR_FONTS_HEADER]);
       const browserStart = performance.now();
       const crashes = this.pool.crashes;
       try {
@@ -154,7 +154,7 @@ export class RenderServer {
           return { result, fonts: prepared.fonts };
         });
         browserMs = performance.now() - browserStart;
-        this.#answer(res, result, { ...headers(), 'x-hookbench-fonts': fonts });
+        this.#answer(res, result, { ...headers(), [FONTS_HEADER]: fonts });
       } catch (error) {
         browserMs = performance.now() - browserStart;
         // Whatever Puppeteer said, the cause was the browser going away mid-render.

@@ -3,6 +3,7 @@
  * feed. It holds the session token; nothing it fetches contains a secret.
  */
 import { TOKEN_HEADER } from '../../core/contract/ownerToken';
+import { EVENT_PAYLOAD, EVENTS_NEWEST } from '../../core/contract/tables';
 import WebSocket from 'ws';
 import { ADMIN_API, type DeliveryDetails, type ExecuteResult, type QueryParam, type QueryResult } from '../../core/contract/admin';
 import { routePath, type GivenBody, type GivenQuery, type HttpRoute, type RouteAnswer, type RouteMessage, type RouteParams } from '../../core/contract/adminRoute';
@@ -82,11 +83,11 @@ export class AdminClient {
   }
 
   async events(namespace: string, name: string, limit = 50): Promise<EventRow[]> {
-    return (await this.query(namespace, name, 'SELECT id, type, action, title, timestamp FROM events ORDER BY timestamp DESC LIMIT ?', [limit])) as unknown as EventRow[];
+    return (await this.query(namespace, name, EVENTS_NEWEST, [limit])) as unknown as EventRow[];
   }
 
   async payload(namespace: string, name: string, id: string): Promise<string | undefined> {
-    const [row] = await this.query(namespace, name, 'SELECT payload FROM events WHERE id = ?', [id]);
+    const [row] = await this.query(namespace, name, EVENT_PAYLOAD, [id]);
     return row?.['payload'] as string | undefined;
   }
 

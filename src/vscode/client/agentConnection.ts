@@ -1,14 +1,14 @@
 /**
- * A client of the agents WebSocket protocol (research/agents-sdk.md), as any client of an agent:
- * the state from `cf_agent_state` frames, and RPC calls answered by `rpc` frames. Reconnects while
- * open, unless the server refused the upgrade with a 4xx (a worker with no agents route): asking
- * again would be refused again.
+ * A client of the agents WebSocket protocol, as any client of an agent: the state from
+ * `cf_agent_state` frames, and RPC calls answered by `rpc` frames (each frame declared in
+ * src/core/contract/agentsProtocol.ts, beside the Agent's side). Reconnects while open, unless the
+ * server refused the upgrade with a 4xx (a worker with no agents route): asking again would be
+ * refused again.
  */
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
+import { isRefusedCall, parseServerFrame, rpcCallFrame } from '../../core/contract/agentsProtocol';
 import { Emitter } from '../../core/events';
-
-type RpcFrame = { type: 'rpc'; id: string; success: boolean; result?: unknown; error?: string; done?: boolean };
 
 export class AgentConnection {
   private socket: WebSocket | undefined;
@@ -72,22 +72,17 @@ export class AgentConnection {
   }
 
   private receive(text: string): void {
-    let frame: { type?: string; state?: unknown };
-    try {
-      frame = JSON.parse(text) as typeof frame;
-    } catch {
-      return;
-    }
-    if (frame.type === 'cf_agent_state') {
+    const frame = parseServerFrame(text);
+    if (frame.kind === 'state') {
       this.state = frame.state;
       this.stateChanged.fire(frame.state);
-    } else if (frame.type === 'rpc') {
-      const rpc = frame as RpcFrame;
-      const waiter = this.pending.get(rpc.id);
-      if (!waiter || rpc.done === false) return;
-      this.pending.delete(rpc.id);
-      if (rpc.success) waiter.resolve(rpc.result);
-      else waiter.reject(new RpcError(rpc.error ?? 'RPC failed'));
+    } else if (frame.kind === 'rpc') {
+      const { answer } = frame;
+      const waiter = this.pending.get(answer.id);
+      if (!waiter || !answer.final) return;
+      this.pending.delete(answer.id);
+      if (answer.success) waiter.resolve(answer.result);
+      else waiter.reject(new RpcError(answer.error));
     }
   }
 
@@ -106,7 +101,7 @@ export class AgentConnection {
         resolve: (v) => (clearTimeout(timer), resolve(v)),
         reject: (e) => (clearTimeout(timer), reject(e)),
       });
-      socket.send(JSON.stringify({ type: 'rpc', id, method, args }));
+      socket.send(rpcCallFrame({ id, method, args }));
     });
   }
 
@@ -121,6 +116,6 @@ export class AgentConnection {
 export class RpcError extends Error {
   /** The SDK's answer for a method that does not exist or is not `@callable`. */
   get notCallable(): boolean {
-    return /^Method \S+ (does not exist|is not callable)$/.test(this.message);
+    return isRefusedCall(this.message);
   }
 }

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { DisposableStore } from '../../core/events';
 import type { Logger } from '../../core/log';
 import { asNewDelivery } from '../../core/payloads';
+import { webhookPath } from '../../core/contract/webhookRoutes';
 import { schemeFor } from '../../core/signing';
 import { registerCommand } from '../commands';
 import { SendError, type Sender, type SendResult } from '../sender';
@@ -14,7 +15,7 @@ import { DRAFT_SCHEME, DraftFiles, type DraftMeta } from './draftFiles';
 
 /** Where a draft goes when it names no URL: /webhooks/<provider>[/<entity>] on the local receiver. */
 export function localTarget(base: string, meta: DraftMeta): string {
-  return `${base}/webhooks/${meta.provider}${meta.entity ? `/${encodeURIComponent(meta.entity)}` : ''}`;
+  return `${base}${webhookPath(meta.provider, meta.entity)}`;
 }
 
 /** Where the JSON stops parsing, as "line L, column C: message", or undefined when it parses. */

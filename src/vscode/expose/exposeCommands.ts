@@ -5,12 +5,13 @@
  * the way out (set the token, choose another provider, the log).
  */
 import * as vscode from 'vscode';
-import { EXPOSE_PROVIDERS, type ExposeProvider } from '../../core/contract/expose';
+import { EXPOSE_PROVIDERS, NGROK_TOKEN_ENV, SMEE_CHANNEL_ENV, type ExposeProvider } from '../../core/contract/expose';
+import { PROVIDERS } from '../../core/contract/providers';
 import type { DisposableStore } from '../../core/events';
 import type { Logger } from '../../core/log';
 import { registerCommand } from '../commands';
 import type { Secrets } from '../secrets';
-import { NGROK_TOKEN, PROVIDER_LABELS, SMEE_CHANNEL, type ExposeController } from './exposeController';
+import { PROVIDER_LABELS, type ExposeController } from './exposeController';
 
 const DETAILS: Record<ExposeProvider, string> = {
   smee: 'No account, nothing to install. Re-encodes JSON bodies: signatures over other bytes fail, and the delivery says so.',
@@ -18,8 +19,6 @@ const DETAILS: Record<ExposeProvider, string> = {
   cloudflared: 'Raw bytes, signatures hold. No account; needs cloudflared on the PATH.',
   stripe: 'Your Stripe account\'s test events, signed with a per-session secret Hookbench passes to the receiver. Needs the Stripe CLI, logged in.',
 };
-
-const ROUTES = ['github', 'stripe', 'twilio', 'slack', 'shopify', 'standard', 'generic'];
 
 async function pickProvider(current: ExposeProvider | undefined): Promise<ExposeProvider | undefined> {
   const picked = await vscode.window.showQuickPick(
@@ -37,7 +36,7 @@ async function askNgrokToken(secrets: Secrets): Promise<string | undefined> {
     ignoreFocusOut: true,
     validateInput: (v) => (v.trim() === '' ? 'The authtoken cannot be empty' : undefined),
   });
-  if (token) await secrets.set(NGROK_TOKEN, token.trim());
+  if (token) await secrets.set(NGROK_TOKEN_ENV, token.trim());
   return token?.trim();
 }
 
@@ -46,13 +45,13 @@ export function registerExposeCommands(store: DisposableStore, logger: Logger, e
   const environment = async (provider: ExposeProvider): Promise<Record<string, string> | undefined> => {
     const env: Record<string, string> = {};
     if (provider === 'ngrok') {
-      const token = (await secrets.get(NGROK_TOKEN)) ?? process.env[NGROK_TOKEN] ?? (await askNgrokToken(secrets));
+      const token = (await secrets.get(NGROK_TOKEN_ENV)) ?? process.env[NGROK_TOKEN_ENV] ?? (await askNgrokToken(secrets));
       if (!token) return undefined;
-      env[NGROK_TOKEN] = token;
+      env[NGROK_TOKEN_ENV] = token;
     }
     if (provider === 'smee') {
-      const channel = await secrets.get(SMEE_CHANNEL);
-      if (channel) env[SMEE_CHANNEL] = channel;
+      const channel = await secrets.get(SMEE_CHANNEL_ENV);
+      if (channel) env[SMEE_CHANNEL_ENV] = channel;
     }
     return env;
   };
@@ -67,7 +66,7 @@ export function registerExposeCommands(store: DisposableStore, logger: Logger, e
       void vscode.window.showInformationMessage('stripe listen has no public URL: your Stripe account\'s test events come through it. Trigger one with: stripe trigger payment_intent.succeeded');
       return undefined;
     }
-    const chosen = state.provider === 'smee' ? 'github' : (route ?? (await vscode.window.showQuickPick(ROUTES, { title: 'Copy Public Webhook URL', placeHolder: 'Which provider will call it?' })));
+    const chosen = state.provider === 'smee' ? 'github' : (route ?? (await vscode.window.showQuickPick(PROVIDERS, { title: 'Copy Public Webhook URL', placeHolder: 'Which provider will call it?' })));
     if (!chosen) return undefined;
     const url = expose.publicWebhookUrl(chosen)!;
     await vscode.env.clipboard.writeText(url);
@@ -113,11 +112,11 @@ export function registerExposeCommands(store: DisposableStore, logger: Logger, e
   });
   registerCommand(store, logger, 'hookbench.expose.setNgrokToken', async () => {
     if (!(await askNgrokToken(secrets))) return;
-    logger.info(`${NGROK_TOKEN} set (secret storage)`);
+    logger.info(`${NGROK_TOKEN_ENV} set (secret storage)`);
     if (expose.state.kind === 'on' && expose.state.provider === 'ngrok') await start('ngrok');
   });
   registerCommand(store, logger, 'hookbench.expose.forgetChannel', async () => {
-    await secrets.clear(SMEE_CHANNEL);
+    await secrets.clear(SMEE_CHANNEL_ENV);
     void vscode.window.showInformationMessage('Forgot the smee channel: the next Expose Receiver with smee makes a new one.');
   });
   registerCommand(store, logger, 'hookbench.expose.showMenu', async () => {

@@ -7,7 +7,9 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { STRIPE_SOURCE, type ExposeProvider } from '../../core/contract/expose';
+import { NGROK_TOKEN_ENV, SMEE_CHANNEL_ENV, STRIPE_SOURCE, type ExposeProvider } from '../../core/contract/expose';
+import { SECRET_ENV } from '../../core/contract/providers';
+import { webhookPath } from '../../core/contract/webhookRoutes';
 import { DisposableStore, Emitter } from '../../core/events';
 import type { Logger } from '../../core/log';
 import type { Secrets } from '../secrets';
@@ -17,9 +19,6 @@ import { ExposeProcess, type Forwarding } from './exposeProcess';
 
 export type ExposeState = { readonly kind: 'off' } | { readonly kind: 'starting'; readonly provider: ExposeProvider } | ({ readonly kind: 'on'; readonly provider: ExposeProvider; readonly to: string } & Forwarding);
 
-/** SecretStorage names (as environment variables) of what the exposure needs. */
-export const NGROK_TOKEN = 'NGROK_AUTHTOKEN';
-export const SMEE_CHANNEL = 'HOOKBENCH_SMEE_CHANNEL';
 const PROVIDER_KEY = 'hookbench.expose.provider';
 /** How long the receiver may stay down (a restart) before its public URL is stopped with it. */
 const RECEIVER_GRACE_MS = 5000;
@@ -52,7 +51,7 @@ export class ExposeController implements vscode.Disposable {
     this.status = this.store.add(vscode.window.createStatusBarItem('hookbench.expose', vscode.StatusBarAlignment.Left, 49));
     this.status.name = 'Hookbench Public URL';
     this.status.command = 'hookbench.expose.showMenu';
-    this.store.add(this.process.onDidCreateChannel((channel) => void this.secrets.set(SMEE_CHANNEL, channel)));
+    this.store.add(this.process.onDidCreateChannel((channel) => void this.secrets.set(SMEE_CHANNEL_ENV, channel)));
     this.store.add(this.process.onDidGetSecret((secret) => void this.useStripeSecret(secret)));
     this.store.add(this.process.onDidMiss((line) => void vscode.window.showWarningMessage(`Hookbench: the smee.io connection dropped. ${line.replace(/^missed deliveries between (\S+) and (\S+): /, (_m, from: string, to: string) => `Deliveries sent between ${new Date(from).toLocaleTimeString()} and ${new Date(to).toLocaleTimeString()} did not arrive: `)}`)));
     this.store.add(this.process.onDidExit((reason) => void this.ended(reason)));
@@ -78,7 +77,7 @@ export class ExposeController implements vscode.Disposable {
     // Moving `stripe listen` keeps its secret (the new one prints the same); another provider drops it.
     const was = this.current;
     if (was.kind !== 'off') await this.process.stop();
-    if (was.kind !== 'off' && was.provider === 'stripe' && provider !== 'stripe') await this.server.setSessionSecret('STRIPE_WEBHOOK_SECRET', undefined);
+    if (was.kind !== 'off' && was.provider === 'stripe' && provider !== 'stripe') await this.server.setSessionSecret(SECRET_ENV.stripe, undefined);
     const to = await this.server.ready();
     this.set({ kind: 'starting', provider });
     const cli = this.context.asAbsolutePath(path.join('dist', 'cli.js'));
@@ -98,19 +97,19 @@ export class ExposeController implements vscode.Disposable {
     const was = this.current;
     await this.process.stop();
     this.set({ kind: 'off' });
-    if (was.kind !== 'off' && was.provider === 'stripe') await this.server.setSessionSecret('STRIPE_WEBHOOK_SECRET', undefined);
+    if (was.kind !== 'off' && was.provider === 'stripe') await this.server.setSessionSecret(SECRET_ENV.stripe, undefined);
   }
 
   /** The URL a provider posts to: the channel for smee, `<tunnel>/webhooks/<route>` for a tunnel; none for stripe listen. */
   publicWebhookUrl(route: string): string | undefined {
     const state = this.current;
     if (state.kind !== 'on' || state.publicUrl === STRIPE_SOURCE) return undefined;
-    return state.provider === 'smee' ? state.publicUrl : `${state.publicUrl}/webhooks/${route}`;
+    return state.provider === 'smee' ? state.publicUrl : `${state.publicUrl}${webhookPath(route)}`;
   }
 
   private async useStripeSecret(secret: string): Promise<void> {
     this.logger.info('stripe listen gave this session\'s signing secret: restarting the receiver with it as STRIPE_WEBHOOK_SECRET (not stored)');
-    await this.server.setSessionSecret('STRIPE_WEBHOOK_SECRET', secret);
+    await this.server.setSessionSecret(SECRET_ENV.stripe, secret);
   }
 
   /** An exit nobody asked for (the stops above handle their own). */
@@ -119,7 +118,7 @@ export class ExposeController implements vscode.Disposable {
     this.logger.warn(`the public URL stopped: ${reason}`);
     const was = this.current;
     this.set({ kind: 'off' });
-    if (was.kind !== 'off' && was.provider === 'stripe') await this.server.setSessionSecret('STRIPE_WEBHOOK_SECRET', undefined);
+    if (was.kind !== 'off' && was.provider === 'stripe') await this.server.setSessionSecret(SECRET_ENV.stripe, undefined);
     if (was.kind === 'on') {
       const choice = await vscode.window.showErrorMessage(`Hookbench: the public URL stopped: ${reason}`, 'Expose Again', 'Show Log');
       if (choice === 'Expose Again') void vscode.commands.executeCommand('hookbench.expose.start');
@@ -154,7 +153,7 @@ export class ExposeController implements vscode.Disposable {
 
   private async restartOn(provider: ExposeProvider): Promise<void> {
     const env: Record<string, string> = {};
-    for (const name of [NGROK_TOKEN, SMEE_CHANNEL]) {
+    for (const name of [NGROK_TOKEN_ENV, SMEE_CHANNEL_ENV]) {
       const value = await this.secrets.get(name);
       if (value) env[name] = value;
     }

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Emitter } from '../../core/events';
-import { FORWARDING_LINE, MISSED_LINE, NEW_CHANNEL_LINE, SIGNING_SECRET_LINE, type ExposeProvider } from '../../core/contract/expose';
+import { exposeFailure, FORWARDING_LINE, MISSED_LINE, NEW_CHANNEL_LINE, repeatsSigningSecret, SIGNING_SECRET_LINE, type ExposeProvider } from '../../core/contract/expose';
 import { parseLogLine, type Logger } from '../../core/log';
 import { forEachLine, stopChild } from '../../core/childProcess';
 
@@ -58,14 +58,14 @@ export class ExposeProcess {
       const parsed = parseLogLine(line);
       if (parsed) return this.logger[parsed.level](parsed.message);
       // Not a log line: the one line that says why it could not start (logged by whoever shows it).
-      failure = line.replace(/^hookbench expose \w+: /, '');
+      failure = exposeFailure(line);
       this.logger.debug(line);
     });
     return new Promise((resolve, reject) => {
       forEachLine(child.stdout!, (line) => {
         const secret = SIGNING_SECRET_LINE.exec(line);
         if (secret) return this.secret.fire(secret[1]!);
-        if (/STRIPE_WEBHOOK_SECRET=whsec_/.test(line)) return; // the CLI's advice repeats the secret
+        if (repeatsSigningSecret(line)) return; // the CLI's advice repeats the secret
         const forwarding = FORWARDING_LINE.exec(line);
         if (forwarding) {
           this.logger.info(line);

@@ -4,7 +4,7 @@
  * buttons to open either state as a JSON document. When the instance's database has no state
  * history, the page says what the timeline needs. Pure: unit-tested.
  */
-import { STATE_HISTORY_DDL, STATE_HISTORY_TABLE } from '../../core/contract/timeline';
+import { STATE_HISTORY_DDL, STATE_HISTORY_INSERT, STATE_HISTORY_TABLE } from '../../core/contract/timeline';
 import { pathText, type StateChange } from '../../core/inspector/stateDiff';
 import type { TimelineStep } from '../../core/inspector/timeline';
 import { escapeHtml, page } from './webviewHtml';
@@ -25,7 +25,6 @@ function changeRow(change: StateChange): string {
 }
 
 function missing(): string {
-  const insert = `INSERT INTO ${STATE_HISTORY_TABLE} (event_id, event_type, title, at, before, after) VALUES (?, ?, ?, ?, ?, ?)`;
   return `<h2>No state history in this instance</h2>
 <p>The timeline shows what each stored event changed in the agent's state. It reads the table <code>${STATE_HISTORY_TABLE}</code>,
 which the built-in worker writes with every event it stores. This instance's database has no such table: it runs a worker of your own, or
@@ -34,7 +33,7 @@ was created before the table existed (its older events have no history).</p>
 <code>setState</code>, insert one row with the state before and after it (JSON):</p>
 <pre><code>${escapeHtml(STATE_HISTORY_DDL)};
 
-${escapeHtml(insert)};</code></pre>
+${escapeHtml(STATE_HISTORY_INSERT)};</code></pre>
 <p class="muted">docs/inspector.md has the full recipe.</p>`;
 }
 

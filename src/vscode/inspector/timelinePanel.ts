@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { DrawnPages } from './drawnPages';
 import type { InstanceRef } from '../../core/contract/instances';
-import { STATE_HISTORY_EXISTS, STATE_HISTORY_QUERY, STATE_HISTORY_TABLE, type StateHistoryRow } from '../../core/contract/timeline';
+import { STATE_HISTORY_EXISTS, STATE_HISTORY_QUERY, stateHistoryStateQuery, type StateHistoryRow } from '../../core/contract/timeline';
 import { step, timelineFrom } from '../../core/inspector/timeline';
 import type { ExplorerSession } from '../views/explorerSession';
 import { consoleKey } from './consoleFiles';
@@ -163,7 +163,7 @@ export class Timelines implements vscode.TextDocumentContentProvider, vscode.Dis
     const client = this.session.client;
     if (!namespace || !name || !match) return '// Not a state of the timeline.';
     if (!client) return '// The Hookbench receiver is not running.';
-    const result = await client.queryResult(namespace, name, `SELECT ${match[2]} FROM ${STATE_HISTORY_TABLE} WHERE seq = ?`, [Number(match[1])]);
+    const result = await client.queryResult(namespace, name, stateHistoryStateQuery(match[2] as 'before' | 'after'), [Number(match[1])]);
     const text = result.rows[0]?.[0];
     if (text === undefined) return '// This step is no longer stored (retention).';
     if (typeof text !== 'string') return 'null\n';

@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import { isRunning } from '../../core/childProcess';
-import { FOLDER_IN_USE } from '../../core/contract/serveFailures';
+import { folderInUse } from '../../core/contract/serveHandshake';
 import { serveLockFile, type ServeLock } from '../../core/contract/serveLock';
 import { checkLock, stillHolds } from '../../core/lockHolder';
 import type { Logger } from '../../core/log';
@@ -26,8 +26,7 @@ async function stopHolder(lock: ServeLock): Promise<boolean> {
 
 /** Offers Take Over; `start` starts this window's receiver again. */
 export async function offerTakeOver(message: string, logger: Logger, start: () => Promise<unknown>): Promise<void> {
-  const [, folder, pidText] = FOLDER_IN_USE.exec(message) ?? [];
-  const pid = Number(pidText);
+  const { folder, pid } = folderInUse(message) ?? { folder: undefined, pid: NaN };
   const choice = await vscode.window.showWarningMessage(
     `Hookbench: another receiver (pid ${pid}) uses ${folder}: another VS Code window on this folder, or this tab before a reload.`,
     'Take Over',

@@ -7,7 +7,7 @@ import * as net from 'node:net';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/log';
-import { PORT_IN_USE } from '../../core/contract/serveFailures';
+import { portInUse } from '../../core/contract/serveHandshake';
 
 
 /** A free port on the host, from the kernel (bind port 0, read it, close). */
@@ -41,7 +41,7 @@ export async function whoHolds(port: number): Promise<string> {
 
 /** Offers the ways out; resolves once the user chose (or dismissed). `start` starts the receiver again. */
 export async function offerPortChoices(message: string, logger: Logger, start: () => Promise<unknown>): Promise<void> {
-  const port = Number(PORT_IN_USE.exec(message)?.[1]);
+  const port = portInUse(message)?.port ?? NaN;
   const choice = await vscode.window.showErrorMessage(`Hookbench: port ${port} is in use by another program, so the receiver could not start.`, 'Use Another Port', 'Show What Holds It');
   if (choice === 'Use Another Port') {
     const settings = vscode.workspace.getConfiguration('hookbench');

@@ -1,12 +1,15 @@
 /**
  * One `hookbench serve` child process, run with the extension host's own Node
- * (`process.execPath`): started, its log lines forwarded, its URL read from "listening on", and
- * stopped with SIGTERM (the server drains and commits) or, after a grace period, SIGKILL.
+ * (`process.execPath`): started, its log lines forwarded, its URL read from "listening on" (the
+ * lines: src/core/contract/serveHandshake.ts), and stopped with SIGTERM (the server drains and
+ * commits) or, after a grace period, SIGKILL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Emitter } from '../../core/events';
 import { parseLogLine, type Logger } from '../../core/log';
 import { forEachLine, stopChild } from '../../core/childProcess';
+import { replaceNoSecret } from '../../core/contract/providers';
+import { listeningUrl, renderUrl } from '../../core/contract/serveHandshake';
 
 export type ServeState = { kind: 'starting' } | { kind: 'running'; url: string } | { kind: 'stopped' } | { kind: 'failed'; message: string };
 
@@ -55,12 +58,12 @@ export class ServeProcess {
     });
     return new Promise((resolve, reject) => {
       forEachLine(child.stdout!, (line) => {
-        const match = /^listening on (http:\/\/\S+)$/.exec(line);
-        const render = /^render on (http:\/\/\S+)$/.exec(line);
-        if (render) this.renderUrl = render[1]!;
-        else if (match) {
-          this.set({ kind: 'running', url: match[1]! });
-          resolve(match[1]!);
+        const url = listeningUrl(line);
+        const render = renderUrl(line);
+        if (render) this.renderUrl = render;
+        else if (url) {
+          this.set({ kind: 'running', url });
+          resolve(url);
         } else this.logger.info(line);
       });
       child.once('error', (error) => {
@@ -94,7 +97,7 @@ export class ServeProcess {
 
 /** The serve process names environment variables; in VS Code the way to set a secret is a command. */
 function inVsCode(message: string): string {
-  return message.replace(/no secret configured \(set (\w+)\)/, 'no secret configured ($1: run Hookbench: Set Webhook Secret)');
+  return replaceNoSecret(message, (secretEnv) => `no secret configured (${secretEnv}: run Hookbench: Set Webhook Secret)`);
 }
 
 function lastLines(text: string): string {

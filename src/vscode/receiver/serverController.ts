@@ -14,7 +14,7 @@ import { findWranglerConfig, readWranglerConfig } from '../../core/runtime/worke
 import { UnsupportedConfigError } from '../../core/runtime/errors';
 import type { Secrets } from '../secrets';
 import { ServeProcess, type ServeLaunch, type ServeState } from './serveProcess';
-import { SERVE_PROCESS_ENV } from '../../core/contract/serveEnvironment';
+import { ADMIN_TOKEN_ENV, RENDER_TOKEN_ENV, SERVE_PROCESS_ENV } from '../../core/contract/serveEnvironment';
 
 /**
  * VS Code's private storage for this workspace (the global one without a folder): where an
@@ -185,7 +185,7 @@ export class ServerController implements vscode.Disposable {
     ];
     const secrets = await this.environment();
     this.launchedSecrets = JSON.stringify(secrets);
-    const env = { ...SERVE_PROCESS_ENV, ...process.env, ...secrets, HOOKBENCH_ADMIN_TOKEN: this.adminToken, HOOKBENCH_RENDER_TOKEN: this.renderToken };
+    const env = { ...SERVE_PROCESS_ENV, ...process.env, ...secrets, [ADMIN_TOKEN_ENV]: this.adminToken, [RENDER_TOKEN_ENV]: this.renderToken };
     return { cli: this.context.asAbsolutePath(path.join('dist', 'cli.js')), args, env, cwd: base };
   }
 

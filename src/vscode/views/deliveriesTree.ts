@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { DeliverySummary } from '../../core/contract/deliveries';
+import { verificationReason } from '../../core/contract/notes';
 import type { ExplorerChange, ExplorerFeed, ExplorerModel } from './explorerModel';
 import { relativeTime } from './explorerSession';
 import { ListTree } from './listTree';
@@ -45,7 +46,7 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
 
   protected treeItem(d: DeliverySummary): vscode.TreeItem {
     const ok = d.status >= 200 && d.status < 300;
-    const reason = d.verification && d.verification !== 'valid' ? d.verification.split(':')[0] : undefined;
+    const reason = verificationReason(d.verification);
     const item = new vscode.TreeItem(`${d.status} ${d.method} ${d.path}`, vscode.TreeItemCollapsibleState.None);
     item.id = `d:${d.id}`;
     const from = sourceLabel(d.source, this.publicHosts);
@@ -59,7 +60,7 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
       [{ strong: String(d.status) }, ` ${d.method} ${d.path}`],
       [`${d.time} · ${d.durationMs.toFixed(1)} ms · ${d.requestBytes} bytes`],
       d.verification ? [`verification: ${d.verification}`] : undefined,
-      d.verification?.startsWith('no_secret') ? ['Set the secret with Hookbench: Set Webhook Secret, then replay this delivery.'] : undefined,
+      reason === 'no_secret' ? ['Set the secret with Hookbench: Set Webhook Secret, then replay this delivery.'] : undefined,
       d.entity ? [`entity: ${d.entity}`] : undefined,
       from ? [`from: ${from}${d.source?.kind === 'public' ? ` (${d.source.name ?? ''}, a public URL)` : ''}`] : undefined,
       d.source?.note ? [`${d.source.note}: the relay forwarded parsed JSON, not the bytes the provider signed, so the signature cannot match them. Use ngrok or a Cloudflare tunnel (Hookbench: Choose Expose Provider) to check signatures.`] : undefined,

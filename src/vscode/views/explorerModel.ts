@@ -19,6 +19,7 @@
 import type { DeliverySummary } from '../../core/contract/deliveries';
 import type { EventRow, InstanceDetails, InstanceRef, InstanceSummary } from '../../core/contract/instances';
 import type { LiveMessage } from '../../core/contract/live';
+import { EVENTS_TABLE } from '../../core/contract/tables';
 import type { CaptureSummary } from '../../core/contract/sink';
 import { Emitter, type Disposable, type Event } from '../../core/events';
 import { realTimers, type TimerHandle, type Timers } from '../../core/timers';
@@ -278,7 +279,7 @@ export class ExplorerModel {
         for (const details of list) {
           const key = instanceKey(details.namespace, details.name);
           const entry = this.entries.get(key);
-          if (entry) this.entries.set(key, { ...entry, state: details.state, eventCount: details.tables.find((t) => t.name === 'events')?.rows, known: true });
+          if (entry) this.entries.set(key, { ...entry, state: details.state, eventCount: details.tables.find((t) => t.name === EVENTS_TABLE)?.rows, known: true });
         }
       })
       .catch(() => undefined)

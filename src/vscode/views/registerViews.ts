@@ -10,7 +10,7 @@ import type { AttachedWorkers } from './attachedWorkers';
 import type { ExplorerSession } from './explorerSession';
 import { registerKvValues } from './kvValues';
 import { OutboundTree } from './outboundTree';
-import { FOLDER_IN_USE, PORT_IN_USE } from '../../core/contract/serveFailures';
+import { folderInUse, portInUse } from '../../core/contract/serveHandshake';
 import type { ServeState } from '../receiver/serveProcess';
 import type { ServerController } from '../receiver/serverController';
 
@@ -34,10 +34,10 @@ export function stateMessage(state: ServeState): string | undefined {
       return 'The receiver is stopped: showing what was last known. Start it from the title bar.';
     case 'failed': {
       // The two failures with a way out in VS Code say that way, not the CLI's flags.
-      const folder = FOLDER_IN_USE.exec(state.message);
-      if (folder) return `Another receiver (pid ${folder[2]}) holds this data folder: another window on this folder, or this tab before a reload. Take Over from the notification, or Restart.`;
-      const port = PORT_IN_USE.exec(state.message);
-      if (port) return `Port ${port[1]} is in use by another program. Use Another Port from the notification, or set hookbench.receiver.port.`;
+      const folder = folderInUse(state.message);
+      if (folder) return `Another receiver (pid ${folder.pid}) holds this data folder: another window on this folder, or this tab before a reload. Take Over from the notification, or Restart.`;
+      const port = portInUse(state.message);
+      if (port) return `Port ${port.port} is in use by another program. Use Another Port from the notification, or set hookbench.receiver.port.`;
       return `The receiver could not start: ${firstWords(state.message.replace(/^the server exited with code \d+: (hookbench: )?/, ''), 140)} Show Log says why.`;
     }
   }

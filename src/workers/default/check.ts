@@ -8,6 +8,7 @@
 import { schemeFor, type ProviderName } from '../../core/signing';
 import { normalizeHeaders } from '../../core/signing';
 import { parsePayload, type ParsedPayload } from './payload';
+import { verificationNote, type Verdict } from '../../core/contract/notes';
 import { textResponse } from './responses';
 import type { WebhookRoute } from './routes';
 
@@ -51,7 +52,8 @@ export function signedUrl(request: Request, env: CheckEnv): string {
 }
 
 /** Notes for the deliveries log about a rejected request; never the secret or the signature. */
-function rejected(provider: string, entity: string | undefined, reason: string): Response {
+function rejected(provider: string, entity: string | undefined, verdict: Extract<Verdict, { readonly valid: false }>): Response {
+  const reason = verificationNote(verdict);
   console.warn(`[security] rejected a ${provider} webhook${entity === undefined ? '' : ` for ${entity}`}: ${reason}`);
   return textResponse('Invalid signature', 401, { provider, entity, verification: reason });
 }
@@ -59,16 +61,16 @@ function rejected(provider: string, entity: string | undefined, reason: string):
 /** Verifies and parses `body` (the request's raw bytes) for `route`; `entity` only names it in the notes. */
 export function checkDelivery(route: WebhookRoute, request: Request, body: Uint8Array, env: CheckEnv, entity: string | undefined): CheckResult {
   if (!route.provider) {
-    return { ok: false, response: rejected('unknown', entity, 'missing_header: no provider signature header (X-Hub-Signature-256, Stripe-Signature, ...)') };
+    return { ok: false, response: rejected('unknown', entity, { valid: false, reason: 'missing_header', message: 'no provider signature header (X-Hub-Signature-256, Stripe-Signature, ...)' }) };
   }
   const scheme = schemeFor(route.provider);
   const secret = env[scheme.shape.secretEnv];
   const headers = normalizeHeaders(request.headers.entries());
   const verdict = scheme.verify({ secret: typeof secret === 'string' ? secret : undefined, body, headers, url: signedUrl(request, env) });
-  if (!verdict.valid) return { ok: false, response: rejected(route.provider, entity, `${verdict.reason}: ${verdict.message}`) };
+  if (!verdict.valid) return { ok: false, response: rejected(route.provider, entity, verdict) };
   try {
     return { ok: true, provider: route.provider, body, parsed: parsePayload(body, request.headers.get('content-type')) };
   } catch {
-    return { ok: false, response: textResponse('Invalid', 400, { provider: route.provider, entity, verification: 'valid' }) };
+    return { ok: false, response: textResponse('Invalid', 400, { provider: route.provider, entity, verification: verificationNote({ valid: true }) }) };
   }
 }

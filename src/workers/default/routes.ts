@@ -1,5 +1,5 @@
 /**
- * The built-in worker's webhook routes (DESIGN §3.2, seed §4.2):
+ * The built-in worker's webhook routes (src/core/contract/webhookRoutes.ts):
  *   /webhooks/<provider>/<entity>   provider from the path, entity from the path
  *   /webhooks/<provider>            entity from the payload or a header
  *   /webhooks/<entity>              provider from the signature header present
@@ -8,6 +8,7 @@
  * route to one entity reaches one agent: `/webhooks/github/acme%2FWidgets` and a payload's
  * `Acme/Widgets` are both `acme-widgets` (docs/runtime.md, "Entity names").
  */
+import { QUEUED_WEBHOOKS_SEGMENT, WEBHOOKS_SEGMENT } from '../../core/contract/webhookRoutes';
 import { detectProvider, isProviderName, normalizeHeaders, schemeFor, type ProviderName } from '../../core/signing';
 
 export interface WebhookRoute {
@@ -21,8 +22,8 @@ export interface WebhookRoute {
 export function webhookRoute(url: URL, headers: Headers): WebhookRoute | undefined {
   const segments = url.pathname.split('/').filter((s) => s !== '');
   const [base, first, second, ...rest] = segments;
-  if ((base !== 'webhooks' && base !== 'webhooks-queued') || first === undefined || rest.length > 0) return undefined;
-  const queued = base === 'webhooks-queued' || headers.get('x-webhook-mode')?.toLowerCase() === 'queued';
+  if ((base !== WEBHOOKS_SEGMENT && base !== QUEUED_WEBHOOKS_SEGMENT) || first === undefined || rest.length > 0) return undefined;
+  const queued = base === QUEUED_WEBHOOKS_SEGMENT || headers.get('x-webhook-mode')?.toLowerCase() === 'queued';
   if (second !== undefined) return isProviderName(first) ? { provider: first, entity: fromPath(second, first), queued } : undefined;
   if (isProviderName(first)) return { provider: first, entity: undefined, queued };
   const provider = detectProvider(normalizeHeaders(headers.entries()));
@@ -41,9 +42,9 @@ function fromPath(segment: string, provider: ProviderName | undefined): string {
 }
 
 /**
- * An entity name from a path, a payload or a header (seed §4.2 rule 3): "/" → "-", lower-cased
- * where the provider's ids ignore case (GitHub), kept where they do not (Stripe, Twilio, Slack,
- * Shopify, and a request whose provider is unknown).
+ * An entity name from a path, a payload or a header (docs/runtime.md, "Entity names"): "/" → "-",
+ * lower-cased where the provider's ids ignore case (GitHub), kept where they do not (Stripe,
+ * Twilio, Slack, Shopify, and a request whose provider is unknown).
  */
 export function sanitizeEntity(value: string, provider: ProviderName | undefined): string {
   const name = value.replace(/\//g, '-');

@@ -1,6 +1,7 @@
 /**
  * One agent per entity (repository, customer, workspace, shop…): verifies each delivery on the raw
- * bytes, dedups by the provider's delivery id, stores it in the seed's `events` table, applies
+ * bytes, dedups by the provider's delivery id, stores it in the `events` table (its columns and the
+ * SQL other rooms run on it: src/core/contract/tables.ts), applies
  * retention, and keeps a small state that every connected client receives.
  */
 import { createHash } from 'node:crypto';
@@ -11,8 +12,9 @@ import { describeEvent } from './describe';
 import { checkDelivery, checkedBefore } from './check';
 import type { StoredEvent, WebhookState } from '../../core/contract/instances';
 import type { ParsedPayload } from './payload';
-import { noteEventStored } from '../../core/contract/notes';
-import { STATE_HISTORY_DDL, STATE_HISTORY_RETENTION, STATE_HISTORY_TABLE } from '../../core/contract/timeline';
+import { noteEventStored, verificationNote } from '../../core/contract/notes';
+import { EVENTS_DDL, EVENTS_INDEX_DDL, EVENTS_INSERT, eventValues } from '../../core/contract/tables';
+import { STATE_HISTORY_DDL, STATE_HISTORY_INSERT, STATE_HISTORY_RETENTION } from '../../core/contract/timeline';
 import { textResponse } from './responses';
 import { webhookRoute } from './routes';
 
@@ -41,18 +43,8 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
   override initialState: WebhookState = { lastEventType: null, lastEventAt: null, stats: { total: 0, byType: {} } };
 
   override onStart(): void {
-    this.sql`CREATE TABLE IF NOT EXISTS events (
-      id TEXT PRIMARY KEY,
-      type TEXT NOT NULL,
-      action TEXT,
-      title TEXT NOT NULL,
-      description TEXT,
-      url TEXT,
-      actor TEXT,
-      payload TEXT,
-      timestamp TEXT NOT NULL
-    )`;
-    this.sql`CREATE INDEX IF NOT EXISTS idx_events_timestamp ON events (timestamp DESC)`;
+    this.ctx.storage.sql.exec(EVENTS_DDL);
+    this.ctx.storage.sql.exec(EVENTS_INDEX_DDL);
     // The inspector's state timeline: the state before and after each stored event.
     this.ctx.storage.sql.exec(STATE_HISTORY_DDL);
   }
@@ -64,7 +56,7 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
     const checked = checkedBefore(request) ?? checkDelivery(route, request, new Uint8Array(await request.arrayBuffer()), this.env, this.name);
     if (!checked.ok) return checked.response;
     const event = this.toEvent(checked.provider, normalizeHeaders(request.headers.entries()), request.headers, checked.parsed, checked.body);
-    const notes = { provider: checked.provider, entity: this.name, verification: 'valid', event: event.id };
+    const notes = { provider: checked.provider, entity: this.name, verification: verificationNote({ valid: true }), event: event.id };
     if (route.queued) {
       await this.queue('processDelivery', { provider: checked.provider, event });
       return textResponse('Accepted', 202, notes);
@@ -93,11 +85,7 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
     // One transaction: the event, the state it leads to and the timeline row all apply, or none does.
     const stored = this.ctx.storage.transactionSync(() => {
       // The dedup check and the insert in one statement: a delivery id already stored inserts nothing.
-      const inserted = this.ctx.storage.sql.exec(
-        `INSERT INTO events (id, type, action, title, description, url, actor, payload, timestamp)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-        event.id, event.type, event.action, event.title, event.description, event.url, event.actor, event.payload, event.timestamp,
-      ).rowsWritten;
+      const inserted = this.ctx.storage.sql.exec(EVENTS_INSERT, ...eventValues(event)).rowsWritten;
       if (inserted === 0) return false;
       noteEventStored(this.ctx, event);
       this.applyRetention();
@@ -108,10 +96,7 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
         lastEventAt: event.timestamp,
         stats: { total: stats.total + 1, byType: { ...stats.byType, [event.type]: (stats.byType[event.type] ?? 0) + 1 } },
       };
-      this.ctx.storage.sql.exec(
-        `INSERT INTO ${STATE_HISTORY_TABLE} (event_id, event_type, title, at, before, after) VALUES (?, ?, ?, ?, ?, ?)`,
-        event.id, event.type, event.title, event.timestamp, JSON.stringify(before), JSON.stringify(after),
-      );
+      this.ctx.storage.sql.exec(STATE_HISTORY_INSERT, event.id, event.type, event.title, event.timestamp, JSON.stringify(before), JSON.stringify(after));
       this.setState(after);
       return true;
     });

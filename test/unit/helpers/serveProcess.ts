@@ -1,6 +1,7 @@
 // `hookbench serve` as a real child process (the built dist/cli.js), on port 0.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
+import { listeningUrl } from '../../../src/core/contract/serveHandshake';
 import { projectRoot } from './serveWorker';
 
 export interface ServeProcess {
@@ -25,10 +26,11 @@ export function startServe(args: string[], env: Record<string, string> = {}): Pr
     let stdout = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString('utf8');
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
-      if (match) {
+      // Whole lines only: a chunk may end inside the URL.
+      const url = stdout.split('\n').slice(0, -1).map(listeningUrl).find((found) => found !== undefined);
+      if (url) {
         resolve({
-          url: match[1]!,
+          url,
           child,
           stderr: () => stderr,
           stdout: () => stdout,

@@ -19,14 +19,15 @@ import {
   connectStateFrame,
   identityFrame,
   mcpServersFrame,
+  noSuchMethodError,
+  notCallableError,
   parseClientFrame,
   rpcErrorFrame,
   rpcResultFrame,
   stateErrorFrame,
   type RpcCall,
 } from '../../contract/agentsProtocol';
-
-const STATE_ROW = 'cf_state_row_id';
+import { AGENT_STATE_DDL, AGENT_STATE_ROW_ID, AGENT_STATE_SELECT, AGENT_STATE_UPSERT, stateFromText, stateText } from '../../contract/tables';
 
 export interface ConnectionContext {
   readonly request: Request;
@@ -55,7 +56,7 @@ export class Agent<Env = unknown, State = unknown> extends DurableObject<Env> im
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS cf_agents_state (id TEXT PRIMARY KEY NOT NULL, state TEXT)');
+    ctx.storage.sql.exec(AGENT_STATE_DDL);
     this.#jobs = new JobStore(ctx.storage.sql, () => this.#services.now());
     const proto = Object.getPrototypeOf(this) as Agent;
     if (proto.onStateUpdate !== Agent.prototype.onStateUpdate && proto.onStateChanged !== Agent.prototype.onStateChanged) {
@@ -76,9 +77,9 @@ export class Agent<Env = unknown, State = unknown> extends DurableObject<Env> im
 
   get state(): State {
     if (this.#state) return this.#state.value;
-    const row = this.ctx.storage.sql.exec<{ state: string }>('SELECT state FROM cf_agents_state WHERE id = ?', STATE_ROW).toArray()[0];
+    const row = this.ctx.storage.sql.exec<{ state: string }>(AGENT_STATE_SELECT, AGENT_STATE_ROW_ID).toArray()[0];
     if (row) {
-      this.#state = { value: JSON.parse(row.state) as State };
+      this.#state = { value: stateFromText(row.state) as State };
     } else if (this.initialState !== undefined) {
       // Reading the state persists the initial state, as the SDK does.
       this.#persistState(this.initialState);
@@ -122,7 +123,7 @@ export class Agent<Env = unknown, State = unknown> extends DurableObject<Env> im
   }
 
   #persistState(state: State): void {
-    this.ctx.storage.sql.exec('INSERT OR REPLACE INTO cf_agents_state (id, state) VALUES (?, ?)', STATE_ROW, JSON.stringify(state));
+    this.ctx.storage.sql.exec(AGENT_STATE_UPSERT, AGENT_STATE_ROW_ID, stateText(state));
   }
 
   #notifyStateChanged(state: State, source: Connection | 'server'): unknown {
@@ -294,8 +295,8 @@ export class Agent<Env = unknown, State = unknown> extends DurableObject<Env> im
   async #rpc(connection: Connection, { id, method, args }: RpcCall): Promise<void> {
     const fn = (this as unknown as Record<string, unknown>)[method];
     let meta: CallableMetadata | undefined;
-    if (typeof fn !== 'function') return connection.send(rpcErrorFrame(id, `Method ${method} does not exist`));
-    if (!(meta = callableMetadata(fn))) return connection.send(rpcErrorFrame(id, `Method ${method} is not callable`));
+    if (typeof fn !== 'function') return connection.send(rpcErrorFrame(id, noSuchMethodError(method)));
+    if (!(meta = callableMetadata(fn))) return connection.send(rpcErrorFrame(id, notCallableError(method)));
     if (meta.streaming) {
       const stream = new StreamingResponse(connection, id);
       try {

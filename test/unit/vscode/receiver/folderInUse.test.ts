@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isRunning, processIdentity } from '../../../../src/core/childProcess';
-import { folderInUseMessage } from '../../../../src/core/contract/serveFailures';
+import { folderInUseMessage } from '../../../../src/core/contract/serveHandshake';
 import { formatServeLock, lockAnswer, parseLockConfirmRequest, serveLockFile } from '../../../../src/core/contract/serveLock';
 import { nullLogger, recording } from '../../../../src/core/log';
 import { offerTakeOver } from '../../../../src/vscode/receiver/folderInUse';
