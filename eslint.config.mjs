@@ -8,7 +8,7 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const noVscode = { name: 'vscode', message: "Only src/vscode may import 'vscode' (STYLE.md, Layout and boundaries)." };
+const noVscode = { name: 'vscode', message: "Only src/vscode may import 'vscode' (docs/architecture.md)." };
 const adapterPatterns = (/** @type {string} */ message) => [
   { group: ['**/vscode/*', '**/vscode'], message },
   { group: ['**/serve/*', '**/serve', '**/cli/*', '**/cli'], message },

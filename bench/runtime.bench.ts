@@ -159,7 +159,7 @@ async function httpThroughput(): Promise<BenchResult[]> {
       name: 'hookbench serve against workerd (Miniflare) for the seed pattern on this machine kind (research note: ~890 requests/s)',
       unit: 'requests/s',
       value: served.rate,
-      baseline: 'workerd, recorded in research/agents-sdk.md (not re-measured)',
+      baseline: 'workerd, recorded in docs/agents-sdk.md (not re-measured)',
       baselineValue: 890,
       ratio: served.rate / 890,
       target: 10,

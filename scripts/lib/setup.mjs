@@ -1,7 +1,7 @@
 // @ts-check
 // Everything `npm test` and `npm start` need on a fresh Debian machine, each step skipped quickly
 // when already done: the npm packages, Debian's Chromium and ripgrep, and a code-server (a real
-// VS Code for the browser) prepared offline as DESIGN §4 describes.
+// VS Code for the browser) prepared offline as docs/testing.md describes.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

@@ -1,6 +1,6 @@
 /**
  * A Browser Rendering failure as the REST interface reports it: an HTTP status, Cloudflare's
- * internal code where it has one (research/browser-rendering.md §1.4), and a message.
+ * internal code where it has one (docs/render.md, "Errors"), and a message.
  */
 export class RenderError extends Error {
   override readonly name = 'RenderError';

@@ -1,5 +1,5 @@
 /**
- * The fonts Cloudflare's Browser Rendering has installed (research/browser-rendering.md §2.1),
+ * The fonts Cloudflare's Browser Rendering has installed (docs/render.md, "Fonts"),
  * grouped as its docs group them, with the Debian package that reproduces each here (§2.4) and the
  * fontconfig families that package provides. Whether a family is installed on this machine is
  * asked of an injected lister (`fc-list` in the serve process), never guessed.

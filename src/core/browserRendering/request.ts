@@ -1,6 +1,6 @@
 /**
  * The request bodies of the Browser Rendering REST endpoints, validated and completed with
- * Cloudflare's defaults (research/browser-rendering.md §1.3), so the emulator and the preview
+ * Cloudflare's defaults (docs/render.md, "Request fields, defaults and order"), so the emulator and the preview
  * work on one well-formed model. A bad field is a 400 naming the field.
  *
  * Policies where the docs are silent: `url` and `html` together are refused (which one would win

@@ -49,7 +49,7 @@ export type InstanceEvent =
 /** The lifecycle events, which the live feed sends as `instance` messages. */
 export type InstanceLifecycle = Extract<InstanceEvent, { readonly kind: 'created' | 'woken' | 'evicted' | 'deleted' | 'changed' }>;
 
-/** A row of the built-in worker's `events` table (seed §4.3), as its callables and queries return it. */
+/** A row of the built-in worker's `events` table (docs/webhook-pattern.md, "The events table"), as its callables and queries return it. */
 export interface StoredEvent {
   readonly id: string;
   readonly type: string;

@@ -1,6 +1,6 @@
 /**
  * A smee.io subscriber that forwards each delivery to one fixed local webhook route
- * (shared/research/smee-protocol.md):
+ * (docs/expose.md, "smee.io's protocol"):
  * - subscribes with `Accept: text/event-stream` (exactly: smee.io serves its HTML page otherwise);
  *   `ready` and `ping` only keep the connection alive, each `message` is a delivery;
  * - forwards deliveries one at a time, in the order they arrived, each exactly once; a receiver

@@ -1,7 +1,7 @@
 /**
  * One smee.io `message` event made into the request the local receiver gets. smee.io sends
  * `{ ...requestHeaders, body, query, timestamp }` with the body already parsed
- * (shared/research/smee-protocol.md), so:
+ * (docs/expose.md, "smee.io's protocol"), so:
  * - the route is the one the user chose, never something the event says: the channel URL is a
  *   capability anyone can POST to, and the event carries no path anyway;
  * - the body is re-encoded with `JSON.stringify`; its length against the original

@@ -1,5 +1,5 @@
 /**
- * Chromium and Puppeteer failures as Browser Rendering reports them (research/browser-rendering.md
+ * Chromium and Puppeteer failures as Browser Rendering reports them (docs/render.md, "Errors"
  * §1.4): navigation errors get the 5000–5011 codes, automation timeouts 422 with 6002, a closed
  * target 6001, a crashed page 6000; anything else is 500 with 2000.
  */

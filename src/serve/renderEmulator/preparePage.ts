@@ -1,6 +1,6 @@
 /**
  * Gets a page ready for its action in Browser Rendering's order of operations
- * (research/browser-rendering.md §1.6): emulation, cookies, viewport, user agent, credentials,
+ * (docs/render.md, "Request fields, defaults and order"): emulation, cookies, viewport, user agent, credentials,
  * headers, JavaScript, request filtering; then navigation; then `addStyleTag` and `addScriptTag`
  * (after navigation, so custom fonts belong to the rendered document); then `waitForTimeout`,
  * `waitForSelector` and `scrollPage`; finally, Hookbench's choice, `document.fonts.ready`.

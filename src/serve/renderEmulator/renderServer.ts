@@ -1,5 +1,5 @@
 /**
- * The local Browser Rendering emulator (DESIGN §3.5): Cloudflare's REST routes under
+ * The local Browser Rendering emulator (docs/render.md): Cloudflare's REST routes under
  * `/client/v4/accounts/<id>/browser-rendering/<endpoint>` (and `/browser-run/`), the origin and
  * host check (access.ts: no web page may drive the browser), the Bearer token,
  * the v4 envelopes and status codes, `X-Browser-Ms-Used`, a rate limit answering 429 with

@@ -1,7 +1,7 @@
 /**
  * How the explorer reads one expanded instance, whoever runs it (the built-in worker, a user's
  * worker, a deployed one): as any client of the agent would, over the agents protocol
- * (DESIGN §3.4). Its state comes from the `cf_agent_state` frames the agent broadcasts; its
+ * (docs/explorer.md). Its state comes from the `cf_agent_state` frames the agent broadcasts; its
  * events from the agent's `getEvents` callable. A worker without that callable, or without an
  * agents route at all, is read through the fallback instead (the admin API's read-only SQL for
  * the local serve process; nothing for a deployed worker).

@@ -75,7 +75,7 @@ export interface ExplorerChange {
 export interface ExplorerModelOptions {
   /**
    * At most one change event per `paceMs`. VS Code merges tree changes and applies them only after
-   * 200 ms without one (research/vscode-tree-refresh.md): firing more often than that starves it.
+   * 200 ms without one (docs/explorer.md, "Three sources, each read once"): firing more often than that starves it.
    */
   readonly paceMs?: number;
   readonly timers?: Timers;

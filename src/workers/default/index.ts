@@ -1,6 +1,6 @@
 /**
  * Hookbench's built-in webhook worker, written against the `agents` API exactly as a user would
- * write it for Cloudflare (seed §4): the router finds the entity, each entity has its own
+ * write it for Cloudflare (docs/webhook-pattern.md): the router finds the entity, each entity has its own
  * WebhookAgent. Binding: WEBHOOK_AGENT → WebhookAgent, so agents routes are /agents/webhook-agent/<name>.
  */
 import { getAgentByName, routeAgentRequest } from 'agents';
@@ -20,7 +20,7 @@ export default {
     const route = webhookRoute(url, request.headers);
     if (route) {
       if (request.method !== 'POST') return text('Method not allowed', 405);
-      // Read a clone: the agent reads the original body again, byte for byte (seed §4.2 rule 4).
+      // Read a clone: the agent reads the original body again, byte for byte (docs/webhook-pattern.md, routing rule 4).
       const body = new Uint8Array(await request.clone().arrayBuffer());
       // Verified and parsed before any agent exists: a rejected request creates no instance.
       const checked = checkDelivery(route, request, body, env, route.entity);

@@ -105,7 +105,7 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
     return true;
   }
 
-  /** Outbound webhooks after the response (seed §4.5); failures are logged with their status. */
+  /** Outbound webhooks after the response (docs/webhook-pattern.md, "Outbound webhooks"); failures are logged with their status. */
   private async sendOutbound(event: StoredEvent): Promise<void> {
     const { OUTBOUND_WEBHOOK_URL, OUTBOUND_WEBHOOK_SECRET, CHAT_WEBHOOK_URL } = this.env;
     const { payload: _payload, ...summary } = event;

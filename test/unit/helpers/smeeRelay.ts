@@ -1,4 +1,4 @@
-// A local stand-in for smee.io, written from its protocol (shared/research/smee-protocol.md):
+// A local stand-in for smee.io, written from its protocol (docs/expose.md, "smee.io's protocol"):
 // GET /new → 307 to a new channel; GET /<channel> with Accept exactly text/event-stream → an event
 // stream that starts `id: 0, event: ready` and numbers every event per connection from 0 (ids
 // restart on each connection); POST /<channel> (application/json only) → 200 with an empty body,

@@ -1,7 +1,7 @@
 /**
  * The `Agent` class of the `agents` package, on the emulated Durable Object: state with its
  * persistence and broadcast rules, the `sql` template, lifecycle hooks, WebSocket connections and
- * the RPC protocol, queue and schedules. Behaviour follows research/agents-sdk.md.
+ * the RPC protocol, queue and schedules. Behaviour follows docs/agents-sdk.md.
  */
 import type { WorkflowCallback } from './workflows/agentWorkflow';
 import { AgentWorkflows, type RunWorkflowOptions } from './workflows/runWorkflow';

@@ -1,6 +1,6 @@
 /**
  * Queue items and schedules in `cf_agents_jobs`, the one job table of agents 0.32.0
- * (research/agents-sdk.md): `capability` is "queue" or "scheduler", `time` is in ms, `payload`
+ * (docs/agents-sdk.md, "State and work in the agent's SQLite"): `capability` is "queue" or "scheduler", `time` is in ms, `payload`
  * is a JSON envelope, `created_at` in seconds. Durable, so pending work survives a restart.
  */
 import { randomBytes } from 'node:crypto';

@@ -4,7 +4,7 @@
  * segments skipped, unknown namespace → 400 `Invalid request`, no name → `null` (the worker's own
  * 404), names never URL-decoded; `cors` answers OPTIONS itself and stamps its headers on every
  * HTTP answer (the hooks' refusals too, never an upgrade); `props` travel to `onStart` in the
- * `x-agents-lifecycle-props` header (research/agents-sdk.md, "Routing facts").
+ * `x-agents-lifecycle-props` header (docs/agents-sdk.md, "Routing").
  */
 import { type DurableObjectNamespace, type Stub } from '../objects/namespace';
 import { camelCaseToKebabCase } from '../../contract/agentsProtocol';

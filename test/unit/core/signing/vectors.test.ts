@@ -1,4 +1,4 @@
-// The providers' own published test values (shared/research/webhook-signatures.md).
+// The providers' own published test values (docs/signatures.md, "Cross-checks").
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { normalizeHeaders, schemeFor } from '../../../../src/core/signing';
