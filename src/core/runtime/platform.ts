@@ -18,7 +18,7 @@ import type { SqlHeaps } from './storage/sqlHeaps';
 
 /** The runtime's limits, the same for every instance of the process. */
 export interface RuntimeLimits {
-  /** Quiet time after which an instance with no open connection is evicted (`--idle-ms`). */
+  /** Quiet time after which an instance with no open connection is evicted (`--idle-ms`; Infinity: never). */
   readonly idleMs: number;
   /** Journal bytes after which an instance's database is snapshotted (undefined: durableDatabase.ts's default). */
   readonly snapshotAfterBytes: number | undefined;

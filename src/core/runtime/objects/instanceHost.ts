@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { withDeadline, type Timers } from '../../timers';
+import { withDeadline, type TimerHandle, type Timers } from '../../timers';
 import { AlarmScheduler } from './alarms';
 import { HibernatableSockets } from './hibernation';
 import { webSocketOf, type WorkerWebSocket } from './webSocket';
@@ -92,8 +92,14 @@ export class InstanceHost {
   private live: Promise<Live> | undefined;
   private active = 0;
   private connections = 0;
-  private idleTimer: NodeJS.Timeout | undefined;
-  private jobTimer: NodeJS.Timeout | undefined;
+  /**
+   * When the instance may be evicted for being idle, 0 while something keeps it awake. Each event
+   * moves it on; the one idle timer, once due, waits again for what is left (see armIdle).
+   */
+  private idleAt = 0;
+  private idleTimer: TimerHandle | undefined;
+  private readonly idleDue = (): void => this.evictIfIdle();
+  private jobTimer: TimerHandle | undefined;
   private readonly alarms: AlarmScheduler;
   private readonly platform: Platform;
   private readonly timers: Timers;
@@ -218,7 +224,7 @@ export class InstanceHost {
         blockWhile: (fn) => this.blockWhile(live, fn),
         onJobsChanged: (time) => this.armJobs(time),
         gate: (send) => gate.send(send),
-        now: () => this.timers.now(),
+        timers: this.timers,
         onStateChanged: (state) => this.platform.instanceEvents.fire({ kind: 'state', namespace: this.hosted.binding, name: this.name, state }),
       };
       const ctx = new DurableObjectState(this.id, db, services);
@@ -243,7 +249,7 @@ export class InstanceHost {
   private async run<T>(fn: (live: Live) => Promise<T>, props?: () => unknown): Promise<T> {
     if (this.stopped) throw new InstanceClosedError(this.name);
     this.active++;
-    clearTimeout(this.idleTimer);
+    this.idleAt = 0;
     try {
       const live = await this.wake();
       // A reset (blockConcurrencyWhile failed, an event timed out) fails every event on the object.
@@ -374,7 +380,7 @@ export class InstanceHost {
   private connect(socket: Socket, request: Request): SocketHandlers {
     this.connections++;
     this.sockets.add(socket);
-    clearTimeout(this.idleTimer);
+    this.idleAt = 0;
     const header = request.headers.get(LIFECYCLE_PROPS_HEADER);
     const ready: Promise<HostedConnection> = this.run(async ({ object, gate }) => {
       const hooks = hooksOf(object);
@@ -412,12 +418,13 @@ export class InstanceHost {
   }
 
   private armJobs(time: number | undefined): void {
-    clearTimeout(this.jobTimer);
+    this.jobTimer?.cancel();
+    this.jobTimer = undefined;
     if (time === undefined) return;
-    this.jobTimer = setTimeout(() => {
+    this.jobTimer = this.timers.after(Math.max(0, time - this.timers.now()), () => {
       this.jobTimer = undefined;
       this.track(this.run(async ({ object }) => hooksOf(object)?.runJobs()));
-    }, Math.max(0, time - this.timers.now()));
+    });
   }
 
   private alarmChanged(time: number | null): void {
@@ -438,13 +445,30 @@ export class InstanceHost {
     });
   }
 
+  /**
+   * Starts the quiet spell after which the instance is evicted. Called after every event: rather
+   * than a timer cancelled and set again each time, the one timer stays and the spell's end moves,
+   * so an instance busy with requests costs no timer per request.
+   */
   private armIdle(): void {
-    clearTimeout(this.idleTimer);
+    this.idleAt = 0;
     if (this.active > 0 || this.connections > 0 || this.background.size > 0 || !this.live) return;
     // A job or alarm due soon keeps the instance awake; otherwise it is evicted when idle.
     if (this.jobTimer || this.alarms.armed) return;
-    this.idleTimer = setTimeout(() => void this.evict(), this.platform.limits.idleMs);
-    this.idleTimer.unref();
+    const idleMs = this.platform.limits.idleMs;
+    // An endless idle time never evicts: there is nothing to wait for.
+    if (idleMs === Number.POSITIVE_INFINITY) return;
+    this.idleAt = this.timers.now() + idleMs;
+    this.idleTimer ??= this.timers.after(idleMs, this.idleDue, { unref: true });
+  }
+
+  /** The idle timer is due: evicts, unless the instance was busy since (it waits again for the rest of its spell). */
+  private evictIfIdle(): void {
+    this.idleTimer = undefined;
+    if (this.idleAt === 0) return;
+    const left = this.idleAt - this.timers.now();
+    if (left > 0) this.idleTimer = this.timers.after(left, this.idleDue, { unref: true });
+    else void this.evict();
   }
 
   /**
@@ -463,10 +487,12 @@ export class InstanceHost {
 
   /** Stops the timers that would run this instance again: idle eviction, jobs, the alarm. */
   private clearTimers(): void {
-    clearTimeout(this.idleTimer);
-    clearTimeout(this.jobTimer);
-    this.alarms.stop();
+    this.idleAt = 0;
+    this.idleTimer?.cancel();
+    this.idleTimer = undefined;
+    this.jobTimer?.cancel();
     this.jobTimer = undefined;
+    this.alarms.stop();
   }
 
   /** Closes the database (with a snapshot) and forgets the object; the next request wakes it. */

@@ -10,6 +10,7 @@ import { ALARM_MARKER, InstanceHost, type DurableObjectClass, type HostedClass }
 import { encodeName } from '../storage/names';
 import { readPrivate } from '../storage/privateFiles';
 import type { Platform } from '../platform';
+import type { Timers } from '../../timers';
 
 export type Stub = { fetch(input: Request | string | URL, init?: RequestInit): Promise<Response> } & Record<string, (...args: unknown[]) => Promise<unknown>>;
 
@@ -71,6 +72,11 @@ export class DurableObjectNamespace {
 
   jurisdiction(_name: string): DurableObjectNamespace {
     return this;
+  }
+
+  /** The runtime's timers, which the SDK's routing waits on between retries (routing.ts). */
+  get timers(): Timers {
+    return this.hosted.platform.timers;
   }
 
   host(name: string): InstanceHost {

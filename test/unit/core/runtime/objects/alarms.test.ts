@@ -39,7 +39,9 @@ class Alarmed extends DurableObject<Env> {
 }
 
 async function setup(dir: string, timers: ManualTimers, env: Env) {
-  return new DurableObjectNamespace(await testPlatform({ timers }), 'ALARMED', 'Alarmed', Alarmed as never, () => env, dir);
+  // Never evicted for idleness, as when the idle timer ran on real time: this clock moves for alarms.
+  const platform = await testPlatform({ timers, limits: { idleMs: Number.POSITIVE_INFINITY } });
+  return new DurableObjectNamespace(platform, 'ALARMED', 'Alarmed', Alarmed as never, () => env, dir);
 }
 
 const get = async (ns: DurableObjectNamespace, query = '') => (await ns.getByName('a').fetch(`http://do/?${query}`)).json() as Promise<{ alarm: number | null; runs: number }>;
