@@ -103,6 +103,10 @@ export class InstanceHost {
   private idleTimer: TimerHandle | undefined;
   private readonly idleDue = (): void => this.evictIfIdle();
   private jobTimer: TimerHandle | undefined;
+  /** When the armed job timer fires (ms since epoch). */
+  private jobDueAt: number | undefined;
+  /** Waiting for the instance to have nothing to do now (whenQuiet). */
+  private quietWaiters: (() => void)[] = [];
   private readonly alarms: AlarmScheduler;
   private readonly platform: Platform;
   private readonly timers: Timers;
@@ -340,6 +344,20 @@ export class InstanceHost {
     return this.run(async ({ db, object }) => fn(db, object));
   }
 
+  /**
+   * Resolves once nothing runs on the instance and nothing is due at once: no event, no background
+   * work (`waitUntil`), no job due now. `hookbench chaos` reads what a run left only then
+   * (docs/chaos.md, "How a run goes"); jobs and alarms set for later do not count.
+   */
+  whenQuiet(): Promise<void> {
+    if (this.isQuiet()) return Promise.resolve();
+    return new Promise((resolve) => this.quietWaiters.push(resolve));
+  }
+
+  private isQuiet(): boolean {
+    return this.active === 0 && this.background.size === 0 && (this.jobDueAt === undefined || this.jobDueAt > this.timers.now());
+  }
+
   get connectionCount(): number {
     return this.connections;
   }
@@ -432,9 +450,11 @@ export class InstanceHost {
   private armJobs(time: number | undefined): void {
     this.jobTimer?.cancel();
     this.jobTimer = undefined;
+    this.jobDueAt = time;
     if (time === undefined) return;
     this.jobTimer = this.timers.after(Math.max(0, time - this.timers.now()), () => {
       this.jobTimer = undefined;
+      this.jobDueAt = undefined;
       this.track(this.run(async ({ object }) => hooksOf(object)?.runJobs()));
     });
   }
@@ -452,6 +472,7 @@ export class InstanceHost {
    * so an instance busy with requests costs no timer per request.
    */
   private armIdle(): void {
+    if (this.quietWaiters.length > 0 && this.isQuiet()) for (const quiet of this.quietWaiters.splice(0)) quiet();
     this.idleAt = 0;
     if (this.active > 0 || this.connections > 0 || this.background.size > 0 || !this.live) return;
     // A job or alarm due soon keeps the instance awake; otherwise it is evicted when idle.
@@ -493,6 +514,7 @@ export class InstanceHost {
     this.idleTimer = undefined;
     this.jobTimer?.cancel();
     this.jobTimer = undefined;
+    this.jobDueAt = undefined;
     this.alarms.stop();
   }
 

@@ -1,7 +1,8 @@
 /**
  * A payments ledger: POST /webhooks/<style>/<customer> with {"id", "amount"}, signed in
  * X-Signature (hex HMAC-SHA256 of the body with GENERIC_WEBHOOK_SECRET, checked with WebCrypto),
- * adds the amount to the customer's balance; GET /ledger/<style>/<customer> reads it. Each style
+ * adds the amount to the customer's balance once per payment id; GET /ledger/<style>/<customer>
+ * reads it. Each style
  * is a handler a user might write, differing only in what it awaits between reading the balance
  * and writing it back:
  *
@@ -46,6 +47,14 @@ export class LedgerAgent extends Agent<Env, Ledger> {
   onStart(): void {
     this.sql`CREATE TABLE IF NOT EXISTS ledger (id INTEGER PRIMARY KEY CHECK (id = 1), balance INTEGER NOT NULL, payments INTEGER NOT NULL)`;
     this.sql`INSERT OR IGNORE INTO ledger (id, balance, payments) VALUES (1, 0, 0)`;
+    this.sql`CREATE TABLE IF NOT EXISTS seen (payment TEXT PRIMARY KEY)`;
+  }
+
+  /** True the first time a payment id is seen: a redelivery is not counted again. */
+  private firstTime(payment: string): boolean {
+    if (this.sql`SELECT 1 FROM seen WHERE payment = ${payment}`.length > 0) return false;
+    this.sql`INSERT INTO seen (payment) VALUES (${payment})`;
+    return true;
   }
 
   async onRequest(request: Request): Promise<Response> {
@@ -53,7 +62,8 @@ export class LedgerAgent extends Agent<Env, Ledger> {
     if (request.method === 'GET') return Response.json(style === 'sql' ? this.sql`SELECT balance, payments FROM ledger`[0] : this.state);
     const body = await request.text();
     if (!(await signed(request, this.env.GENERIC_WEBHOOK_SECRET, body))) return new Response('Invalid signature', { status: 401 });
-    const { amount } = JSON.parse(body) as { amount: number };
+    const { id, amount } = JSON.parse(body) as { id: string; amount: number };
+    if (!this.firstTime(id)) return new Response('OK');
     if (style === 'sql') {
       const [{ balance, payments }] = this.sql<Ledger>`SELECT balance, payments FROM ledger`;
       const rate = await lookUpRate();
