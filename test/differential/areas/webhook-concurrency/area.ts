@@ -13,7 +13,7 @@ import type { Area, BurstStep, HttpStep } from '../../step';
 /** The secret in the area's .dev.vars, which both runtimes read. */
 const SECRET = 'ledger-test-secret';
 
-const STYLES = ['sync', 'api', 'storage', 'microtask', 'digest', 'guarded', 'sql'] as const;
+const STYLES = ['sync', 'api', 'rate-first', 'storage', 'microtask', 'digest', 'guarded', 'sql'] as const;
 
 /** A payment of 10, signed as the generic provider signs (X-Signature: hex HMAC-SHA256 of the body). */
 const payment = (style: string, customer: string, id: string): HttpStep => {

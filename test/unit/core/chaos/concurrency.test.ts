@@ -26,7 +26,7 @@ describe('concurrent deliveries to a read-await-write handler', () => {
 });
 
 describe('concurrent deliveries to a handler the input gate protects', () => {
-  for (const style of ['sync', 'storage', 'microtask', 'digest', 'guarded']) {
+  for (const style of ['rate-first', 'sync', 'storage', 'microtask', 'digest', 'guarded']) {
     it(`${style}: passes every perturbation over several seeds`, async () => {
       for (const [seed, outcome] of await verdictsOverSeeds(LEDGER, payments(style), [1, 2, 3, 4])) {
         assert.ok(Object.values(outcome).every((verdict) => verdict !== 'FAIL'), `seed ${seed}: ${JSON.stringify(outcome)}`);

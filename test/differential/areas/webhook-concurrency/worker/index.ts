@@ -9,6 +9,7 @@
  * - `sync`: nothing; read and write in one turn.
  * - `api`: an outside call (a timer stands in for the network): the input gate opens, so another
  *   delivery for the customer runs in between and one update is lost.
+ * - `rate-first`: the same outside call, made before reading the balance (the fix).
  * - `storage`: a storage read: the input gate stays closed.
  * - `microtask`: an already-resolved promise: no turn of the event loop.
  * - `digest`: WebCrypto (a digest of the body).
@@ -27,9 +28,9 @@ interface Ledger {
   payments: number;
 }
 
-type Style = 'sync' | 'api' | 'storage' | 'microtask' | 'digest' | 'guarded' | 'sql';
+type Style = 'sync' | 'api' | 'rate-first' | 'storage' | 'microtask' | 'digest' | 'guarded' | 'sql';
 
-const STYLES: readonly Style[] = ['sync', 'api', 'storage', 'microtask', 'digest', 'guarded', 'sql'];
+const STYLES: readonly Style[] = ['sync', 'api', 'rate-first', 'storage', 'microtask', 'digest', 'guarded', 'sql'];
 
 /** An exchange-rate lookup: 20 ms of waiting on something that is not storage. */
 const lookUpRate = () => new Promise<number>((resolve) => setTimeout(() => resolve(1), 20));
@@ -70,18 +71,23 @@ export class LedgerAgent extends Agent<Env, Ledger> {
       this.sql`UPDATE ledger SET balance = ${balance + amount * rate}, payments = ${payments + 1}`;
       return new Response('OK');
     }
+    if (style === 'rate-first') {
+      const rate = await lookUpRate();
+      await this.apply(amount * rate, undefined);
+      return new Response('OK');
+    }
     if (style === 'guarded') {
       await this.ctx.blockConcurrencyWhile(() => this.apply(amount, lookUpRate));
       return new Response('OK');
     }
-    const between = {
+    const waits: Record<Exclude<Style, 'sql' | 'guarded' | 'rate-first'>, (() => Promise<number>) | undefined> = {
       sync: undefined,
       api: lookUpRate,
       storage: async () => ((await this.ctx.storage.get<number>('rate')) ?? 1),
       microtask: () => Promise.resolve(1),
       digest: async () => ((await crypto.subtle.digest('SHA-256', new TextEncoder().encode(body))).byteLength > 0 ? 1 : 0),
-    }[style];
-    await this.apply(amount, between);
+    };
+    await this.apply(amount, waits[style]);
     return new Response('OK');
   }
 
