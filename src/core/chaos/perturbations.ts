@@ -113,7 +113,7 @@ export function describeOp(op: Op, deliveries: readonly ChaosDelivery[]): string
     case 'swap':
       return `${name(op.a)} and ${name(op.b)} (both for ${deliveries[op.a]!.entity}) traded places`;
     case 'burst':
-      return `${op.members.map(name).join(', ')} (all for ${deliveries[op.members[0]!]!.entity}) sent at once`;
+      return `${op.members.map(name).join(', ')} (${op.members.length === 2 ? 'both' : 'all'} for ${deliveries[op.members[0]!]!.entity}) sent at once`;
     case 'retry': {
       const { provider } = deliveries[op.of]!.fixture;
       const who = PROVIDER_BEHAVIOUR[provider].resentBy === 'redelivery' ? 'redelivered' : `retried as ${provider} does`;

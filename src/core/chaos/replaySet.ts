@@ -70,7 +70,8 @@ export function writeReplaySet({ suite, failure, deliveries, clean, mask }: Repl
     const status = cleanStatus.get(send.file);
     const expect: FixtureExpect = {
       ...(send.kind === 'stale' ? { refused: true as const } : status === undefined ? {} : { status }),
-      ...(instance ? { state: clean.snapshot[instance]!.state ?? null, ignore: ignoredPaths(mask, instance) } : {}),
+      ...(instance ? { state: clean.snapshot[instance]!.state ?? null } : {}),
+      ...(instance && ignoredPaths(mask, instance).length > 0 ? { ignore: ignoredPaths(mask, instance) } : {}),
     };
     const fixture: Fixture = {
       ...withoutChaosFields(delivery.fixture),
