@@ -65,7 +65,7 @@ function failureLines(f: ChaosFailure): string[] {
     ...sent,
     f.firstDivergence ? `The state first differs from a clean run of the same deliveries after step ${f.firstDivergence.step} (${f.firstDivergence.sent}):` : 'How the end differs from a clean run of the same deliveries:',
     ...f.differences.map((d) => `  ${d.line}`),
-    'State after each step (against a clean run of the deliveries sent so far, each once, in the suite’s order):',
+    "State after each step (against a clean run of the deliveries sent so far, each once, in the suite's order):",
     ...timeline,
     ...(f.replay ? ['Replay it against a fresh receiver running the same worker (it fails until the handler is fixed):', `  hookbench replay ${f.replay} --expect-state`] : []),
     '',
