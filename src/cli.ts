@@ -2,6 +2,7 @@
 // extension uses.
 import { version } from '../package.json';
 import { UsageError } from './cli/args';
+import { chaos, chaosUsage } from './cli/chaos';
 import { expose, exposeUsage } from './cli/expose';
 import { processIo, type CliIo } from './cli/io';
 import { render, renderUsage } from './cli/render';
@@ -21,6 +22,7 @@ const commands: Record<string, Command> = {
   serve: { summary: 'run a worker on the Agents SDK emulation behind the local receiver', usage: serveUsage, run: serve },
   send: { summary: 'sign a test webhook for a provider and POST it', usage: sendUsage, run: send },
   replay: { summary: 'send saved fixtures again, re-signed, and check the answers and agent state (a regression suite)', usage: replayUsage, run: replay },
+  chaos: { summary: 'send a fixture set as providers really do (duplicates, reordered, at once, retried, stale) and shrink any divergence', usage: chaosUsage, run: chaos },
   sign: { summary: 'sign a webhook body (stdin) for a provider', usage: signUsage, run: sign },
   verify: { summary: "check a webhook body's signature", usage: verifyUsage, run: verify },
   render: { summary: 'render a page to PNG/PDF through Browser Rendering (local or Cloudflare)', usage: renderUsage, run: render },

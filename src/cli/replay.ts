@@ -5,7 +5,7 @@
  * line per fixture, a summary, exit 1 on any failure, 2 on usage errors.
  */
 import { parseArgs } from 'node:util';
-import { runFixture, type Outcome, type RunOptions } from '../core/fixtures/runFixture';
+import { runBurst, runFixture, type Outcome, type RunOptions } from '../core/fixtures/runFixture';
 import { UsageError } from './args';
 import { envFileVars, loadFixtures, providerSecret } from './fixtureIo';
 import type { CliIo } from './io';
@@ -20,7 +20,8 @@ export const replayUsage = `Usage: hookbench replay <dir|file>... [--to URL] [--
   fixture that recorded one (over the agents protocol, /agents/<agent>/<entity>; the fixture's
   agent, else --agent, else webhook-agent) and compares it, leaving out the fixture's
   expect.ignore paths and each --ignore PATH (dotted, e.g. lastEventAt). --new-ids sends each
-  with a fresh delivery id, so a receiver that saw them already processes them again. --bail
+  with a fresh delivery id, so a receiver that saw them already processes them again. Neighbouring
+  fixtures with the same "burst" (a hookbench chaos case) are sent at once. --bail
   stops at the first failure. Prints one line per fixture (ok / FAIL and what differed) and a
   summary; exits 0 when all passed, 1 when any failed, 2 on a usage error or a broken fixture.`;
 
@@ -67,13 +68,21 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
 
   let passed = 0;
   let failed = 0;
-  for (const { fixture } of suite) {
-    const outcome: Outcome = await runFixture(fixture, secrets.get(fixture.provider)!, options);
-    io.stdout.write(`${outcome.passed ? 'ok  ' : 'FAIL'}  ${fixture.name.padEnd(width)}  ${outcome.line}\n`);
-    for (const detail of outcome.details) io.stdout.write(`      ${detail}\n`);
-    if (outcome.passed) passed++;
-    else failed++;
-    if (!outcome.passed && values.bail) break;
+  for (let at = 0; at < suite.length; ) {
+    // Neighbours with the same `burst` go out at once (a chaos concurrent case).
+    const burst = suite[at]!.fixture.burst;
+    let end = at + 1;
+    while (burst !== undefined && end < suite.length && suite[end]!.fixture.burst === burst) end++;
+    const group = suite.slice(at, end).map(({ fixture }) => fixture);
+    at = end;
+    const outcomes: Outcome[] = group.length === 1 ? [await runFixture(group[0]!, secrets.get(group[0]!.provider)!, options)] : await runBurst(group, (f) => secrets.get(f.provider)!, options);
+    outcomes.forEach((outcome, i) => {
+      io.stdout.write(`${outcome.passed ? 'ok  ' : 'FAIL'}  ${group[i]!.name.padEnd(width)}  ${outcome.line}${group.length > 1 ? ` (sent at once with ${group.length - 1} other${group.length > 2 ? 's' : ''})` : ''}\n`);
+      for (const detail of outcome.details) io.stdout.write(`      ${detail}\n`);
+      if (outcome.passed) passed++;
+      else failed++;
+    });
+    if (outcomes.some((o) => !o.passed) && values.bail) break;
   }
   const skipped = suite.length - passed - failed;
   io.stdout.write(`\n${suite.length} fixture${suite.length === 1 ? '' : 's'}: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} not run (--bail)` : ''}\n`);

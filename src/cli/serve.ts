@@ -14,7 +14,7 @@ import { loadSqlJs, separateSqlJsLoader } from '../core/runtime/storage/sqljs';
 import { findWranglerConfig, parseDevVars, readWranglerConfig, type WranglerConfig } from '../core/runtime/worker/wranglerConfig';
 import { ConfigError, UnsupportedConfigError } from '../core/runtime/errors';
 import { createPlatform } from '../core/runtime/platform';
-import { defaultWorkerConfig, prebuiltDefaultWorker } from '../serve/defaultWorker';
+import { defaultWorkerConfig, prebuiltDefaultWorker, type DefaultWorkerSettings } from '../serve/defaultWorker';
 import { routeConsole } from '../serve/consoleRoute';
 import { RenderServer } from '../serve/renderEmulator/renderServer';
 import { internalDir, startServer } from '../serve/server';
@@ -69,7 +69,7 @@ export const KNOWN_SECRET_NAMES: readonly string[] = [...PROVIDERS.map((p) => sc
  * environment, then the env file. Cloud credentials, GITHUB_TOKEN and Hookbench's own tokens
  * stay out of worker code unless named (wrangler dev, too, reads only .dev.vars by default).
  */
-function secretsFrom(envFile: string | undefined, env: NodeJS.ProcessEnv, named: readonly string[]): Record<string, string> {
+export function secretsFrom(envFile: string | undefined, env: NodeJS.ProcessEnv, named: readonly string[]): Record<string, string> {
   const secrets: Record<string, string> = {};
   for (const key of [...KNOWN_SECRET_NAMES, ...named]) {
     const value = env[key];
@@ -171,6 +171,44 @@ function accessPolicy(origins: string[], hosts: string[], paths: string[]): Acce
   return { origins, hosts, openPaths: [...WEBHOOK_PATHS, ...paths] };
 }
 
+/** The worker serve runs, as its flags name it: its entry (or the built-in worker's bundle), its config, its secrets file. */
+export interface ResolvedWorker {
+  readonly entry: string;
+  /** The built-in worker's bundle beside the CLI, when running from a build. */
+  readonly prebuilt: string | undefined;
+  readonly config: WranglerConfig | undefined;
+  /** `--env-file`, else the `.dev.vars` (or `.env`) beside the wrangler config, as wrangler dev reads it. */
+  readonly envFile: string | undefined;
+}
+
+/** `--worker`, `--config` and `--env-file` resolved as `serve` does (also `chaos`); the built-in worker, with `settings`, without either. */
+export function resolveWorker(values: { worker?: string | undefined; config?: string | undefined; 'env-file'?: string | undefined }, logger: Logger, settings: DefaultWorkerSettings = {}): ResolvedWorker {
+  let config: WranglerConfig | undefined;
+  let prebuilt: string | undefined;
+  let envFile = values['env-file'];
+  try {
+    const configFile = values.config ?? (values.worker ? findWranglerConfig(path.dirname(path.resolve(values.worker))) : undefined);
+    config = configFile ? readWranglerConfig(path.resolve(configFile)) : undefined;
+    // As wrangler dev does: the secrets file beside the config, `.dev.vars` (or else `.env`).
+    if (configFile && envFile === undefined) envFile = ['.dev.vars', '.env'].map((name) => path.join(path.dirname(path.resolve(configFile)), name)).find((file) => fs.existsSync(file));
+  } catch (error) {
+    // Something not emulated is no usage mistake: its one line, without the usage text.
+    if (error instanceof UnsupportedConfigError) throw error;
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+  for (const note of config?.notes ?? []) logger.warn(`[agents] ${note}`);
+  let entry = values.worker ? path.resolve(values.worker) : config?.main;
+  if (!entry) {
+    // No worker of the user's: the built-in webhook worker.
+    config = defaultWorkerConfig(settings);
+    prebuilt = prebuiltDefaultWorker();
+    entry = prebuilt ?? path.resolve(__dirname, '..', '..', 'workers', 'default', 'index.ts');
+  }
+  if (!fs.existsSync(entry)) throw new UsageError(`the worker entry ${entry} does not exist`);
+  return { entry, prebuilt, config, envFile };
+}
+
 export async function serve(argv: string[], io: CliIo): Promise<number> {
   const values = parseFlags(argv, {
     host: { type: 'string', default: '127.0.0.1' },
@@ -204,36 +242,13 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   const access = { ...accessPolicy(values['allow-origin'], values['allow-host'], values['webhook-path']), ...(values['require-token'] ? { requireToken: adminToken } : {}) };
   const logger = lineLogger((line) => io.stderr.write(line + '\n'), (io.env['HOOKBENCH_LOG_LEVEL'] as 'info' | undefined) ?? 'info');
 
-  let config: WranglerConfig | undefined;
-  let entry: string | undefined;
-  let prebuilt: string | undefined;
-  let envFile = values['env-file'];
-  try {
-    const configFile = values.config ?? (values.worker ? findWranglerConfig(path.dirname(path.resolve(values.worker))) : undefined);
-    config = configFile ? readWranglerConfig(path.resolve(configFile)) : undefined;
-    // As wrangler dev does: the secrets file beside the config, `.dev.vars` (or else `.env`).
-    if (configFile && envFile === undefined) envFile = ['.dev.vars', '.env'].map((name) => path.join(path.dirname(path.resolve(configFile)), name)).find((file) => fs.existsSync(file));
-  } catch (error) {
-    // Something not emulated is no usage mistake: its one line, without the usage text.
-    if (error instanceof UnsupportedConfigError) throw error;
-    if (error instanceof ConfigError) throw new UsageError(error.message);
-    throw error;
-  }
-  for (const note of config?.notes ?? []) logger.warn(`[agents] ${note}`);
-  entry = values.worker ? path.resolve(values.worker) : config?.main;
-  if (!entry) {
-    // No worker of the user's: the built-in webhook worker.
-    config = defaultWorkerConfig({
-      retentionCount: optionalNumber(values['retention-count'], '--retention-count'),
-      retentionDays: optionalNumber(values['retention-days'], '--retention-days'),
-      publicUrl: values['public-url'],
-      outboundUrl: values['outbound-url'],
-      chatUrl: values['chat-url'],
-    });
-    prebuilt = prebuiltDefaultWorker();
-    entry = prebuilt ?? path.resolve(__dirname, '..', '..', 'workers', 'default', 'index.ts');
-  }
-  if (!fs.existsSync(entry)) throw new UsageError(`the worker entry ${entry} does not exist`);
+  const { entry, prebuilt, config, envFile } = resolveWorker(values, logger, {
+    retentionCount: optionalNumber(values['retention-count'], '--retention-count'),
+    retentionDays: optionalNumber(values['retention-days'], '--retention-days'),
+    publicUrl: values['public-url'],
+    outboundUrl: values['outbound-url'],
+    chatUrl: values['chat-url'],
+  });
 
   const watch = watchEventLoop(logger);
   // Its timer is unref'd: it never keeps the process alive.

@@ -68,7 +68,7 @@ async function oracleHttp(origin: string, step: HttpStep): Promise<Observation> 
 
 /** One step against both runtimes at once; undefined when the step compares nothing (a wait). */
 async function runStep(step: Step, oracle: string, hookbench: string): Promise<string[] | undefined> {
-  const both = (fn: (origin: string) => Promise<Observation>) => Promise.all([fn(oracle), fn(hookbench)]);
+  const both = <T>(fn: (origin: string) => Promise<T>) => Promise.all([fn(oracle), fn(hookbench)]);
   switch (step.kind) {
     case 'wait':
       await sleep(step.ms);
@@ -80,6 +80,11 @@ async function runStep(step: Step, oracle: string, hookbench: string): Promise<s
     case 'poll': {
       const [a, b] = await both((origin) => poll(origin, step, sleep));
       return compareHttp(a, b, step.step.compare);
+    }
+    case 'burst': {
+      // Each runtime gets its burst whole; the two bursts go out side by side, as every step's do.
+      const [a, b] = await both((origin) => Promise.all(step.steps.map((one) => sendHttp(origin, one))));
+      return step.steps.flatMap((one, i) => compareHttp(a[i]!, b[i]!, one.compare).map((diff) => `${one.name}: ${diff}`));
     }
     default: {
       const [a, b] = await Promise.all([oracleHttp(oracle, step), sendHttp(hookbench, step)]);

@@ -70,7 +70,18 @@ export interface PollStep {
   readonly intervalMs?: number;
 }
 
-export type Step = HttpStep | WebSocketStep | WaitStep | PollStep;
+/**
+ * Several HTTP requests sent at once, as a provider's concurrent deliveries for one entity arrive
+ * (docs/chaos.md, "concurrent"): every request is written before any answer is read. Each answer
+ * is compared as its own step says, in the order the steps are given.
+ */
+export interface BurstStep {
+  readonly kind: 'burst';
+  readonly name: string;
+  readonly steps: readonly HttpStep[];
+}
+
+export type Step = HttpStep | WebSocketStep | WaitStep | PollStep | BurstStep;
 
 /** One area: its folder (holding the wrangler config) and its script. */
 export interface Area {

@@ -11,6 +11,9 @@ import { PROVIDERS, type ProviderName } from './providers';
 /** The `format` value of every fixture this version writes and reads. */
 export const FIXTURE_FORMAT = 'hookbench-fixture/1';
 
+/** How far in the past a fixture may ask to be signed: a year. */
+const MAX_SIGNED_AGO = 365 * 24 * 3600;
+
 /** Fixtures are small files; anything bigger is not one (the deliveries log caps bodies lower). */
 export const MAX_FIXTURE_BYTES = 8 * 1024 * 1024;
 
@@ -32,6 +35,8 @@ export interface FixtureRequest {
 export interface FixtureExpect {
   /** The answer's status. */
   readonly status?: number;
+  /** Any answer outside 2xx will do: a stale chaos copy must be refused, whatever the status (docs/chaos.md). */
+  readonly refused?: true;
   /** The entity's agent state after the delivery, as the agents protocol broadcasts it. */
   readonly state?: unknown;
   /** Dotted paths into the state left out of the comparison (times that differ on every run). */
@@ -48,6 +53,13 @@ export interface Fixture {
   readonly agent?: string;
   readonly request: FixtureRequest;
   readonly expect?: FixtureExpect;
+  /**
+   * Fixtures next to each other with the same `burst` are sent at once, as `hookbench chaos`
+   * writes a `concurrent` case (docs/chaos.md, "Replaying a failure").
+   */
+  readonly burst?: number;
+  /** Signed this many seconds in the past: a `stale` case's copy, outside the provider's tolerance. */
+  readonly signedAgo?: number;
   /** When and from which delivery it was saved. Informational. */
   readonly recorded?: { readonly at: string; readonly delivery?: string };
 }
@@ -140,10 +152,13 @@ function readExpect(value: unknown, file: string): FixtureExpect | undefined {
   const expect = r.object(value, 'expect');
   const status = expect['status'];
   if (status !== undefined && (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 599)) r.fail('expect.status', 'must be an HTTP status (100–599)');
+  const refused = expect['refused'];
+  if (refused !== undefined && refused !== true) r.fail('expect.refused', 'must be true when present');
   const ignore = expect['ignore'];
   if (ignore !== undefined && (!Array.isArray(ignore) || ignore.some((p) => typeof p !== 'string'))) r.fail('expect.ignore', 'must be a list of dotted paths');
   return {
     ...(status === undefined ? {} : { status: status as number }),
+    ...(refused === true ? { refused: true as const } : {}),
     ...('state' in expect ? { state: expect['state'] } : {}),
     ...(ignore === undefined ? {} : { ignore: ignore as string[] }),
   };
@@ -173,6 +188,10 @@ export function parseFixture(text: string, file: string): Fixture {
   if (agent !== undefined && !/^[a-z0-9][a-z0-9-]*$/.test(agent)) r.fail('agent', 'must be a kebab-case agent name, as in /agents/<agent>/<name>');
   const request = readRequest(top['request'], file);
   const expect = readExpect(top['expect'], file);
+  const burst = top['burst'];
+  if (burst !== undefined && (!Number.isInteger(burst) || (burst as number) < 1)) r.fail('burst', 'must be a whole number, 1 or more');
+  const signedAgo = top['signedAgo'];
+  if (signedAgo !== undefined && (!Number.isInteger(signedAgo) || (signedAgo as number) < 0 || (signedAgo as number) > MAX_SIGNED_AGO)) r.fail('signedAgo', `must be whole seconds, 0 to ${MAX_SIGNED_AGO}`);
   const recorded = top['recorded'];
   return {
     format: FIXTURE_FORMAT,
@@ -182,6 +201,8 @@ export function parseFixture(text: string, file: string): Fixture {
     ...(agent === undefined ? {} : { agent }),
     request,
     ...(expect === undefined ? {} : { expect }),
+    ...(burst === undefined ? {} : { burst: burst as number }),
+    ...(signedAgo === undefined ? {} : { signedAgo: signedAgo as number }),
     ...(isObject(recorded) && typeof recorded['at'] === 'string' ? { recorded: { at: recorded['at'], ...(typeof recorded['delivery'] === 'string' ? { delivery: recorded['delivery'] } : {}) } } : {}),
   };
 }

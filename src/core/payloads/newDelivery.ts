@@ -42,13 +42,14 @@ function setPath(value: unknown, path: string, to: string): boolean {
   return true;
 }
 
-export function asNewDelivery(provider: ProviderName, headers: Record<string, string>, body: Buffer): NewDelivery {
+/** `makeId` gives the new id from the old one (a fresh random one of its shape unless told otherwise). */
+export function asNewDelivery(provider: ProviderName, headers: Record<string, string>, body: Buffer, makeId: (old: string | undefined) => string = freshId): NewDelivery {
   const locators = schemeFor(provider).shape.deliveryId;
   for (const locator of locators) {
     if (locator.from === 'header') {
       const name = headerName(headers, locator.name);
       if (name === undefined) continue;
-      const id = freshId(headers[name]);
+      const id = makeId(headers[name]);
       return { headers: { ...headers, [name]: id }, body, id };
     }
     let parsed: unknown;
@@ -58,14 +59,14 @@ export function asNewDelivery(provider: ProviderName, headers: Record<string, st
       continue;
     }
     const old = atPath(parsed, locator.path);
-    const id = freshId(typeof old === 'string' ? old : undefined);
+    const id = makeId(typeof old === 'string' ? old : undefined);
     if (!setPath(parsed, locator.path, id)) continue;
     const pretty = /\n\s/.test(body.toString('utf8'));
     return { headers, body: Buffer.from(JSON.stringify(parsed, null, pretty ? 2 : undefined)), id };
   }
   // No id in the delivery (dedup by the body's hash): add the provider's first id header.
   const first = locators.find((l) => l.from === 'header');
-  const id = randomUUID();
+  const id = makeId(undefined);
   if (first?.from === 'header') return { headers: { ...headers, [first.name]: id }, body, id };
   return { headers, body, id };
 }

@@ -19,8 +19,8 @@ export interface InstanceServices {
   alarmView?(stored: number | null): number | null;
   /** The instance's hibernatable WebSockets (kept by the host across evictions). */
   sockets?: HibernatableSockets;
-  /** Holds every other event of the instance until `promise` settles. */
-  block?(promise: Promise<unknown>): void;
+  /** Runs `fn` as a critical section: every other event of the instance waits until it settles. */
+  critical?<T>(fn: () => Promise<T>): Promise<T>;
   /**
    * `blockConcurrencyWhile`: runs `fn` holding every other event; a throw or the 30 s timeout
    * resets the object (the returned promise then never settles: the events fail instead).
@@ -104,9 +104,8 @@ export class DurableObjectStorage {
    * `txn.rollback()`. Other events of the instance wait until it ends, so nothing interleaves.
    */
   async transaction<T>(fn: (txn: DurableObjectTransaction) => Promise<T> | T): Promise<T> {
-    const run = this.db.transactionAsync(async (rollback) => fn(Object.assign(Object.create(this) as DurableObjectStorage, { rollback })));
-    this.services.block?.(run);
-    return run;
+    const run = () => this.db.transactionAsync(async (rollback) => fn(Object.assign(Object.create(this) as DurableObjectStorage, { rollback })));
+    return this.services.critical ? this.services.critical(run) : run();
   }
 
   /** Resolves once every write so far is durable. */
@@ -159,9 +158,8 @@ export class DurableObjectState {
   async blockConcurrencyWhile<T>(fn: () => Promise<T> | T): Promise<T> {
     const services = this[SERVICES];
     if (services.blockWhile) return services.blockWhile(fn);
-    const run = Promise.resolve().then(fn);
-    this[SERVICES].block?.(run);
-    return run;
+    const run = () => Promise.resolve().then(fn);
+    return services.critical ? services.critical(run) : run();
   }
 
   acceptWebSocket(ws: WorkerWebSocket, tags?: string[]): void {

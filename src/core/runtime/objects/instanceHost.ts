@@ -15,6 +15,7 @@ import { InstanceClosedError, StorageWriteError } from '../errors';
 import { DurableDatabase } from '../storage/durableDatabase';
 import { DurableObject, DurableObjectState, type DurableObjectId, type InstanceServices } from './durableObject';
 import { OutputGate } from './outputGate';
+import { bodyReadsWait, InputGate } from './inputGate';
 import { writePrivate } from '../storage/privateFiles';
 import type { InstanceSummary } from '../../contract/instances';
 import { camelCaseToKebabCase } from '../../contract/agentsProtocol';
@@ -43,6 +44,8 @@ interface Live {
   readonly db: DurableDatabase;
   readonly object: HostedObject;
   readonly gate: OutputGate;
+  /** Lets what runs code on the object in one at a time; a reset object's gate goes with it. */
+  readonly input: InputGate;
   readonly ctx: DurableObjectState;
   /** Rejects when the object is reset: every event still running on it fails with the reason. */
   readonly broken: Promise<never>;
@@ -100,13 +103,15 @@ export class InstanceHost {
   private idleTimer: TimerHandle | undefined;
   private readonly idleDue = (): void => this.evictIfIdle();
   private jobTimer: TimerHandle | undefined;
+  /** When the armed job timer fires (ms since epoch). */
+  private jobDueAt: number | undefined;
+  /** Waiting for the instance to have nothing to do now (whenQuiet). */
+  private quietWaiters: (() => void)[] = [];
   private readonly alarms: AlarmScheduler;
   private readonly platform: Platform;
   private readonly timers: Timers;
   /** Hibernatable WebSockets: they outlive the object, which may be evicted while they stay open. */
   private readonly hibernatable: HibernatableSockets;
-  /** `blockConcurrencyWhile` / `transaction()` in progress: every other event waits for it. */
-  private blocked: Promise<unknown> | undefined;
   private background = new Set<Promise<unknown>>();
   /** Closes still running: waking again waits for them, so two databases never share the folder. */
   private closing: Promise<unknown> | undefined;
@@ -215,12 +220,18 @@ export class InstanceHost {
         running.clear();
       };
       const gate = new OutputGate(db, (error) => this.platform.logger.error(`${this.name}: ${(error as Error).message}`));
+      const input = new InputGate();
       const services: InstanceServices = {
         waitUntil: (promise) => this.track(promise),
         onAlarmChanged: (time) => this.alarmChanged(time),
         alarmView: (stored) => this.alarms.view(stored),
         sockets: this.hibernatable,
-        block: (promise) => this.block(promise),
+        critical: (fn) => {
+          const section = input.openSection();
+          const run = section.inside(fn);
+          run.then(section.end, section.end);
+          return run;
+        },
         blockWhile: (fn) => this.blockWhile(live, fn),
         onJobsChanged: (time) => this.armJobs(time),
         gate: (send) => gate.send(send),
@@ -230,7 +241,7 @@ export class InstanceHost {
       const ctx = new DurableObjectState(this.id, db, services);
       provideInstanceNotices(ctx, { eventStored: (event) => this.platform.instanceEvents.fire({ kind: 'event', namespace: this.hosted.binding, name: this.name, event }) });
       // The constructor may call blockConcurrencyWhile: `live` is complete before its callback runs.
-      const live = { db, object: undefined as unknown as HostedObject, gate, ctx, broken, running, release: lease?.release } as Live & { object: HostedObject };
+      const live = { db, object: undefined as unknown as HostedObject, gate, input, ctx, broken, running, release: lease?.release } as Live & { object: HostedObject };
       this.failures.set(live, fail);
       live.object = new this.hosted.cls(ctx, this.hosted.env() as never) as HostedObject;
       const alarm = ctx.storage.storedAlarm();
@@ -265,18 +276,20 @@ export class InstanceHost {
   }
 
   private async runOn<T>(live: Live, fn: (live: Live) => Promise<T>, props?: () => unknown): Promise<T> {
-    while (this.blocked) await this.blocked;
+    await live.input.enter();
     if (this.resets.has(live)) return live.broken;
-    // A plain Durable Object takes no extra turn here: its writes commit with the same timing as on workerd.
-    const hooks = hooksOf(live.object);
-    if (hooks) await hooks.start(props?.());
-    const before = live.db.writeCount;
-    const result = await fn(live);
-    if (this.resets.has(live)) return live.broken;
-    // The output gate: hold the result until what it wrote is durable. Code that wrote nothing
-    // (a read, getAgentByName's start) must not wait for other requests' commits.
-    if (live.db.writeCount > before || live.db.writeCount > live.db.durableWriteCount) await live.db.commit();
-    return result;
+    return live.input.run(async () => {
+      // A plain Durable Object takes no extra turn here: its writes commit with the same timing as on workerd.
+      const hooks = hooksOf(live.object);
+      if (hooks) await hooks.start(props?.());
+      const before = live.db.writeCount;
+      const result = await fn(live);
+      if (this.resets.has(live)) return live.broken;
+      // The output gate: hold the result until what it wrote is durable. Code that wrote nothing
+      // (a read, getAgentByName's start) must not wait for other requests' commits.
+      if (live.db.writeCount > before || live.db.writeCount > live.db.durableWriteCount) await live.db.commit();
+      return result;
+    });
   }
 
   /**
@@ -289,8 +302,11 @@ export class InstanceHost {
     const timeout = new Promise<never>((_resolve, reject) => {
       timer = this.timers.after(BLOCK_CONCURRENCY_TIMEOUT_MS, () => reject(new Error(BLOCK_CONCURRENCY_TIMEOUT_MESSAGE)), { unref: true });
     });
-    const guarded = Promise.race([Promise.resolve().then(fn), timeout]).finally(() => timer?.cancel());
-    this.block(guarded);
+    const section = live.input.openSection();
+    const guarded = Promise.race([Promise.resolve().then(() => section.inside(fn)), timeout]).finally(() => {
+      timer?.cancel();
+      section.end();
+    });
     return guarded.catch((error: unknown) => {
       this.reset(live, error);
       return new Promise<never>(() => undefined);
@@ -328,6 +344,20 @@ export class InstanceHost {
     return this.run(async ({ db, object }) => fn(db, object));
   }
 
+  /**
+   * Resolves once nothing runs on the instance and nothing is due at once: no event, no background
+   * work (`waitUntil`), no job due now. `hookbench chaos` reads what a run left only then
+   * (docs/chaos.md, "How a run goes"); jobs and alarms set for later do not count.
+   */
+  whenQuiet(): Promise<void> {
+    if (this.isQuiet()) return Promise.resolve();
+    return new Promise((resolve) => this.quietWaiters.push(resolve));
+  }
+
+  private isQuiet(): boolean {
+    return this.active === 0 && this.background.size === 0 && (this.jobDueAt === undefined || this.jobDueAt > this.timers.now());
+  }
+
   get connectionCount(): number {
     return this.connections;
   }
@@ -343,7 +373,7 @@ export class InstanceHost {
     const header = request.headers.get(LIFECYCLE_PROPS_HEADER);
     return this.run(async ({ object }) => {
       if (typeof object.fetch !== 'function') throw new Error('Handler does not export a fetch() function.');
-      const response = (await object.fetch(header && hooksOf(object) ? takeLifecycleProps(request).request : request)) as Response;
+      const response = (await object.fetch(bodyReadsWait(header && hooksOf(object) ? takeLifecycleProps(request).request : request))) as Response;
       const client = webSocketOf(response);
       if (client?.peer && !client.peer.hibernation) this.holdOpen(client.peer);
       return response;
@@ -420,9 +450,11 @@ export class InstanceHost {
   private armJobs(time: number | undefined): void {
     this.jobTimer?.cancel();
     this.jobTimer = undefined;
+    this.jobDueAt = time;
     if (time === undefined) return;
     this.jobTimer = this.timers.after(Math.max(0, time - this.timers.now()), () => {
       this.jobTimer = undefined;
+      this.jobDueAt = undefined;
       this.track(this.run(async ({ object }) => hooksOf(object)?.runJobs()));
     });
   }
@@ -433,17 +465,6 @@ export class InstanceHost {
     this.alarms.changed(time);
   }
 
-  private block(promise: Promise<unknown>): void {
-    const settled = promise.then(
-      () => undefined,
-      () => undefined,
-    );
-    const all = this.blocked ? Promise.all([this.blocked, settled]) : settled;
-    this.blocked = all;
-    void all.then(() => {
-      if (this.blocked === all) this.blocked = undefined;
-    });
-  }
 
   /**
    * Starts the quiet spell after which the instance is evicted. Called after every event: rather
@@ -451,6 +472,7 @@ export class InstanceHost {
    * so an instance busy with requests costs no timer per request.
    */
   private armIdle(): void {
+    if (this.quietWaiters.length > 0 && this.isQuiet()) for (const quiet of this.quietWaiters.splice(0)) quiet();
     this.idleAt = 0;
     if (this.active > 0 || this.connections > 0 || this.background.size > 0 || !this.live) return;
     // A job or alarm due soon keeps the instance awake; otherwise it is evicted when idle.
@@ -492,6 +514,7 @@ export class InstanceHost {
     this.idleTimer = undefined;
     this.jobTimer?.cancel();
     this.jobTimer = undefined;
+    this.jobDueAt = undefined;
     this.alarms.stop();
   }
 

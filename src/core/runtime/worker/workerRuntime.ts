@@ -12,6 +12,7 @@ import * as cloudflareWorkers from '../modules/cloudflareWorkers';
 import { UPGRADE, type DurableObjectClass, type UpgradeResponse } from '../objects/instanceHost';
 import { bindToTransport, WebSocketPair, WebSocketRequestResponsePair, webSocketOf, WorkerResponse } from '../objects/webSocket';
 import { AssetServer, type AssetsConfig } from './assets';
+import { GATED_GLOBALS } from './gatedGlobals';
 import { encodeName } from '../storage/names';
 import { DurableObjectNamespace } from '../objects/namespace';
 import { camelCaseToKebabCase } from '../../contract/agentsProtocol';
@@ -104,7 +105,7 @@ export class WorkerRuntime {
 
   /** Globals of the Workers runtime that differ from Node's, seen by the worker's code only. */
   static globals(): Record<string, unknown> {
-    return { Response: WorkerResponse, WebSocketPair, WebSocketRequestResponsePair };
+    return { Response: WorkerResponse, WebSocketPair, WebSocketRequestResponsePair, ...GATED_GLOBALS };
   }
 
   /** The modules a bundle of this worker imports instead of the real packages. */

@@ -42,6 +42,11 @@ describe('fixture contract: the reader', () => {
     assert.deepEqual(parseFixture(serializeFixture(good), 'f.json'), good);
   });
 
+  it('reads back a chaos case’s fields: a burst, a signing age, a refusal expected', () => {
+    const chaosCase: Fixture = { ...good, burst: 2, signedAgo: 360, expect: { refused: true } };
+    assert.deepEqual(parseFixture(serializeFixture(chaosCase), 'f.json'), chaosCase);
+  });
+
   const cases: [string, string, string, RegExp][] = [
     ['text that is not JSON', '{"format":', '(file)', /not JSON/],
     ['a JSON array', '[]', '(top level)', /object/],
@@ -59,6 +64,9 @@ describe('fixture contract: the reader', () => {
     ['a status out of range', broken((j) => (j.expect.status = 42)), 'expect.status', /100–599/],
     ['ignore that is not a list', broken((j) => (j.expect.ignore = 'lastEventAt')), 'expect.ignore', /list/],
     ['an agent that is not kebab-case', broken((j) => (j.agent = '../admin')), 'agent', /kebab/],
+    ['a burst that is not a whole number', broken((j) => (j.burst = 1.5)), 'burst', /whole number/],
+    ['a signing age that is negative', broken((j) => (j.signedAgo = -1)), 'signedAgo', /whole seconds/],
+    ['refused that is not true', broken((j) => (j.expect.refused = 'yes')), 'expect.refused', /true/],
   ];
   for (const [what, text, field, message] of cases) {
     it(`names the file and the field for ${what}`, () => {
