@@ -190,6 +190,17 @@ export class ServerController implements vscode.Disposable {
   }
 
   /**
+   * How a one-off CLI command (`hookbench chaos`) runs the workspace's worker as the receiver
+   * does: the same CLI and Node, the same worker flags, the same secrets as environment, but no
+   * admin or render token (it opens no port of the session's).
+   */
+  async workerLaunch(): Promise<ServeLaunch> {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const env = { ...SERVE_PROCESS_ENV, ...process.env, ...(await this.environment()) };
+    return { cli: this.context.asAbsolutePath(path.join('dist', 'cli.js')), args: this.workerArgs(folder), env, cwd: folder ?? this.context.globalStorageUri.fsPath };
+  }
+
+  /**
    * The workspace's own agents worker when the folder is trusted and has one (a wrangler config
    * with Durable Object bindings, or `hookbench.worker.entry`); otherwise the built-in worker.
    */

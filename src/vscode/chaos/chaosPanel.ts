@@ -1,0 +1,112 @@
+/**
+ * One chaos run's results (docs/chaos.md, "In VS Code"): a webview panel per run, drawn by
+ * `chaosHtml`, showing the first failure at its first differing step; a failure is chosen from
+ * its verdict's row, its timeline stepped with Prev/Next (buttons, arrow keys), and its replay
+ * set run against the receiver with Run Fixtures. The outcome of the last replay is shown on the page.
+ */
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import { isPerturbation, type ChaosFailure, type ChaosReport } from '../../core/contract/chaos';
+import { step } from '../../core/inspector/timeline';
+import { DrawnPages } from '../inspector/drawnPages';
+import { chaosHtml, failuresOf, type ChaosView } from './chaosHtml';
+
+export const CHAOS_VIEW_TYPE = 'hookbench.chaosResults';
+
+/** Runs a failure's replay set against the receiver; answers the counts, or undefined when the user backed out. */
+export type ReplayRunner = (failure: ChaosFailure) => Promise<{ passed: number; failed: number } | undefined>;
+
+/** Where a failure's timeline opens: the step it first differs at. */
+function firstStep(failure: ChaosFailure | undefined): number {
+  return Math.max(0, (failure?.firstDivergence?.step ?? 1) - 1);
+}
+
+export class ChaosPanel implements vscode.Disposable {
+  private view: ChaosView;
+  /** The HTML last given to the webview (integration tests read it, as the inspector's panels'). */
+  html = '';
+  private readonly pages = new DrawnPages();
+  private readonly disposables: vscode.Disposable[] = [];
+  readonly panel: vscode.WebviewPanel;
+  private disposed = false;
+
+  constructor(
+    report: ChaosReport,
+    private readonly replayRunner: ReplayRunner,
+    private readonly onClosed: () => void,
+  ) {
+    const first = failuresOf(report)[0];
+    this.view = { report, ...(first ? { selected: first.perturbation } : {}), step: firstStep(first) };
+    const name = report.suite.split(/[\\/]/).filter(Boolean).at(-1) ?? report.suite;
+    this.panel = vscode.window.createWebviewPanel(CHAOS_VIEW_TYPE, `Chaos: ${name} (seed ${report.seed})`, vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [] });
+    this.disposables.push(
+      this.panel.webview.onDidReceiveMessage((message: unknown) => this.receive(message)),
+      this.panel.onDidDispose(() => this.dispose()),
+    );
+    this.draw(this.view);
+  }
+
+  get report(): ChaosReport {
+    return this.view.report;
+  }
+
+  /** The failure shown, if any. */
+  get failure(): ChaosFailure | undefined {
+    return failuresOf(this.view.report).find((f) => f.perturbation === this.view.selected);
+  }
+
+  private draw(view: ChaosView): void {
+    this.view = view;
+    this.html = chaosHtml(randomBytes(16).toString('base64'), view);
+    this.pages.gave();
+    this.panel.webview.html = this.html;
+  }
+
+  /** Resolves once the webview has drawn the last page it was given. */
+  drawn(): Promise<void> {
+    return this.pages.drawn();
+  }
+
+  /** Shows the failure of `perturbation` at its first differing step. */
+  select(perturbation: string): void {
+    const failure = failuresOf(this.view.report).find((f) => f.perturbation === perturbation);
+    if (failure) this.draw({ report: this.view.report, selected: perturbation, step: firstStep(failure) });
+  }
+
+  /** Moves the shown failure's timeline by `delta` steps; answers the index now shown. */
+  move(delta: number): number {
+    const length = this.failure?.timeline.length ?? 0;
+    if (length === 0) return 0;
+    const index = step(this.view.step, delta, length);
+    if (index !== this.view.step) this.draw({ ...this.view, step: index });
+    return index;
+  }
+
+  /** Runs the shown failure's replay set against the receiver, and says on the page how it went. */
+  async replay(): Promise<{ passed: number; failed: number } | undefined> {
+    const failure = this.failure;
+    if (!failure?.replay) return undefined;
+    const outcome = await this.replayRunner(failure);
+    if (outcome && !this.disposed) this.draw({ ...this.view, replayed: { perturbation: failure.perturbation, ...outcome } });
+    return outcome;
+  }
+
+  private receive(message: unknown): void {
+    const { type, command, arg } = (message ?? {}) as { type?: unknown; command?: unknown; arg?: unknown };
+    if (type === 'drawn') return this.pages.saidDrawn();
+    if (type !== 'command') return;
+    if (command === 'prev') this.move(-1);
+    else if (command === 'next') this.move(1);
+    else if (command === 'select' && typeof arg === 'string' && isPerturbation(arg)) this.select(arg);
+    else if (command === 'replay') void this.replay();
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.onClosed();
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.pages.dispose();
+    this.panel.dispose();
+  }
+}
