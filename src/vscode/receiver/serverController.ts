@@ -24,7 +24,7 @@ export function privateStorage(context: vscode.ExtensionContext): string {
   return (context.storageUri ?? context.globalStorageUri).fsPath;
 }
 
-const RESTART_ON = ['hookbench.receiver.host', 'hookbench.receiver.port', 'hookbench.dataDirectory', 'hookbench.worker', 'hookbench.retention', 'hookbench.render.port'];
+const RESTART_ON = ['hookbench.receiver.host', 'hookbench.receiver.port', 'hookbench.receiver.retries', 'hookbench.receiver.retryScale', 'hookbench.dataDirectory', 'hookbench.worker', 'hookbench.retention', 'hookbench.render.port'];
 
 export class ServerController implements vscode.Disposable {
   private readonly store = new DisposableStore();
@@ -182,6 +182,7 @@ export class ServerController implements vscode.Disposable {
       ...this.workerArgs(folder),
       ...settings.get<string[]>('security.allowedOrigins', []).flatMap((origin) => ['--allow-origin', origin]),
       ...(settings.get<boolean>('security.requireToken', false) ? ['--require-token'] : []),
+      ...(settings.get<boolean>('receiver.retries', false) ? ['--retries', '--retry-scale', String(settings.get<number>('receiver.retryScale', 0.001))] : []),
     ];
     const secrets = await this.environment();
     this.launchedSecrets = JSON.stringify(secrets);
