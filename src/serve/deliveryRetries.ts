@@ -12,7 +12,7 @@ import { retrySourceHeader, SOURCE_HEADER, type DeliveryRecord, type DeliverySum
 import { fixtureFromDelivery } from '../core/fixtures/fromDelivery';
 import { signedRequest } from '../core/fixtures/signedRequest';
 import type { Logger } from '../core/log';
-import { isProviderName, schemeFor } from '../core/signing';
+import { detectProvider, isProviderName, schemeFor, type ProviderName } from '../core/signing';
 import type { TimerHandle, Timers } from '../core/timers';
 
 export interface RetryOptions {
@@ -25,7 +25,13 @@ export interface RetryOptions {
 }
 
 /** What the receiver knows of a delivery once it answered, before it is recorded. */
-export type AnsweredDelivery = Pick<DeliveryRecord, 'provider' | 'status' | 'durationMs' | 'source'>;
+export type AnsweredDelivery = Pick<DeliveryRecord, 'provider' | 'status' | 'durationMs' | 'source' | 'requestHeaders'>;
+
+/** The provider the worker named, or else the one whose signature header the request carries (a user's worker names none). */
+function providerOf(delivery: Pick<DeliveryRecord, 'provider' | 'requestHeaders'>): ProviderName | undefined {
+  if (delivery.provider && isProviderName(delivery.provider)) return delivery.provider;
+  return detectProvider(Object.fromEntries(Object.entries(delivery.requestHeaders).map(([name, value]) => [name.toLowerCase(), value])));
+}
 
 export class DeliveryRetries {
   private origin: string | undefined;
@@ -42,8 +48,9 @@ export class DeliveryRetries {
 
   /** The retry a provider would make of this delivery, or undefined when it would make none. */
   plan(delivery: AnsweredDelivery): NextRetry | undefined {
-    const { provider, source } = delivery;
-    if (this.stopped || !source || !provider || !isProviderName(provider)) return undefined;
+    const { source } = delivery;
+    const provider = providerOf(delivery);
+    if (this.stopped || !source || !provider) return undefined;
     const behaviour = PROVIDER_BEHAVIOUR[provider];
     const answered = delivery.durationMs <= behaviour.timeoutMs ? delivery.status : undefined;
     // A provider retries a server error or no answer in time; a 4xx says the request itself is wrong.
@@ -68,13 +75,13 @@ export class DeliveryRetries {
   }
 
   private async send(recorded: DeliverySummary, body: Buffer, first: string, next: NextRetry): Promise<void> {
-    if (this.stopped || !this.origin || !recorded.provider || !isProviderName(recorded.provider)) return;
-    const provider = recorded.provider;
+    const provider = providerOf(recorded);
+    if (this.stopped || !this.origin || !provider) return;
     const secret = this.options.secrets[schemeFor(provider).shape.secretEnv];
     const what = `retry ${next.retry} of ${next.retries} of ${recorded.method} ${recorded.path}`;
     if (!secret) return this.options.logger.warn(`[retries] ${what} not sent: no ${schemeFor(provider).shape.secretEnv} to sign it with`);
     try {
-      const fixture = fixtureFromDelivery({ ...recorded, requestBody: '', requestBodyBase64: body.toString('base64'), responseBody: '' }, { name: 'retry' });
+      const fixture = fixtureFromDelivery({ ...recorded, provider, requestBody: '', requestBodyBase64: body.toString('base64'), responseBody: '' }, { name: 'retry' });
       const request = signedRequest(fixture, { secret, base: this.origin });
       const { timeoutMs, retryHeaders } = PROVIDER_BEHAVIOUR[provider];
       // The provider's attempt number: the first retry is attempt 2. Lower-cased, so they replace the failed attempt's own.

@@ -273,7 +273,7 @@ export class Receiver {
     for (let i = 0; i < req.rawHeaders.length; i += 2) requestHeaders[req.rawHeaders[i]!] = req.rawHeaders[i + 1]!;
     const source = deliverySource(req.headers, notes.verification ?? null);
     const durationMs = performance.now() - started;
-    const nextRetry = this.options.retries?.plan({ provider: notes.provider ?? null, status, durationMs, source });
+    const nextRetry = this.options.retries?.plan({ provider: notes.provider ?? null, status, durationMs, source, requestHeaders });
     try {
       const recorded = this.options.deliveries.record({
         time: new Date().toISOString(),
