@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HookbenchApi } from '../../src/vscode/hookbench';
 import type { BindingNode } from '../../src/vscode/views/bindingNodes';
-import { api, nextRestart } from './helpers';
+import { api, serveWorkerEntry } from './helpers';
 import { requestScreenshot, userDoes } from './reporter';
 
 const extensionRoot = () => vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath;
@@ -49,17 +49,13 @@ describe('bindings view: what a worker’s bindings hold', () => {
     hookbench = await api();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     if (!hookbench.server.url) await hookbench.server.start();
-    const restarted = nextRestart(hookbench, 45_000);
     // The entry alone: serve finds the wrangler config beside it (the workspace has none).
-    await vscode.workspace.getConfiguration('hookbench').update('worker.entry', path.join(fixture(), 'src', 'index.ts'), vscode.ConfigurationTarget.Workspace);
-    url = await restarted;
+    url = await serveWorkerEntry(hookbench, path.join(fixture(), 'src', 'index.ts'));
   });
 
   after(async function () {
     this.timeout(60_000);
-    const restarted = nextRestart(hookbench, 45_000);
-    await vscode.workspace.getConfiguration('hookbench').update('worker.entry', undefined, vscode.ConfigurationTarget.Workspace);
-    await restarted;
+    await serveWorkerEntry(hookbench, undefined);
   });
 
   it('shows KV keys, R2 objects and the queue backlog after data arrives over HTTP', async () => {

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { DisposableStore } from '../../core/events';
 import { isPerturbation, type ChaosFailure, type ChaosReport } from '../../core/contract/chaos';
 import { step } from '../../core/inspector/timeline';
 import { DrawnPages } from '../inspector/drawnPages';
@@ -26,23 +27,23 @@ export class ChaosPanel implements vscode.Disposable {
   /** The HTML last given to the webview (integration tests read it, as the inspector's panels'). */
   html = '';
   private readonly pages = new DrawnPages();
-  private readonly disposables: vscode.Disposable[] = [];
+  /** Disposed last to first: the listeners, the pages, the panel, then `onClosed`. */
+  private readonly store = new DisposableStore();
   readonly panel: vscode.WebviewPanel;
-  private disposed = false;
 
   constructor(
     report: ChaosReport,
     private readonly replayRunner: ReplayRunner,
-    private readonly onClosed: () => void,
+    onClosed: () => void,
   ) {
     const first = failuresOf(report)[0];
     this.view = { report, ...(first ? { selected: first.perturbation } : {}), step: firstStep(first) };
     const name = report.suite.split(/[\\/]/).filter(Boolean).at(-1) ?? report.suite;
-    this.panel = vscode.window.createWebviewPanel(CHAOS_VIEW_TYPE, `Chaos: ${name} (seed ${report.seed})`, vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [] });
-    this.disposables.push(
-      this.panel.webview.onDidReceiveMessage((message: unknown) => this.receive(message)),
-      this.panel.onDidDispose(() => this.dispose()),
-    );
+    this.store.add({ dispose: onClosed });
+    this.panel = this.store.add(vscode.window.createWebviewPanel(CHAOS_VIEW_TYPE, `Chaos: ${name} (seed ${report.seed})`, vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [] }));
+    this.store.add(this.pages);
+    this.store.add(this.panel.webview.onDidReceiveMessage((message: unknown) => this.receive(message)));
+    this.store.add(this.panel.onDidDispose(() => this.dispose()));
     this.draw(this.view);
   }
 
@@ -87,7 +88,7 @@ export class ChaosPanel implements vscode.Disposable {
     const failure = this.failure;
     if (!failure?.replay) return undefined;
     const outcome = await this.replayRunner(failure);
-    if (outcome && !this.disposed) this.draw({ ...this.view, replayed: { perturbation: failure.perturbation, ...outcome } });
+    if (outcome && !this.store.isDisposed) this.draw({ ...this.view, replayed: { perturbation: failure.perturbation, ...outcome } });
     return outcome;
   }
 
@@ -102,11 +103,6 @@ export class ChaosPanel implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    this.onClosed();
-    for (const d of this.disposables.splice(0)) d.dispose();
-    this.pages.dispose();
-    this.panel.dispose();
+    this.store.dispose();
   }
 }

@@ -6,7 +6,7 @@
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PROVIDER_BEHAVIOUR } from '../../../src/core/chaos/providerBehaviour';
-import { SOURCE_HEADER, type DeliverySummary } from '../../../src/core/contract/deliveries';
+import type { DeliverySummary } from '../../../src/core/contract/deliveries';
 import { signedRequest } from '../../../src/core/fixtures/signedRequest';
 import { nullLogger } from '../../../src/core/log';
 import { DeliveryRetries } from '../../../src/serve/deliveryRetries';
