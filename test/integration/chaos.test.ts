@@ -52,7 +52,7 @@ describe('Run Chaos: a fixture set as providers send it, in VS Code', () => {
     assert.ok(panel, `Run Chaos opened no results: ${hookbench.recentLog().slice(-5).join(' | ')}`);
     await panel.drawn();
     assert.match(panel.html, /<tr class="fail current" data-command="select" data-arg="duplicates"><td class="verdict">FAIL<\/td><td>duplicates<\/td>/);
-    assert.match(panel.html, /<tr class="ok"><td class="verdict">ok<\/td><td>reorder<\/td>/);
+    assert.match(panel.html, /<tr class="ok"><td class="verdict">ok<\/td><td>stale<\/td>/, 'the handler checks Stripe’s timestamp');
     // The shrunk sequence: one charge, then the same charge redelivered with its own event id.
     assert.match(panel.html, /<tr><td class="num">1<\/td><td>(\d\d-charge-\d)<\/td><td>delivery<\/td><td class="num">200<\/td><td><code>(evt_chaos_\d)<\/code><\/td><\/tr><tr><td class="num">2<\/td><td>\1<\/td><td>redelivery<\/td><td class="num">200<\/td><td><code>\2<\/code><\/td><\/tr>/);
     assert.match(panel.html, /<tr class="changed"><td><code>charges<\/code><\/td><td>changed<\/td><td><code>1<\/code><\/td><td><code>2<\/code><\/td><\/tr>/, 'the timeline shows the count the redelivery added');

@@ -28,13 +28,15 @@ function header(report: ChaosReport): string {
   const statuses = Object.entries(report.baseline.statuses).map(([status, count]) => `${status} ×${count}`).join(', ') || 'nothing sent';
   const failed = failuresOf(report).length;
   return `<h2 id="summary">${failed === 0 ? 'Nothing diverged' : `${failed} perturbation${failed === 1 ? '' : 's'} changed the outcome`}</h2>
-<p class="muted">${report.fixtures} fixtures in ${escapeHtml(report.suite)} · worker ${escapeHtml(report.worker)} · seed ${report.seed} · ${report.runs} runs of each perturbation · ${(report.ms / 1000).toFixed(1)} s</p>
+<p class="muted">${report.fixtures} fixtures in ${escapeHtml(report.suite)} · worker ${escapeHtml(report.worker)} · seed ${report.seed} · ${count(report.runs, 'run')} of each perturbation · ${(report.ms / 1000).toFixed(1)} s</p>
 <p class="muted">baseline: ${escapeHtml(statuses)} over ${report.baseline.entities.length} entities; ${report.noise.length === 0 ? 'nothing differed between its two runs' : `${report.noise.length} noisy paths masked (${escapeHtml(report.noise.map((n) => `${n.entity} ${n.part} ${n.path}`).join(', '))})`}</p>`;
 }
 
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 function verdictRow(verdict: ChaosVerdict, selected: string | undefined): string {
   const failure = verdict.failure;
-  const what = failure ? `run ${failure.run}: shrunk to ${failure.fixtures.length} fixtures and ${failure.sends.length} sends (from ${failure.shrunkFrom.fixtures} and ${failure.shrunkFrom.sends})` : (verdict.note ?? '');
+  const what = failure ? `run ${failure.run}: shrunk to ${count(failure.fixtures.length, 'fixture')} and ${count(failure.sends.length, 'send')} (from ${failure.shrunkFrom.fixtures} and ${failure.shrunkFrom.sends})` : (verdict.note ?? '');
   const attrs = failure ? ` data-command="select" data-arg="${escapeHtml(verdict.perturbation)}"` : '';
   const classes = [verdict.verdict === 'FAIL' ? 'fail' : verdict.verdict === 'ok' ? 'ok' : 'na', verdict.perturbation === selected ? 'current' : ''].join(' ').trim();
   return `<tr class="${classes}"${attrs}><td class="verdict">${escapeHtml(verdict.verdict)}</td><td>${escapeHtml(verdict.perturbation)}</td><td class="num">${verdict.runs}</td><td class="num">${verdict.sends}</td><td>${escapeHtml(what)}</td></tr>`;
