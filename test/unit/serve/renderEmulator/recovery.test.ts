@@ -63,10 +63,10 @@ describe('browser pool', () => {
     assert.equal(emulator.server.pool.sparesTaken, taken + 1, 'the request used the page opened ahead');
     // Only the cookie /look itself sets; the style injected before is gone; the image is fetched again, not from a cache.
     assert.match(html, /storage=null session=null cookie=visited=yes color=rgb\(0, 0, 0\) width=1920</);
-    // The request for /read itself: a late request of the /store page (its favicon) may come first.
-    const read = site.seen.find((request) => request.path === '/read');
-    assert.ok(read, 'the site saw /read');
-    assert.equal(read.headers['cookie'], undefined);
+    // The request for /look itself: a late request of the /leave page (its favicon) may come first.
+    const look = site.seen.find((request) => request.path === '/look');
+    assert.ok(look, 'the site saw /look');
+    assert.equal(look.headers['cookie'], undefined);
     assert.ok(site.seen.some((seen) => seen.path === '/image.png'), 'the image came from the site again');
   });
 
