@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import Mocha from 'mocha';
 
@@ -12,7 +13,6 @@ export function reportFigure(name: string, value: string): void {
   if (file) fs.appendFileSync(file, line + '\n');
 }
 
-let steps = 0;
 
 type UserStep = {
   waitFor?: string;
@@ -45,7 +45,9 @@ export async function readWorkbenchList(list: string, fields: Record<string, str
 export function userDoes(step: UserStep, timeoutMs = 30_000): Promise<unknown> {
   const file = process.env['HOOKBENCH_TEST_REPORT'];
   if (!file) return Promise.reject(new Error('no launcher to act as the user (HOOKBENCH_TEST_REPORT is unset)'));
-  const id = `step-${++steps}`;
+  // Each test file is a bundle of its own with its own copy of this module: a counter here would
+  // start again in each, and a step would read the answer of an earlier file's step of that number.
+  const id = `step-${randomUUID()}`;
   fs.appendFileSync(file, `user: ${JSON.stringify({ id, ...step })}\n`);
   const acks = `${file}.acks`;
   const outcome = () => (fs.existsSync(acks) ? fs.readFileSync(acks, 'utf8').split('\n').find((line) => line.startsWith(`${id} `)) : undefined);
