@@ -18,7 +18,7 @@ import { registerExposeCommands } from './expose/exposeCommands';
 import { AttachedWorkers } from './views/attachedWorkers';
 import { ExplorerSession } from './views/explorerSession';
 import { registerViews, type ViewId, type Views } from './views/registerViews';
-import { registerInspector, type Inspector } from './inspector/registerInspector';
+import { registerInspector } from './inspector/registerInspector';
 
 /** What `activate` returns: the handles the integration tests (and other extensions) use. */
 export interface HookbenchApi {
@@ -30,8 +30,6 @@ export interface HookbenchApi {
   readonly secrets: Secrets;
   /** The receiver's public URL (Expose Receiver). */
   readonly expose: ExposeController;
-  /** The SQL consoles and state timelines (docs/inspector.md). */
-  readonly inspector: Inspector;
   /** The newest lines written to the Hookbench log. */
   recentLog(): readonly string[];
   /**
@@ -69,7 +67,7 @@ export function createHookbench(context: vscode.ExtensionContext, moduleStart?: 
   const { views, trees } = registerViews(store, explorer, attached, server, tagged(log, 'explorer'));
   store.add(vscode.workspace.registerTextDocumentContentProvider(SCHEME, new HookbenchDocuments(explorer)));
   registerExplorerCommands(store, logger, explorer, attached);
-  const inspector = registerInspector(store, logger, explorer, context.workspaceState);
+  registerInspector(store, logger, explorer, context.workspaceState);
   const sender = new Sender(logger, server, secrets);
   const drafts = registerDraftCommands(store, logger, sender);
   registerWebhookCommands(store, logger, sender, secrets, explorer, drafts, privateStorage(context));
@@ -91,5 +89,5 @@ export function createHookbench(context: vscode.ExtensionContext, moduleStart?: 
       resolve(performance.now() - started);
     });
   });
-  return { logger, views, trees, explorer, server, secrets, expose, inspector, recentLog: () => log.lines(), timings: { activationMs, loadMs, bundleStartedAt, receiverReadyMs } };
+  return { logger, views, trees, explorer, server, secrets, expose, recentLog: () => log.lines(), timings: { activationMs, loadMs, bundleStartedAt, receiverReadyMs } };
 }

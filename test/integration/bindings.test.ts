@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HookbenchApi } from '../../src/vscode/hookbench';
 import type { BindingNode } from '../../src/vscode/views/bindingNodes';
-import { api, nextRestart } from './helpers';
+import { api, nextRestart, resultsShown } from './helpers';
 import { requestScreenshot, userDoes } from './reporter';
 
 const extensionRoot = () => vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath;
@@ -120,11 +120,11 @@ describe('bindings view: what a worker’s bindings hold', () => {
     const uri = (await vscode.commands.executeCommand(command.command, ...(command.arguments ?? []))) as vscode.Uri;
     assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), uri.toString());
     assert.match(vscode.window.activeTextEditor!.document.getText(), /^SELECT \* FROM "orders" LIMIT 100/);
-    const panel = hookbench.inspector.consoles.panel({ d1: 'DB' });
-    assert.ok(panel, 'the results panel of the D1 console is open');
-    assert.equal(panel.outcome?.kind, 'rows');
-    assert.deepEqual(panel.outcome?.kind === 'rows' ? panel.outcome.rows : undefined, [['o-1', 10], ['o-2', 25]]);
-    assert.match(panel.html, /DB \(D1 database\)/);
+    // The results panel of the D1 console, as the user sees it.
+    const shown = await resultsShown(vscode.window.activeTextEditor!.document.getText().trim());
+    assert.equal(shown.error, null, JSON.stringify(shown));
+    assert.deepEqual(shown.rows, [['o-1', '10'], ['o-2', '25']]);
+    assert.match(shown.title, /DB \(D1 database\)/);
 
     const refused = (await vscode.commands.executeCommand('hookbench.sql.run', uri, 'DELETE FROM orders')) as { kind: string; message?: string };
     assert.equal(refused.kind, 'error');
@@ -149,7 +149,7 @@ describe('bindings view: what a worker’s bindings hold', () => {
     }
     await vscode.commands.executeCommand('hookbench.sql.run', uri, 'SELECT * FROM orders');
     await vscode.commands.executeCommand('notifications.clearAll');
-    await panel.drawn();
+    await resultsShown('SELECT * FROM orders');
     await requestScreenshot('bindings-view', extensionRoot());
     for (const section of sections) await userDoes({ click: `.pane-header[aria-label^="${section}"]` });
   });

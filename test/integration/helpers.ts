@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { ServeState } from '../../src/vscode/receiver/serveProcess';
 import type { HookbenchApi } from '../../src/vscode/hookbench';
 import type { AgentNode } from '../../src/vscode/views/agentsTree';
+import { readWebview } from './reporter';
 
 export async function api(): Promise<HookbenchApi> {
   const ext = vscode.extensions.getExtension<HookbenchApi>('hookbench.hookbench')!;
@@ -64,3 +65,34 @@ export async function withSecret(hookbench: HookbenchApi, env: string, value: st
   return restarted;
 }
 
+
+/** What the SQL console's results webview shows: its statement, table, error and mode, and its page. */
+export interface ResultsShown {
+  /** The page's title: "Results: " and what the console is on. */
+  readonly title: string;
+  readonly sql: string;
+  readonly columns: string[];
+  /** Each row's cells as shown (text). */
+  readonly rows: string[][];
+  readonly error: string | null;
+  readonly mode: string;
+  /** The page's body as drawn. */
+  readonly html: string;
+}
+
+/**
+ * What the results webview titled `title`… shows once it shows the outcome of `sql`, read in the
+ * real workbench (the launcher looks inside the webview's page).
+ */
+export function resultsShown(sql: string, title = 'Results: '): Promise<ResultsShown> {
+  const read = `({
+    title: document.title,
+    sql: document.querySelector('pre.sql')?.textContent ?? '',
+    columns: [...document.querySelectorAll('#results thead th')].map((th) => th.textContent),
+    rows: [...document.querySelectorAll('#results tbody tr')].map((tr) => [...tr.cells].map((td) => td.textContent)),
+    error: document.querySelector('#error')?.textContent ?? null,
+    mode: document.querySelector('#mode')?.textContent ?? '',
+    html: document.body.innerHTML,
+  })`;
+  return readWebview<ResultsShown>(title, read, `document.querySelector('pre.sql')?.textContent === ${JSON.stringify(sql)}`);
+}

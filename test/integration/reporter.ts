@@ -22,6 +22,7 @@ type UserStep = {
   clickInWebview?: string;
   modifiers?: ('Shift' | 'Control')[];
   readList?: { list: string; fields: Record<string, string>; until: string[][] };
+  readWebview?: { title: string; read: string; until?: string };
 };
 
 /**
@@ -36,11 +37,21 @@ export async function readWorkbenchList(list: string, fields: Record<string, str
 }
 
 /**
+ * Reads what a webview shows (the launcher looks inside its page, as the developer tools would):
+ * in the webview whose page title begins with `title`, once the expression `until` holds there
+ * (within 20 s), the value of the expression `read`, evaluated in the page. Rejects where no
+ * launcher reads the workbench.
+ */
+export function readWebview<T>(title: string, read: string, until?: string): Promise<T> {
+  return userDoes({ readWebview: { title, read, ...(until !== undefined ? { until } : {}) } }) as Promise<T>;
+}
+
+/**
  * Asks the launcher to act as the user in the real workbench (integration launcher `actAsUser`):
  * wait for a prompt titled `waitFor`, type, press keys, or click a selector (holding `modifiers`
- * such as Shift or Control), click a selector inside a webview (`clickInWebview`), or read a list
- * (`readList`, see `readWorkbenchList`). Resolves when it is done, with what it read if it reads;
- * rejects with what went wrong.
+ * such as Shift or Control), click a selector inside a webview (`clickInWebview`), read a list
+ * (`readList`, see `readWorkbenchList`) or a webview's page (`readWebview`, see `readWebview`).
+ * Resolves when it is done, with what it read if it reads; rejects with what went wrong.
  */
 export function userDoes(step: UserStep, timeoutMs = 30_000): Promise<unknown> {
   const file = process.env['HOOKBENCH_TEST_REPORT'];

@@ -4,8 +4,9 @@
 import * as vscode from 'vscode';
 import type { HookbenchApi } from '../../../src/vscode/hookbench';
 import type { AgentNode } from '../../../src/vscode/views/agentsTree';
-import { instancesNow, untilTree } from '../helpers';
-import { userDoes } from '../reporter';
+import type { TimelineView } from '../../../src/vscode/inspector/timelineHtml';
+import { instancesNow, resultsShown, untilTree } from '../helpers';
+import { readWebview, userDoes } from '../reporter';
 import { capture, clearStage, row } from './stage';
 
 const ENTITY = 'acme-widgets';
@@ -43,7 +44,7 @@ export async function consoleScene(api: HookbenchApi): Promise<void> {
   shown.selection = new vscode.Selection(end, end);
   // Room for the results' columns: the console's group narrower, the results' wider.
   for (let i = 0; i < 2; i++) await vscode.commands.executeCommand('workbench.action.decreaseViewWidth');
-  await capture('inspector-console', api.inspector.consoles.panel({ namespace: instance.namespace, name: ENTITY }));
+  await capture('inspector-console', resultsShown(QUERY.trim()));
 }
 
 export async function timelineScene(api: HookbenchApi): Promise<void> {
@@ -52,9 +53,7 @@ export async function timelineScene(api: HookbenchApi): Promise<void> {
   await vscode.commands.executeCommand('workbench.actions.treeView.hookbench.agents.collapseAll');
   const instance = await instanceNode(api);
   await api.views['hookbench.agents'].reveal(instance, { select: true, focus: false });
-  await vscode.commands.executeCommand('hookbench.timeline.open', instance);
-  const panel = api.inspector.timelines.panel({ namespace: instance.namespace, name: ENTITY });
-  const view = panel?.current;
+  const view = (await vscode.commands.executeCommand('hookbench.timeline.open', instance)) as TimelineView | undefined;
   if (view?.kind !== 'steps' || view.steps.length !== 3) throw new Error(`the timeline does not show the three events: ${JSON.stringify(view).slice(0, 300)}`);
-  await capture('inspector-timeline', panel);
+  await capture('inspector-timeline', readWebview('Timeline: ', 'true', `document.querySelector('#position')?.textContent === 'event 3 of 3'`));
 }

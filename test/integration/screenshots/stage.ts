@@ -11,16 +11,12 @@ import { userDoes } from '../reporter';
 /** The GitHub secret every scene signs with (one secret: the receiver never restarts between scenes). */
 export const SECRET = 'readme-secret';
 
-/** A webview that says when it has drawn the page it was given (the inspector's panels). */
-export interface Drawn {
-  drawn(): Promise<void>;
-}
-
 /**
  * Asks the launcher to capture the window as HOOKBENCH_SCREENSHOTS_DIR/NAME.png, once nothing but
- * the scene is on screen: no notification, no secondary side bar, `webview` (if any) drawn.
+ * the scene is on screen: no notification, no secondary side bar, and `shown` (a webview read in
+ * the workbench once it shows the scene's page, if any) resolved.
  */
-export async function capture(name: string, webview?: Drawn): Promise<void> {
+export async function capture(name: string, shown?: Promise<unknown>): Promise<void> {
   const report = process.env['HOOKBENCH_TEST_REPORT'];
   const dir = process.env['HOOKBENCH_SCREENSHOTS_DIR'];
   if (!report || !dir) throw new Error('run by scripts/screenshots.mjs');
@@ -28,7 +24,7 @@ export async function capture(name: string, webview?: Drawn): Promise<void> {
   await vscode.commands.executeCommand('notifications.hideList');
   // The secondary side bar (Chat, in newer VS Codes) is not Hookbench's.
   await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
-  await webview?.drawn();
+  await shown;
   // Let the workbench finish drawing (trees, webview) before the capture.
   await new Promise((resolve) => setTimeout(resolve, 1500));
   const png = path.join(dir, `${name}.png`);
