@@ -5,12 +5,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../../src/core/signing';
-import type { PreviewForm, ToExtension, ToWebview } from '../../../src/core/browserRendering/previewProtocol';
+import type { PreviewForm, PreviewOutcome } from '../../../src/core/browserRendering/previewProtocol';
 import type { HookbenchApi } from '../../../src/vscode/hookbench';
-import type { PreviewPanel } from '../../../src/vscode/renderPreview/previewPanel';
 import { commandLine, processTree } from '../../unit/helpers/procfs';
 import { nextRestart, withSecret } from '../helpers';
-import { reportFigure } from '../reporter';
+import { previewShowsOutcome, type PreviewShown } from '../previewShown';
+import { readWebview, reportFigure } from '../reporter';
 
 const SECRET = 'smoke-secret';
 
@@ -54,25 +54,11 @@ const FORM: PreviewForm = {
   fallback: 'sans-serif',
 };
 
-/** Opens the preview with `form` (which renders it) and resolves once the webview has drawn it. */
-async function renderInPreview(form: PreviewForm): Promise<{ panel: PreviewPanel; displayed: Extract<ToExtension, { type: 'displayed' }> }> {
-  const panel = (await vscode.commands.executeCommand<PreviewPanel>('hookbench.render.openPreview'))!;
-  const before = panel.sent.length;
-  const displayed = await new Promise<Extract<ToExtension, { type: 'displayed' }>>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      sub.dispose();
-      reject(new Error(`the webview did not display; sent: ${JSON.stringify(panel.sent.slice(before).map((m) => (m.type === 'rendered' ? m.type : m)))}`));
-    }, 45_000);
-    const sub = panel.onDidDisplay((message) => {
-      clearTimeout(timer);
-      sub.dispose();
-      resolve(message);
-    });
-    void vscode.commands.executeCommand('hookbench.render.openPreview', form);
-  });
-  const failure = panel.sent.slice(before).find((m: ToWebview) => m.type === 'error' || m.type === 'renderFailed');
-  assert.equal(failure, undefined, JSON.stringify(failure));
-  return { panel, displayed };
+/** Opens the preview with `form` (which renders it) and resolves with what the webview shows once it shows it. */
+async function renderInPreview(form: PreviewForm): Promise<PreviewShown> {
+  const outcome = await vscode.commands.executeCommand<PreviewOutcome | undefined>('hookbench.render.openPreview', form);
+  assert.equal(outcome?.type, 'rendered', JSON.stringify(outcome?.type === 'rendered' ? outcome.type : outcome));
+  return previewShowsOutcome(outcome);
 }
 
 describe('The installed package', () => {
@@ -127,15 +113,15 @@ describe('The installed package', () => {
   });
 
   it('opens the render preview and draws a PNG capture', async () => {
-    const { displayed } = await renderInPreview(FORM);
-    assert.equal(displayed.contentType, 'image/png');
+    const shown = await renderInPreview(FORM);
+    assert.equal(shown.contentType, 'image/png');
   });
 
   it('draws a PDF with pdf.js, its worker loaded from the package', async () => {
-    const { panel, displayed } = await renderInPreview({ ...FORM, endpoint: 'pdf' });
-    assert.equal(displayed.contentType, 'application/pdf');
-    assert.equal(displayed.pages, 1, 'pdf.js drew the page');
-    const worker = /data-pdf-worker="([^"]+)"/.exec(panel.panel.webview.html)?.[1] ?? '';
+    const shown = await renderInPreview({ ...FORM, endpoint: 'pdf' });
+    assert.equal(shown.contentType, 'application/pdf');
+    assert.equal(shown.pages, 1, 'pdf.js drew the page');
+    const worker = await readWebview<string>('Render Preview', `document.querySelector('#app')?.dataset.pdfWorker ?? ''`);
     assert.ok(worker.endsWith('/dist/pdf.worker.min.mjs'), worker);
     assert.ok(decodeURIComponent(worker).includes(installed().extensionPath), `${worker} is the package's`);
   });
