@@ -2,9 +2,9 @@
 // `context.subscriptions`, so `deactivate` has nothing left to do.
 // First: the clock starts before the rest of the bundle evaluates.
 import { moduleStart } from './vscode/moduleStart';
-import { createHookbench, type HookbenchApi } from './vscode/hookbench';
+import { createHookbench, type HookbenchApiWithViews } from './vscode/hookbench';
 
-export function activate(context: Parameters<typeof createHookbench>[0]): HookbenchApi {
+export function activate(context: Parameters<typeof createHookbench>[0]): HookbenchApiWithViews {
   return createHookbench(context, moduleStart);
 }
 

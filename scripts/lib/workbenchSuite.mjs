@@ -91,6 +91,8 @@ async function clickInWebview(page, selector) {
  * @param {WebviewRead} step
  */
 async function readWebview(page, { title, read, until = 'true' }) {
+  // A detached frame throws at once rather than rejecting: inside an async function, it rejects.
+  const evaluate = async (/** @type {import('puppeteer-core').Frame} */ frame, /** @type {string} */ expression) => frame.evaluate(expression);
   const ready = `document.title.startsWith(${JSON.stringify(title)}) && Boolean(${until})`;
   /** @type {unknown} */
   let failure;
@@ -98,15 +100,15 @@ async function readWebview(page, { title, read, until = 'true' }) {
     for (const frame of page.frames()) {
       // A frame being replaced (the webview given a new page) answers nothing, or goes away while
       // it is read: the next look finds the new one.
-      if (!(await frame.evaluate(ready).catch(() => false))) continue;
+      if (!(await evaluate(frame, ready).catch(() => false))) continue;
       try {
-        return await frame.evaluate(read);
+        return await evaluate(frame, read);
       } catch (error) {
         failure = error;
       }
     }
     if (Date.now() > deadline) {
-      const titles = await Promise.all(page.frames().map((frame) => frame.evaluate('document.title').catch(() => '?')));
+      const titles = await Promise.all(page.frames().map((frame) => evaluate(frame, 'document.title').catch(() => '?')));
       throw new Error(`no webview titled ${JSON.stringify(title)}… shows ${until} (pages: ${titles.filter(Boolean).map((t) => JSON.stringify(t)).join(', ')})${failure ? `; reading it: ${String(failure)}` : ''}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));

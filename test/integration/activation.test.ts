@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { HookbenchApi } from '../../src/vscode/hookbench';
+import type { HookbenchApi } from '../../src/vscode/api';
+import type { HookbenchApi as HookbenchApiWithViews } from './helpers';
 import { codeLoadingBetween, extensionHostActivation, type ExtensionHostActivation } from './extensionHostMarks';
 import { readWorkbenchList, reportFigure } from './reporter';
 
@@ -8,8 +9,8 @@ const EXTENSION_ID = 'hookbench.hookbench';
 /** An empty extension the web launcher loads beside Hookbench (test/fixtures/activationFloor). */
 const FLOOR_ID = 'hookbench-tests.activation-floor';
 
-async function activated(): Promise<{ ext: vscode.Extension<HookbenchApi>; api: HookbenchApi }> {
-  const ext = vscode.extensions.getExtension<HookbenchApi>(EXTENSION_ID);
+async function activated(): Promise<{ ext: vscode.Extension<HookbenchApiWithViews>; api: HookbenchApiWithViews }> {
+  const ext = vscode.extensions.getExtension<HookbenchApiWithViews>(EXTENSION_ID);
   assert.ok(ext, `extension ${EXTENSION_ID} is installed`);
   const api = await ext.activate();
   return { ext, api };
@@ -19,7 +20,8 @@ describe('Activation', () => {
   it('activates and hands back its API', async () => {
     const { ext, api } = await activated();
     assert.equal(ext.isActive, true);
-    assert.equal(typeof api.logger.info, 'function');
+    const surface: HookbenchApi = api;
+    assert.deepEqual([typeof surface.receiver.onDidChangeState, typeof surface.receiver.adminToken, typeof surface.recentLog, typeof surface.timings.activationMs], ['function', 'string', 'function', 'number']);
   });
 
   it('registers every command its manifest contributes', async () => {
@@ -41,7 +43,7 @@ describe('Activation', () => {
     await vscode.commands.executeCommand('workbench.view.extension.hookbench');
     for (const { id } of declared) {
       await vscode.commands.executeCommand(`${id}.focus`);
-      const view = api.views[id as keyof HookbenchApi['views']];
+      const view = api.views[id as keyof HookbenchApiWithViews['views']];
       assert.ok(view, `view ${id} is created`);
       await becomesVisible(view, id);
     }

@@ -5,9 +5,8 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { HookbenchApi } from '../../src/vscode/hookbench';
 import type { BindingNode } from '../../src/vscode/views/bindingNodes';
-import { api, nextRestart, resultsShown } from './helpers';
+import { api, nextRestart, resultsShown, startReceiver, type HookbenchApi } from './helpers';
 import { requestScreenshot, userDoes } from './reporter';
 
 const extensionRoot = () => vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath;
@@ -48,7 +47,7 @@ describe('bindings view: what a worker’s bindings hold', () => {
     this.timeout(60_000);
     hookbench = await api();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    if (!hookbench.server.url) await hookbench.server.start();
+    await startReceiver();
     const restarted = nextRestart(hookbench, 45_000);
     // The entry alone: serve finds the wrangler config beside it (the workspace has none).
     await vscode.workspace.getConfiguration('hookbench').update('worker.entry', path.join(fixture(), 'src', 'index.ts'), vscode.ConfigurationTarget.Workspace);

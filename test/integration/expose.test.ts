@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
 import { SmeeRelay } from '../unit/helpers/smeeRelay';
 import { listed } from '../../src/vscode/views/listTree';
-import { api, instancesNow, untilTree } from './helpers';
+import { api, instancesNow, untilTree, withSecret } from './helpers';
 
 describe('Expose Receiver (smee, against a local relay)', () => {
   let relay: SmeeRelay;
@@ -20,10 +20,9 @@ describe('Expose Receiver (smee, against a local relay)', () => {
 
   it('forwards a channel delivery to the receiver: the agent stores it, Deliveries shows it came via smee', async () => {
     const hookbench = await api();
-    await hookbench.secrets.set('GITHUB_WEBHOOK_SECRET', 'expose-secret');
-    await hookbench.server.syncSecrets();
+    await withSecret(hookbench, 'GITHUB_WEBHOOK_SECRET', 'expose-secret');
     const channel = relay.channel();
-    await hookbench.secrets.set('HOOKBENCH_SMEE_CHANNEL', channel);
+    await vscode.commands.executeCommand('hookbench.secret.set', 'HOOKBENCH_SMEE_CHANNEL', channel);
     const publicUrl = await vscode.commands.executeCommand<string>('hookbench.expose.start', 'smee');
     assert.equal(publicUrl, channel);
     await relay.subscribed(1);

@@ -1,24 +1,40 @@
-// What the integration tests share: the extension's API, waiting for the receiver and the trees.
+// What the integration tests share: the extension's API, the receiver, and what the views show.
 import * as vscode from 'vscode';
-import type { ServeState } from '../../src/vscode/receiver/serveProcess';
-import type { HookbenchApi } from '../../src/vscode/hookbench';
+import { nullLogger } from '../../src/core/log';
+import type { HookbenchApi as PublicApi, ReceiverState } from '../../src/vscode/api';
+import { AdminClient } from '../../src/vscode/client/adminClient';
+import type { HookbenchApiWithViews as HookbenchApi } from '../../src/vscode/hookbench';
 import type { AgentNode } from '../../src/vscode/views/agentsTree';
 import { readWebview } from './reporter';
+
+export type { HookbenchApi };
 
 export async function api(): Promise<HookbenchApi> {
   const ext = vscode.extensions.getExtension<HookbenchApi>('hookbench.hookbench')!;
   return ext.activate();
 }
 
+/** Starts the receiver as Start Receiver does; resolves with its URL (rejects when it could not start). */
+export async function startReceiver(): Promise<string> {
+  const url = await vscode.commands.executeCommand<string | undefined>('hookbench.receiver.start');
+  if (!url) throw new Error('the receiver did not start (the log says why)');
+  return url;
+}
+
+/** The receiver's admin API, as any client of it: its URL and the session's token from the API. */
+export async function adminClient(hookbench: PublicApi): Promise<AdminClient> {
+  return new AdminClient(await hookbench.receiver.ready(), hookbench.receiver.adminToken, nullLogger);
+}
+
 export /** Resolves at the next time the receiver is running again after having stopped. */
-function nextRestart(hookbench: HookbenchApi, timeoutMs = 30_000): Promise<string> {
+function nextRestart(hookbench: PublicApi, timeoutMs = 30_000): Promise<string> {
   return new Promise((resolve, reject) => {
     let stopped = false;
     const timer = setTimeout(() => {
       sub.dispose();
       reject(new Error('the receiver did not restart'));
     }, timeoutMs);
-    const sub = hookbench.server.onDidChangeState((state: ServeState) => {
+    const sub = hookbench.receiver.onDidChangeState((state: ReceiverState) => {
       if (state.kind === 'stopped') stopped = true;
       if (state.kind === 'running' && stopped) {
         clearTimeout(timer);
@@ -57,14 +73,15 @@ export async function instancesNow(hookbench: HookbenchApi): Promise<AgentNode[]
   return namespace ? tree.getChildren(namespace) : [];
 }
 
-export async function withSecret(hookbench: HookbenchApi, env: string, value: string): Promise<string> {
-  const url = await hookbench.server.start();
-  if ((await hookbench.secrets.get(env)) === value) return url;
-  const restarted = nextRestart(hookbench);
-  await hookbench.secrets.set(env, value);
-  return restarted;
+/**
+ * Stores a webhook secret as Set Webhook Secret does (the receiver restarts when it changes, and
+ * the command returns once it runs again); resolves with the receiver's URL.
+ */
+export async function withSecret(hookbench: PublicApi, env: string, value: string): Promise<string> {
+  await startReceiver();
+  await vscode.commands.executeCommand('hookbench.secret.set', env, value);
+  return hookbench.receiver.ready();
 }
-
 
 /** What the SQL console's results webview shows: its statement, table, error and mode, and its page. */
 export interface ResultsShown {

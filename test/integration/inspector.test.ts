@@ -6,9 +6,8 @@ import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
 import type { AgentNode } from '../../src/vscode/views/agentsTree';
-import type { HookbenchApi } from '../../src/vscode/hookbench';
 import type { TimelineView } from '../../src/vscode/inspector/timelineHtml';
-import { api, instancesNow, resultsShown, untilTree, withSecret } from './helpers';
+import { adminClient, api, instancesNow, resultsShown, untilTree, withSecret, type HookbenchApi } from './helpers';
 import { readWebview, readWorkbenchList, userDoes } from './reporter';
 
 const SECRET = 'inspector-secret';
@@ -83,7 +82,7 @@ describe('inspector: SQL console and state timeline', () => {
     assert.deepEqual([written.kind, written.rowsWritten], ['rows', 1]);
     assert.match((await resultsShown(update)).html, /read-write/);
     // The instance's live database holds it: a read taken now sees the changed row.
-    const [row] = (await hookbench.explorer.client!.query(REF.namespace, REF.name, "SELECT title FROM events WHERE id = 'insp-1'")) as { title: string }[];
+    const [row] = (await (await adminClient(hookbench)).query(REF.namespace, REF.name, "SELECT title FROM events WHERE id = 'insp-1'")) as { title: string }[];
     assert.equal(row?.title, 'edited in the console');
     assert.equal(await vscode.commands.executeCommand('hookbench.sql.readOnly', uri), 'readOnly');
 
@@ -111,7 +110,7 @@ describe('inspector: SQL console and state timeline', () => {
   it('shows in the state timeline what the second webhook changed, steps back, and opens a state as JSON', async () => {
     const hookbench = await api();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    const url = hookbench.server.url!;
+    const url = await hookbench.receiver.ready();
     assert.equal(await deliver(url, 'issues', 'insp-2', { action: 'opened', issue: { number: 7, title: 'Timeline' } }), 200);
     const instance = await instanceNode(hookbench);
     const view = (await vscode.commands.executeCommand('hookbench.timeline.open', instance)) as TimelineView;

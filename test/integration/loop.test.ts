@@ -6,10 +6,11 @@ import { spawn } from 'node:child_process';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { buildDelivery, findTemplate } from '../../src/core/payloads';
+import { schemeFor } from '../../src/core/signing';
 import type { AgentNode } from '../../src/vscode/views/agentsTree';
-import type { HookbenchApi } from '../../src/vscode/hookbench';
 import { listed } from '../../src/vscode/views/listTree';
-import { api, instancesNow, untilTree } from './helpers';
+import { api, instancesNow, untilTree, withSecret, type HookbenchApi } from './helpers';
 import { userDoes } from './reporter';
 
 /** The event nodes of one instance, as the tree shows them now. */
@@ -26,9 +27,7 @@ describe('The daily loop, as a user', () => {
     const hookbench = await api();
     // A clean window, as after opening a folder: no walkthrough or editor to take the focus from the prompts.
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await hookbench.secrets.set('GITHUB_WEBHOOK_SECRET', 'loop-secret');
-    await hookbench.server.syncSecrets();
-    await hookbench.server.ready();
+    await withSecret(hookbench, 'GITHUB_WEBHOOK_SECRET', 'loop-secret');
 
     const opened = vscode.commands.executeCommand<vscode.Uri>('hookbench.webhook.send');
     await userDoes({ waitFor: 'Send Test Webhook (1/3)', type: 'github', press: ['Enter'] });
@@ -81,7 +80,6 @@ describe('The daily loop, as a user', () => {
     const hookbench = await api();
     await vscode.commands.executeCommand('notifications.clearAll');
     await vscode.commands.executeCommand('hookbench.secret.clear', 'STRIPE_WEBHOOK_SECRET');
-    await hookbench.server.syncSecrets();
     const draft = (await vscode.commands.executeCommand('hookbench.webhook.send', { provider: 'stripe', event: 'invoice.paid', entity: 'cus_LoopSecret' })) as vscode.Uri;
     const sending = vscode.commands.executeCommand('hookbench.draft.send', draft) as Thenable<{ status: number; body: string } | undefined>;
     // The user answers the warning from the notifications list (the bell): a headless window never
@@ -100,9 +98,9 @@ describe('The daily loop, as a user', () => {
 
   it('a receiver left holding the data folder (another window, the tab before a reload) is taken over on request', async () => {
     const hookbench = await api();
-    await hookbench.server.stop();
+    await vscode.commands.executeCommand('hookbench.receiver.stop');
     const cli = path.join(vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath, 'dist', 'cli.js');
-    const other = spawn(process.execPath, [cli, 'serve', '--port', '0', '--no-render', '--data', hookbench.server.dataFolder()], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const other = spawn(process.execPath, [cli, 'serve', '--port', '0', '--no-render', '--data', hookbench.receiver.dataFolder], { stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<number | null>((resolve) => other.once('exit', resolve));
     try {
       await new Promise<void>((resolve, reject) => {
@@ -111,9 +109,9 @@ describe('The daily loop, as a user', () => {
       });
       await vscode.commands.executeCommand('notifications.clearAll');
       await vscode.commands.executeCommand('hookbench.receiver.start');
-      assert.equal(hookbench.server.state.kind, 'failed');
+      assert.equal(hookbench.receiver.state.kind, 'failed');
       const running = new Promise<void>((resolve) => {
-        const sub = hookbench.server.onDidChangeState((state) => {
+        const sub = hookbench.receiver.onDidChangeState((state) => {
           if (state.kind !== 'running') return;
           sub.dispose();
           resolve();
@@ -130,7 +128,7 @@ describe('The daily loop, as a user', () => {
 
   it('a port in use: Use Another Port takes a free one, saves it to the workspace, and the receiver listens there', async () => {
     const hookbench = await api();
-    await hookbench.server.ready();
+    await hookbench.receiver.ready();
     const holder = net.createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const taken = (holder.address() as net.AddressInfo).port;
@@ -140,7 +138,7 @@ describe('The daily loop, as a user', () => {
       await vscode.commands.executeCommand('notifications.clearAll');
       const running = new Promise<string>((resolve) => {
         let failed = false;
-        const sub = hookbench.server.onDidChangeState((state) => {
+        const sub = hookbench.receiver.onDidChangeState((state) => {
           if (state.kind === 'failed') failed = true;
           if (state.kind !== 'running' || !failed) return;
           sub.dispose();
@@ -170,6 +168,10 @@ describe('The daily loop, as a user', () => {
     await userDoes({ waitFor: 'Set SHOPIFY_WEBHOOK_SECRET', type: 'shpss_on_the_spot', press: ['Enter'] });
     await userDoes({ waitFor: 'SHOPIFY_WEBHOOK_SECRET set', press: ['Escape'] });
     assert.equal(await picked, undefined, 'Escape still cancels the send');
-    assert.equal(await hookbench.secrets.get('SHOPIFY_WEBHOOK_SECRET'), 'shpss_on_the_spot');
+    // The secret stored is the one typed: the receiver, given it, verifies a delivery signed with it.
+    const delivery = buildDelivery(findTemplate('shopify', 'orders/create')!, {});
+    const signed = schemeFor('shopify').sign({ secret: 'shpss_on_the_spot', body: delivery.body });
+    const response = await fetch(`${await hookbench.receiver.ready()}/webhooks/shopify`, { method: 'POST', headers: { ...delivery.headers, ...signed.headers }, body: delivery.body });
+    assert.equal(response.status, 200, await response.text());
   });
 });

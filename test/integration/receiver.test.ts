@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
 import { listed } from '../../src/vscode/views/listTree';
-import { api, instancesNow, nextRestart, untilTree, withSecret } from './helpers';
+import { adminClient, api, instancesNow, nextRestart, startReceiver, untilTree, withSecret } from './helpers';
 import { reportFigure } from './reporter';
 
 function signedPush(secret: string, delivery: string) {
@@ -13,8 +13,8 @@ function signedPush(secret: string, delivery: string) {
 
 describe('Receiver', () => {
   it('starts on activation, on loopback, with the built-in worker', async () => {
-    const hookbench = await api();
-    const url = await hookbench.server.start();
+    await api();
+    const url = await startReceiver();
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
     const response = await fetch(`${url}/webhooks/github/acme`, { method: 'POST', body: '{}' });
     assert.equal(response.status, 401);
@@ -23,7 +23,7 @@ describe('Receiver', () => {
 
   it('passes secrets set through the command to the receiver, and never into settings', async () => {
     const hookbench = await api();
-    await hookbench.server.start();
+    await startReceiver();
     const restarted = nextRestart(hookbench);
     await vscode.commands.executeCommand('hookbench.secret.set', 'GITHUB_WEBHOOK_SECRET', 'integration-secret');
     const url = await restarted;
@@ -36,26 +36,26 @@ describe('Receiver', () => {
     assert.equal((await fetch(`${url}/webhooks/github`, { method: 'POST', body: forged.body, headers: forged.headers })).status, 401);
     const log = hookbench.recentLog();
     assert.ok(log.some((line) => line.includes('[security]')), 'the rejection was logged');
-    assert.ok(!log.some((line) => line.includes('integration-secret') || line.includes(hookbench.server.adminToken)));
-    const instances = (await (await fetch(`${url}/__hookbench/instances`, { headers: { authorization: `Bearer ${hookbench.server.adminToken}` } })).json()) as { instances: { name: string }[] };
+    assert.ok(!log.some((line) => line.includes('integration-secret') || line.includes(hookbench.receiver.adminToken)));
+    const instances = (await (await fetch(`${url}/__hookbench/instances`, { headers: { authorization: `Bearer ${hookbench.receiver.adminToken}` } })).json()) as { instances: { name: string }[] };
     assert.ok(instances.instances.some((i) => i.name === 'acme-integration'));
   });
 
   it('keeps every event across a stop and a start', async () => {
     const hookbench = await api();
-    let url = await hookbench.server.start();
+    let url = await startReceiver();
     const push = signedPush('integration-secret', 'int-2');
     assert.equal((await fetch(`${url}/webhooks/github`, { method: 'POST', body: push.body, headers: push.headers })).status, 200);
     await vscode.commands.executeCommand('hookbench.receiver.stop');
-    assert.equal(hookbench.server.state.kind, 'stopped');
-    url = await hookbench.server.start();
-    const details = (await (await fetch(`${url}/__hookbench/instances/webhook-agent/acme-integration`, { headers: { authorization: `Bearer ${hookbench.server.adminToken}` } })).json()) as { tables: { name: string; rows: number }[] };
+    assert.equal(hookbench.receiver.state.kind, 'stopped');
+    url = await startReceiver();
+    const details = (await (await fetch(`${url}/__hookbench/instances/webhook-agent/acme-integration`, { headers: { authorization: `Bearer ${hookbench.receiver.adminToken}` } })).json()) as { tables: { name: string; rows: number }[] };
     assert.equal(details.tables.find((t) => t.name === 'events')?.rows, 2);
   });
 
   it('refuses the admin API without the session token', async () => {
-    const hookbench = await api();
-    const url = await hookbench.server.start();
+    await api();
+    const url = await startReceiver();
     assert.equal((await fetch(`${url}/__hookbench/instances`)).status, 401);
   });
 });
@@ -63,10 +63,10 @@ describe('Receiver', () => {
 describe('Explorer', () => {
   it('shows a signed POST in the Agents tree with its state and events, live', async () => {
     const hookbench = await api();
-    await hookbench.server.start();
+    await startReceiver();
     // A new secret restarts the receiver (on a new port: the tests ask for port 0).
     const restarted = nextRestart(hookbench);
-    await hookbench.secrets.set('GITHUB_WEBHOOK_SECRET', 'explorer-secret');
+    await vscode.commands.executeCommand('hookbench.secret.set', 'GITHUB_WEBHOOK_SECRET', 'explorer-secret');
     const url = await restarted;
     const push = signedPush('explorer-secret', 'tree-1');
     const response = await fetch(`${url}/webhooks/github/tree-entity`, { method: 'POST', body: push.body, headers: push.headers });
@@ -130,7 +130,7 @@ describe('Explorer', () => {
 
   it('marks a bad signature in Deliveries as 401 with the reason', async () => {
     const hookbench = await api();
-    const url = await hookbench.server.start();
+    const url = await startReceiver();
     const push = signedPush('not-the-secret', 'tree-bad');
     assert.equal((await fetch(`${url}/webhooks/github/tree-entity`, { method: 'POST', body: push.body, headers: push.headers })).status, 401);
     const tree = hookbench.trees.deliveries;
@@ -157,7 +157,7 @@ describe('Send and replay', () => {
     const payload = JSON.stringify({ id: 'evt_sent_1', type: 'invoice.paid', data: { object: { object: 'invoice', customer: 'cus_sent' } } });
     const result = (await vscode.commands.executeCommand('hookbench.webhook.send', { provider: 'stripe', event: 'invoice.paid', entity: 'cus_sent', payload })) as { status: number; body: string };
     assert.deepEqual([result.status, result.body], [200, 'OK']);
-    const rows = (await (await fetch(`${base}/__hookbench/instances/webhook-agent/cus_sent/query`, { method: 'POST', headers: { authorization: `Bearer ${hookbench.server.adminToken}` }, body: JSON.stringify({ sql: 'SELECT id FROM events' }) })).json()) as { rows: string[][] };
+    const rows = (await (await fetch(`${base}/__hookbench/instances/webhook-agent/cus_sent/query`, { method: 'POST', headers: { authorization: `Bearer ${hookbench.receiver.adminToken}` }, body: JSON.stringify({ sql: 'SELECT id FROM events' }) })).json()) as { rows: string[][] };
     assert.deepEqual(rows.rows, [['evt_sent_1']]);
   });
 
@@ -170,7 +170,7 @@ describe('Send and replay', () => {
     const { headers } = schemeFor('stripe').sign({ secret: 'whsec_send_test', body: Buffer.from(body), timestamp: old });
     const first = await fetch(`${url}/webhooks/stripe/cus_replay`, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json' } });
     assert.equal(first.status, 401, 'the old signature is already stale');
-    const client = hookbench.explorer.client!;
+    const client = await adminClient(hookbench);
     const delivery = (await client.deliveries(20)).find((d) => d.path === '/webhooks/stripe/cus_replay')!;
     assert.match(delivery.verification ?? '', /^stale/);
     const asReceived = (await vscode.commands.executeCommand('hookbench.delivery.replay', delivery)) as { status: number };

@@ -6,14 +6,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { parsePreviewTiming, type PreviewForm, type PreviewOutcome, type PreviewTiming, type ToWebview } from '../../src/core/browserRendering/previewProtocol';
-import type { HookbenchApi } from '../../src/vscode/hookbench';
+import { api, startReceiver, type HookbenchApi } from './helpers';
 import { clickInPreview, previewShows, previewShowsNext, previewShowsOutcome, type PreviewShown } from './previewShown';
 import { readWebview, reportFigure, requestScreenshot } from './reporter';
-
-async function api(): Promise<HookbenchApi> {
-  const ext = vscode.extensions.getExtension<HookbenchApi>('hookbench.hookbench')!;
-  return ext.activate();
-}
 
 const extensionRoot = () => vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath;
 
@@ -63,8 +58,8 @@ async function missingFonts(): Promise<{ url: string; close: () => void }> {
 describe('Render preview', () => {
   it('renders a page through the local emulator with an installed font, and the webview shows it with the font report', async () => {
     const hookbench = await api();
-    await hookbench.server.start();
-    assert.match(hookbench.server.renderUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+\/client\/v4$/);
+    await startReceiver();
+    assert.match(hookbench.receiver.renderUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+\/client\/v4$/);
     const { rendered, shown } = await renderInPreview(FORM);
     assert.equal(rendered.contentType, 'image/png');
     const png = Buffer.from(rendered.data, 'base64');
@@ -244,11 +239,11 @@ describe('Render preview', () => {
     // Every script tag carries the nonce; no token or secret is in the page.
     assert.ok(page.scripts.length > 0);
     for (const tag of page.scripts) assert.match(tag, /nonce="/);
-    assert.ok(!page.html.includes(hookbench.server.renderToken) && !page.html.includes(hookbench.server.adminToken));
+    assert.ok(!page.html.includes(hookbench.receiver.renderToken) && !page.html.includes(hookbench.receiver.adminToken));
     // A render: nothing the webview receives for it carries the token.
     await renderInPreview(FORM);
     const seen = await readWebview<string[]>('Render Preview', 'window.hookbenchTestSeen ?? []');
     assert.ok(seen.some((message) => message.includes('"rendered"')), 'the webview received the render');
-    assert.ok(!seen.some((message) => message.includes(hookbench.server.renderToken)), 'no message to the webview carries the token');
+    assert.ok(!seen.some((message) => message.includes(hookbench.receiver.renderToken)), 'no message to the webview carries the token');
   });
 });

@@ -2,7 +2,7 @@
 // docs/explorer.md's at volume (300 entities paged with "Show 100 more", one expanded with the
 // state its agent broadcast after a second webhook).
 import * as vscode from 'vscode';
-import type { HookbenchApi } from '../../../src/vscode/hookbench';
+import type { HookbenchApi } from '../helpers';
 import type { AgentNode } from '../../../src/vscode/views/agentsTree';
 import { instancesNow, untilTree, withSecret } from '../helpers';
 import { userDoes } from '../reporter';

@@ -4,7 +4,7 @@
 // "Hookbench Fixtures" output.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { HookbenchApi } from '../../../src/vscode/hookbench';
+import type { HookbenchApi } from '../helpers';
 import { userDoes } from '../reporter';
 import { capture, clearStage, rowOfView, widenSideBar } from './stage';
 

@@ -5,7 +5,7 @@
 // on one receiver: the inspector and fixtures scenes use the README scene's deliveries, and the
 // volume scene's 300 entities come last.
 import * as vscode from 'vscode';
-import type { HookbenchApi } from '../../../src/vscode/hookbench';
+import type { HookbenchApi } from '../helpers';
 import { explorerScene, volumeScene } from './explorer';
 import { fixturesScene } from './fixtures';
 import { consoleScene, timelineScene } from './inspector';

@@ -2,7 +2,7 @@
 // console with a query and its rows, the Agents view showing its tables beside it; then its state
 // timeline showing what the newest webhook changed.
 import * as vscode from 'vscode';
-import type { HookbenchApi } from '../../../src/vscode/hookbench';
+import type { HookbenchApi } from '../helpers';
 import type { AgentNode } from '../../../src/vscode/views/agentsTree';
 import type { TimelineView } from '../../../src/vscode/inspector/timelineHtml';
 import { instancesNow, resultsShown, untilTree } from '../helpers';

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../../src/core/signing';
-import type { HookbenchApi } from '../../../src/vscode/hookbench';
+import type { HookbenchApi } from '../helpers';
 import type { ViewId } from '../../../src/vscode/views/registerViews';
 import { userDoes } from '../reporter';
 

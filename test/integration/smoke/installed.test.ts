@@ -6,9 +6,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../../src/core/signing';
 import type { PreviewForm, PreviewOutcome } from '../../../src/core/browserRendering/previewProtocol';
-import type { HookbenchApi } from '../../../src/vscode/hookbench';
+import type { HookbenchApi } from '../../../src/vscode/api';
 import { commandLine, processTree } from '../../unit/helpers/procfs';
-import { nextRestart, withSecret } from '../helpers';
+import { nextRestart, startReceiver, withSecret } from '../helpers';
 import { previewShowsOutcome, type PreviewShown } from '../previewShown';
 import { readWebview, reportFigure } from '../reporter';
 
@@ -73,7 +73,7 @@ describe('The installed package', () => {
     assert.equal(ext.extensionKind, vscode.ExtensionKind.Workspace);
     const api = await ext.activate();
     assert.equal(ext.isActive, true);
-    assert.equal(typeof api.server.start, 'function');
+    assert.equal(typeof api.receiver.ready, 'function');
     reportFigure('installed package: activation', `${api.timings.activationMs.toFixed(1)} ms`);
   });
 
@@ -88,10 +88,10 @@ describe('The installed package', () => {
 
   it('answers a read-only query through the packaged admin query worker (dist/adminQueryWorker.js)', async () => {
     const api = await installed().activate();
-    const url = await api.server.start();
+    const url = await startReceiver();
     const response = await fetch(`${url}/__hookbench/instances/webhook-agent/acme-smoke/query`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${api.server.adminToken}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${api.receiver.adminToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({ sql: 'SELECT count(*) AS n FROM events' }),
     });
     assert.equal(response.status, 200, await response.clone().text());
@@ -99,8 +99,8 @@ describe('The installed package', () => {
   });
 
   it('copies a webhook URL forwarded the VS Code way (code-server is a remote host) that reaches the receiver', async () => {
-    const api = await installed().activate();
-    const local = await api.server.start();
+    await installed().activate();
+    const local = await startReceiver();
     const copied = await vscode.commands.executeCommand<string>('hookbench.receiver.copyUrl', 'github');
     assert.equal(await vscode.env.clipboard.readText(), copied);
     const port = new URL(local).port;
@@ -128,7 +128,7 @@ describe('The installed package', () => {
 
   it("bundles the user's TypeScript agents worker with the packaged esbuild binary and serves it", async () => {
     const api = await installed().activate();
-    await api.server.start();
+    await startReceiver();
     const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     assert.ok(fs.existsSync(path.join(folder, 'counter', 'src', 'index.ts')), 'the launcher put the counter worker in the workspace');
     const restarted = nextRestart(api);
