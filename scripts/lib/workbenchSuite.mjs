@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { installExtension, placeExtensionFolder, startCodeServer, workbenchUrl } from './codeServer.mjs';
+import { treeStep } from './workbenchTree.mjs';
 
 export const CHROMIUM = process.env.HOOKBENCH_CHROMIUM ?? '/usr/bin/chromium';
 const TIMEOUT_MS = Number(process.env.HOOKBENCH_TEST_TIMEOUT_MS ?? 10 * 60_000);
@@ -27,12 +28,19 @@ export const CHROMIUM_ARGS = [
  * `waitFor`, types into it and presses keys; or clicks what `click` selects once it shows, holding
  * `modifiers` (Shift, Control) down for the click, as a multi-selection does; or clicks what
  * `clickInWebview` selects inside a webview's page (webviews are frames of their own); or reads a
- * list (`readList`) or what a webview's page shows (`readWebview`), which is the step's answer.
+ * list (`readList`) or what a webview's page shows (`readWebview`), which is the step's answer;
+ * or reads or uses a tree view's row (`tree`, workbenchTree.mjs); or reads the workbench's page
+ * itself (`readWorkbench`: an expression evaluated in it once `until` holds there).
  * @param {import('puppeteer-core').Page} page
- * @param {{ waitFor?: string, type?: string, press?: string[], click?: string, clickInWebview?: string, modifiers?: string[], readList?: ListRead, readWebview?: WebviewRead }} step
+ * @param {{ waitFor?: string, type?: string, press?: string[], click?: string, clickInWebview?: string, modifiers?: string[], readList?: ListRead, readWebview?: WebviewRead, readWorkbench?: { read: string, until?: string }, tree?: import('./workbenchTree.mjs').TreeStep }} step
  * @returns {Promise<unknown>} what the step read, if it reads
  */
 async function actAsUser(page, step) {
+  if (step.tree) return treeStep(page, step.tree);
+  if (step.readWorkbench) {
+    await page.waitForFunction(step.readWorkbench.until ?? 'true', { timeout: 20_000 });
+    return page.evaluate(step.readWorkbench.read);
+  }
   if (step.readList) return readList(page, step.readList);
   if (step.readWebview) return readWebview(page, step.readWebview);
   if (step.waitFor) {

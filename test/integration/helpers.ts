@@ -1,5 +1,6 @@
 // What the integration tests share: the extension's API, the receiver, and what the views show.
 import * as vscode from 'vscode';
+import type { DeliverySummary } from '../../src/core/contract/deliveries';
 import { nullLogger } from '../../src/core/log';
 import type { HookbenchApi as PublicApi, ReceiverState } from '../../src/vscode/api';
 import { AdminClient } from '../../src/vscode/client/adminClient';
@@ -112,4 +113,20 @@ export function resultsShown(sql: string, title = 'Results: '): Promise<ResultsS
     html: document.body.innerHTML,
   })`;
   return readWebview<ResultsShown>(title, read, `document.querySelector('pre.sql')?.textContent === ${JSON.stringify(sql)}`);
+}
+
+/** The ids of the deliveries the receiver has logged now: what a later `newDeliveries` leaves out. */
+export async function deliveryIds(client: AdminClient): Promise<Set<string>> {
+  return new Set((await client.deliveries(200)).map((d) => d.id));
+}
+
+/** The deliveries logged since `known` was read, newest first, once there are `count` of them (within 15 s). */
+export async function newDeliveries(client: AdminClient, known: ReadonlySet<string>, count = 1): Promise<DeliverySummary[]> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const fresh = (await client.deliveries(200)).filter((d) => !known.has(d.id));
+    if (fresh.length >= count) return fresh;
+    if (Date.now() > deadline) throw new Error(`${fresh.length} of ${count} new deliveries arrived`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

@@ -8,19 +8,14 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { buildDelivery, findTemplate } from '../../src/core/payloads';
 import { schemeFor } from '../../src/core/signing';
-import type { AgentNode } from '../../src/vscode/views/agentsTree';
-import { listed } from '../../src/vscode/views/listTree';
-import { api, instancesNow, untilTree, withSecret, type HookbenchApi } from './helpers';
+import { adminClient, api, deliveryIds, newDeliveries, withSecret } from './helpers';
 import { userDoes } from './reporter';
+import { rowMenu, rowsUnder, untilRows } from './treeViews';
 
-/** The event nodes of one instance, as the tree shows them now. */
-async function eventsOf(hookbench: HookbenchApi, name: string): Promise<AgentNode[]> {
-  const tree = hookbench.trees.agents;
-  const instance = (await instancesNow(hookbench)).find((i) => i.kind === 'instance' && i.name === name);
-  if (!instance) return [];
-  const [, events] = await tree.getChildren(instance);
-  return events ? tree.getChildren(events) : [];
-}
+/** The Events row of acme-loop in the Agents view. */
+const LOOP_EVENTS = ['webhook-agent', 'acme-loop', 'Events'];
+/** The instances the Agents view shows, by name. */
+const instanceNames = async () => (await rowsUnder('Agents', ['webhook-agent'])).map((row) => row.label);
 
 describe('The daily loop, as a user', () => {
   it('palette → provider → event → entity → draft → Send → the event in its agent → replay as new → a second event', async () => {
@@ -41,28 +36,34 @@ describe('The daily loop, as a user', () => {
     assert.equal(editor.document.languageId, 'json');
 
     await userDoes({ click: '.editor-actions [aria-label^="Send Webhook"]' });
-    const first = await untilTree(hookbench, () => eventsOf(hookbench, 'acme-loop'), (events) => events.length === 1);
+    const first = await untilRows('Agents', LOOP_EVENTS, (events) => events.length === 1);
 
-    const replayed = (await vscode.commands.executeCommand('hookbench.delivery.replayResigned', first[0])) as { status: number; duplicate: boolean };
-    assert.deepEqual([replayed.status, replayed.duplicate], [200, false], 'a new delivery is processed');
-    const both = await untilTree(hookbench, () => eventsOf(hookbench, 'acme-loop'), (events) => events.length === 2);
+    // The user replays it from the event's context menu; the receiver's log says how it went.
+    const client = await adminClient(hookbench);
+    const known = await deliveryIds(client);
+    await rowMenu('Agents', [...LOOP_EVENTS, first[0]!.label], 'Replay as New Delivery (new id, re-signed now)');
+    const [replayed] = await newDeliveries(client, known);
+    assert.deepEqual([replayed!.status, replayed!.duplicate ?? false], [200, false], 'a new delivery is processed');
+    const both = await untilRows('Agents', LOOP_EVENTS, (events) => events.length === 2);
     assert.equal(both.length, 2);
     // Only one agent for the repository: the draft's path (Acme%2FLoop) and the payload both say acme-loop.
-    const loops = (await instancesNow(hookbench)).filter((i) => i.kind === 'instance' && /loop/i.test(i.name));
-    assert.deepEqual(loops.map((i) => (i.kind === 'instance' ? i.name : '')), ['acme-loop']);
+    const loops = (await instanceNames()).filter((name) => /loop/i.test(name));
+    assert.deepEqual(loops, ['acme-loop']);
   });
 
   it('says "duplicate — not processed again" for a replay as received, in the answer and in Deliveries', async () => {
     const hookbench = await api();
-    const [event] = await eventsOf(hookbench, 'acme-loop');
+    const [event] = await rowsUnder('Agents', LOOP_EVENTS);
     assert.ok(event, 'the loop test left an event');
-    const again = (await vscode.commands.executeCommand('hookbench.delivery.replay', event)) as { status: number; duplicate: boolean };
-    assert.deepEqual([again.status, again.duplicate], [200, true]);
-    const deliveries = hookbench.trees.deliveries;
-    const items = await untilTree(hookbench, async () => listed(await deliveries.getChildren()), (list) => list.some((d) => d.duplicate === true));
-    const duplicate = items.find((d) => d.duplicate === true)!;
-    assert.match(String(deliveries.getTreeItem(duplicate).description), /duplicate — not processed again/);
-    assert.equal((await eventsOf(hookbench, 'acme-loop')).length, 2, 'nothing was stored again');
+    const client = await adminClient(hookbench);
+    const known = await deliveryIds(client);
+    await rowMenu('Agents', [...LOOP_EVENTS, event.label], 'Replay as Received (a duplicate, to test idempotency)');
+    const [again] = await newDeliveries(client, known);
+    assert.deepEqual([again!.status, again!.duplicate], [200, true]);
+    const items = await untilRows('Deliveries', [], (list) => list.some((d) => /duplicate/.test(d.description)));
+    const duplicate = items.find((d) => /duplicate/.test(d.description))!;
+    assert.match(duplicate.description, /duplicate — not processed again/);
+    assert.equal((await rowsUnder('Agents', LOOP_EVENTS)).length, 2, 'nothing was stored again');
   });
 
   it('sends again from the same draft after an edit, as a new delivery', async () => {
@@ -72,7 +73,7 @@ describe('The daily loop, as a user', () => {
     await editor.edit((edit) => edit.replace(new vscode.Range(0, 0, editor.document.lineCount, 0), JSON.stringify({ ref: 'refs/heads/edited', repository: { full_name: 'Acme/Loop' }, pusher: { name: 'ana' }, commits: [] }, null, 2)));
     const result = (await vscode.commands.executeCommand('hookbench.draft.send', editor.document.uri)) as { status: number; duplicate: boolean };
     assert.deepEqual([result.status, result.duplicate], [200, false], hookbench.recentLog().filter((l) => /security|POST|restart|secret|listening/i.test(l)).slice(-25).join("\n"));
-    await untilTree(hookbench, () => eventsOf(hookbench, 'acme-loop'), (events) => events.length === 3);
+    await untilRows('Agents', LOOP_EVENTS, (events) => events.length === 3);
     assert.equal(editor.document.isDirty, false, 'the draft saved itself: no "save changes?" prompt');
   });
 
@@ -91,8 +92,7 @@ describe('The daily loop, as a user', () => {
     await userDoes({ waitFor: 'Set STRIPE_WEBHOOK_SECRET', type: 'whsec_loop_secret', press: ['Enter'] });
     const result = await sending;
     assert.deepEqual([result?.status, result?.body], [200, 'OK'], 'signed with the new secret, sent to the restarted receiver');
-    const names = (await instancesNow(hookbench)).map((i) => (i.kind === 'instance' ? i.name : ''));
-    await untilTree(hookbench, async () => (await instancesNow(hookbench)).map((i) => (i.kind === 'instance' ? i.name : '')), (list) => list.includes('cus_LoopSecret'));
+    const names = (await untilRows('Agents', ['webhook-agent'], (rows) => rows.some((row) => row.label === 'cus_LoopSecret'))).map((row) => row.label);
     assert.ok(!names.includes('cus_loopsecret'), 'Stripe ids keep their case');
   });
 

@@ -23,6 +23,8 @@ type UserStep = {
   modifiers?: ('Shift' | 'Control')[];
   readList?: { list: string; fields: Record<string, string>; until: string[][] };
   readWebview?: { title: string; read: string; until?: string };
+  tree?: { view: string; path: string[]; act: string; item?: string };
+  readWorkbench?: { read: string; until?: string };
 };
 
 /**
@@ -44,6 +46,14 @@ export async function readWorkbenchList(list: string, fields: Record<string, str
  */
 export function readWebview<T>(title: string, read: string, until?: string): Promise<T> {
   return userDoes({ readWebview: { title, read, ...(until !== undefined ? { until } : {}) } }) as Promise<T>;
+}
+
+/**
+ * Reads the workbench's own page (the launcher evaluates `read` there, as its developer tools'
+ * console would, once `until` holds within 20 s). Rejects where no launcher reads the workbench.
+ */
+export function readWorkbench<T>(read: string, until?: string): Promise<T> {
+  return userDoes({ readWorkbench: { read, ...(until !== undefined ? { until } : {}) } }) as Promise<T>;
 }
 
 /**
