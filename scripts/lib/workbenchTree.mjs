@@ -62,25 +62,31 @@ async function wheel(page, list, deltaY) {
   // Below the rows sticky scroll may hold at the top.
   await page.mouse.move(box.x + box.width / 2, box.y + box.height * 0.8);
   await page.mouse.wheel({ deltaY });
-  await sleep(60);
+  await sleep(30);
 }
 
 /**
- * Every row the tree shows now, from the top: the list is wheeled down a page at a time.
+ * Looks at the rows from the top, in order, a page at a time (the list wheeled down as it goes),
+ * until `visit` says `stop` or the last row was seen.
  * @param {import('puppeteer-core').Page} page @param {string} list
+ * @param {(row: TreeRow) => 'stop' | void} visit
  */
-async function allRows(page, list) {
-  for (let tries = 0; tries < 20 && (await rowsInView(page, list))[0]?.index !== 0; tries++) await wheel(page, list, -1e6);
-  /** @type {Map<number, TreeRow>} */
-  const seen = new Map();
+async function scan(page, list, visit) {
+  // An empty tree is not drawn: the view shows its welcome instead.
   const box = await (await page.$(list))?.boundingBox();
-  for (let stale = 0, pages = 0; stale < 2 && pages < 200; pages++) {
-    const before = seen.size;
-    for (const row of await rowsInView(page, list)) seen.set(row.index, row);
-    stale = seen.size === before ? stale + 1 : 0;
-    await wheel(page, list, Math.max(44, (box?.height ?? 200) * 0.8));
+  if (!box) return;
+  for (let tries = 0; tries < 100 && (await rowsInView(page, list))[0]?.index !== 0; tries++) await wheel(page, list, -3000);
+  let next = 0;
+  for (let stale = 0, pages = 0; stale < 2 && pages < 1000; pages++) {
+    const before = next;
+    for (const row of await rowsInView(page, list)) {
+      if (row.index !== next) continue;
+      if (visit(row) === 'stop') return;
+      next++;
+    }
+    stale = next === before ? stale + 1 : 0;
+    await wheel(page, list, Math.max(44, box.height * 0.8));
   }
-  return [...seen.values()].sort((a, b) => a.index - b.index);
 }
 
 /**
@@ -118,33 +124,50 @@ async function pointAt(page, selector) {
 const matches = (pattern, label) => (pattern.length > 1 && pattern.startsWith('/') && pattern.endsWith('/') ? new RegExp(pattern.slice(1, -1)).test(label) : pattern === label);
 
 /**
- * The row at the end of `path`, each row on the way expanded, and every row shown once it is.
- * @param {import('puppeteer-core').Page} page @param {string} list @param {string[]} path
- * @returns {Promise<{ row: TreeRow | undefined, rows: TreeRow[] }>}
+ * Finds the row at the end of `path` (each row on the way expanded, as a user expands it; the
+ * last one too when `open`) and the rows directly under it (the roots when `path` is empty).
+ * @param {import('puppeteer-core').Page} page @param {string} list @param {string[]} path @param {boolean} open
+ * @returns {Promise<{ row: TreeRow | undefined, children: TreeRow[] }>}
  */
-async function resolve(page, list, path) {
-  let rows = await allRows(page, list);
-  /** @type {TreeRow | undefined} */
-  let row;
-  for (const [depth, label] of path.entries()) {
-    const start = row ? rows.findIndex((r) => r.index === row?.index) + 1 : 0;
-    const under = [];
-    for (const r of rows.slice(start)) {
-      if (row && r.level <= row.level) break;
-      if (r.level === depth + 1) under.push(r);
+async function resolve(page, list, path, open) {
+  for (let expansions = 0; expansions <= path.length + 1; expansions++) {
+    /** @type {TreeRow | undefined} */
+    let row;
+    /** @type {TreeRow | undefined} */
+    let collapsed;
+    /** @type {TreeRow[]} */
+    const children = [];
+    /** @type {string[]} */
+    const seen = [];
+    await scan(page, list, (r) => {
+      if (row && r.level <= row.level) return 'stop';
+      const depth = row ? row.level : 0;
+      if (r.level !== depth + 1) return undefined;
+      if (path.length === depth) return void children.push(r);
+      seen.push(r.label);
+      if (!matches(/** @type {string} */ (path[depth]), r.label)) return undefined;
+      row = r;
+      seen.length = 0;
+      // Collapsed: expanded first, then looked at again.
+      if (r.expanded === false && (open || r.level < path.length)) {
+        collapsed = r;
+        return 'stop';
+      }
+      return undefined;
+    });
+    if (collapsed) {
+      await expand(page, list, collapsed);
+      continue;
     }
-    row = under.find((r) => matches(label, r.label));
-    if (!row) throw new Error(`no row ${JSON.stringify(label)} under ${JSON.stringify(path.slice(0, depth))} (there: ${under.map((r) => JSON.stringify(r.label)).join(', ') || 'none'})`);
-    if (row.expanded === false) {
-      rows = await expand(page, list, row);
-      row = rows.find((r) => r.index === row?.index);
-    }
+    const depth = row ? row.level : 0;
+    if (depth < path.length) throw new Error(`no row ${JSON.stringify(path[depth])} under ${JSON.stringify(path.slice(0, depth))} (there: ${seen.map((label) => JSON.stringify(label)).join(', ') || 'none'})`);
+    return { row, children };
   }
-  return { row, rows };
+  throw new Error(`${JSON.stringify(path)} did not stay expanded`);
 }
 
 /**
- * Expands `row` by its twistie and answers the rows once its children show (or it shows none).
+ * Expands `row` by its twistie, and waits until its children show (or it shows none).
  * @param {import('puppeteer-core').Page} page @param {string} list @param {TreeRow} row
  */
 async function expand(page, list, row) {
@@ -157,7 +180,6 @@ async function expand(page, list, row) {
     if (self?.expanded && next && next.level > row.level) break;
     await sleep(100);
   }
-  return allRows(page, list);
 }
 
 /**
@@ -170,17 +192,9 @@ export async function treeStep(page, { view, path = [], act = 'children', item }
   await page.waitForSelector(header, { timeout: 20_000 });
   if ((await page.$eval(header, (h) => h.getAttribute('aria-expanded'))) === 'false') await page.click(header);
   const list = listOf(view);
-  await page.waitForSelector(list, { timeout: 20_000 });
-  const { row, rows } = await resolve(page, list, path);
-  if (act === 'children') {
-    const start = row ? rows.findIndex((r) => r.index === row.index) + 1 : 0;
-    const children = [];
-    for (const r of rows.slice(start)) {
-      if (row && r.level <= row.level) break;
-      if (r.level === (row?.level ?? 0) + 1) children.push(r);
-    }
-    return children;
-  }
+  await page.waitForSelector(`${list}, .pane:has(> ${header}) .welcome-view`, { timeout: 20_000 });
+  const { row, children } = await resolve(page, list, path, act === 'children');
+  if (act === 'children') return children;
   if (!row) throw new Error(`${act} needs a row: give its path`);
   await scrollTo(page, list, row.index);
   const selector = rowOf(list, row.index);
@@ -212,7 +226,7 @@ export async function treeStep(page, { view, path = [], act = 'children', item }
 
 /**
  * The tooltip the row shows when the pointer rests on it: its text, and the elements it renders
- * (links, images, code spans) by tag and link target.
+ * (links, images, code spans, scripts, frames) as HTML.
  * @param {import('puppeteer-core').Page} page @param {string} selector
  */
 async function hover(page, selector) {

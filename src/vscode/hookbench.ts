@@ -18,15 +18,8 @@ import { ExposeController } from './expose/exposeController';
 import { registerExposeCommands } from './expose/exposeCommands';
 import { AttachedWorkers } from './views/attachedWorkers';
 import { ExplorerSession } from './views/explorerSession';
-import { registerViews, type ViewId, type Views } from './views/registerViews';
+import { registerViews } from './views/registerViews';
 import { registerInspector } from './inspector/registerInspector';
-
-/** Until the integration tests read the views in the workbench: the views' handles. */
-export interface HookbenchApiWithViews extends HookbenchApi {
-  readonly views: Readonly<Record<ViewId, vscode.TreeView<unknown>>>;
-  readonly trees: Views['trees'];
-  readonly explorer: ExplorerSession;
-}
 
 /** The receiver as the API shows it (src/vscode/api.ts): its state, address, tokens and data folder. */
 function receiverApi(server: ServerController): HookbenchReceiver {
@@ -55,7 +48,7 @@ function receiverApi(server: ServerController): HookbenchReceiver {
  * with its status bar, the secrets, and the commands, all owned by a store that lives as long as
  * the extension.
  */
-export function createHookbench(context: vscode.ExtensionContext, moduleStart?: number): HookbenchApiWithViews {
+export function createHookbench(context: vscode.ExtensionContext, moduleStart?: number): HookbenchApi {
   const started = performance.now();
   const loadMs = moduleStart === undefined ? 0 : started - moduleStart;
   const bundleStartedAt = performance.timeOrigin + (moduleStart ?? started);
@@ -98,5 +91,5 @@ export function createHookbench(context: vscode.ExtensionContext, moduleStart?: 
       resolve(performance.now() - started);
     });
   });
-  return { receiver: receiverApi(server), recentLog: () => log.lines(), timings: { activationMs, loadMs, bundleStartedAt, receiverReadyMs }, views, trees, explorer };
+  return { receiver: receiverApi(server), recentLog: () => log.lines(), timings: { activationMs, loadMs, bundleStartedAt, receiverReadyMs } };
 }

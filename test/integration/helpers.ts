@@ -1,11 +1,10 @@
-// What the integration tests share: the extension's API, the receiver, and what the views show.
+// What the integration tests share: the extension's API, the receiver and its admin API, and
+// what the results webview shows.
 import * as vscode from 'vscode';
 import type { DeliverySummary } from '../../src/core/contract/deliveries';
 import { nullLogger } from '../../src/core/log';
-import type { HookbenchApi as PublicApi, ReceiverState } from '../../src/vscode/api';
+import type { HookbenchApi, ReceiverState } from '../../src/vscode/api';
 import { AdminClient } from '../../src/vscode/client/adminClient';
-import type { HookbenchApiWithViews as HookbenchApi } from '../../src/vscode/hookbench';
-import type { AgentNode } from '../../src/vscode/views/agentsTree';
 import { readWebview } from './reporter';
 
 export type { HookbenchApi };
@@ -23,12 +22,12 @@ export async function startReceiver(): Promise<string> {
 }
 
 /** The receiver's admin API, as any client of it: its URL and the session's token from the API. */
-export async function adminClient(hookbench: PublicApi): Promise<AdminClient> {
+export async function adminClient(hookbench: HookbenchApi): Promise<AdminClient> {
   return new AdminClient(await hookbench.receiver.ready(), hookbench.receiver.adminToken, nullLogger);
 }
 
 export /** Resolves at the next time the receiver is running again after having stopped. */
-function nextRestart(hookbench: PublicApi, timeoutMs = 30_000): Promise<string> {
+function nextRestart(hookbench: HookbenchApi, timeoutMs = 30_000): Promise<string> {
   return new Promise((resolve, reject) => {
     let stopped = false;
     const timer = setTimeout(() => {
@@ -46,39 +45,11 @@ function nextRestart(hookbench: PublicApi, timeoutMs = 30_000): Promise<string> 
   });
 }
 
-export /** Resolves once `predicate` holds after a tree change (the trees redraw on the live feed). */
-async function untilTree<T>(hookbench: HookbenchApi, read: () => Promise<T>, predicate: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!predicate(value)) {
-    if (Date.now() > deadline) throw new Error(`the tree never showed what was expected: ${JSON.stringify(value).slice(0, 300)}`);
-    await new Promise<void>((resolve) => {
-      const sub = hookbench.explorer.onDidChange(() => {
-        sub.dispose();
-        resolve();
-      });
-      setTimeout(() => {
-        sub.dispose();
-        resolve();
-      }, 500);
-    });
-    value = await read();
-  }
-  return value;
-}
-
-/** The instances under the first local namespace, read from fresh roots as a redraw does. */
-export async function instancesNow(hookbench: HookbenchApi): Promise<AgentNode[]> {
-  const tree = hookbench.trees.agents;
-  const namespace = (await tree.getChildren()).find((n) => n.kind === 'namespace');
-  return namespace ? tree.getChildren(namespace) : [];
-}
-
 /**
  * Stores a webhook secret as Set Webhook Secret does (the receiver restarts when it changes, and
  * the command returns once it runs again); resolves with the receiver's URL.
  */
-export async function withSecret(hookbench: PublicApi, env: string, value: string): Promise<string> {
+export async function withSecret(hookbench: HookbenchApi, env: string, value: string): Promise<string> {
   await startReceiver();
   await vscode.commands.executeCommand('hookbench.secret.set', env, value);
   return hookbench.receiver.ready();

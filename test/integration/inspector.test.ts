@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
-import type { AgentNode } from '../../src/vscode/views/agentsTree';
 import type { TimelineView } from '../../src/vscode/inspector/timelineHtml';
-import { adminClient, api, instancesNow, resultsShown, untilTree, withSecret, type HookbenchApi } from './helpers';
+import { adminClient, api, resultsShown, withSecret } from './helpers';
 import { readWebview, readWorkbenchList, userDoes } from './reporter';
+import { clickRow, editorOpenedBy, rowsUnder, untilRows } from './treeViews';
 
 const SECRET = 'inspector-secret';
 const ENTITY = 'inspector-repo';
@@ -21,10 +21,8 @@ async function deliver(url: string, event: string, delivery: string, payload: ob
   return response.status;
 }
 
-async function instanceNode(hookbench: HookbenchApi): Promise<AgentNode> {
-  const [node] = await untilTree(hookbench, async () => (await instancesNow(hookbench)).filter((n) => n.kind === 'instance' && n.name === ENTITY), (nodes) => nodes.length === 1);
-  return node!;
-}
+/** The instance's row in the Agents view. */
+const INSTANCE = ['webhook-agent', ENTITY];
 
 describe('inspector: SQL console and state timeline', () => {
   it('lists the instance’s tables in the Agents view and browses one in the console, rows in the webview', async () => {
@@ -32,22 +30,21 @@ describe('inspector: SQL console and state timeline', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     const url = await withSecret(hookbench, 'GITHUB_WEBHOOK_SECRET', SECRET);
     assert.equal(await deliver(url, 'push', 'insp-1', { ref: 'refs/heads/main', pusher: { name: 'zoe' }, commits: [] }), 200);
-    const instance = await instanceNode(hookbench);
-    const tree = hookbench.trees.agents;
-    const tables = (await tree.getChildren(instance)).find((n) => n.kind === 'tables');
-    assert.ok(tables, 'the instance has a Tables node');
-    const children = await tree.getChildren(tables);
-    const events = children.find((n) => n.kind === 'table' && n.table === 'events');
-    assert.ok(events && events.kind === 'table', `the events table is listed: ${children.map((n) => (n.kind === 'table' ? n.table : n.kind)).join(', ')}`);
-    assert.deepEqual(events.columns.find((c) => c.name === 'timestamp'), { name: 'timestamp', type: 'TEXT', notNull: true, pk: 0 });
-    assert.equal(tree.getTreeItem(events).command?.command, 'hookbench.sql.open', 'clicking a table opens the console');
+    await untilRows('Agents', ['webhook-agent'], (rows) => rows.some((row) => row.label === ENTITY));
+    assert.ok((await rowsUnder('Agents', INSTANCE)).some((row) => row.label === 'Tables'), 'the instance has a Tables node');
+    const tables = await rowsUnder('Agents', [...INSTANCE, 'Tables']);
+    assert.ok(tables.some((row) => row.label === 'events'), `the events table is listed: ${tables.map((row) => row.label).join(', ')}`);
+    const columns = await rowsUnder('Agents', [...INSTANCE, 'Tables', 'events']);
+    assert.equal(columns.find((c) => c.label === 'timestamp')?.description, 'TEXT · not null', 'timestamp: TEXT, not null, no primary key');
 
-    const uri = (await vscode.commands.executeCommand('hookbench.sql.open', events)) as vscode.Uri;
+    // Clicking a table opens the console, which runs SELECT * on it.
+    const opened = await editorOpenedBy(() => clickRow('Agents', [...INSTANCE, 'Tables', 'events']), (editor) => editor.document.uri.scheme === 'hookbench-sql');
+    const uri = opened.document.uri;
+    // The results panel, as the user sees it: it shows the rows of the statement the console ran.
+    const shown = await resultsShown('SELECT * FROM "events" LIMIT 100');
     assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), uri.toString());
     assert.equal(vscode.window.activeTextEditor?.document.languageId, 'sql');
     assert.match(vscode.window.activeTextEditor!.document.getText(), /^SELECT \* FROM "events" LIMIT 100/);
-    // The results panel, as the user sees it: it shows the rows of the statement the console ran.
-    const shown = await resultsShown(vscode.window.activeTextEditor!.document.getText().trim());
     assert.equal(shown.error, null, JSON.stringify(shown));
     assert.equal(shown.rows.length, 1);
     assert.ok(shown.columns.includes('payload'));
@@ -112,8 +109,8 @@ describe('inspector: SQL console and state timeline', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     const url = await hookbench.receiver.ready();
     assert.equal(await deliver(url, 'issues', 'insp-2', { action: 'opened', issue: { number: 7, title: 'Timeline' } }), 200);
-    const instance = await instanceNode(hookbench);
-    const view = (await vscode.commands.executeCommand('hookbench.timeline.open', instance)) as TimelineView;
+    // Open State Timeline, given the instance by its fields as any caller may.
+    const view = (await vscode.commands.executeCommand('hookbench.timeline.open', REF)) as TimelineView;
     assert.ok(view, 'the timeline opened');
     assert.ok(view.kind === 'steps', JSON.stringify(view));
     assert.deepEqual(view.steps.map((s) => s.eventId), ['insp-1', 'insp-2']);

@@ -7,8 +7,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
 import type { DeliverySummary } from '../../src/core/contract/deliveries';
-import { listed } from '../../src/vscode/views/listTree';
-import { api, startReceiver, untilTree } from './helpers';
+import { adminClient, api, startReceiver } from './helpers';
+import { rowsUnder, untilRows } from './treeViews';
 
 const victim = process.env['HOOKBENCH_TEST_VICTIM']!;
 const workspace = () => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
@@ -54,7 +54,7 @@ describe('Restricted mode (an untrusted clone with a planted .hookbench/)', () =
   });
 
   it('opening the views and starting the receiver write nothing through the planted links', async () => {
-    const hookbench = await api();
+    await api();
     await vscode.commands.executeCommand('workbench.view.extension.hookbench');
     await vscode.commands.executeCommand('hookbench.secret.set', 'GITHUB_WEBHOOK_SECRET', 'restricted-secret');
     const url = await startReceiver();
@@ -66,13 +66,14 @@ describe('Restricted mode (an untrusted clone with a planted .hookbench/)', () =
       headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'restricted-1', 'x-note': '$(touch /tmp/hookbench-pwned)' },
     });
     assert.equal(response.status, 200);
-    // Expanding every node wakes every instance the explorer knows of: the planted one must not be among them.
-    const tree = hookbench.trees.agents;
+    // Expanding every row of the Agents view wakes every instance the explorer knows of: the planted one must not be among them.
+    await untilRows('Agents', [], (roots) => roots.length > 0);
+    await untilRows('Agents', ['webhook-agent'], (rows) => rows.some((row) => row.label === 'acme-widgets'));
     const names: string[] = [];
-    for (const namespace of await tree.getChildren()) {
-      for (const instance of await tree.getChildren(namespace)) {
-        if (instance.kind === 'instance') names.push(instance.name);
-        await tree.getChildren(instance);
+    for (const namespace of await rowsUnder('Agents')) {
+      for (const instance of await rowsUnder('Agents', [namespace.label])) {
+        names.push(instance.label);
+        await rowsUnder('Agents', [namespace.label, instance.label]);
       }
     }
     assert.deepEqual(names, ['acme-widgets']);
@@ -91,8 +92,11 @@ describe('Restricted mode (an untrusted clone with a planted .hookbench/)', () =
       const { headers } = schemeFor('github').sign({ secret: 'restricted-secret', body: Buffer.from(body) });
       const response = await fetch(`${url}/webhooks/github`, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'restricted-fixture-1' } });
       assert.equal(response.status, 200);
-      const ofEntity = async () => listed(await hookbench.trees.deliveries.getChildren()).filter((d: DeliverySummary) => d.entity === 'acme-fixtures');
-      const [received] = await untilTree(hookbench, ofEntity, (list) => list.length === 1);
+      // The delivery as the receiver logged it (what the Deliveries view's item holds), once the view shows it.
+      await untilRows('Deliveries', [], (rows) => rows.some((row) => /acme-fixtures/.test(row.description)));
+      const list = (await (await adminClient(hookbench)).deliveries(200)).filter((d: DeliverySummary) => d.entity === 'acme-fixtures');
+      assert.equal(list.length, 1);
+      const [received] = list;
       const written = await vscode.commands.executeCommand<string[]>('hookbench.delivery.saveFixture', received, [received], { name: 'restricted-push' });
       assert.equal(written.length, 1);
       assert.equal(path.basename(written[0]!), 'restricted-push.json');

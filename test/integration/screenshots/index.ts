@@ -14,9 +14,9 @@ import { renderScene } from './render';
 export async function run(): Promise<void> {
   const api = await vscode.extensions.getExtension<HookbenchApi>('hookbench.hookbench')!.activate();
   await explorerScene(api);
-  await consoleScene(api);
-  await timelineScene(api);
-  await fixturesScene(api);
+  await consoleScene();
+  await timelineScene();
+  await fixturesScene();
   await volumeScene(api);
   await renderScene();
 }

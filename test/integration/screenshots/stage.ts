@@ -4,9 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../../src/core/signing';
-import type { HookbenchApi } from '../helpers';
-import type { ViewId } from '../../../src/vscode/views/registerViews';
-import { userDoes } from '../reporter';
+import { readWorkbench, userDoes } from '../reporter';
 
 /** The GitHub secret every scene signs with (one secret: the receiver never restarts between scenes). */
 export const SECRET = 'readme-secret';
@@ -71,16 +69,9 @@ export async function widenSideBar(steps: number): Promise<void> {
 }
 
 /** Folds (`open` false) or unfolds a view of the Hookbench side bar by clicking its header, as a user does, unless it already is. */
-export async function setViewOpen(api: HookbenchApi, id: ViewId, title: string, open: boolean): Promise<void> {
-  const view = api.views[id];
-  if (view.visible === open) return;
-  const changed = new Promise<void>((resolve) => {
-    const sub = view.onDidChangeVisibility(({ visible }) => {
-      if (visible !== open) return;
-      sub.dispose();
-      resolve();
-    });
-  });
+export async function setViewOpen(title: string, open: boolean): Promise<void> {
+  const expanded = `document.querySelector(${JSON.stringify(viewHeader(title))})?.getAttribute('aria-expanded') === ${JSON.stringify(String(open))}`;
+  if (await readWorkbench<boolean>(expanded)) return;
   await userDoes({ click: viewHeader(title) });
-  await changed;
+  await readWorkbench('true', expanded);
 }
