@@ -75,7 +75,13 @@ async function scan(page, list, visit) {
   // An empty tree is not drawn: the view shows its welcome instead.
   const box = await (await page.$(list))?.boundingBox();
   if (!box) return;
-  for (let tries = 0; tries < 100 && (await rowsInView(page, list))[0]?.index !== 0; tries++) await wheel(page, list, -3000);
+  // The pointer rests on the list (below the rows sticky scroll may hold at the top) while it turns the wheel.
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height * 0.8);
+  const turn = async (/** @type {number} */ deltaY) => {
+    await page.mouse.wheel({ deltaY });
+    await sleep(30);
+  };
+  for (let tries = 0; tries < 100 && (await rowsInView(page, list))[0]?.index !== 0; tries++) await turn(-3000);
   let next = 0;
   for (let stale = 0, pages = 0; stale < 2 && pages < 1000; pages++) {
     const before = next;
@@ -85,7 +91,7 @@ async function scan(page, list, visit) {
       next++;
     }
     stale = next === before ? stale + 1 : 0;
-    await wheel(page, list, Math.max(44, box.height * 0.8));
+    await turn(Math.max(44, box.height * 0.8));
   }
 }
 
@@ -193,7 +199,18 @@ export async function treeStep(page, { view, path = [], act = 'children', item }
   if ((await page.$eval(header, (h) => h.getAttribute('aria-expanded'))) === 'false') await page.click(header);
   const list = listOf(view);
   await page.waitForSelector(`${list}, .pane:has(> ${header}) .welcome-view`, { timeout: 20_000 });
-  const { row, children } = await resolve(page, list, path, act === 'children');
+  // A tree being drawn again (the live feed changed it) may miss a row for a moment: looked at again.
+  /** @type {{ row: TreeRow | undefined, children: TreeRow[] } | undefined} */
+  let found;
+  for (let attempt = 1; !found; attempt++) {
+    try {
+      found = await resolve(page, list, path, act === 'children');
+    } catch (error) {
+      if (attempt === 3) throw error;
+      await sleep(300);
+    }
+  }
+  const { row, children } = found;
   if (act === 'children') return children;
   if (!row) throw new Error(`${act} needs a row: give its path`);
   await scrollTo(page, list, row.index);

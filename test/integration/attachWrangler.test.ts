@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { scratchFolder, startOracle, type RunningRuntime } from '../differential/runtimes';
 import { api } from './helpers';
-import { rowInline, rowsUnder, untilRows } from './treeViews';
+import { rowInline, shownUnder, untilRows } from './treeViews';
 
 /** The oracle the launcher installed (scripts/lib/setup.mjs ensureWrangler) and passed on. */
 function oracleTools(): { wrangler: string; modules: string } {
@@ -59,7 +59,7 @@ describe('attach to wrangler dev', function () {
     const host = new URL(oracle.origin).host;
     const roots = await untilRows('Agents', [], (rows) => rows.some((row) => row.label === host));
     assert.ok(roots.some((row) => row.label === host), 'the wrangler dev worker is a root of the Agents view');
-    const [remote] = await rowsUnder('Agents', [host]);
+    const [remote] = await shownUnder('Agents', [host]);
     assert.equal(remote?.label, 'acme-widgets');
     await untilRows('Agents', [host], (rows) => /^push · .+ · 1 total$/.test(rows[0]?.description ?? ''));
 
@@ -68,7 +68,7 @@ describe('attach to wrangler dev', function () {
     await untilRows('Agents', [host], (rows) => /^issues · .+ · 2 total$/.test(rows[0]?.description ?? ''));
 
     // Each event's label ends with its title.
-    const rows = await rowsUnder('Agents', [host, 'acme-widgets', 'Events']);
+    const rows = await untilRows('Agents', [host, 'acme-widgets', 'Events'], (events) => events.length >= 2);
     assert.deepEqual(rows.map((row) => row.label.split(' · ').at(-1)), ['Widget wobbles', 'Pushed 2 commits']);
 
     await rowInline('Agents', [host], 'Detach Deployed Worker');

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { api, nextRestart, resultsShown, startReceiver, type HookbenchApi } from './helpers';
 import { requestScreenshot, userDoes } from './reporter';
-import { clickRow, editorOpenedBy, revealRow, rowsUnder, untilRows, type TreeRow } from './treeViews';
+import { clickRow, editorOpenedBy, revealRow, rowsUnder, shownUnder, untilRows, type TreeRow } from './treeViews';
 
 const extensionRoot = () => vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath;
 const fixture = () => path.join(extensionRoot(), 'test', 'fixtures', 'workers', 'bindings');
@@ -25,7 +25,7 @@ const kindOf = (row: TreeRow) => KINDS[row.description.split(' · ')[0]!] ?? row
 async function childrenOf(kind: string, name: string): Promise<TreeRow[]> {
   const roots = await rowsUnder('Bindings');
   assert.ok(roots.some((row) => row.label === name && kindOf(row) === kind), `the view has the ${kind} binding ${name}`);
-  return rowsUnder('Bindings', [name]);
+  return shownUnder('Bindings', [name]);
 }
 
 /** Reads `read` until `done` holds: the queue's consumer runs on its own time. */

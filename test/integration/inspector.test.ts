@@ -8,7 +8,7 @@ import { schemeFor } from '../../src/core/signing';
 import type { TimelineView } from '../../src/vscode/inspector/timelineHtml';
 import { adminClient, api, resultsShown, withSecret } from './helpers';
 import { readWebview, readWorkbenchList, userDoes } from './reporter';
-import { clickRow, editorOpenedBy, rowsUnder, untilRows } from './treeViews';
+import { clickRow, collapseAgents, editorOpenedBy, rowsUnder, shownUnder, untilRows } from './treeViews';
 
 const SECRET = 'inspector-secret';
 const ENTITY = 'inspector-repo';
@@ -25,6 +25,8 @@ async function deliver(url: string, event: string, delivery: string, payload: ob
 const INSTANCE = ['webhook-agent', ENTITY];
 
 describe('inspector: SQL console and state timeline', () => {
+  after(collapseAgents);
+
   it('lists the instance’s tables in the Agents view and browses one in the console, rows in the webview', async () => {
     const hookbench = await api();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
@@ -32,9 +34,9 @@ describe('inspector: SQL console and state timeline', () => {
     assert.equal(await deliver(url, 'push', 'insp-1', { ref: 'refs/heads/main', pusher: { name: 'zoe' }, commits: [] }), 200);
     await untilRows('Agents', ['webhook-agent'], (rows) => rows.some((row) => row.label === ENTITY));
     assert.ok((await rowsUnder('Agents', INSTANCE)).some((row) => row.label === 'Tables'), 'the instance has a Tables node');
-    const tables = await rowsUnder('Agents', [...INSTANCE, 'Tables']);
+    const tables = await shownUnder('Agents', [...INSTANCE, 'Tables']);
     assert.ok(tables.some((row) => row.label === 'events'), `the events table is listed: ${tables.map((row) => row.label).join(', ')}`);
-    const columns = await rowsUnder('Agents', [...INSTANCE, 'Tables', 'events']);
+    const columns = await shownUnder('Agents', [...INSTANCE, 'Tables', 'events']);
     assert.equal(columns.find((c) => c.label === 'timestamp')?.description, 'TEXT · not null', 'timestamp: TEXT, not null, no primary key');
 
     // Clicking a table opens the console, which runs SELECT * on it.

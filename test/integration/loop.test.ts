@@ -10,7 +10,7 @@ import { buildDelivery, findTemplate } from '../../src/core/payloads';
 import { schemeFor } from '../../src/core/signing';
 import { adminClient, api, deliveryIds, newDeliveries, withSecret } from './helpers';
 import { userDoes } from './reporter';
-import { rowMenu, rowsUnder, untilRows } from './treeViews';
+import { collapseAgents, rowMenu, rowsUnder, shownUnder, untilRows } from './treeViews';
 
 /** The Events row of acme-loop in the Agents view. */
 const LOOP_EVENTS = ['webhook-agent', 'acme-loop', 'Events'];
@@ -18,6 +18,8 @@ const LOOP_EVENTS = ['webhook-agent', 'acme-loop', 'Events'];
 const instanceNames = async () => (await rowsUnder('Agents', ['webhook-agent'])).map((row) => row.label);
 
 describe('The daily loop, as a user', () => {
+  after(collapseAgents);
+
   it('palette → provider → event → entity → draft → Send → the event in its agent → replay as new → a second event', async () => {
     const hookbench = await api();
     // A clean window, as after opening a folder: no walkthrough or editor to take the focus from the prompts.
@@ -53,7 +55,7 @@ describe('The daily loop, as a user', () => {
 
   it('says "duplicate — not processed again" for a replay as received, in the answer and in Deliveries', async () => {
     const hookbench = await api();
-    const [event] = await rowsUnder('Agents', LOOP_EVENTS);
+    const [event] = await shownUnder('Agents', LOOP_EVENTS);
     assert.ok(event, 'the loop test left an event');
     const client = await adminClient(hookbench);
     const known = await deliveryIds(client);

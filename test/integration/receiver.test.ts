@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
 import { adminClient, api, nextRestart, startReceiver, withSecret } from './helpers';
 import { readWorkbench, reportFigure } from './reporter';
-import { clickRow, editorOpenedBy, revealRow, rowInline, rowMenu, rowsUnder, rowTooltip, untilRows, viewList } from './treeViews';
+import { clickRow, collapseAgents, editorOpenedBy, revealRow, rowInline, rowMenu, rowTooltip, shownUnder, untilRows, viewList } from './treeViews';
 
 function signedPush(secret: string, delivery: string) {
   const body = JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'Acme/Integration' }, pusher: { name: 'zoe' }, commits: [] });
@@ -61,6 +61,8 @@ describe('Receiver', () => {
 });
 
 describe('Explorer', () => {
+  afterEach(collapseAgents);
+
   it('shows a signed POST in the Agents tree with its state and events, live', async () => {
     const hookbench = await api();
     await startReceiver();
@@ -75,9 +77,9 @@ describe('Explorer', () => {
     const item = instances.find((row) => row.label === 'tree-entity')!;
     assert.match(item.description, /1 event · push · \d+ s ago/);
     const instance = ['webhook-agent', 'tree-entity'];
-    const stateValues = await rowsUnder('Agents', [...instance, 'State']);
+    const stateValues = await shownUnder('Agents', [...instance, 'State']);
     assert.ok(stateValues.some((v) => v.label === 'lastEventType' && v.description === '"push"'), JSON.stringify(stateValues));
-    const eventRows = await rowsUnder('Agents', [...instance, 'Events']);
+    const eventRows = await shownUnder('Agents', [...instance, 'Events']);
     assert.equal(eventRows.length, 1);
     assert.match(eventRows[0]!.label, /^push · /);
     // Clicking the event opens its payload.
@@ -96,7 +98,7 @@ describe('Explorer', () => {
     const response = await fetch(`${url}/webhooks/github/hover-entity`, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'hover-1' } });
     assert.equal(response.status, 200);
     await untilRows('Agents', ['webhook-agent'], (rows) => rows.some((row) => row.label === 'hover-entity'));
-    const [event] = await rowsUnder('Agents', ['webhook-agent', 'hover-entity', 'Events']);
+    const [event] = await shownUnder('Agents', ['webhook-agent', 'hover-entity', 'Events']);
     // The tooltip as the user sees it when the pointer rests on the event.
     const tooltip = await rowTooltip('Agents', ['webhook-agent', 'hover-entity', 'Events', event!.label]);
     // The markdown of the payload shows as its text: no image, no link made of it (to https: or
@@ -197,6 +199,8 @@ describe('Send and replay', () => {
 });
 
 describe('Attach to Deployed Worker', () => {
+  afterEach(collapseAgents);
+
   it('shows a worker’s instances through the agents protocol alone', async () => {
     const hookbench = await api();
     const url = await withSecret(hookbench, 'GITHUB_WEBHOOK_SECRET', 'explorer-secret');
@@ -209,7 +213,7 @@ describe('Attach to Deployed Worker', () => {
     assert.ok(roots.some((row) => row.label === host && row.description === 'deployed · webhook-agent'), 'the attached worker is a root of the Agents view');
     const [remote] = await untilRows('Agents', [host], (rows) => rows[0]?.description.startsWith('push') === true);
     assert.match(remote!.description, /^push · \d+ s ago · 1 total$/);
-    const eventRows = await rowsUnder('Agents', [host, 'attached-entity', 'Events']);
+    const eventRows = await shownUnder('Agents', [host, 'attached-entity', 'Events']);
     assert.equal(eventRows.length, 1);
     // Its payload came with the event (getEvents): it opens as it is, without the receiver's admin API.
     const editor = await editorOpenedBy(() => clickRow('Agents', [host, 'attached-entity', 'Events', eventRows[0]!.label]), (e) => e.document.languageId === 'json');
@@ -221,6 +225,8 @@ describe('Attach to Deployed Worker', () => {
 });
 
 describe('Agents view actions', () => {
+  afterEach(collapseAgents);
+
   it('replays an event re-signed from the Agents view, and clears an instance’s events', async () => {
     const hookbench = await api();
     const url = await withSecret(hookbench, 'GITHUB_WEBHOOK_SECRET', 'explorer-secret');
@@ -228,7 +234,7 @@ describe('Agents view actions', () => {
     assert.equal((await fetch(`${url}/webhooks/github/action-entity`, { method: 'POST', body: push.body, headers: push.headers })).status, 200);
     const instance = ['webhook-agent', 'action-entity'];
     await untilRows('Agents', ['webhook-agent'], (rows) => rows.some((row) => row.label === 'action-entity'));
-    const [event] = await rowsUnder('Agents', [...instance, 'Events']);
+    const [event] = await shownUnder('Agents', [...instance, 'Events']);
     const eventPath = [...instance, 'Events', event!.label];
     // The user picks each action from the event's context menu; what it did is seen from outside.
     const client = await adminClient(hookbench);

@@ -61,6 +61,11 @@ export async function revealRow(view: ViewTitle, path: readonly string[]): Promi
 /** The list of a view's rows in the workbench's page, for an expression evaluated there. */
 export const viewList = (view: ViewTitle): string => `.pane:has(> .pane-header[aria-label^=${JSON.stringify(view)}]) .monaco-list .monaco-list-rows`;
 
+/** The rows under `path` once it shows some: a row's children are read when it is expanded, and drawn when they come. */
+export function shownUnder(view: ViewTitle, path: readonly string[]): Promise<TreeRow[]> {
+  return untilRows(view, path, (rows) => rows.length > 0);
+}
+
 /** Clicks the row at `path` (its command runs, as a click runs it). */
 export async function clickRow(view: ViewTitle, path: readonly string[]): Promise<void> {
   await treeStep(view, path, 'click');
@@ -84,6 +89,14 @@ export async function rowInline(view: ViewTitle, path: readonly string[], item: 
 /** The tooltip the row shows when the pointer rests on it. */
 export async function rowTooltip(view: ViewTitle, path: readonly string[]): Promise<Tooltip> {
   return (await treeStep(view, path, 'hover')) as Tooltip;
+}
+
+/**
+ * Folds the Agents view back to its roots, as its Collapse All does: a test that expanded rows
+ * leaves the view short, and the next one reads it quickly.
+ */
+export async function collapseAgents(): Promise<void> {
+  await vscode.commands.executeCommand('workbench.actions.treeView.hookbench.agents.collapseAll');
 }
 
 /** The editor that is active once `act` (a click, a menu item) has opened it. */
