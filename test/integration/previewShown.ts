@@ -55,13 +55,17 @@ const READ = `(() => {
   };
 })()`;
 
-/** A capture the page shows in full: not stale (a newer render under way), its image decoded and zoomed, or its PDF pages drawn. */
-const SHOWN = `(() => {
+/** An image the page shows in full: not stale (a newer render under way), decoded and zoomed. */
+const IMAGE_SHOWN = `(() => {
   const capture = document.querySelector('#capture');
-  if (!capture || capture.dataset.stale) return false;
-  const image = capture.querySelector('img');
-  if (image) return image.complete && image.naturalWidth > 0 && image.dataset.zoom !== undefined;
-  return capture.querySelectorAll('canvas.pdf-page').length > 0 && /^PDF, /.test(document.querySelector('#status')?.textContent ?? '');
+  const image = capture?.querySelector('img');
+  return Boolean(capture && !capture.dataset.stale && image && image.complete && image.naturalWidth > 0 && image.dataset.zoom !== undefined);
+})()`;
+
+/** A PDF the page shows in full: its pages drawn by pdf.js, where an image was before. */
+const PDF_SHOWN = `(() => {
+  const capture = document.querySelector('#capture');
+  return Boolean(capture && !capture.dataset.stale && !capture.querySelector('img') && capture.querySelectorAll('canvas.pdf-page').length > 0 && /^PDF, /.test(document.querySelector('#status')?.textContent ?? ''));
 })()`;
 
 /** What the preview shows once `until` (an expression in its page) holds. */
@@ -74,19 +78,19 @@ export function previewShowsOutcome(outcome: PreviewOutcome | undefined): Promis
   if (!outcome) throw new Error('the render was overtaken by a newer one');
   if (outcome.type !== 'rendered') return previewShows(`document.querySelector('#render-failure')?.textContent === ${JSON.stringify(outcome.message)}`);
   // The image's bytes are in its data: URL; pdf.js's pages are canvases.
-  const same = outcome.contentType.includes('pdf') ? 'true' : `document.querySelector('#capture img')?.src.endsWith(${JSON.stringify(outcome.data.slice(-64))})`;
-  return previewShows(`${SHOWN} && ${same}`);
+  if (outcome.contentType.includes('pdf')) return previewShows(PDF_SHOWN);
+  return previewShows(`${IMAGE_SHOWN} && document.querySelector('#capture img').src.endsWith(${JSON.stringify(outcome.data.slice(-64))})`);
 }
 
 /**
- * Does `act` (a click in the page, a save) and answers what the preview shows once a new capture
- * is shown in full: the capture on screen before is marked in its page first, so that it is not
- * taken for the new one.
+ * Does `act` (a click in the page, a save) and answers what the preview shows once a new image is
+ * shown in full: the image on screen before is marked in its page first, so that it is not taken
+ * for the new one.
  */
 export async function previewShowsNext(act: () => unknown): Promise<PreviewShown> {
   await readWebview(TITLE, `(document.querySelector('#capture img')?.setAttribute('data-shown-before', ''), true)`);
   await act();
-  return previewShows(`${SHOWN} && !document.querySelector('#capture img[data-shown-before]')`);
+  return previewShows(`${IMAGE_SHOWN} && !document.querySelector('#capture img[data-shown-before]')`);
 }
 
 /** Clicks `selector` in the preview's page, as the user does. */
