@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { nullLogger } from '../src/core/log';
 import { Agent } from '../src/core/runtime/agents/agent';
+import { createPlatform } from '../src/core/runtime/platform';
 import { DurableDatabase } from '../src/core/runtime/storage/durableDatabase';
 import { JournalWriter } from '../src/core/runtime/storage/journal';
 import { loadSqlJs } from '../src/core/runtime/storage/sqljs';
@@ -50,7 +51,8 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-bench-breakdown-'));
   const prebuilt = path.resolve(__dirname, '..', '..', 'dist', 'workers', 'default.js');
   const sql = await loadSqlJs(path.resolve(__dirname, '..', '..', 'dist', 'sql-wasm.wasm'));
-  const host = await WorkerHost.start({ entry: prebuilt, prebuilt, config: defaultWorkerConfig({}), secrets: { GITHUB_WEBHOOK_SECRET: SECRET }, dataDir, sql, logger: nullLogger, esbuild, watch: false });
+  const platform = { ...createPlatform({ sql, logger: nullLogger, dataDir }), esbuild };
+  const host = await WorkerHost.start(platform, { entry: prebuilt, prebuilt, config: defaultWorkerConfig({}), secrets: { GITHUB_WEBHOOK_SECRET: SECRET }, watch: false });
   const runtime = await host.runtime();
 
   const github = schemeFor('github');

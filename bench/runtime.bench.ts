@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { nullLogger } from '../src/core/log';
+import { createPlatform } from '../src/core/runtime/platform';
 import { JournalWriter } from '../src/core/runtime/storage/journal';
 import { bundleWorker, evaluateWorker } from '../src/core/runtime/worker/loader';
 import { loadSqlJs } from '../src/core/runtime/storage/sqljs';
@@ -25,7 +26,8 @@ async function runtimeFor(dataDir: string): Promise<WorkerRuntime> {
   const config = readWranglerConfig(findWranglerConfig(counterDir)!);
   const env: Record<string, unknown> = {};
   const exports = evaluateWorker(await bundleWorker(esbuild, config.main!), config.main!, WorkerRuntime.providedModules(env));
-  return new WorkerRuntime({ exports, env, bindings: config.durableObjects, vars: config.vars, secrets: {}, dataDir, sql: await loadSqlJs(), logger: nullLogger });
+  const platform = createPlatform({ sql: await loadSqlJs(), logger: nullLogger, dataDir });
+  return new WorkerRuntime(platform, { exports, env, bindings: config.durableObjects, vars: config.vars, secrets: {} });
 }
 
 /** Runs `task` `total` times with `concurrency` in flight; resolves with ops/s and latencies. */

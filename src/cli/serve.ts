@@ -13,6 +13,7 @@ import { GcNudge } from '../serve/gcNudge';
 import { loadSqlJs, separateSqlJsLoader } from '../core/runtime/storage/sqljs';
 import { findWranglerConfig, parseDevVars, readWranglerConfig, type WranglerConfig } from '../core/runtime/worker/wranglerConfig';
 import { ConfigError, UnsupportedConfigError } from '../core/runtime/errors';
+import { createPlatform } from '../core/runtime/platform';
 import { defaultWorkerConfig, prebuiltDefaultWorker } from '../serve/defaultWorker';
 import { routeConsole } from '../serve/consoleRoute';
 import { RenderServer } from '../serve/renderEmulator/renderServer';
@@ -237,22 +238,23 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   const watch = watchEventLoop(logger);
   // Its timer is unref'd: it never keeps the process alive.
   const gcNudge = new GcNudge();
-  const server = await startServer({
-    host: values.host,
-    port: port(values.port, '--port'),
-    dataDir: path.resolve(values.data),
-    entry,
-    prebuilt,
-    config,
-    secrets: secretsFrom(envFile, io.env, values['secret-env']),
-    watch: !values['no-watch'],
-    testScheduled: values['test-scheduled'],
-    sql: await loadSqlJs(),
-    // Instances' databases in heaps that are dropped once empty: memory comes back after a load.
-    heaps: new SqlHeaps(separateSqlJsLoader(), 128, () => gcNudge.soon()),
+  const listenPort = port(values.port, '--port');
+  const worker = { entry, prebuilt, config, secrets: secretsFrom(envFile, io.env, values['secret-env']), watch: !values['no-watch'], testScheduled: values['test-scheduled'] };
+  const platform = {
+    ...createPlatform({
+      sql: await loadSqlJs(),
+      // Instances' databases in heaps that are dropped once empty: memory comes back after a load.
+      heaps: new SqlHeaps(separateSqlJsLoader(), 128, () => gcNudge.soon()),
+      logger,
+      dataDir: path.resolve(values.data),
+      limits: { idleMs: values['idle-ms'] === undefined ? undefined : Number(values['idle-ms']) },
+    }),
     esbuild,
-    logger,
-    idleMs: values['idle-ms'] === undefined ? undefined : Number(values['idle-ms']),
+  };
+  const server = await startServer(platform, {
+    host: values.host,
+    port: listenPort,
+    worker,
     adminToken,
     sinkSecret: io.env['HOOKBENCH_SINK_SECRET'],
     access,

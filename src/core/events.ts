@@ -84,6 +84,8 @@ export class Emitter<T> implements Disposable {
   };
 
   fire(value: T): void {
+    // Most events fire with no one listening (the live feed's, with no client): nothing to copy then.
+    if (this.listeners.size === 0) return;
     for (const listener of [...this.listeners]) {
       try {
         listener(value);

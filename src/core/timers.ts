@@ -31,11 +31,6 @@ export const realTimers: Timers = {
   },
 };
 
-/** Real timers measured against another clock (a host given only `now`). */
-export function timersWithClock(now: () => number): Timers {
-  return { now, after: realTimers.after };
-}
-
 /** Resolves after `ms` on the given timers. */
 export function delay(timers: Timers, ms: number): Promise<void> {
   return new Promise((resolve) => timers.after(ms, resolve));

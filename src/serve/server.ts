@@ -3,14 +3,7 @@
  * the admin API and the receiver in front. `hookbench serve` and the tests both start it here.
  */
 import * as path from 'node:path';
-import type * as esbuildType from 'esbuild';
-import type { SqlJsStatic } from 'sql.js';
-import type { SqlHeaps } from '../core/runtime/storage/sqlHeaps';
-import { Emitter } from '../core/events';
-import type { Logger } from '../core/log';
-import type { WranglerConfig } from '../core/runtime/worker/wranglerConfig';
 import type { AccessPolicy } from './http/access';
-import type { InstanceEvent } from '../core/contract/instances';
 import type { SinkLimits } from '../core/contract/sink';
 import { AdminApi } from './admin/adminApi';
 import { noteDataFormat } from './dataFormat';
@@ -18,27 +11,16 @@ import { lockDataFolder, type DataLock } from './dataLock';
 import { DeliveryLog } from './deliveryLog';
 import { Receiver } from './http/receiver';
 import { Sink } from './sink';
-import { WorkerHost } from './workerHost';
+import { WorkerHost, type ServePlatform, type WorkerHostOptions } from './workerHost';
 import { secureDataFolder } from '../core/runtime/storage/privateFiles';
 import { serveLockFile } from '../core/contract/serveLock';
 
+/** What is the serve process's own; what the whole process shares comes in its platform. */
 export interface ServerOptions {
   readonly host: string;
   readonly port: number;
-  readonly dataDir: string;
-  readonly entry: string;
-  readonly prebuilt?: string;
-  readonly config: WranglerConfig | undefined;
-  readonly secrets: Readonly<Record<string, string>>;
-  readonly watch: boolean;
-  /** `--test-scheduled`: `/__scheduled?cron=…` runs the worker's scheduled(), as wrangler dev. */
-  readonly testScheduled?: boolean;
-  readonly sql: SqlJsStatic;
-  /** Separate heaps for the instances' databases (src/core/runtime/storage/sqlHeaps.ts). */
-  readonly heaps?: SqlHeaps;
-  readonly esbuild: typeof esbuildType;
-  readonly logger: Logger;
-  readonly idleMs?: number;
+  /** The worker to run, handed to the worker host as it is. */
+  readonly worker: WorkerHostOptions;
   readonly bodyLimit?: number;
   readonly adminToken?: string;
   readonly sinkSecret?: string;
@@ -53,7 +35,6 @@ export interface RunningServer {
   readonly worker: WorkerHost;
   readonly deliveries: DeliveryLog;
   readonly sink: Sink;
-  readonly instanceEvents: Emitter<InstanceEvent>;
   /** Stops accepting, drains, commits and snapshots everything. */
   stop(): Promise<void>;
 }
@@ -63,47 +44,33 @@ export function internalDir(dataDir: string, part: string): string {
   return path.join(dataDir, '_hookbench', part);
 }
 
-export async function startServer(options: ServerOptions): Promise<RunningServer> {
+/** Starts serving `platform.dataDir`; the platform outlives the server (its owner made it). */
+export async function startServer(platform: ServePlatform, options: ServerOptions): Promise<RunningServer> {
   // Before anything is read or written there: a cloned repository's folder may hold links.
-  secureDataFolder(options.dataDir);
-  const lock = await lockDataFolder(options.dataDir, serveLockFile(options.dataDir));
+  secureDataFolder(platform.dataDir);
+  const lock = await lockDataFolder(platform.dataDir, serveLockFile(platform.dataDir));
   try {
-    return await startLocked(options, lock);
+    return await startLocked(platform, options, lock);
   } catch (error) {
     lock.release();
     throw error;
   }
 }
 
-async function startLocked(options: ServerOptions, lock: DataLock): Promise<RunningServer> {
-  noteDataFormat(options.dataDir, internalDir(options.dataDir, 'format'), options.logger);
-  const instanceEvents = new Emitter<InstanceEvent>();
-  const worker = await WorkerHost.start({
-    entry: options.entry,
-    prebuilt: options.prebuilt,
-    config: options.config,
-    secrets: options.secrets,
-    dataDir: options.dataDir,
-    sql: options.sql,
-    heaps: options.heaps,
-    logger: options.logger,
-    esbuild: options.esbuild,
-    watch: options.watch,
-    testScheduled: options.testScheduled,
-    idleMs: options.idleMs,
-    onInstance: (event) => instanceEvents.fire(event),
-  });
-  const deliveries = await DeliveryLog.open({ dir: internalDir(options.dataDir, 'deliveries') });
-  const sink = await Sink.open(options.sql, internalDir(options.dataDir, 'sink'), { ...options.sinkLimits, secret: options.sinkSecret });
+async function startLocked(platform: ServePlatform, options: ServerOptions, lock: DataLock): Promise<RunningServer> {
+  const { dataDir, logger, instanceEvents } = platform;
+  noteDataFormat(dataDir, internalDir(dataDir, 'format'), logger);
+  const worker = await WorkerHost.start(platform, options.worker);
+  const deliveries = await DeliveryLog.open({ dir: internalDir(dataDir, 'deliveries') });
+  const sink = await Sink.open(platform.sql, internalDir(dataDir, 'sink'), { ...options.sinkLimits, secret: options.sinkSecret });
   const runtime = () => worker.runtime();
-  const admin = new AdminApi({ token: options.adminToken, runtime, deliveries, sink, instanceEvents, logger: options.logger, lock });
-  const receiver = new Receiver({ host: options.host, port: options.port, runtime, logger: options.logger, bodyLimit: options.bodyLimit, admin, deliveries, access: options.access });
+  const admin = new AdminApi({ token: options.adminToken, runtime, deliveries, sink, instanceEvents, logger, lock });
+  const receiver = new Receiver({ host: options.host, port: options.port, runtime, logger, bodyLimit: options.bodyLimit, admin, deliveries, access: options.access, timers: platform.timers });
   /** Everything behind the receiver, closed in order. */
   const closeBehind = async () => {
     await worker.stop();
     await deliveries.close();
     await sink.close();
-    instanceEvents.dispose();
   };
   let url: string;
   try {
@@ -119,7 +86,6 @@ async function startLocked(options: ServerOptions, lock: DataLock): Promise<Runn
     worker,
     deliveries,
     sink,
-    instanceEvents,
     async stop() {
       lock.closing();
       await receiver.close();

@@ -5,30 +5,26 @@
  */
 import * as fs from 'node:fs';
 import type * as esbuildType from 'esbuild';
-import type { SqlJsStatic } from 'sql.js';
-import type { SqlHeaps } from '../core/runtime/storage/sqlHeaps';
-import type { InstanceEvent } from '../core/contract/instances';
-import type { Logger } from '../core/log';
+import type { Platform } from '../core/runtime/platform';
 import { evaluateWorker, watchWorker, bundleWorker, type Bundle, WorkerBuildError } from '../core/runtime/worker/loader';
 import { WorkerRuntime } from '../core/runtime/worker/workerRuntime';
 import type { WranglerConfig } from '../core/runtime/worker/wranglerConfig';
 
+/** The serve process's platform: the runtime's, and esbuild, which bundles the user's worker. */
+export interface ServePlatform extends Platform {
+  readonly esbuild: typeof esbuildType;
+}
+
+/** The worker to run and how: what the CLI's flags and the wrangler config say. */
 export interface WorkerHostOptions {
   readonly entry: string;
   /** A bundle built ahead of time (the built-in worker): evaluated as is, never rebuilt. */
   readonly prebuilt?: string;
   readonly config: WranglerConfig | undefined;
   readonly secrets: Readonly<Record<string, string>>;
-  readonly dataDir: string;
-  readonly sql: SqlJsStatic;
-  readonly heaps?: SqlHeaps;
-  readonly logger: Logger;
-  readonly esbuild: typeof esbuildType;
   readonly watch: boolean;
   /** `--test-scheduled`: `/__scheduled?cron=…` runs the worker's scheduled(). */
   readonly testScheduled?: boolean;
-  readonly idleMs?: number;
-  readonly onInstance?: (event: InstanceEvent) => void;
 }
 
 export class WorkerHost {
@@ -36,29 +32,32 @@ export class WorkerHost {
   private watcher: { dispose(): Promise<void> } | undefined;
   private swapping: Promise<void> = Promise.resolve();
 
-  private constructor(private readonly options: WorkerHostOptions) {}
+  private constructor(
+    private readonly platform: ServePlatform,
+    private readonly options: WorkerHostOptions,
+  ) {}
 
-  static async start(options: WorkerHostOptions): Promise<WorkerHost> {
-    const host = new WorkerHost(options);
+  static async start(platform: ServePlatform, options: WorkerHostOptions): Promise<WorkerHost> {
+    const host = new WorkerHost(platform, options);
     if (options.prebuilt) {
       host.current = host.instantiate({ code: fs.readFileSync(options.prebuilt, 'utf8'), inputs: [options.prebuilt] });
       await host.current.start();
       return host;
     }
     if (!options.watch) {
-      host.current = host.instantiate(await bundleWorker(options.esbuild, options.entry));
+      host.current = host.instantiate(await bundleWorker(platform.esbuild, options.entry));
       await host.current.start();
       return host;
     }
     // The watcher's first build is the initial load; every later one is a reload.
     let first: ((result: Bundle | WorkerBuildError) => void) | undefined;
     const initial = new Promise<Bundle | WorkerBuildError>((resolve) => (first = resolve));
-    host.watcher = await watchWorker(options.esbuild, options.entry, (result) => {
+    host.watcher = await watchWorker(platform.esbuild, options.entry, (result) => {
       if (first) {
         first(result);
         first = undefined;
       } else if (result instanceof WorkerBuildError) {
-        options.logger.error(`[worker] ${result.message} (still running the previous build)`);
+        platform.logger.error(`[worker] ${result.message} (still running the previous build)`);
       } else {
         host.swapping = host.swapping.then(() => host.swap(result));
       }
@@ -87,7 +86,7 @@ export class WorkerHost {
   private instantiate(bundle: Bundle): WorkerRuntime {
     const env: Record<string, unknown> = {};
     const exports = evaluateWorker(bundle, this.options.entry, WorkerRuntime.providedModules(env), WorkerRuntime.globals());
-    return new WorkerRuntime({
+    return new WorkerRuntime(this.platform, {
       exports,
       env,
       bindings: this.options.config?.durableObjects ?? [],
@@ -97,12 +96,6 @@ export class WorkerHost {
       testScheduled: this.options.testScheduled,
       ...(this.options.config?.assets ? { assets: this.options.config.assets } : {}),
       secrets: this.options.secrets,
-      dataDir: this.options.dataDir,
-      sql: this.options.sql,
-      heaps: this.options.heaps,
-      logger: this.options.logger,
-      idleMs: this.options.idleMs,
-      onInstance: this.options.onInstance,
     });
   }
 
@@ -111,7 +104,7 @@ export class WorkerHost {
     try {
       next = this.instantiate(bundle);
     } catch (error) {
-      this.options.logger.error(`[worker] reload failed, still running the previous build: ${(error as Error).stack ?? String(error)}`);
+      this.platform.logger.error(`[worker] reload failed, still running the previous build: ${(error as Error).stack ?? String(error)}`);
       return;
     }
     const previous = this.current;
@@ -119,7 +112,7 @@ export class WorkerHost {
     await previous?.shutdown();
     this.current = next;
     await next.start();
-    this.options.logger.info('[worker] reloaded after a source change');
+    this.platform.logger.info('[worker] reloaded after a source change');
   }
 
   async stop(): Promise<void> {

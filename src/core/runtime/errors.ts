@@ -51,7 +51,7 @@ export class ConfigError extends Error {
   override readonly name: string = 'ConfigError';
 }
 
-/** The config asks for something Hookbench does not emulate (a key of platform.ts's table). */
+/** The config asks for something Hookbench does not emulate (a key of worker/support.ts's table). */
 export class UnsupportedConfigError extends ConfigError {
   override readonly name = 'UnsupportedConfigError';
 }

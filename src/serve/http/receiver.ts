@@ -54,6 +54,22 @@ export const MAX_WEBSOCKET_MESSAGE = 1024 * 1024;
 /** Open WebSockets one client address may hold at once. */
 export const MAX_WEBSOCKETS_PER_CLIENT = 1024;
 
+/** One exchange as the deliveries log keeps it: the request, the answer, and when it started. */
+interface Exchange {
+  readonly req: http.IncomingMessage;
+  readonly url: URL;
+  readonly body: Buffer;
+  /** `performance.now()` when the request arrived. */
+  readonly started: number;
+  readonly status: number;
+  readonly responseHeaders: Record<string, string>;
+  readonly responseBody: string;
+  /** What the worker noted on its response (notes.ts); none for an answer the receiver made itself. */
+  readonly notes: DeliveryNotes;
+}
+
+const NO_NOTES: DeliveryNotes = Object.freeze({});
+
 export class Receiver {
   private readonly server: http.Server;
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: true, maxPayload: MAX_WEBSOCKET_MESSAGE, skipUTF8Validation: true });
@@ -146,7 +162,7 @@ export class Receiver {
         res.setHeader('connection', 'close');
         const reason = admin.refuseBody(res, req.method, url.pathname, error.limit, error.declared);
         res.once('finish', () => req.socket.destroySoon());
-        this.record(req, url, Buffer.alloc(0), res.statusCode, {}, reason, started, {});
+        this.record({ req, url, body: Buffer.alloc(0), started, status: res.statusCode, responseHeaders: {}, responseBody: reason, notes: NO_NOTES });
         return undefined;
       }
       const [status, text] =
@@ -160,7 +176,7 @@ export class Receiver {
       if (status === 503) res.setHeader('retry-after', '1');
       writeText(res, status, text);
       res.once('finish', () => req.socket.destroySoon());
-      this.record(req, url, Buffer.alloc(0), status, {}, text, started, {});
+      this.record({ req, url, body: Buffer.alloc(0), started, status, responseHeaders: {}, responseBody: text, notes: NO_NOTES });
       return undefined;
     }
   }
@@ -181,7 +197,7 @@ export class Receiver {
       res.setHeader('connection', 'close');
       writeText(res, 403, refused);
       res.once('finish', () => req.socket.destroySoon());
-      this.record(req, url, Buffer.alloc(0), 403, {}, refused, started, {});
+      this.record({ req, url, body: Buffer.alloc(0), started, status: 403, responseHeaders: {}, responseBody: refused, notes: NO_NOTES });
       return;
     }
     const token = this.policy.requireToken;
@@ -204,9 +220,9 @@ export class Receiver {
   private async answer(req: http.IncomingMessage, res: http.ServerResponse, url: URL, body: Buffer, started: number, admin: AdminApi | undefined): Promise<void> {
     if (admin) return admin.handle(req, res, url, body);
     let status = 500;
-    let responseHeaders: Record<string, string> = {};
+    let responseHeaders: Record<string, string> | undefined;
     let responseBody = '';
-    let notes: DeliveryNotes = {};
+    let notes = NO_NOTES;
     try {
       const runtime = await this.options.runtime();
       const response = await runtime.fetch(this.workerRequest(req, url, body));
@@ -245,10 +261,10 @@ export class Receiver {
         writeText(res, 500, responseBody);
       }
     }
-    this.record(req, url, body, status, responseHeaders, responseBody, started, notes);
+    this.record({ req, url, body, started, status, responseHeaders: responseHeaders ?? {}, responseBody, notes });
   }
 
-  private record(req: http.IncomingMessage, url: URL, body: Buffer, status: number, responseHeaders: Record<string, string>, responseBody: string, started: number, notes: DeliveryNotes): void {
+  private record({ req, url, body, started, status, responseHeaders, responseBody, notes }: Exchange): void {
     if (!this.options.deliveries) return;
     const requestHeaders: Record<string, string> = {};
     for (let i = 0; i < req.rawHeaders.length; i += 2) requestHeaders[req.rawHeaders[i]!] = req.rawHeaders[i + 1]!;

@@ -8,11 +8,11 @@ import WebSocket from 'ws';
 import type * as Contract from '../../../src/core/contract/instances';
 import type { SinkLimits } from '../../../src/core/contract/sink';
 import { lineLogger } from '../../../src/core/log';
-import { loadSqlJs } from '../../../src/core/runtime/storage/sqljs';
 import { findWranglerConfig, readWranglerConfig, type WranglerConfig } from '../../../src/core/runtime/worker/wranglerConfig';
 import { defaultWorkerConfig, type DefaultWorkerSettings } from '../../../src/serve/defaultWorker';
 import { routeConsole } from '../../../src/serve/consoleRoute';
 import { startServer, type RunningServer } from '../../../src/serve/server';
+import { testPlatform } from './platform';
 
 /** The runtime's own instance events: the admin API's deletions and clears are left out. */
 export type InstanceEvent = Contract.InstanceRef & { readonly kind: 'woken' | 'evicted' };
@@ -69,24 +69,17 @@ export async function serveFixture(name: string, options: ServeOptions = {}): Pr
   const logs: string[] = [];
   const logger = lineLogger((line) => logs.push(line), 'debug');
   const restoreConsole = routeConsole(logger);
-  const server = await startServer({
+  const platform = { ...(await testPlatform({ dataDir, logger, limits: { idleMs: options.idleMs } })), esbuild };
+  const server = await startServer(platform, {
     host: '127.0.0.1',
     port: 0,
-    dataDir,
-    entry: options.worker?.entry ?? config.main!,
-    config,
-    secrets: options.secrets ?? {},
-    watch: options.watch ?? false,
-    sql: await loadSqlJs(),
-    esbuild,
-    logger,
-    idleMs: options.idleMs,
+    worker: { entry: options.worker?.entry ?? config.main!, config, secrets: options.secrets ?? {}, watch: options.watch ?? false },
     bodyLimit: options.bodyLimit,
     adminToken: options.adminToken,
     sinkSecret: options.sinkSecret,
     sinkLimits: options.sinkLimits,
   });
-  server.instanceEvents.event((event) => {
+  platform.instanceEvents.event((event) => {
     if (event.kind !== 'woken' && event.kind !== 'evicted') return;
     events.push({ kind: event.kind, namespace: event.namespace, name: event.name });
     for (const listener of [...listeners]) listener();
@@ -112,6 +105,7 @@ export async function serveFixture(name: string, options: ServeOptions = {}): Pr
     server,
     async stop() {
       await server.stop();
+      platform.instanceEvents.dispose();
       restoreConsole();
     },
   };

@@ -10,11 +10,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { nullLogger } from '../../../src/core/log';
-import { loadSqlJs } from '../../../src/core/runtime/storage/sqljs';
 import { WebSocketPair, WorkerResponse } from '../../../src/core/runtime/objects/webSocket';
 import { WorkerRuntime } from '../../../src/core/runtime/worker/workerRuntime';
 import { Receiver } from '../../../src/serve/http/receiver';
 import { COMPRESS_FROM_BYTES } from '../../../src/serve/http/plainSmallFrames';
+import { testPlatform } from '../helpers/platform';
 
 /** A worker answering each text message "N" with N letters. */
 const echoLength = {
@@ -92,16 +92,8 @@ async function rawClient(port: number): Promise<{ ask(text: string): Promise<Raw
 
 describe('receiver: WebSocket frames under permessage-deflate', () => {
   it(`sends frames under ${COMPRESS_FROM_BYTES} bytes plain and larger ones compressed, each whole and in order`, async () => {
-    const runtime = new WorkerRuntime({
-      exports: { default: echoLength },
-      env: {},
-      bindings: [],
-      vars: {},
-      secrets: {},
-      dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'hb-frames-')),
-      sql: await loadSqlJs(),
-      logger: nullLogger,
-    });
+    const platform = await testPlatform({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'hb-frames-')) });
+    const runtime = new WorkerRuntime(platform, { exports: { default: echoLength }, env: {}, bindings: [], vars: {}, secrets: {} });
     const receiver = new Receiver({ host: '127.0.0.1', port: 0, runtime: async () => runtime, logger: nullLogger });
     const port = Number(new URL(await receiver.listen()).port);
     const client = await rawClient(port);

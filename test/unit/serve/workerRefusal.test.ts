@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { unemulatedCallMessage } from '../../../src/core/runtime/worker/platform';
+import { unemulatedCallMessage } from '../../../src/core/runtime/worker/support';
 import { projectRoot } from '../helpers/serveWorker';
 
 /** Runs `hookbench serve` on `folder`'s worker and resolves with its exit code and stderr once it exits. */

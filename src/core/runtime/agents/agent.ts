@@ -11,6 +11,7 @@ import { getCurrentAgent, runInAgentContext } from './context';
 import { DurableObject, SERVICES, type DurableObjectState, type InstanceServices } from '../objects/durableObject';
 import { HOSTED, type Hosted, type HostedHooks, type Socket } from '../objects/hosted';
 import { SqlError } from '../errors';
+import { delay } from '../../timers';
 import { JobStore, nanoid, type QueueItem, type RetryOptions, type Schedule } from './jobs';
 import { WorkflowTracking, type WorkflowCriteria, type WorkflowInfo, type WorkflowPage } from './workflows/workflowTable';
 import {
@@ -57,7 +58,7 @@ export class Agent<Env = unknown, State = unknown> extends DurableObject<Env> im
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     ctx.storage.sql.exec(AGENT_STATE_DDL);
-    this.#jobs = new JobStore(ctx.storage.sql, () => this.#services.now());
+    this.#jobs = new JobStore(ctx.storage.sql, () => this.#services.timers.now());
     const proto = Object.getPrototypeOf(this) as Agent;
     if (proto.onStateUpdate !== Agent.prototype.onStateUpdate && proto.onStateChanged !== Agent.prototype.onStateChanged) {
       throw new Error('Override onStateChanged or the deprecated onStateUpdate, not both');
@@ -453,7 +454,7 @@ export class Agent<Env = unknown, State = unknown> extends DurableObject<Env> im
             break;
           } catch (error) {
             failure = error;
-            if (attempt < retry.maxAttempts) await sleep(Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1)));
+            if (attempt < retry.maxAttempts) await delay(this.#services.timers, Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1)));
           }
         }
         if (job.kind === 'queue') this.#jobs.delete(item.id);
@@ -477,7 +478,7 @@ export class Agent<Env = unknown, State = unknown> extends DurableObject<Env> im
       env: this.env as Record<string, unknown>,
       name: this.name,
       className: this.constructor.name,
-      tracking: () => (this.#workflowTracking ??= new WorkflowTracking(this.ctx.storage.sql, () => this.#services.now())),
+      tracking: () => (this.#workflowTracking ??= new WorkflowTracking(this.ctx.storage.sql, () => this.#services.timers.now())),
     }));
   }
 
@@ -581,8 +582,4 @@ function currentConnection(agent: object): { connection: Connection | undefined 
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : 'Unknown error occurred';
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -9,6 +9,7 @@
 import { type DurableObjectNamespace, type Stub } from '../objects/namespace';
 import { camelCaseToKebabCase } from '../../contract/agentsProtocol';
 import { LIFECYCLE_PROPS_HEADER, encodeLifecycleProps } from '../../contract/lifecycleProps';
+import { delay, realTimers, type Timers } from '../../timers';
 
 /** What the hooks are told about the route: the binding's key in `env` and the instance name. */
 export interface AgentRoute {
@@ -82,8 +83,20 @@ function retryOptions(options: RoutingRetryOptions | false | undefined): Require
   return resolved;
 }
 
-/** Retries what a Durable Object refused as `retryable` (and not `overloaded`), with jittered backoff, as the SDK does. */
-async function withRetry<T>(operation: () => Promise<T>, context: { name: string; className?: string }, options: RoutingRetryOptions | false | undefined): Promise<T> {
+/**
+ * The timers a retry waits on: the runtime's, from a namespace it made (DurableObjectNamespace's
+ * `timers`), or real ones for any other object the worker put in `env` with an `idFromName`.
+ */
+function timersOf(namespace: unknown): Timers {
+  const timers = (namespace as { timers?: Partial<Timers> } | null)?.timers;
+  return typeof timers?.after === 'function' && typeof timers.now === 'function' ? (timers as Timers) : realTimers;
+}
+
+/**
+ * Retries what a Durable Object refused as `retryable` (and not `overloaded`), with jittered
+ * backoff, as the SDK does; the backoff waits on the timers of `namespace`.
+ */
+async function withRetry<T>(operation: () => Promise<T>, context: { name: string; className?: string }, options: RoutingRetryOptions | false | undefined, namespace: unknown): Promise<T> {
   const resolved = retryOptions(options);
   if (!resolved) return operation();
   for (let attempt = 1; ; attempt++) {
@@ -99,7 +112,7 @@ async function withRetry<T>(operation: () => Promise<T>, context: { name: string
       } catch (callbackError) {
         console.warn('Durable Object routing retry callback failed:', callbackError);
       }
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await delay(timersOf(namespace), delayMs);
     }
   }
 }
@@ -133,13 +146,13 @@ export async function routeAgentRequest(request: Request, env: unknown, options:
   else if (outcome instanceof Response) return isWebSocket ? outcome : withCors(outcome);
   if (options.props !== undefined) forwarded.headers.set(LIFECYCLE_PROPS_HEADER, encodeLifecycleProps(options.props));
   const stub = namespace.get(namespace.idFromName(name));
-  const response = await withRetry(() => stub.fetch(forwarded.clone()), route, options.routingRetry);
+  const response = await withRetry(() => stub.fetch(forwarded.clone()), route, options.routingRetry, namespace);
   return withCors(response);
 }
 
 /** The stub of the named instance, once its `onStart` has run (with `options.props` on a first start). */
 export async function getAgentByName(namespace: DurableObjectNamespace, name: string, options?: { props?: unknown; jurisdiction?: string; routingRetry?: RoutingRetryOptions | false }): Promise<Stub> {
   if (!namespace || typeof (namespace as { host?: unknown }).host !== 'function') throw new TypeError('getAgentByName: the first argument must be a Durable Object namespace binding');
-  await withRetry(() => namespace.host(name).ensureStarted(options?.props), { name }, options?.routingRetry);
+  await withRetry(() => namespace.host(name).ensureStarted(options?.props), { name }, options?.routingRetry, namespace);
   return namespace.getByName(name);
 }

@@ -4,10 +4,9 @@
  * feeds the worker's `queue()` handler, the cron triggers that call `scheduled()`, and the service
  * bindings to the worker's own entrypoints. Closed (committed) with the runtime.
  */
-import type { SqlJsStatic } from 'sql.js';
 import type { BindingSummary } from '../../contract/bindings';
-import type { Logger } from '../../log';
-import type { TimerHandle, Timers } from '../../timers';
+import type { TimerHandle } from '../../timers';
+import type { Platform } from '../platform';
 import type { BindingsConfig } from './bindingsConfig';
 import { nextCronTime, parseCron } from '../cron';
 import { bindingDir, BindingStore } from './bindingStore';
@@ -19,11 +18,6 @@ import { R2Bucket } from './r2';
 
 export interface WorkerBindingsOptions {
   readonly config: BindingsConfig;
-  readonly dataDir: string;
-  readonly sql: SqlJsStatic;
-  readonly logger: Logger;
-  readonly now: () => number;
-  readonly timers: Timers;
   readonly entrypoints: Entrypoints;
 }
 
@@ -41,8 +35,13 @@ export class WorkerBindings {
   private readonly cronTimers = new Map<string, TimerHandle>();
   private stopped = false;
 
-  constructor(private readonly options: WorkerBindingsOptions) {
-    const { config, dataDir, sql, now } = options;
+  constructor(
+    private readonly platform: Platform,
+    private readonly options: WorkerBindingsOptions,
+  ) {
+    const { sql, dataDir, timers } = platform;
+    const { config } = options;
+    const now = () => timers.now();
     const store = (kind: 'kv' | 'd1' | 'r2' | 'queues', id: string, schema: readonly string[]) => {
       const made = new BindingStore({ sql, dir: bindingDir(dataDir, kind, id), schema });
       this.stores.push(made);
@@ -78,9 +77,9 @@ export class WorkerBindings {
         store: store('queues', 'queues', QueueBroker.schema),
         consumers: config.queueConsumers,
         deliver: (batch) => this.deliver(batch),
-        logger: options.logger,
+        logger: platform.logger,
         now,
-        timers: options.timers,
+        timers,
       });
       for (const producer of config.queueProducers) this.env[producer.binding] = this.broker.producer(producer.queue, producer.deliveryDelaySeconds);
     }
@@ -114,18 +113,18 @@ export class WorkerBindings {
 
   private armCron(cron: string): void {
     if (this.stopped) return;
-    const due = nextCronTime(parseCron(cron), this.options.now());
+    const due = nextCronTime(parseCron(cron), this.platform.timers.now());
     const arm = () => {
-      const wait = due - this.options.now();
+      const wait = due - this.platform.timers.now();
       if (wait > MAX_DELAY) {
-        this.cronTimers.set(cron, this.options.timers.after(MAX_DELAY, arm));
+        this.cronTimers.set(cron, this.platform.timers.after(MAX_DELAY, arm));
         return;
       }
       this.cronTimers.set(
         cron,
-        this.options.timers.after(Math.max(0, wait), () => {
+        this.platform.timers.after(Math.max(0, wait), () => {
           void this.scheduled(cron, due)
-            .catch((error: unknown) => this.options.logger.error(`[cron] scheduled() for "${cron}" threw: ${(error as Error)?.stack ?? String(error)}`))
+            .catch((error: unknown) => this.platform.logger.error(`[cron] scheduled() for "${cron}" threw: ${(error as Error)?.stack ?? String(error)}`))
             .finally(() => this.armCron(cron));
         }),
       );

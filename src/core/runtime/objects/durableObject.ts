@@ -3,6 +3,7 @@
  * transactions), `ctx.waitUntil`, `ctx.blockConcurrencyWhile`, and the `DurableObject` base class
  * of `cloudflare:workers`.
  */
+import type { Timers } from '../../timers';
 import type { DurableDatabase } from '../storage/durableDatabase';
 import type { HibernatableSockets } from './hibernation';
 import { KvStorage, type ListOptions } from './kvStorage';
@@ -29,7 +30,8 @@ export interface InstanceServices {
   onJobsChanged(time: number | undefined): void;
   /** Sends through the instance's output gate. */
   gate(send: () => void): void;
-  now(): number;
+  /** The runtime's clock and timers: what the instance dates and waits with. */
+  readonly timers: Timers;
   /** The agent set its state (persisted and broadcast to its clients); the runtime tells its own. */
   onStateChanged?(state: unknown): void;
 }

@@ -5,9 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { SqlJsStatic } from 'sql.js';
-import type { Logger } from '../../log';
-import { timersWithClock, withDeadline, type Timers } from '../../timers';
+import { withDeadline, type TimerHandle, type Timers } from '../../timers';
 import { AlarmScheduler } from './alarms';
 import { HibernatableSockets } from './hibernation';
 import { webSocketOf, type WorkerWebSocket } from './webSocket';
@@ -17,30 +15,23 @@ import { InstanceClosedError, StorageWriteError } from '../errors';
 import { DurableDatabase } from '../storage/durableDatabase';
 import { DurableObject, DurableObjectState, type DurableObjectId, type InstanceServices } from './durableObject';
 import { OutputGate } from './outputGate';
-import type { SqlHeaps } from '../storage/sqlHeaps';
 import { writePrivate } from '../storage/privateFiles';
-import type { EventRow } from '../../contract/instances';
+import type { InstanceSummary } from '../../contract/instances';
+import { camelCaseToKebabCase } from '../../contract/agentsProtocol';
 import { provideInstanceNotices } from '../../contract/notes';
-
-export interface HostDeps {
-  readonly sql: SqlJsStatic;
-  /** Separate sql.js heaps to open databases in, instead of `sql`'s one heap. */
-  readonly heaps?: SqlHeaps;
-  readonly dir: string;
-  readonly logger: Logger;
-  readonly now: () => number;
-  readonly idleMs: number;
-  /** Timers for alarms (default: real timers on `now`); tests pass a manual clock. */
-  readonly timers?: Timers;
-  readonly snapshotAfterBytes?: number;
-  /** `created` on the first wake ever, when the instance's folder was just made. */
-  readonly onWake?: (name: string, created: boolean) => void;
-  readonly onEvict?: (name: string) => void;
-  readonly onState?: (name: string, state: unknown) => void;
-  readonly onEventStored?: (name: string, event: EventRow) => void;
-}
+import type { Platform } from '../platform';
 
 export type DurableObjectClass = new (ctx: DurableObjectState, env: never) => object;
+
+/** What every host of one namespace shares: the platform, the binding, and the class it hosts. */
+export interface HostedClass {
+  readonly platform: Platform;
+  /** The binding name, as in the wrangler config (`WEBHOOK_AGENT`). */
+  readonly binding: string;
+  readonly className: string;
+  readonly cls: DurableObjectClass;
+  readonly env: () => unknown;
+}
 
 /** What the runtime calls on an instance: `fetch`, `alarm`, and any method through RPC. */
 type HostedObject = Record<string, unknown> & { fetch?: (request: Request) => Promise<Response>; alarm?: (info: unknown) => Promise<void> };
@@ -52,7 +43,6 @@ interface Live {
   readonly db: DurableDatabase;
   readonly object: HostedObject;
   readonly gate: OutputGate;
-  readonly timers: Set<NodeJS.Timeout>;
   readonly ctx: DurableObjectState;
   /** Rejects when the object is reset: every event still running on it fails with the reason. */
   readonly broken: Promise<never>;
@@ -102,9 +92,16 @@ export class InstanceHost {
   private live: Promise<Live> | undefined;
   private active = 0;
   private connections = 0;
-  private idleTimer: NodeJS.Timeout | undefined;
-  private jobTimer: NodeJS.Timeout | undefined;
+  /**
+   * When the instance may be evicted for being idle, 0 while something keeps it awake. Each event
+   * moves it on; the one idle timer, once due, waits again for what is left (see armIdle).
+   */
+  private idleAt = 0;
+  private idleTimer: TimerHandle | undefined;
+  private readonly idleDue = (): void => this.evictIfIdle();
+  private jobTimer: TimerHandle | undefined;
   private readonly alarms: AlarmScheduler;
+  private readonly platform: Platform;
   private readonly timers: Timers;
   /** Hibernatable WebSockets: they outlive the object, which may be evicted while they stay open. */
   private readonly hibernatable: HibernatableSockets;
@@ -125,11 +122,12 @@ export class InstanceHost {
   constructor(
     readonly name: string,
     readonly id: DurableObjectId,
-    private readonly cls: DurableObjectClass,
-    private readonly env: () => unknown,
-    private readonly deps: HostDeps,
+    private readonly hosted: HostedClass,
+    /** The instance's folder. */
+    readonly directory: string,
   ) {
-    const timers = deps.timers ?? timersWithClock(deps.now);
+    this.platform = hosted.platform;
+    const timers = hosted.platform.timers;
     this.timers = timers;
     this.alarms = new AlarmScheduler(timers, {
       stored: () => this.run(async ({ ctx }) => ctx.storage.storedAlarm()),
@@ -142,7 +140,7 @@ export class InstanceHost {
           db.exec('DELETE FROM _cf_ALARM WHERE id = 1 AND time = ?', [time]);
         }),
       onError: (error, info, willRetry) =>
-        this.deps.logger.error(`${this.name}: alarm() failed (retry ${info.retryCount})${willRetry ? ', retrying' : ', giving up after 6 retries'}: ${(error as Error)?.stack ?? String(error)}`),
+        this.platform.logger.error(`${this.name}: alarm() failed (retry ${info.retryCount})${willRetry ? ', retrying' : ', giving up after 6 retries'}: ${(error as Error)?.stack ?? String(error)}`),
       track: (promise) => this.track(promise),
     });
     this.hibernatable = new HibernatableSockets(
@@ -151,7 +149,7 @@ export class InstanceHost {
         close: (ws, code, reason, wasClean) => this.hibernationEvent('webSocketClose', () => [ws(), code, reason, wasClean]),
         error: (ws, error) => this.hibernationEvent('webSocketError', () => [ws(), error]),
       },
-      deps.now,
+      () => timers.now(),
     );
   }
 
@@ -192,10 +190,10 @@ export class InstanceHost {
       // would append to a generation about to be deleted.
       while (this.closing) await this.closing;
       // With heaps (sqlHeaps.ts), the database lives in a heap that is dropped once its last database closes.
-      const lease = this.deps.heaps?.acquire();
+      const lease = this.platform.heaps?.acquire();
       let db: DurableDatabase;
       try {
-        db = await DurableDatabase.open({ sql: lease ? await lease.sql : this.deps.sql, dir: this.deps.dir, snapshotAfterBytes: this.deps.snapshotAfterBytes });
+        db = await DurableDatabase.open({ sql: lease ? await lease.sql : this.platform.sql, dir: this.directory, snapshotAfterBytes: this.platform.limits.snapshotAfterBytes });
       } catch (error) {
         lease?.release();
         throw error;
@@ -203,11 +201,10 @@ export class InstanceHost {
       // The heap shares a page-cache budget among its databases (pageCache.ts).
       lease?.followCacheSize((kib) => db.setCacheSize(kib));
       // The folder name is an encoding (hashed for long names): keep the real name beside it.
-      const nameFile = path.join(this.deps.dir, 'name');
+      const nameFile = path.join(this.directory, 'name');
       const created = !fs.existsSync(nameFile);
       if (created) writePrivate(nameFile, this.name);
-      if (db.droppedBytes > 0) this.deps.logger.warn(`${this.name}: dropped a torn journal tail of ${db.droppedBytes} bytes (never acknowledged)`);
-      const timers = new Set<NodeJS.Timeout>();
+      if (db.droppedBytes > 0) this.platform.logger.warn(`${this.name}: dropped a torn journal tail of ${db.droppedBytes} bytes (never acknowledged)`);
       let rejectBroken!: (error: unknown) => void;
       const broken = new Promise<never>((_resolve, reject) => (rejectBroken = reject));
       broken.catch(() => undefined);
@@ -217,7 +214,7 @@ export class InstanceHost {
         for (const reject of running) reject(error);
         running.clear();
       };
-      const gate = new OutputGate(db, (error) => this.deps.logger.error(`${this.name}: ${(error as Error).message}`));
+      const gate = new OutputGate(db, (error) => this.platform.logger.error(`${this.name}: ${(error as Error).message}`));
       const services: InstanceServices = {
         waitUntil: (promise) => this.track(promise),
         onAlarmChanged: (time) => this.alarmChanged(time),
@@ -227,19 +224,20 @@ export class InstanceHost {
         blockWhile: (fn) => this.blockWhile(live, fn),
         onJobsChanged: (time) => this.armJobs(time),
         gate: (send) => gate.send(send),
-        now: this.deps.now,
-        onStateChanged: (state) => this.deps.onState?.(this.name, state),
+        timers: this.timers,
+        onStateChanged: (state) => this.platform.instanceEvents.fire({ kind: 'state', namespace: this.hosted.binding, name: this.name, state }),
       };
       const ctx = new DurableObjectState(this.id, db, services);
-      provideInstanceNotices(ctx, { eventStored: (event) => this.deps.onEventStored?.(this.name, event) });
+      provideInstanceNotices(ctx, { eventStored: (event) => this.platform.instanceEvents.fire({ kind: 'event', namespace: this.hosted.binding, name: this.name, event }) });
       // The constructor may call blockConcurrencyWhile: `live` is complete before its callback runs.
-      const live = { db, object: undefined as unknown as HostedObject, gate, timers, ctx, broken, running, release: lease?.release } as Live & { object: HostedObject };
+      const live = { db, object: undefined as unknown as HostedObject, gate, ctx, broken, running, release: lease?.release } as Live & { object: HostedObject };
       this.failures.set(live, fail);
-      live.object = new this.cls(ctx, this.env() as never) as HostedObject;
+      live.object = new this.hosted.cls(ctx, this.hosted.env() as never) as HostedObject;
       const alarm = ctx.storage.storedAlarm();
       if (alarm !== null && !this.resets.has(live)) this.alarms.changed(alarm);
-      else fs.rmSync(path.join(this.deps.dir, ALARM_MARKER), { force: true });
-      this.deps.onWake?.(this.name, created);
+      else fs.rmSync(path.join(this.directory, ALARM_MARKER), { force: true });
+      if (created) this.platform.instanceEvents.fire({ kind: 'created', namespace: this.hosted.binding, name: this.name, instance: this.summary(true) });
+      this.platform.instanceEvents.fire({ kind: 'woken', namespace: this.hosted.binding, name: this.name, instance: this.summary(true) });
       return live;
     })();
     this.live.catch(() => (this.live = undefined));
@@ -251,7 +249,7 @@ export class InstanceHost {
   private async run<T>(fn: (live: Live) => Promise<T>, props?: () => unknown): Promise<T> {
     if (this.stopped) throw new InstanceClosedError(this.name);
     this.active++;
-    clearTimeout(this.idleTimer);
+    this.idleAt = 0;
     try {
       const live = await this.wake();
       // A reset (blockConcurrencyWhile failed, an event timed out) fails every event on the object.
@@ -304,15 +302,25 @@ export class InstanceHost {
     if (this.resets.has(live)) return;
     this.resets.add(live);
     this.failures.get(live)?.(error);
-    this.deps.logger.error(`${this.name}: reset: ${(error as Error)?.message ?? String(error)}`);
+    this.platform.logger.error(`${this.name}: reset: ${(error as Error)?.message ?? String(error)}`);
     void this.live?.then((current) => {
       if (current !== live) return;
       this.live = undefined;
       this.clearTimers();
       this.hibernatable.hibernate();
       void this.retire(Promise.resolve(live), { snapshot: false, discard: true });
-      this.deps.onEvict?.(this.name);
+      this.evicted();
     });
+  }
+
+  /** The instance as the live feed shows it. */
+  private summary(awake: boolean): InstanceSummary {
+    const { binding, className } = this.hosted;
+    return { namespace: binding, agent: camelCaseToKebabCase(binding), className, name: this.name, awake, connections: awake ? this.connections : 0 };
+  }
+
+  private evicted(): void {
+    this.platform.instanceEvents.fire({ kind: 'evicted', namespace: this.hosted.binding, name: this.name, instance: this.summary(false) });
   }
 
   /** Runs `fn` against the woken instance's database (the admin API's inspector). */
@@ -324,16 +332,12 @@ export class InstanceHost {
     return this.connections;
   }
 
-  get directory(): string {
-    return this.deps.dir;
-  }
-
   async ensureStarted(props?: unknown): Promise<void> {
     await this.run(async () => undefined, () => props);
   }
 
   fetch(request: Request): Promise<Response> {
-    if (request.headers.get('upgrade')?.toLowerCase() === 'websocket' && takesConnections(this.cls)) return Promise.resolve(this.upgrade(request));
+    if (request.headers.get('upgrade')?.toLowerCase() === 'websocket' && takesConnections(this.hosted.cls)) return Promise.resolve(this.upgrade(request));
     // An object with hooks (an Agent) takes routeAgentRequest's props from their header and never
     // sees it; any other Durable Object gets the request as it came.
     const header = request.headers.get(LIFECYCLE_PROPS_HEADER);
@@ -376,7 +380,7 @@ export class InstanceHost {
   private connect(socket: Socket, request: Request): SocketHandlers {
     this.connections++;
     this.sockets.add(socket);
-    clearTimeout(this.idleTimer);
+    this.idleAt = 0;
     const header = request.headers.get(LIFECYCLE_PROPS_HEADER);
     const ready: Promise<HostedConnection> = this.run(async ({ object, gate }) => {
       const hooks = hooksOf(object);
@@ -384,14 +388,14 @@ export class InstanceHost {
       return hooks.connect(socket, header ? takeLifecycleProps(request).request : request, (send) => gate.send(send));
     }, header ? () => decodeLifecycleProps(header) : undefined);
     ready.catch((error: unknown) => {
-      this.deps.logger.error(`${this.name}: connect failed: ${(error as Error).message}`);
+      this.platform.logger.error(`${this.name}: connect failed: ${(error as Error).message}`);
       socket.close(1011, 'Internal error');
     });
     return {
       message: (data) => {
         void ready
           .then((connection) => this.run(() => connection.message(data)))
-          .catch((error: unknown) => this.deps.logger.error(`${this.name}: ${(error as Error).stack ?? String(error)}`));
+          .catch((error: unknown) => this.platform.logger.error(`${this.name}: ${(error as Error).stack ?? String(error)}`));
       },
       close: (code, reason) => {
         this.connections--;
@@ -405,7 +409,7 @@ export class InstanceHost {
   }
 
   private track(promise: Promise<unknown>): void {
-    const tracked = promise.catch((error: unknown) => this.deps.logger.error(`${this.name}: waitUntil: ${(error as Error)?.stack ?? String(error)}`));
+    const tracked = promise.catch((error: unknown) => this.platform.logger.error(`${this.name}: waitUntil: ${(error as Error)?.stack ?? String(error)}`));
     this.background.add(tracked);
     void tracked.finally(() => {
       this.background.delete(tracked);
@@ -414,17 +418,18 @@ export class InstanceHost {
   }
 
   private armJobs(time: number | undefined): void {
-    clearTimeout(this.jobTimer);
+    this.jobTimer?.cancel();
+    this.jobTimer = undefined;
     if (time === undefined) return;
-    this.jobTimer = setTimeout(() => {
+    this.jobTimer = this.timers.after(Math.max(0, time - this.timers.now()), () => {
       this.jobTimer = undefined;
       this.track(this.run(async ({ object }) => hooksOf(object)?.runJobs()));
-    }, Math.max(0, time - this.deps.now()));
+    });
   }
 
   private alarmChanged(time: number | null): void {
     // The marker is written before the row can be durable; a stale one only costs a wake.
-    if (time !== null && !fs.existsSync(path.join(this.deps.dir, ALARM_MARKER))) writePrivate(path.join(this.deps.dir, ALARM_MARKER), '');
+    if (time !== null && !fs.existsSync(path.join(this.directory, ALARM_MARKER))) writePrivate(path.join(this.directory, ALARM_MARKER), '');
     this.alarms.changed(time);
   }
 
@@ -440,13 +445,30 @@ export class InstanceHost {
     });
   }
 
+  /**
+   * Starts the quiet spell after which the instance is evicted. Called after every event: rather
+   * than a timer cancelled and set again each time, the one timer stays and the spell's end moves,
+   * so an instance busy with requests costs no timer per request.
+   */
   private armIdle(): void {
-    clearTimeout(this.idleTimer);
+    this.idleAt = 0;
     if (this.active > 0 || this.connections > 0 || this.background.size > 0 || !this.live) return;
     // A job or alarm due soon keeps the instance awake; otherwise it is evicted when idle.
     if (this.jobTimer || this.alarms.armed) return;
-    this.idleTimer = setTimeout(() => void this.evict(), this.deps.idleMs);
-    this.idleTimer.unref();
+    const idleMs = this.platform.limits.idleMs;
+    // An endless idle time never evicts: there is nothing to wait for.
+    if (idleMs === Number.POSITIVE_INFINITY) return;
+    this.idleAt = this.timers.now() + idleMs;
+    this.idleTimer ??= this.timers.after(idleMs, this.idleDue, { unref: true });
+  }
+
+  /** The idle timer is due: evicts, unless the instance was busy since (it waits again for the rest of its spell). */
+  private evictIfIdle(): void {
+    this.idleTimer = undefined;
+    if (this.idleAt === 0) return;
+    const left = this.idleAt - this.timers.now();
+    if (left > 0) this.idleTimer = this.timers.after(left, this.idleDue, { unref: true });
+    else void this.evict();
   }
 
   /**
@@ -458,17 +480,19 @@ export class InstanceHost {
     if (!live) return;
     this.live = undefined;
     this.clearTimers();
-    this.deps.logger.error(`${this.name}: a journal write failed; closed, it reopens from disk on the next request`);
+    this.platform.logger.error(`${this.name}: a journal write failed; closed, it reopens from disk on the next request`);
     void this.retire(live, { snapshot: false });
-    this.deps.onEvict?.(this.name);
+    this.evicted();
   }
 
   /** Stops the timers that would run this instance again: idle eviction, jobs, the alarm. */
   private clearTimers(): void {
-    clearTimeout(this.idleTimer);
-    clearTimeout(this.jobTimer);
-    this.alarms.stop();
+    this.idleAt = 0;
+    this.idleTimer?.cancel();
+    this.idleTimer = undefined;
+    this.jobTimer?.cancel();
     this.jobTimer = undefined;
+    this.alarms.stop();
   }
 
   /** Closes the database (with a snapshot) and forgets the object; the next request wakes it. */
@@ -479,14 +503,14 @@ export class InstanceHost {
     this.clearTimers();
     this.hibernatable.hibernate();
     await this.retire(live, { snapshot: true });
-    this.deps.onEvict?.(this.name);
+    this.evicted();
   }
 
   /** Closes a database no longer live; failures are logged (its journal holds what is durable). */
   private retire(live: Promise<Live>, options: { snapshot: boolean; discard?: boolean }): Promise<void> {
     const closed = live
       .then(({ db, release }) => (options.discard ? db.discard() : db.close(options)).finally(() => release?.()))
-      .catch((error: unknown) => this.deps.logger.error(`${this.name}: closing: ${(error as Error)?.message ?? String(error)}`));
+      .catch((error: unknown) => this.platform.logger.error(`${this.name}: closing: ${(error as Error)?.message ?? String(error)}`));
     const all = Promise.all([this.closing, closed]);
     this.closing = all;
     void all.then(() => {
@@ -506,7 +530,7 @@ export class InstanceHost {
     const deadline = Date.now() + drainMs;
     if (this.active > 0) {
       await withDeadline(new Promise<void>((resolve) => (this.onDrained = resolve)), drainMs);
-      if (this.active > 0) this.deps.logger.warn(`${this.name}: closed with ${this.active} request(s) still running after ${drainMs} ms`);
+      if (this.active > 0) this.platform.logger.warn(`${this.name}: closed with ${this.active} request(s) still running after ${drainMs} ms`);
     }
     // 1012 Service Restart: the agents client reconnects, to the new build on a reload.
     for (const socket of this.sockets) socket.close(1012, 'Service Restart');
@@ -517,7 +541,7 @@ export class InstanceHost {
     // Background work (waitUntil, hibernation events) gets what is left of the drain: a handler
     // that never settles must not hold a reload or a stop forever.
     const settled = await withDeadline(Promise.allSettled([...this.background]).then(() => true), Math.max(0, deadline - Date.now()));
-    if (!settled) this.deps.logger.warn(`${this.name}: closed with ${this.background.size} background task(s) still running after ${drainMs} ms`);
+    if (!settled) this.platform.logger.warn(`${this.name}: closed with ${this.background.size} background task(s) still running after ${drainMs} ms`);
     const live = this.live;
     this.live = undefined;
     if (live) await this.retire(live, { snapshot: true });

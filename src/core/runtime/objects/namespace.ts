@@ -6,16 +6,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DurableObjectId } from './durableObject';
-import { ALARM_MARKER, InstanceHost, type DurableObjectClass, type HostDeps } from './instanceHost';
+import { ALARM_MARKER, InstanceHost, type DurableObjectClass, type HostedClass } from './instanceHost';
 import { encodeName } from '../storage/names';
 import { readPrivate } from '../storage/privateFiles';
+import type { Platform } from '../platform';
+import type { Timers } from '../../timers';
 
 export type Stub = { fetch(input: Request | string | URL, init?: RequestInit): Promise<Response> } & Record<string, (...args: unknown[]) => Promise<unknown>>;
-
-export interface NamespaceDeps extends Omit<HostDeps, 'dir'> {
-  /** The folder of this namespace's instances. */
-  readonly dir: string;
-}
 
 /** A file in an unnamed instance's folder (made by `newUniqueId`): its key is the id itself. */
 const UNNAMED_MARKER = 'unnamed';
@@ -24,15 +21,21 @@ export class DurableObjectNamespace {
   private readonly hosts = new Map<string, InstanceHost>();
   /** Ids made from names in this process, so `idFromString` of one finds its named instance. */
   private readonly namesByHex = new Map<string, string>();
+  /** What each of its hosts is given, one object for them all. */
+  private readonly hosted: HostedClass;
 
   constructor(
+    platform: Platform,
     /** The binding name, as in the wrangler config (`WEBHOOK_AGENT`). */
     readonly binding: string,
     readonly className: string,
-    private readonly cls: DurableObjectClass,
-    private readonly env: () => unknown,
-    private readonly deps: NamespaceDeps,
-  ) {}
+    cls: DurableObjectClass,
+    env: () => unknown,
+    /** The folder of this namespace's instances. */
+    readonly directory: string,
+  ) {
+    this.hosted = { platform, binding, className, cls, env };
+  }
 
   idFromName(name: string): DurableObjectId {
     if (typeof name !== 'string') name = String(name);
@@ -71,12 +74,17 @@ export class DurableObjectNamespace {
     return this;
   }
 
+  /** The runtime's timers, which the SDK's routing waits on between retries (routing.ts). */
+  get timers(): Timers {
+    return this.hosted.platform.timers;
+  }
+
   host(name: string): InstanceHost {
     let host = this.hosts.get(name);
     if (!host) {
-      if (fs.existsSync(path.join(this.deps.dir, encodeName(name), UNNAMED_MARKER))) return this.unnamedHost(new DurableObjectId(undefined, name));
-      const deps = { ...this.deps, dir: path.join(this.deps.dir, encodeName(name)) };
-      host = new InstanceHost(name, this.idFromName(name), this.cls, this.env, deps);
+      const dir = path.join(this.directory, encodeName(name));
+      if (fs.existsSync(path.join(dir, UNNAMED_MARKER))) return this.unnamedHost(new DurableObjectId(undefined, name));
+      host = new InstanceHost(name, this.idFromName(name), this.hosted, dir);
       this.hosts.set(name, host);
     }
     return host;
@@ -86,10 +94,10 @@ export class DurableObjectNamespace {
     const key = id.toString();
     let host = this.hosts.get(key);
     if (!host) {
-      const dir = path.join(this.deps.dir, encodeName(key));
+      const dir = path.join(this.directory, encodeName(key));
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       if (!fs.existsSync(path.join(dir, UNNAMED_MARKER))) fs.writeFileSync(path.join(dir, UNNAMED_MARKER), '', { mode: 0o600 });
-      host = new InstanceHost(key, id, this.cls, this.env, { ...this.deps, dir });
+      host = new InstanceHost(key, id, this.hosted, dir);
       this.hosts.set(key, host);
     }
     return host;
@@ -97,28 +105,23 @@ export class DurableObjectNamespace {
 
   /** Wakes every instance that has an alarm on disk, so alarms fire after a restart. */
   async resumeAlarms(): Promise<void> {
-    if (!fs.existsSync(this.deps.dir)) return;
+    if (!fs.existsSync(this.directory)) return;
     const woken: Promise<void>[] = [];
-    for (const entry of fs.readdirSync(this.deps.dir)) {
-      const dir = path.join(this.deps.dir, entry);
+    for (const entry of fs.readdirSync(this.directory)) {
+      const dir = path.join(this.directory, entry);
       if (!fs.existsSync(path.join(dir, ALARM_MARKER)) || !fs.existsSync(path.join(dir, 'name'))) continue;
       const name = readPrivate(path.join(dir, 'name')).toString('utf8');
-      woken.push(this.host(name).ensureStarted().catch((error: unknown) => this.deps.logger.error(`${name}: waking for its alarm: ${(error as Error).message}`)));
+      woken.push(this.host(name).ensureStarted().catch((error: unknown) => this.hosted.platform.logger.error(`${name}: waking for its alarm: ${(error as Error).message}`)));
     }
     await Promise.all(woken);
-  }
-
-  /** The folder holding this namespace's instances. */
-  get directory(): string {
-    return this.deps.dir;
   }
 
   /** Every instance with data on disk or awake now, by name. */
   instanceNames(): string[] {
     const names = new Set(this.hosts.keys());
-    if (fs.existsSync(this.deps.dir)) {
-      for (const entry of fs.readdirSync(this.deps.dir)) {
-        const file = path.join(this.deps.dir, entry, 'name');
+    if (fs.existsSync(this.directory)) {
+      for (const entry of fs.readdirSync(this.directory)) {
+        const file = path.join(this.directory, entry, 'name');
         if (fs.existsSync(file)) names.add(readPrivate(file).toString('utf8'));
       }
     }
@@ -127,7 +130,7 @@ export class DurableObjectNamespace {
 
   /** True when the instance is known here or has data on disk (without listing every instance). */
   has(name: string): boolean {
-    return this.hosts.has(name) || fs.existsSync(path.join(this.deps.dir, encodeName(name), 'name'));
+    return this.hosts.has(name) || fs.existsSync(path.join(this.directory, encodeName(name), 'name'));
   }
 
   existingHost(name: string): InstanceHost | undefined {
@@ -141,7 +144,7 @@ export class DurableObjectNamespace {
   async destroy(name: string): Promise<boolean> {
     const existed = this.hosts.has(name);
     const host = this.host(name);
-    const dir = path.join(this.deps.dir, encodeName(name));
+    const dir = path.join(this.directory, encodeName(name));
     try {
       await host.shutdown();
       if (!fs.existsSync(dir)) return existed;

@@ -7,7 +7,7 @@ import { createRequire, isBuiltin } from 'node:module';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
 import type * as esbuildType from 'esbuild';
-import { unemulatedCallMessage, unemulatedModuleMessage } from './platform';
+import { unemulatedCallMessage, unemulatedModuleMessage } from './support';
 
 export interface Bundle {
   readonly code: string;

@@ -3,9 +3,6 @@
  * of the wrangler config's vars, the secrets, and one namespace per Durable Object binding.
  */
 import * as path from 'node:path';
-import type { SqlJsStatic } from 'sql.js';
-import type { InstanceEvent, InstanceSummary } from '../../contract/instances';
-import type { Logger } from '../../log';
 import * as agentsModule from '../modules/agents';
 import * as agentWorkflowsModule from '../modules/agentsWorkflows';
 import type { BindingsConfig } from '../bindings/bindingsConfig';
@@ -17,9 +14,8 @@ import { bindToTransport, WebSocketPair, WebSocketRequestResponsePair, webSocket
 import { AssetServer, type AssetsConfig } from './assets';
 import { encodeName } from '../storage/names';
 import { DurableObjectNamespace } from '../objects/namespace';
-import type { SqlHeaps } from '../storage/sqlHeaps';
 import { camelCaseToKebabCase } from '../../contract/agentsProtocol';
-import { realTimers, type Timers } from '../../timers';
+import type { Platform } from '../platform';
 import { WorkflowBinding } from '../bindings/workflows/workflowBinding';
 import { NonRetryableError } from '../bindings/workflows/workflowErrors';
 import type { WorkflowClass } from '../bindings/workflows/workflowRun';
@@ -32,8 +28,6 @@ export interface WorkerRuntimeOptions {
   readonly bindings: readonly DurableObjectBinding[];
   /** `workflows` of the wrangler config. */
   readonly workflows?: readonly WorkflowConfig[];
-  /** Timers for alarms, workflow sleeps and retries, queue batching and crons (default: real ones). */
-  readonly timers?: Timers;
   readonly vars: Readonly<Record<string, unknown>>;
   /** KV, D1, R2, queues, service bindings and crons from the wrangler config. */
   readonly bindingsConfig?: BindingsConfig;
@@ -42,17 +36,6 @@ export interface WorkerRuntimeOptions {
   /** Workers Static Assets: served before (or after) the worker, and `env.<binding>`. */
   readonly assets?: AssetsConfig;
   readonly secrets: Readonly<Record<string, string>>;
-  readonly dataDir: string;
-  readonly sql: SqlJsStatic;
-  /** Separate sql.js heaps for the instances' databases (sqlHeaps.ts); without, all share `sql`'s. */
-  readonly heaps?: SqlHeaps;
-  readonly logger: Logger;
-  readonly now?: () => number;
-  /** Idle time before an instance is evicted (default 60 s). */
-  readonly idleMs?: number;
-  readonly snapshotAfterBytes?: number;
-  /** What happens to instances: created, woken, evicted, a new state, an event stored. */
-  readonly onInstance?: (event: InstanceEvent) => void;
 }
 
 const NO_BINDINGS: BindingsConfig = { name: undefined, kvNamespaces: [], d1Databases: [], r2Buckets: [], queueProducers: [], queueConsumers: [], services: [], crons: [] };
@@ -67,51 +50,24 @@ export class WorkerRuntime {
   private readonly background = new Set<Promise<unknown>>();
   private readonly assets: AssetServer | undefined;
 
-  constructor(private readonly options: WorkerRuntimeOptions) {
+  constructor(
+    private readonly platform: Platform,
+    private readonly options: WorkerRuntimeOptions,
+  ) {
     const env: Record<string, unknown> = Object.assign(options.env, options.vars, options.secrets);
-    const report = (event: InstanceEvent) => options.onInstance?.(event);
     const namespaces = options.bindings.map((binding) => {
       const cls = options.exports[binding.className];
       if (typeof cls !== 'function') {
         throw new Error(`the worker does not export the class ${binding.className} named by the Durable Object binding ${binding.name}`);
       }
-      const namespace: DurableObjectNamespace = new DurableObjectNamespace(binding.name, binding.className, cls as DurableObjectClass, () => env, {
-        sql: options.sql,
-        heaps: options.heaps,
-        dir: path.join(options.dataDir, encodeName(camelCaseToKebabCase(binding.name))),
-        logger: options.logger,
-        now: options.now ?? Date.now,
-        ...(options.timers ? { timers: options.timers } : {}),
-        idleMs: options.idleMs ?? 60_000,
-        snapshotAfterBytes: options.snapshotAfterBytes,
-        onWake: (name, created) => {
-          if (created) report({ kind: 'created', namespace: binding.name, name, instance: summary(name, true) });
-          report({ kind: 'woken', namespace: binding.name, name, instance: summary(name, true) });
-        },
-        onEvict: (name) => report({ kind: 'evicted', namespace: binding.name, name, instance: summary(name, false) }),
-        onState: (name, state) => report({ kind: 'state', namespace: binding.name, name, state }),
-        onEventStored: (name, event) => report({ kind: 'event', namespace: binding.name, name, event }),
-      });
-      const summary = (name: string, awake: boolean): InstanceSummary => ({
-        namespace: binding.name,
-        agent: camelCaseToKebabCase(binding.name),
-        className: binding.className,
-        name,
-        awake,
-        connections: awake ? (namespace.existingHost(name)?.connectionCount ?? 0) : 0,
-      });
-      return namespace;
+      const dir = path.join(platform.dataDir, encodeName(camelCaseToKebabCase(binding.name)));
+      return new DurableObjectNamespace(platform, binding.name, binding.className, cls as DurableObjectClass, () => env, dir);
     });
     for (const namespace of namespaces) env[namespace.binding] = namespace;
     this.workflows = (options.workflows ?? []).map((workflow) => {
       const cls = options.exports[workflow.className];
       if (typeof cls !== 'function') throw new Error(`the worker does not export the class ${workflow.className} named by the workflow ${workflow.binding}`);
-      const binding = new WorkflowBinding(workflow.name, workflow.className, cls as WorkflowClass, () => env, {
-        sql: options.sql,
-        dir: path.join(options.dataDir, 'workflows', encodeName(workflow.name)),
-        logger: options.logger,
-        timers: options.timers ?? realTimers,
-      });
+      const binding = new WorkflowBinding(platform, workflow.name, workflow.className, cls as WorkflowClass, () => env, path.join(platform.dataDir, 'workflows', encodeName(workflow.name)));
       env[workflow.binding] = binding;
       return binding;
     });
@@ -123,15 +79,7 @@ export class WorkerRuntime {
     this.env = env;
     this.namespaces = namespaces;
     this.entrypoints = new Entrypoints(options.exports, env, () => this.context());
-    this.bindings = new WorkerBindings({
-      config: options.bindingsConfig ?? NO_BINDINGS,
-      dataDir: options.dataDir,
-      sql: options.sql,
-      logger: options.logger,
-      now: options.now ?? Date.now,
-      timers: options.timers ?? realTimers,
-      entrypoints: this.entrypoints,
-    });
+    this.bindings = new WorkerBindings(platform, { config: options.bindingsConfig ?? NO_BINDINGS, entrypoints: this.entrypoints });
     Object.assign(env, this.bindings.env);
   }
 
@@ -145,7 +93,7 @@ export class WorkerRuntime {
     if (!this.started) {
       for (const namespace of this.namespaces) this.track(namespace.resumeAlarms());
       for (const workflow of this.workflows) this.track(workflow.resumeAll());
-      this.started = this.bindings.start().catch((error: unknown) => this.options.logger.error(`[bindings] ${(error as Error)?.stack ?? String(error)}`));
+      this.started = this.bindings.start().catch((error: unknown) => this.platform.logger.error(`[bindings] ${(error as Error)?.stack ?? String(error)}`));
     }
     return this.started;
   }
@@ -180,7 +128,7 @@ export class WorkerRuntime {
    * middleware does (no `time`; an exception is the request's error).
    */
   private async manualScheduled(request: Request): Promise<Response> {
-    await this.bindings.scheduled(new URL(request.url).searchParams.get('cron') ?? '', (this.options.now ?? Date.now)());
+    await this.bindings.scheduled(new URL(request.url).searchParams.get('cron') ?? '', this.platform.timers.now());
     return new Response('Ran scheduled event');
   }
 
@@ -192,16 +140,16 @@ export class WorkerRuntime {
     const params = new URL(request.url).searchParams;
     const time = Number.parseInt(params.get('time') ?? '', 10);
     try {
-      await this.bindings.scheduled(params.get('cron') ?? '', Number.isNaN(time) ? (this.options.now ?? Date.now)() : time);
+      await this.bindings.scheduled(params.get('cron') ?? '', Number.isNaN(time) ? this.platform.timers.now() : time);
       return new Response('ok');
     } catch (error) {
-      this.options.logger.error(`[cron] scheduled() threw: ${(error as Error)?.stack ?? String(error)}`);
+      this.platform.logger.error(`[cron] scheduled() threw: ${(error as Error)?.stack ?? String(error)}`);
       return new Response('exception', { status: 500 });
     }
   }
 
   private track(promise: Promise<unknown>): void {
-    const tracked = promise.catch((error: unknown) => this.options.logger.error(`waitUntil: ${(error as Error)?.stack ?? String(error)}`));
+    const tracked = promise.catch((error: unknown) => this.platform.logger.error(`waitUntil: ${(error as Error)?.stack ?? String(error)}`));
     this.background.add(tracked);
     void tracked.finally(() => this.background.delete(tracked));
   }

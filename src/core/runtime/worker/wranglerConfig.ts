@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { readBindingsConfig, type BindingsConfig } from '../bindings/bindingsConfig';
 import { ConfigError, UnsupportedConfigError } from '../errors';
-import { checkConfigKeys, ESCAPE_HATCH } from './platform';
+import { checkConfigKeys, ESCAPE_HATCH } from './support';
 import type { AssetsConfig } from './assets';
 
 export interface DurableObjectBinding {
@@ -87,7 +87,7 @@ export function readWranglerConfig(file: string): WranglerConfig {
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`${file}: the top level must be an object`);
   const config = raw as Record<string, unknown>;
-  // Anything not emulated stops here, with its one line (src/core/runtime/worker/platform.ts).
+  // Anything not emulated stops here, with its one line (src/core/runtime/worker/support.ts).
   const notes = checkConfigKeys(file, config, (line) => new UnsupportedConfigError(line));
   const bindings = (config['durable_objects'] as { bindings?: unknown } | undefined)?.bindings ?? [];
   if (!Array.isArray(bindings)) throw new ConfigError(`${file}: durable_objects.bindings must be a list`);

@@ -8,25 +8,15 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { SqlJsStatic } from 'sql.js';
-import type { Logger } from '../../../log';
 import { DurableDatabase } from '../../storage/durableDatabase';
 import { encodeName } from '../../storage/names';
 import { readPrivate, writePrivate } from '../../storage/privateFiles';
-import type { Timers } from '../../../timers';
+import type { Platform } from '../../platform';
 import { WorkflowError } from './workflowErrors';
 import { WorkflowRun, type InstanceStatus, type WorkflowClass } from './workflowRun';
 
 const ID_PATTERN = /^[a-zA-Z0-9_][a-zA-Z0-9-_]*$/;
 const MAX_ID_LENGTH = 100;
-
-export interface WorkflowBindingDeps {
-  readonly sql: SqlJsStatic;
-  /** This workflow's folder. */
-  readonly dir: string;
-  readonly logger: Logger;
-  readonly timers: Timers;
-}
 
 export class WorkflowInstanceHandle {
   constructor(
@@ -64,12 +54,14 @@ export class WorkflowBinding {
   private readonly runs = new Map<string, Promise<WorkflowRun>>();
 
   constructor(
+    private readonly platform: Platform,
     /** The workflow's name in the config. */
     readonly workflowName: string,
     readonly className: string,
     private readonly cls: WorkflowClass,
     private readonly env: () => unknown,
-    private readonly deps: WorkflowBindingDeps,
+    /** This workflow's folder. */
+    private readonly dir: string,
   ) {}
 
   async create(options: { id?: string; params?: unknown } = {}): Promise<WorkflowInstanceHandle> {
@@ -81,7 +73,7 @@ export class WorkflowBinding {
       run.resume();
     } else {
       // miniflare answers a second create of an id with the existing instance, unchanged.
-      this.deps.logger.warn(`[workflows] ${this.workflowName}: an instance with id "${id}" already exists; create() returned it unchanged`);
+      this.platform.logger.warn(`[workflows] ${this.workflowName}: an instance with id "${id}" already exists; create() returned it unchanged`);
     }
     return new WorkflowInstanceHandle(id, run);
   }
@@ -97,16 +89,16 @@ export class WorkflowBinding {
   }
 
   private exists(id: string): boolean {
-    return this.runs.has(id) || fs.existsSync(path.join(this.deps.dir, encodeName(id), 'id'));
+    return this.runs.has(id) || fs.existsSync(path.join(this.dir, encodeName(id), 'id'));
   }
 
   private open(id: string): Promise<WorkflowRun> {
     let run = this.runs.get(id);
     if (!run) {
-      const dir = path.join(this.deps.dir, encodeName(id));
-      run = DurableDatabase.open({ sql: this.deps.sql, dir }).then((db) => {
+      const dir = path.join(this.dir, encodeName(id));
+      run = DurableDatabase.open({ sql: this.platform.sql, dir }).then((db) => {
         if (!fs.existsSync(path.join(dir, 'id'))) writePrivate(path.join(dir, 'id'), id);
-        return new WorkflowRun(id, db, { cls: this.cls, env: this.env, timers: this.deps.timers, logger: this.deps.logger });
+        return new WorkflowRun(id, db, { cls: this.cls, env: this.env, timers: this.platform.timers, logger: this.platform.logger });
       });
       this.runs.set(id, run);
       run.catch(() => this.runs.delete(id));
@@ -122,15 +114,15 @@ export class WorkflowBinding {
 
   /** Resumes every instance that was queued, running or waiting when the last process stopped. */
   async resumeAll(): Promise<void> {
-    if (!fs.existsSync(this.deps.dir)) return;
-    for (const entry of fs.readdirSync(this.deps.dir)) {
-      const file = path.join(this.deps.dir, entry, 'id');
+    if (!fs.existsSync(this.dir)) return;
+    for (const entry of fs.readdirSync(this.dir)) {
+      const file = path.join(this.dir, entry, 'id');
       if (!fs.existsSync(file)) continue;
       const id = readPrivate(file).toString('utf8');
       try {
         (await this.open(id)).resume();
       } catch (error) {
-        this.deps.logger.error(`[workflows] ${this.workflowName}/${id}: cannot resume: ${(error as Error).message}`);
+        this.platform.logger.error(`[workflows] ${this.workflowName}/${id}: cannot resume: ${(error as Error).message}`);
       }
     }
   }
@@ -144,11 +136,11 @@ export class WorkflowBinding {
 
   /** Instance ids with data on disk. */
   instanceIds(): string[] {
-    if (!fs.existsSync(this.deps.dir)) return [];
+    if (!fs.existsSync(this.dir)) return [];
     return fs
-      .readdirSync(this.deps.dir)
-      .filter((entry) => fs.existsSync(path.join(this.deps.dir, entry, 'id')))
-      .map((entry) => readPrivate(path.join(this.deps.dir, entry, 'id')).toString('utf8'))
+      .readdirSync(this.dir)
+      .filter((entry) => fs.existsSync(path.join(this.dir, entry, 'id')))
+      .map((entry) => readPrivate(path.join(this.dir, entry, 'id')).toString('utf8'))
       .sort();
   }
 
@@ -159,7 +151,7 @@ export class WorkflowBinding {
       runs.map(async (result) => {
         if (result.status !== 'fulfilled') return;
         await result.value.stop();
-        await result.value.store.db.close().catch((error: unknown) => this.deps.logger.error(`[workflows] closing ${result.value.id}: ${(error as Error).message}`));
+        await result.value.store.db.close().catch((error: unknown) => this.platform.logger.error(`[workflows] closing ${result.value.id}: ${(error as Error).message}`));
       }),
     );
   }

@@ -8,6 +8,7 @@ import { Entrypoints } from '../../../../../src/core/runtime/bindings/entrypoint
 import { WorkerBindings } from '../../../../../src/core/runtime/bindings/workerBindings';
 import { manualTimers, settle, sqlJs, tempDir } from './helpers';
 import type { ManualTimers } from '../../../helpers/manualTimers';
+import { testPlatform } from '../../../helpers/platform';
 
 const config = (crons: string[]): BindingsConfig => ({
   name: 'cron-test',
@@ -39,7 +40,8 @@ async function bindingsWith(crons: string[], time: ManualTimers, scheduled: (con
     },
   };
   const entrypoints = new Entrypoints(exports, env, () => ({ waitUntil: () => undefined, passThroughOnException: () => undefined, props: {} }));
-  const bindings = new WorkerBindings({ config: config(crons), dataDir: tempDir('cron'), sql: await sqlJs(), logger, now: time.now, timers: time, entrypoints });
+  const platform = await testPlatform({ dataDir: tempDir('cron'), sql: await sqlJs(), logger, timers: time });
+  const bindings = new WorkerBindings(platform, { config: config(crons), entrypoints });
   await bindings.start();
   return { bindings, seen };
 }

@@ -7,12 +7,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { nullLogger } from '../../../../../src/core/log';
-import { loadSqlJs } from '../../../../../src/core/runtime/storage/sqljs';
 import { WorkflowBinding } from '../../../../../src/core/runtime/bindings/workflows/workflowBinding';
 import { NonRetryableError } from '../../../../../src/core/runtime/bindings/workflows/workflowErrors';
 import type { WorkflowStep } from '../../../../../src/core/runtime/bindings/workflows/workflowStep';
 import { ManualTimers, settle } from '../../../helpers/manualTimers';
+import { testPlatform } from '../../../helpers/platform';
 
 const calls: string[] = [];
 let flaky = 0;
@@ -39,7 +38,7 @@ class Pipeline {
 }
 
 async function binding(dir: string, timers: ManualTimers): Promise<WorkflowBinding> {
-  const wf = new WorkflowBinding('pipeline', 'Pipeline', Pipeline, () => ({}), { sql: await loadSqlJs(), dir, logger: nullLogger, timers });
+  const wf = new WorkflowBinding(await testPlatform({ timers }), 'pipeline', 'Pipeline', Pipeline, () => ({}), dir);
   timers.quiescent = async () => {
     await settle();
     await wf.settled();

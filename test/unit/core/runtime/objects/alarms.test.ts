@@ -7,11 +7,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { nullLogger } from '../../../../../src/core/log';
 import { DurableObject } from '../../../../../src/core/runtime/objects/durableObject';
 import { DurableObjectNamespace } from '../../../../../src/core/runtime/objects/namespace';
-import { loadSqlJs } from '../../../../../src/core/runtime/storage/sqljs';
 import { ManualTimers, settle } from '../../../helpers/manualTimers';
+import { testPlatform } from '../../../helpers/platform';
 
 interface Env {
   failures: number;
@@ -40,8 +39,9 @@ class Alarmed extends DurableObject<Env> {
 }
 
 async function setup(dir: string, timers: ManualTimers, env: Env) {
-  const sql = await loadSqlJs();
-  return new DurableObjectNamespace('ALARMED', 'Alarmed', Alarmed as never, () => env, { sql, dir, logger: nullLogger, now: timers.now, idleMs: 60_000, timers });
+  // Never evicted for idleness, as when the idle timer ran on real time: this clock moves for alarms.
+  const platform = await testPlatform({ timers, limits: { idleMs: Number.POSITIVE_INFINITY } });
+  return new DurableObjectNamespace(platform, 'ALARMED', 'Alarmed', Alarmed as never, () => env, dir);
 }
 
 const get = async (ns: DurableObjectNamespace, query = '') => (await ns.getByName('a').fetch(`http://do/?${query}`)).json() as Promise<{ alarm: number | null; runs: number }>;

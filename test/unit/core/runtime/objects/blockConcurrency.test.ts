@@ -7,12 +7,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { nullLogger } from '../../../../../src/core/log';
 import { DurableObject, type DurableObjectState } from '../../../../../src/core/runtime/objects/durableObject';
 import { BLOCK_CONCURRENCY_TIMEOUT_MESSAGE } from '../../../../../src/core/runtime/objects/instanceHost';
 import { DurableObjectNamespace } from '../../../../../src/core/runtime/objects/namespace';
-import { loadSqlJs } from '../../../../../src/core/runtime/storage/sqljs';
 import { ManualTimers, settle } from '../../../helpers/manualTimers';
+import { testPlatform } from '../../../helpers/platform';
 
 const seen = { constructed: 0, resumed: 0 };
 
@@ -55,7 +54,7 @@ type Stub = { value(): Promise<number>; fail(hang?: boolean): Promise<string>; r
 
 async function setup(timers: ManualTimers): Promise<(name: string) => Stub> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-bcw-'));
-  const ns = new DurableObjectNamespace('BLOCKER', 'Blocker', Blocker as never, () => ({}), { sql: await loadSqlJs(), dir, logger: nullLogger, now: timers.now, idleMs: 60_000, timers });
+  const ns = new DurableObjectNamespace(await testPlatform({ timers }), 'BLOCKER', 'Blocker', Blocker as never, () => ({}), dir);
   return (name) => ns.getByName(name) as unknown as Stub;
 }
 

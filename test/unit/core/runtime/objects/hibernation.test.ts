@@ -11,12 +11,12 @@ import WebSocket from 'ws';
 import { nullLogger } from '../../../../../src/core/log';
 import { DurableObject, type DurableObjectState } from '../../../../../src/core/runtime/objects/durableObject';
 import { HibernatableSockets } from '../../../../../src/core/runtime/objects/hibernation';
-import { loadSqlJs } from '../../../../../src/core/runtime/storage/sqljs';
 import { WebSocketPair, WebSocketRequestResponsePair, WorkerResponse, type WorkerWebSocket } from '../../../../../src/core/runtime/objects/webSocket';
 import { WorkerRuntime } from '../../../../../src/core/runtime/worker/workerRuntime';
 import { Receiver } from '../../../../../src/serve/http/receiver';
 import { EVENT_TIMEOUT_MESSAGE } from '../../../../../src/core/runtime/objects/instanceHost';
 import { ManualTimers } from '../../../helpers/manualTimers';
+import { testPlatform } from '../../../helpers/platform';
 
 const events: string[] = [];
 
@@ -52,16 +52,17 @@ class Watcher extends DurableObject {
 /** `cls` as binding `name`, every request routed to its instance `instance`, served by a real receiver. */
 async function serveObject(cls: new (ctx: DurableObjectState, env: unknown) => DurableObject, name: string, instance: string, timers?: ManualTimers): Promise<{ url: string; runtime: WorkerRuntime; stop(): Promise<void> }> {
   type Env = Record<string, { getByName(n: string): { fetch(r: Request): Promise<Response> } }>;
-  const runtime = new WorkerRuntime({
+  const platform = await testPlatform({
+    dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'hb-hibernate-')),
+    logger: process.env.HB_DEBUG ? { ...nullLogger, error: (m: string) => console.log('ERR', m), warn: (m: string) => console.log('WARN', m), info: (m: string) => console.log('INFO', m) } : nullLogger,
+    ...(timers ? { timers } : {}),
+  });
+  const runtime = new WorkerRuntime(platform, {
     exports: { [cls.name]: cls, default: { fetch: (request: Request, env: Env) => env[name]!.getByName(instance).fetch(request) } },
     env: {},
     bindings: [{ name, className: cls.name }],
     vars: {},
     secrets: {},
-    dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'hb-hibernate-')),
-    sql: await loadSqlJs(),
-    logger: process.env.HB_DEBUG ? { ...nullLogger, error: (m: string) => console.log('ERR', m), warn: (m: string) => console.log('WARN', m), info: (m: string) => console.log('INFO', m) } : nullLogger,
-    ...(timers ? { timers } : {}),
   });
   const receiver = new Receiver({ host: '127.0.0.1', port: 0, runtime: async () => runtime, logger: nullLogger });
   const url = (await receiver.listen()).replace('http', 'ws');

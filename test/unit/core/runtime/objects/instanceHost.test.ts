@@ -11,9 +11,9 @@ import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { nullLogger } from '../../../../../src/core/log';
 import type { DurableObjectState } from '../../../../../src/core/runtime/objects/durableObject';
-import type { HostDeps, InstanceHost } from '../../../../../src/core/runtime/objects/instanceHost';
+import type { InstanceHost } from '../../../../../src/core/runtime/objects/instanceHost';
 import { DurableObjectNamespace } from '../../../../../src/core/runtime/objects/namespace';
-import { loadSqlJs } from '../../../../../src/core/runtime/storage/sqljs';
+import { testPlatform } from '../../../helpers/platform';
 
 class Rows {
   constructor(private readonly ctx: DurableObjectState) {
@@ -37,8 +37,7 @@ class Rows {
 }
 
 async function host(dir: string, logger = nullLogger): Promise<InstanceHost> {
-  const deps: HostDeps = { sql: await loadSqlJs(), dir, logger, now: Date.now, idleMs: 60_000 };
-  const namespace = new DurableObjectNamespace('ROWS', 'Rows', Rows as never, () => ({}), deps);
+  const namespace = new DurableObjectNamespace(await testPlatform({ logger }), 'ROWS', 'Rows', Rows as never, () => ({}), dir);
   return namespace.host('one');
 }
 
@@ -88,8 +87,8 @@ describe('instance host shutdown', () => {
 describe('deleting an instance', () => {
   it('refuses requests while its folder is deleted, asleep or awake, then starts afresh', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-destroy-'));
-    const deps: HostDeps = { sql: await loadSqlJs(), dir, logger: nullLogger, now: Date.now, idleMs: 60_000 };
-    const namespace = () => new DurableObjectNamespace('ROWS', 'Rows', Rows as never, () => ({}), deps);
+    const platform = await testPlatform();
+    const namespace = () => new DurableObjectNamespace(platform, 'ROWS', 'Rows', Rows as never, () => ({}), dir);
     const writer = namespace();
     await writer.getByName('awake').fetch('http://do/?v=1');
     await writer.getByName('asleep').fetch('http://do/?v=1');

@@ -7,12 +7,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
-import { nullLogger } from '../../../../../src/core/log';
 import type { DurableObjectState } from '../../../../../src/core/runtime/objects/durableObject';
-import type { HostDeps } from '../../../../../src/core/runtime/objects/instanceHost';
 import { DurableObjectNamespace } from '../../../../../src/core/runtime/objects/namespace';
 import { SqlHeaps } from '../../../../../src/core/runtime/storage/sqlHeaps';
-import { loadSqlJs, separateSqlJsLoader } from '../../../../../src/core/runtime/storage/sqljs';
+import { separateSqlJsLoader } from '../../../../../src/core/runtime/storage/sqljs';
+import { testPlatform } from '../../../helpers/platform';
 
 class Counter {
   constructor(private readonly ctx: DurableObjectState) {
@@ -66,8 +65,7 @@ describe('separate sql.js heaps', () => {
   it('holds a heap while instances are awake and lets it go when they are evicted, their data kept', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-heaps-'));
     const heaps = new SqlHeaps(separateSqlJsLoader(), 2);
-    const deps: HostDeps = { sql: await loadSqlJs(), heaps, dir, logger: nullLogger, now: Date.now, idleMs: 60_000 };
-    const namespace = new DurableObjectNamespace('COUNTER', 'Counter', Counter as never, () => ({}), deps);
+    const namespace = new DurableObjectNamespace(await testPlatform({ heaps }), 'COUNTER', 'Counter', Counter as never, () => ({}), dir);
     const names = ['a', 'b', 'c'];
     for (const name of names) assert.equal(await (await namespace.host(name).fetch(new Request('http://do/'))).text(), '1');
     assert.equal(heaps.heapCount, 2);
@@ -120,8 +118,7 @@ describe("a heap's page-cache budget", () => {
   it("sets every awake instance's SQLite page cache to its heap's share", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-heaps-'));
     const heaps = new SqlHeaps(separateSqlJsLoader(), 4, undefined, 1024);
-    const deps: HostDeps = { sql: await loadSqlJs(), heaps, dir, logger: nullLogger, now: Date.now, idleMs: 60_000 };
-    const namespace = new DurableObjectNamespace('COUNTER', 'Counter', Counter as never, () => ({}), deps);
+    const namespace = new DurableObjectNamespace(await testPlatform({ heaps }), 'COUNTER', 'Counter', Counter as never, () => ({}), dir);
     const cacheOf = async (name: string) => Number(await (await namespace.host(name).fetch(new Request('http://do/cache'))).text());
     assert.equal(await cacheOf('a'), -1024);
     for (const name of ['b', 'c']) await namespace.host(name).fetch(new Request('http://do/'));
