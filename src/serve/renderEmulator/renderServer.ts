@@ -65,7 +65,7 @@ function reportCapture(value: string | null): ReportCapture | undefined {
 }
 
 export class RenderServer {
-  readonly pool: BrowserPool;
+  readonly #pool: BrowserPool;
   readonly #options: RenderServerOptions;
   readonly #guard: PageGuard;
   readonly #server: http.Server;
@@ -80,7 +80,7 @@ export class RenderServer {
       own: () => ({ receiverPort: options.receiverPort, renderPort: (this.#server.address() as AddressInfo | null)?.port }),
       lookup: options.lookup,
     });
-    this.pool = new BrowserPool({ logger: options.logger, concurrency: options.concurrency, spares: options.spares, executablePath: options.executablePath, proxyServer: () => this.#guard.proxyUrl });
+    this.#pool = new BrowserPool({ logger: options.logger, concurrency: options.concurrency, spares: options.spares, executablePath: options.executablePath, proxyServer: () => this.#guard.proxyUrl });
     this.#rate = new RateLimit(options.ratePerSecond ?? 30);
     this.#server = http.createServer((req, res) => void this.#handle(req, res));
     this.#server.headersTimeout = 30_000;
@@ -107,7 +107,7 @@ export class RenderServer {
   async close(): Promise<void> {
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
     this.#server.closeAllConnections();
-    await this.pool.close();
+    await this.#pool.close();
     await this.#guard.close();
   }
 
@@ -144,9 +144,9 @@ export class RenderServer {
       }
       const waitForFonts = waitsForFonts(req.headers[WAIT_FOR_FONTS_HEADER]);
       const browserStart = performance.now();
-      const crashes = this.pool.crashes;
+      const crashes = this.#pool.crashes;
       try {
-        const { result, fonts } = await this.pool.withPage(async (page) => {
+        const { result, fonts } = await this.#pool.withPage(async (page) => {
           const prepared = await preparePage(page, request, { waitForFonts, guard: this.#guard });
           // actionTimeout bounds the action itself (Cloudflare: 422 when it runs out).
           const action = runAction(page, request, prepared, route, waitForFonts, capture);
@@ -158,7 +158,7 @@ export class RenderServer {
       } catch (error) {
         browserMs = performance.now() - browserStart;
         // Whatever Puppeteer said, the cause was the browser going away mid-render.
-        if (this.pool.crashes !== crashes && !(error instanceof RenderError)) throw new RenderError(422, 6001, `the browser closed during the render (${(error as Error).message})`);
+        if (this.#pool.crashes !== crashes && !(error instanceof RenderError)) throw new RenderError(422, 6001, `the browser closed during the render (${(error as Error).message})`);
         throw this.#guard.explain(error);
       }
     } catch (error) {
