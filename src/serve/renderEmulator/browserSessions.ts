@@ -112,11 +112,15 @@ class Session {
   }
 
   onDisconnect: (() => void) | undefined;
+  /** The worker's `Browser.close` was answered: the session is over, whenever Chromium exits. */
+  onBrowserClosed: (() => void) | undefined;
+  #closeId: number | undefined;
 
   async #toChromium(text: string): Promise<void> {
     const message = JSON.parse(text) as CdpMessage;
     const target = message.sessionId !== undefined ? this.#targets.get(message.sessionId) : undefined;
     if (target && CAPTURES.has(message.method ?? '')) await this.#report(target, message.method!);
+    if (message.method === 'Browser.close' && message.sessionId === undefined) this.#closeId = message.id;
     this.pipe.send(text);
   }
 
@@ -130,6 +134,7 @@ class Session {
     if (message.method === 'Target.attachedToTarget' && about !== undefined && message.params?.targetInfo) this.#targets.set(about, message.params.targetInfo);
     if (message.method === 'Target.detachedFromTarget' && about !== undefined) this.#targets.delete(about);
     this.#listener?.(text);
+    if (message.id !== undefined && message.id === this.#closeId && message.sessionId === undefined) this.onBrowserClosed?.();
   }
 
   #answered(message: CdpMessage): void {
@@ -204,6 +209,7 @@ export class BrowserSessions implements BrowserService {
     const session = new Session(pipe, { ...this.#options, binding: options.binding, keepAliveMs: options.keepAliveMs ?? 60_000, now: this.#timers.now() });
     const id = session.info.sessionId;
     this.#sessions.set(id, session);
+    session.onBrowserClosed = () => this.#ended(id, 'NormalClosure', 1);
     session.onDisconnect = () => session.keepAlive(() => void this.#end(id, 'BrowserIdle', 2));
     session.keepAlive(() => void this.#end(id, 'BrowserIdle', 2));
     void pipe.exited.then(() => this.#ended(id, 'NormalClosure', 1));
