@@ -12,14 +12,12 @@ import type { Readable, Writable } from 'node:stream';
 export class ChromiumPipe {
   readonly #child: ChildProcess;
   readonly #input: Writable;
-  readonly #profile: string;
   #buffered: Buffer[] = [];
   #onMessage: (message: string) => void = () => undefined;
   readonly exited: Promise<void>;
 
   private constructor(child: ChildProcess, profile: string) {
     this.#child = child;
-    this.#profile = profile;
     this.#input = child.stdio[3] as Writable;
     this.#input.on('error', () => undefined);
     (child.stdio[4] as Readable).on('data', (chunk: Buffer) => this.#read(chunk));
