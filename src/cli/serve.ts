@@ -255,8 +255,11 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   const gcNudge = new GcNudge();
   const listenPort = port(values.port, '--port');
   const worker = { entry, prebuilt, config, secrets: secretsFrom(envFile, io.env, values['secret-env']), watch: !values['no-watch'], testScheduled: values['test-scheduled'] };
+  // The render emulator starts after the receiver; the browser binding reaches it once it runs.
+  const rendering: { server?: RenderServer } = {};
   const platform = {
     ...createPlatform({
+      browser: () => rendering.server?.browser,
       sql: await loadSqlJs(),
       // Instances' databases in heaps that are dropped once empty: memory comes back after a load.
       heaps: new SqlHeaps(separateSqlJsLoader(), 128, () => gcNudge.soon()),
@@ -280,6 +283,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   });
   // The emulator's line comes first: whoever waits for "listening on" then knows both.
   const render = values['no-render'] ? undefined : await startRender(values, io, logger, access, Number(new URL(server.url).port));
+  rendering.server = render;
   // Listening for the signals before the line that tells a waiting client it may send them.
   const stopped = new Promise<void>((resolve) => {
     const stop = () => resolve();

@@ -45,10 +45,12 @@ export interface BindingsConfig {
   readonly queueConsumers: readonly QueueConsumer[];
   readonly services: readonly ServiceBinding[];
   readonly crons: readonly string[];
+  /** `browser`: the Browser Rendering binding's name (bindings/browser.ts). */
+  readonly browser?: string;
 }
 
 /** The config keys these bindings read (for the list of supported keys). */
-export const BINDING_KEYS = ['vars', 'kv_namespaces', 'd1_databases', 'r2_buckets', 'queues', 'services', 'triggers'] as const;
+export const BINDING_KEYS = ['vars', 'kv_namespaces', 'd1_databases', 'r2_buckets', 'queues', 'services', 'triggers', 'browser'] as const;
 
 type Raw = Record<string, unknown>;
 
@@ -85,6 +87,13 @@ function stores(file: string, config: Raw, key: string, idKeys: readonly string[
     const id = idKeys.map((k) => entry[k]).find((v): v is string => typeof v === 'string' && v !== '') ?? binding;
     return { binding, id };
   });
+}
+
+/** `browser = { binding = "BROWSER" }` (one binding per worker, as wrangler's config takes). */
+function browserBinding(file: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`${file}: browser must be an object like { "binding": "BROWSER" }`);
+  return text(file, 'browser', value as Raw, 'binding', true);
 }
 
 export function readBindingsConfig(file: string, config: Raw): BindingsConfig {
@@ -130,8 +139,10 @@ export function readBindingsConfig(file: string, config: Raw): BindingsConfig {
       throw new ConfigError(`${file}: triggers.crons: ${(error as Error).message}`);
     }
   }
+  const browser = browserBinding(file, config['browser']);
   return {
     name,
+    ...(browser !== undefined ? { browser } : {}),
     kvNamespaces: stores(file, config, 'kv_namespaces', ['id', 'preview_id']),
     d1Databases: stores(file, config, 'd1_databases', ['database_id', 'preview_database_id', 'database_name']),
     r2Buckets: stores(file, config, 'r2_buckets', ['bucket_name', 'preview_bucket_name']),

@@ -10,6 +10,7 @@ import type { Platform } from '../platform';
 import type { BindingsConfig } from './bindingsConfig';
 import { nextCronTime, parseCron } from '../cron';
 import { bindingDir, BindingStore } from './bindingStore';
+import { BrowserBinding } from './browser';
 import { D1Database } from './d1';
 import type { Entrypoints } from './entrypoints';
 import { KvNamespace } from './kv';
@@ -84,6 +85,7 @@ export class WorkerBindings {
       for (const producer of config.queueProducers) this.env[producer.binding] = this.broker.producer(producer.queue, producer.deliveryDelaySeconds);
     }
     for (const service of config.services) this.env[service.binding] = options.entrypoints.serviceBinding(service.entrypoint);
+    if (config.browser !== undefined) this.env[config.browser] = new BrowserBinding(config.browser, () => platform.browser?.());
   }
 
   /** The KV, D1 and R2 bindings with the ids they reach, and every queue produced or consumed (read only). */

@@ -32,6 +32,8 @@ export const CONFIG_KEYS: Readonly<Record<string, KeySupport>> = {
   workflows: supported,
   // Service bindings to this worker's own entrypoints; one to another worker is refused where it is read (bindingsConfig.ts).
   services: supported,
+  // Browser Rendering: sessions on the render emulator's Chromium (bindings/browser.ts).
+  browser: supported,
   // Without local effect
   $schema: ignored('editor schema'),
   name: ignored('the worker name matters when deploying'),
@@ -66,7 +68,6 @@ export const CONFIG_KEYS: Readonly<Record<string, KeySupport>> = {
   ai: unsupported('Workers AI', 'call a model over HTTP with fetch()'),
   vectorize: unsupported('Vectorize', 'keep vectors in a Durable Object'),
   hyperdrive: unsupported('Hyperdrive', 'connect to the database directly with its connection string in .dev.vars'),
-  browser: unsupported('the Browser Rendering binding', 'call the Browser Rendering REST API, which `hookbench serve` emulates on --render-port'),
   analytics_engine_datasets: unsupported('Analytics Engine', 'log the data points'),
   dispatch_namespaces: unsupported('Workers for Platforms dispatch namespaces', 'run each user worker with its own `hookbench serve`'),
   mtls_certificates: unsupported('mTLS certificates', 'fetch() without a client certificate locally'),
