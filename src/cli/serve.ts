@@ -22,13 +22,13 @@ import { loginUrl } from '../serve/http/localCredential';
 import { writePrivate } from '../core/runtime/storage/privateFiles';
 import { PROVIDERS, schemeFor } from '../core/signing';
 import type { AccessPolicy } from '../serve/http/access';
-import { WEBHOOK_PATHS } from '../core/contract/webhookRoutes';
+import { DEFAULT_RECEIVER_PORT, WEBHOOK_PATHS } from '../core/contract/webhookRoutes';
 import { parseFlags, UsageError } from './args';
 import type { CliIo } from './io';
 import { listeningLine, loginFileLine, portInUseMessage, renderLine, renderTokenLine } from '../core/contract/serveHandshake';
 import { ADMIN_TOKEN_ENV, RENDER_TOKEN_ENV } from '../core/contract/serveEnvironment';
 
-export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 8787] [--data .hookbench]
+export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port ${DEFAULT_RECEIVER_PORT}] [--data .hookbench]
          [--worker FILE] [--config wrangler.jsonc|toml] [--env-file .dev.vars] [--no-watch] [--test-scheduled]
          [--retention-count N] [--retention-days D] [--public-url URL]
          [--outbound-url URL] [--chat-url URL] [--admin-token T] [--exit-with-parent]
@@ -212,7 +212,7 @@ export function resolveWorker(values: { worker?: string | undefined; config?: st
 export async function serve(argv: string[], io: CliIo): Promise<number> {
   const values = parseFlags(argv, {
     host: { type: 'string', default: '127.0.0.1' },
-    port: { type: 'string', default: '8787' },
+    port: { type: 'string', default: String(DEFAULT_RECEIVER_PORT) },
     data: { type: 'string', default: '.hookbench' },
     worker: { type: 'string' },
     config: { type: 'string' },
