@@ -96,6 +96,7 @@ export class WorkerHost {
       testScheduled: this.options.testScheduled,
       ...(this.options.config?.assets ? { assets: this.options.config.assets } : {}),
       secrets: this.options.secrets,
+      ...(this.options.config?.compatibility ? { compatibility: this.options.config.compatibility } : {}),
     });
   }
 

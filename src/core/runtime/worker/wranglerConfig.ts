@@ -9,6 +9,7 @@ import { readBindingsConfig, type BindingsConfig } from '../bindings/bindingsCon
 import { ConfigError, UnsupportedConfigError } from '../errors';
 import { checkConfigKeys, ESCAPE_HATCH } from './support';
 import type { AssetsConfig } from './assets';
+import { readCompatibility, type Compatibility } from './compatibility';
 
 export interface DurableObjectBinding {
   readonly name: string;
@@ -33,6 +34,8 @@ export interface WranglerConfig {
   readonly bindings?: BindingsConfig;
   /** Workers Static Assets, when the config has `assets`. */
   readonly assets?: AssetsConfig;
+  /** `compatibility_date` and `compatibility_flags`. */
+  readonly compatibility?: Compatibility;
   /** Keys the platform table does not know, one line each, for the log. */
   readonly notes?: readonly string[];
 }
@@ -113,7 +116,8 @@ export function readWranglerConfig(file: string): WranglerConfig {
   });
   const main = typeof config['main'] === 'string' ? path.resolve(path.dirname(file), config['main']) : undefined;
   const assets = config['assets'] === undefined ? undefined : readAssets(file, config['assets']);
-  return { file, main, durableObjects, vars, workflows, bindings: readBindingsConfig(file, config), notes, ...(assets ? { assets } : {}) };
+  const compatibility = readCompatibility(file, config);
+  return { file, main, durableObjects, vars, workflows, bindings: readBindingsConfig(file, config), compatibility, notes, ...(assets ? { assets } : {}) };
 }
 
 /** `.dev.vars` / `.env` format: KEY=value lines, # comments, optional quotes. */
