@@ -186,7 +186,8 @@ async function runArea(root: string, areaDir: string, tools: Tools): Promise<Are
     let askedTwice = 0;
     restartable = new Oracle(oracle.value, (fresh) => startOracle(tools.wrangler, { ...options, scratch: fresh }), scratch);
     for (const [index, step] of area.steps.entries()) {
-      let [a, b] = await Promise.all([observe(step, restartable.origin, true), observe(step, hookbench.value.origin, false)]);
+      const [first, b] = await Promise.all([observe(step, restartable.origin, true), observe(step, hookbench.value.origin, false)]);
+      let a = first;
       if (step.kind === 'wait') continue;
       if (stalled(a!)) {
         askedTwice++;
