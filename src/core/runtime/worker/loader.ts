@@ -187,7 +187,24 @@ export async function evaluateWorker(bundle: Bundle, entry: string, provided: Pr
  * `import()` through Node's own loader: the serve process's code is compiled from a code cache,
  * which gives its functions no dynamic import of their own.
  */
-const importModule = vm.runInThisContext('(url) => import(url)', { importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER }) as (url: string) => Promise<Record<string, unknown>>;
+const importThroughMainLoader = vm.runInThisContext('(url) => import(url)', { importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER }) as (url: string) => Promise<Record<string, unknown>>;
+
+/**
+ * The import, without the one-line notice Node 20 prints to stderr the first time that loader is
+ * used (it calls `process.emitWarning` synchronously, inside the call): a serve start stays the
+ * lines its contract names.
+ */
+function importModule(url: string): Promise<Record<string, unknown>> {
+  const emit = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if (!String(typeof warning === 'string' ? warning : warning.message).includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) (emit as (...a: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return importThroughMainLoader(url);
+  } finally {
+    process.emitWarning = emit;
+  }
+}
 
 /** Imports an ES module bundle from a private temp file, handing it its load under a fresh id. */
 async function importWorker(code: string, load: Load): Promise<Record<string, unknown>> {
