@@ -25,7 +25,9 @@ const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'hb-bench-'));
 async function runtimeFor(dataDir: string): Promise<WorkerRuntime> {
   const config = readWranglerConfig(findWranglerConfig(counterDir)!);
   const env: Record<string, unknown> = {};
-  const exports = evaluateWorker(await bundleWorker(esbuild, config.main!), config.main!, WorkerRuntime.providedModules(env));
+  const globals = WorkerRuntime.globals();
+  const bundle = await bundleWorker(esbuild, config.main!, { globals: Object.keys(globals), rules: config.rules ?? [] });
+  const exports = await evaluateWorker(bundle, config.main!, WorkerRuntime.providedModules(env), globals);
   const platform = createPlatform({ sql: await loadSqlJs(), logger: nullLogger, dataDir });
   return new WorkerRuntime(platform, { exports, env, bindings: config.durableObjects, vars: config.vars, secrets: {} });
 }

@@ -12,6 +12,7 @@ import * as cloudflareWorkers from '../modules/cloudflareWorkers';
 import { UPGRADE, type DurableObjectClass, type UpgradeResponse } from '../objects/instanceHost';
 import { bindToTransport, WebSocketPair, WebSocketRequestResponsePair, webSocketOf, WorkerResponse } from '../objects/webSocket';
 import { AssetServer, type AssetsConfig } from './assets';
+import { autoRepliesToClose, NEWEST, type Compatibility } from './compatibility';
 import { GATED_GLOBALS } from './gatedGlobals';
 import { encodeName } from '../storage/names';
 import { DurableObjectNamespace } from '../objects/namespace';
@@ -37,6 +38,8 @@ export interface WorkerRuntimeOptions {
   /** Workers Static Assets: served before (or after) the worker, and `env.<binding>`. */
   readonly assets?: AssetsConfig;
   readonly secrets: Readonly<Record<string, string>>;
+  /** The config's compatibility date and flags (the newest behaviour when absent). */
+  readonly compatibility?: Compatibility;
 }
 
 const NO_BINDINGS: BindingsConfig = { name: undefined, kvNamespaces: [], d1Databases: [], r2Buckets: [], queueProducers: [], queueConsumers: [], services: [], crons: [] };
@@ -50,12 +53,14 @@ export class WorkerRuntime {
   private started: Promise<void> | undefined;
   private readonly background = new Set<Promise<unknown>>();
   private readonly assets: AssetServer | undefined;
+  private readonly autoReplyToClose: boolean;
 
   constructor(
     private readonly platform: Platform,
     private readonly options: WorkerRuntimeOptions,
   ) {
     const env: Record<string, unknown> = Object.assign(options.env, options.vars, options.secrets);
+    this.autoReplyToClose = autoRepliesToClose(options.compatibility ?? NEWEST);
     const namespaces = options.bindings.map((binding) => {
       const cls = options.exports[binding.className];
       if (typeof cls !== 'function') {
@@ -117,7 +122,7 @@ export class WorkerRuntime {
     const pathname = new URL(request.url).pathname;
     if (this.options.testScheduled && pathname === '/__scheduled') return this.manualScheduled(request);
     if (pathname === SCHEDULED_HANDLER_PATH) return this.scheduledHandler(request);
-    return asUpgrade(await (this.assets ? this.assets.route(request, (r) => this.workerFetch(r)) : this.workerFetch(request)));
+    return asUpgrade(this.autoReplyToClose, await (this.assets ? this.assets.route(request, (r) => this.workerFetch(r)) : this.workerFetch(request)));
   }
 
   private async workerFetch(request: Request): Promise<Response> {
@@ -168,10 +173,10 @@ export class WorkerRuntime {
 const SCHEDULED_HANDLER_PATH = '/cdn-cgi/handler/scheduled';
 
 /** A 101 Response with a WebSocket becomes the upgrade the receiver completes with the real socket. */
-function asUpgrade(response: Response): Response {
+function asUpgrade(autoReplyToClose: boolean, response: Response): Response {
   const client = webSocketOf(response);
   if (!client || (response as Partial<UpgradeResponse>)[UPGRADE]) return response;
   const upgrade = new Response(null, { status: 200, headers: response.headers }) as UpgradeResponse;
-  upgrade[UPGRADE] = (socket) => bindToTransport(client, socket);
+  upgrade[UPGRADE] = (socket) => bindToTransport(client, socket, autoReplyToClose);
   return upgrade;
 }
