@@ -25,7 +25,7 @@ const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'hb-bench-'));
 async function runtimeFor(dataDir: string): Promise<WorkerRuntime> {
   const config = readWranglerConfig(findWranglerConfig(counterDir)!);
   const env: Record<string, unknown> = {};
-  const exports = evaluateWorker(await bundleWorker(esbuild, config.main!), config.main!, WorkerRuntime.providedModules(env));
+  const exports = evaluateWorker(await bundleWorker(esbuild, config.main!), config.main!, WorkerRuntime.providedModules(env, WorkerRuntime.processOf(config.compatibility ?? {}, config.vars, {})));
   const platform = createPlatform({ sql: await loadSqlJs(), logger: nullLogger, dataDir });
   return new WorkerRuntime(platform, { exports, env, bindings: config.durableObjects, vars: config.vars, secrets: {} });
 }

@@ -85,7 +85,9 @@ export class WorkerHost {
 
   private instantiate(bundle: Bundle): WorkerRuntime {
     const env: Record<string, unknown> = {};
-    const exports = evaluateWorker(bundle, this.options.entry, WorkerRuntime.providedModules(env), WorkerRuntime.globals());
+    const config = this.options.config;
+    const process = WorkerRuntime.processOf(config?.compatibility ?? {}, config?.vars ?? {}, this.options.secrets);
+    const exports = evaluateWorker(bundle, this.options.entry, WorkerRuntime.providedModules(env, process), WorkerRuntime.globals(process));
     return new WorkerRuntime(this.platform, {
       exports,
       env,

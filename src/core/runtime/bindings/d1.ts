@@ -58,14 +58,14 @@ class BindingCountError extends Error {}
 
 /**
  * The text D1 reports for a failed statement. workerd adds SQLite's error offset to syntax
- * errors (`near "X": syntax error at offset 7`); sql.js does not expose it, so it is the
- * position of the token SQLite names.
+ * errors and unknown columns (`near "X": syntax error at offset 7`, `no such column: x at
+ * offset 7`); sql.js does not expose it, so it is the position of the token SQLite names.
  */
 function upstreamText(error: unknown, statement?: string): string {
   let message = error instanceof Error ? error.message : String(error);
   if (error instanceof BindingCountError) return message;
-  const near = /^near "(.*)": syntax error$/.exec(message);
-  if (near && statement !== undefined && statement.includes(near[1]!)) message += ` at offset ${statement.indexOf(near[1]!)}`;
+  const token = (/^near "(.*)": syntax error$/.exec(message) ?? /^no such column: (.*)$/.exec(message))?.[1];
+  if (token !== undefined && statement !== undefined && statement.includes(token)) message += ` at offset ${statement.indexOf(token)}`;
   return `${message}: ${sqliteCode(message)}`;
 }
 

@@ -9,6 +9,7 @@ import { readBindingsConfig, type BindingsConfig } from '../bindings/bindingsCon
 import { ConfigError, UnsupportedConfigError } from '../errors';
 import { checkConfigKeys, ESCAPE_HATCH } from './support';
 import type { AssetsConfig } from './assets';
+import type { Compatibility } from './workerGlobals';
 
 export interface DurableObjectBinding {
   readonly name: string;
@@ -33,6 +34,8 @@ export interface WranglerConfig {
   readonly bindings?: BindingsConfig;
   /** Workers Static Assets, when the config has `assets`. */
   readonly assets?: AssetsConfig;
+  /** `compatibility_date` and `compatibility_flags` (what turns `process.env` on: workerGlobals.ts). */
+  readonly compatibility?: Compatibility;
   /** Keys the platform table does not know, one line each, for the log. */
   readonly notes?: readonly string[];
 }
@@ -113,7 +116,15 @@ export function readWranglerConfig(file: string): WranglerConfig {
   });
   const main = typeof config['main'] === 'string' ? path.resolve(path.dirname(file), config['main']) : undefined;
   const assets = config['assets'] === undefined ? undefined : readAssets(file, config['assets']);
-  return { file, main, durableObjects, vars, workflows, bindings: readBindingsConfig(file, config), notes, ...(assets ? { assets } : {}) };
+  return { file, main, durableObjects, vars, workflows, bindings: readBindingsConfig(file, config), notes, compatibility: readCompatibility(file, config), ...(assets ? { assets } : {}) };
+}
+
+function readCompatibility(file: string, config: Record<string, unknown>): Compatibility {
+  const date = config['compatibility_date'];
+  const flags = config['compatibility_flags'] ?? [];
+  if (date !== undefined && (typeof date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(date))) throw new ConfigError(`${file}: "compatibility_date" must be a date such as 2025-04-01`);
+  if (!Array.isArray(flags) || flags.some((flag) => typeof flag !== 'string')) throw new ConfigError(`${file}: "compatibility_flags" must be a list of flag names`);
+  return { ...(date !== undefined ? { date } : {}), flags: flags as string[] };
 }
 
 /** `.dev.vars` / `.env` format: KEY=value lines, # comments, optional quotes. */
