@@ -172,19 +172,19 @@ export class AssetServer {
   /**
    * `env.<binding>.fetch(input, init)`: the asset worker's answer, its redirects followed (up to
    * 20, as fetch does) unless the request's `redirect` is `manual`, as for an incoming request
-   * passed on whole (`new Request(url, request)`). A followed answer has the final `url` and
-   * `redirected` true. A relative URL is refused with workerd's TypeError.
+   * passed on whole (`new Request(url, request)`). The answer's `url` is the last URL asked for,
+   * `redirected` whether a redirect was followed. A relative URL is refused with workerd's TypeError.
    */
   bindingFetch(input: Request | string | URL, init?: RequestInit): Response {
     if (typeof input === 'string' && !URL.canParse(input)) throw new TypeError(`Invalid URL: ${input}`);
     let request = new Request(input, init);
     let response = this.fetch(request);
-    for (let hops = 0; request.redirect === 'follow' && REDIRECTS.has(response.status) && hops < 20; hops++) {
+    let hops = 0;
+    for (; request.redirect === 'follow' && REDIRECTS.has(response.status) && hops < 20; hops++) {
       request = new Request(new URL(response.headers.get('Location') ?? '', request.url), request);
       response = this.fetch(request);
-      Object.defineProperties(response, { url: { value: request.url }, redirected: { value: true } });
     }
-    return response;
+    return Object.defineProperties(response, { url: { value: request.url }, redirected: { value: hops > 0 } });
   }
 
   /**
