@@ -2,8 +2,9 @@
  * The Workers Analytics Engine binding (`analytics_engine_datasets`). wrangler dev accepts every
  * `writeDataPoint(event)` and keeps nothing (Miniflare's local dataset does nothing); Hookbench
  * accepts the same, never throws, and makes each point observable: one JSON line per point
- * appended to `<data>/_bindings/analytics_engine/<dataset>.jsonl` (`time`, `blobs`, `doubles`,
- * `indexes`; byte values as `{ "base64": … }`) and one line in the log.
+ * (`time`, `blobs`, `doubles`, `indexes`; byte values as `{ "base64": … }`) appended to
+ * `data-points.jsonl` in `<data>/_bindings/analytics_engine/<dataset>/` (the dataset's name
+ * encoded as other binding folders are), and one line in the log.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -27,7 +28,7 @@ export class AnalyticsEngineDataset {
     private readonly logger: Logger,
     private readonly now: () => number,
   ) {
-    this.#file = path.join(dataDir, '_bindings', 'analytics_engine', `${encodeName(config.dataset)}.jsonl`);
+    this.#file = path.join(dataDir, '_bindings', 'analytics_engine', encodeName(config.dataset), 'data-points.jsonl');
   }
 
   writeDataPoint(event?: unknown): void {
