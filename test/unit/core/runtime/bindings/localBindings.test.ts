@@ -67,8 +67,8 @@ describe('send_email: messages written to files, as wrangler dev does', () => {
     const mail = new SendEmail({ binding: 'MAIL' }, dir, logger);
     const sent = await mail.send(new EmailMessage('a@example.com', 'ops@example.com', raw('a@example.com', 'Message-ID: <1@example.com>\r\n')));
     assert.match(sent.messageId, /^<[A-Za-z0-9]{36}@example\.com>$/);
-    const file = /\n {2}(.*\.eml)$/.exec(lines[0]!)?.[1];
-    assert.ok(file?.startsWith(path.join(dir, '_bindings', 'email', 'email')), lines[0]);
+    const file = /\n {2}(.*\.eml)$/.exec(lines[0]!)?.[1] ?? '';
+    assert.ok(file.startsWith(path.join(dir, '_bindings', 'email', 'email')), lines[0]);
     assert.equal(fs.readFileSync(file, 'utf8'), raw('a@example.com', 'Message-ID: <1@example.com>\r\n'));
   });
 
