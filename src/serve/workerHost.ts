@@ -9,6 +9,7 @@ import type { Platform } from '../core/runtime/platform';
 import { evaluateWorker, watchWorker, bundleWorker, type Bundle, type BuildSettings, WorkerBuildError } from '../core/runtime/worker/loader';
 import { WorkerRuntime } from '../core/runtime/worker/workerRuntime';
 import type { WranglerConfig } from '../core/runtime/worker/wranglerConfig';
+import { NEWEST } from '../core/runtime/worker/compatibility';
 
 /** The serve process's platform: the runtime's, and esbuild, which bundles the user's worker. */
 export interface ServePlatform extends Platform {
@@ -29,7 +30,7 @@ export interface WorkerHostOptions {
 
 /** What the user's worker is built with: the runtime's globals and the config's module rules. */
 export function buildSettings(options: Pick<WorkerHostOptions, 'config'>): BuildSettings {
-  return { globals: Object.keys(WorkerRuntime.globals()), rules: options.config?.rules ?? [] };
+  return { globals: WorkerRuntime.globalNames(), rules: options.config?.rules ?? [] };
 }
 
 export class WorkerHost {
@@ -93,7 +94,9 @@ export class WorkerHost {
 
   private async instantiate(bundle: Bundle): Promise<WorkerRuntime> {
     const env: Record<string, unknown> = {};
-    const exports = await evaluateWorker(bundle, this.options.entry, WorkerRuntime.providedModules(env), WorkerRuntime.globals());
+    const config = this.options.config;
+    const process = WorkerRuntime.processOf(config?.compatibility ?? NEWEST, config?.vars ?? {}, this.options.secrets);
+    const exports = await evaluateWorker(bundle, this.options.entry, WorkerRuntime.providedModules(env, process), WorkerRuntime.globals(process));
     return new WorkerRuntime(this.platform, {
       exports,
       env,

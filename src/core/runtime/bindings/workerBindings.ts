@@ -16,6 +16,9 @@ import type { Entrypoints } from './entrypoints';
 import { KvNamespace } from './kv';
 import { QueueBroker, type MessageBatch } from './queues';
 import { R2Bucket } from './r2';
+import { RateLimiter } from './rateLimit';
+import { AnalyticsEngineDataset } from './analyticsEngine';
+import { SendEmail } from './sendEmail';
 
 export interface WorkerBindingsOptions {
   readonly config: BindingsConfig;
@@ -86,6 +89,9 @@ export class WorkerBindings {
     }
     for (const service of config.services) this.env[service.binding] = options.entrypoints.serviceBinding(service.entrypoint);
     if (config.browser !== undefined) this.env[config.browser] = new BrowserBinding(config.browser, () => platform.browser?.());
+    for (const limit of config.rateLimits ?? []) this.env[limit.binding] = new RateLimiter(limit, now);
+    for (const dataset of config.analyticsEngine ?? []) this.env[dataset.binding] = new AnalyticsEngineDataset(dataset, dataDir, platform.logger, now);
+    for (const email of config.sendEmail ?? []) this.env[email.binding] = new SendEmail(email, dataDir, platform.logger);
   }
 
   /** The KV, D1 and R2 bindings with the ids they reach, and every queue produced or consumed (read only). */

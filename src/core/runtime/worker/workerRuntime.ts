@@ -14,6 +14,8 @@ import { bindToTransport, WebSocketPair, WebSocketRequestResponsePair, webSocket
 import { AssetServer, type AssetsConfig } from './assets';
 import { autoRepliesToClose, NEWEST, type Compatibility } from './compatibility';
 import { GATED_GLOBALS } from './gatedGlobals';
+import * as cloudflareEmail from '../modules/cloudflareEmail';
+import { populatesProcessEnv, processEnvOf, WORKER_NAVIGATOR, workerProcess } from './workerGlobals';
 import { encodeName } from '../storage/names';
 import { DurableObjectNamespace } from '../objects/namespace';
 import { camelCaseToKebabCase } from '../../contract/agentsProtocol';
@@ -80,7 +82,7 @@ export class WorkerRuntime {
     if (options.assets) {
       const assets = new AssetServer(options.assets);
       this.assets = assets;
-      if (options.assets.binding) env[options.assets.binding] = { fetch: (input: Request | string | URL, init?: RequestInit) => Promise.resolve(assets.fetch(new Request(input, init))) };
+      if (options.assets.binding) env[options.assets.binding] = { fetch: async (input: Request | string | URL, init?: RequestInit) => assets.bindingFetch(input, init) };
     }
     this.env = env;
     this.namespaces = namespaces;
@@ -108,14 +110,35 @@ export class WorkerRuntime {
     return { waitUntil: (promise) => this.track(promise), passThroughOnException: () => undefined, props: {} };
   }
 
-  /** Globals of the Workers runtime that differ from Node's, seen by the worker's code only. */
-  static globals(): Record<string, unknown> {
-    return { Response: WorkerResponse, WebSocketPair, WebSocketRequestResponsePair, ...GATED_GLOBALS };
+  /**
+   * Globals of the Workers runtime that differ from Node's, seen by the worker's code only;
+   * `process` is the one `processOf` makes (its `env` the worker's, workerGlobals.ts).
+   */
+  /** The names of the globals (what a bundle reads from its load instead of its own scope). */
+  static globalNames(): string[] {
+    return Object.keys(WorkerRuntime.globals(process));
+  }
+
+  static globals(process: NodeJS.Process): Record<string, unknown> {
+    return { Response: WorkerResponse, WebSocketPair, WebSocketRequestResponsePair, navigator: WORKER_NAVIGATOR, process, ...GATED_GLOBALS };
+  }
+
+  /** The worker's `process`: `process.env` filled from vars and secrets when workerd would fill it. */
+  static processOf(compatibility: Compatibility, vars: Readonly<Record<string, unknown>>, secrets: Readonly<Record<string, string>>): NodeJS.Process {
+    return workerProcess(populatesProcessEnv(compatibility) ? processEnvOf(vars, secrets) : {});
   }
 
   /** The modules a bundle of this worker imports instead of the real packages. */
-  static providedModules(env: Record<string, unknown>): Record<string, unknown> {
-    return { agents: agentsModule, 'agents/workflows': agentWorkflowsModule, 'cloudflare:workers': { ...cloudflareWorkers, env }, 'cloudflare:workflows': { NonRetryableError } };
+  static providedModules(env: Record<string, unknown>, process: NodeJS.Process): Record<string, unknown> {
+    return {
+      agents: agentsModule,
+      'agents/workflows': agentWorkflowsModule,
+      'cloudflare:workers': { ...cloudflareWorkers, env },
+      'cloudflare:workflows': { NonRetryableError },
+      'cloudflare:email': cloudflareEmail,
+      process,
+      'node:process': process,
+    };
   }
 
   async fetch(request: Request): Promise<Response> {
