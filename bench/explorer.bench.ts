@@ -16,8 +16,9 @@ import { Emitter } from '../src/core/events';
 import { nullLogger } from '../src/core/log';
 import { schemeFor } from '../src/core/signing';
 import { AdminClient } from '../src/vscode/client/adminClient';
-import { localReader, type InstanceReader } from '../src/vscode/client/instanceReader';
+import { localReader } from '../src/vscode/client/instanceReader';
 import { AdminRequests } from '../test/unit/helpers/adminRequests';
+import { AgentCalls } from '../test/unit/helpers/agentCalls';
 import { AgentsTree, type AgentNode } from '../src/vscode/views/agentsTree';
 import { DeliveriesTree } from '../src/vscode/views/deliveriesTree';
 import { ExplorerModel, type ExplorerFeed } from '../src/vscode/views/explorerModel';
@@ -96,14 +97,12 @@ async function attachExplorer(url: string) {
   // The explorer's admin requests, counted as they leave this process (the client keeps no count).
   const sent = new AdminRequests(url);
   const client = new AdminClient(url, TOKEN, nullLogger);
-  const readers: InstanceReader[] = [];
+  // Its agent RPC calls, counted on the wire by a relay its agent sockets go through (a few frames a second here).
+  const calls = await AgentCalls.start(url);
+  const wire = { baseUrl: calls.url, ownerHeaders: client.ownerHeaders, events: (namespace: string, name: string, limit?: number) => client.events(namespace, name, limit) };
   const model = new ExplorerModel({
     retainedEvents: () => 100,
-    openChannel: (instance) => {
-      const reader = localReader(client, instance);
-      readers.push(reader);
-      return reader;
-    },
+    openChannel: (instance) => localReader(wire, instance),
   });
   const feed: ExplorerFeed = { model, client, onDidChange: model.onDidChange, schedule: () => model.redraw() };
   const noWorkers = new Emitter<void>();
@@ -145,8 +144,8 @@ async function attachExplorer(url: string) {
     void Promise.all(nodes.map(redraw));
   });
   deliveries.onDidChangeTreeData(() => void deliveries.getChildren().then((items) => items.forEach((d) => deliveries.getTreeItem(d))));
-  const requests = () => sent.count + readers.reduce((sum, r) => sum + r.connection.callCount, 0);
-  return { model, onLive: client.onLive, onNodesChanged: changedNodes.event, requests, adminRequests: () => sent.count, rpcCalls: () => readers.reduce((sum, r) => sum + r.connection.callCount, 0), dispose: () => (model.dispose(), client.dispose(), sent.dispose()) };
+  const requests = () => sent.count + calls.count;
+  return { model, onLive: client.onLive, onNodesChanged: changedNodes.event, requests, adminRequests: () => sent.count, rpcCalls: () => calls.count, dispose: () => (model.dispose(), client.dispose(), sent.dispose(), void calls.close()) };
 }
 
 async function main(): Promise<void> {

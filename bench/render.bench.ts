@@ -4,13 +4,13 @@
 // request; 8 concurrent requests (throughput) against raw puppeteer doing the same 8 at once with a
 // fresh context per render; launching Chromium per request, for scale; and memory after 500
 // renders against memory after the first 20.
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 import { RenderClient } from '../src/core/browserRendering/client';
 import { lineLogger } from '../src/core/log';
 import { findChromium, launchArgs } from '../src/serve/renderEmulator/browserPool';
 import { RenderServer } from '../src/serve/renderEmulator/renderServer';
+import { processTree } from '../test/unit/helpers/procfs';
 import { QUICK, report, type BenchResult } from './harness';
 
 const HTML = '<body style="font-family: sans-serif"><h1>Invoice 1042</h1><p>Thank you for your order.</p><ul><li>One widget</li><li>Two gadgets</li></ul></body>';
@@ -18,6 +18,8 @@ const VIEWPORT = { width: 1280, height: 720 };
 const BODY = { html: HTML, viewport: VIEWPORT };
 /** The pause between single requests: a person pressing Render. */
 const PAUSE_MS = 300;
+/** Pages rendering at once: the emulator's default. */
+const POOL_PAGES = 4;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -104,23 +106,10 @@ async function concurrently(work: () => Promise<unknown>, rounds: number, width:
 }
 
 /** Resident memory (MiB) of this process plus every Chromium process of the pool. */
-function residentMiB(rootPid: number | undefined): number {
-  const pids = [process.pid];
-  if (rootPid) {
-    pids.push(rootPid);
-    const children = (ppid: number): number[] => {
-      let out: string;
-      try {
-        out = execFileSync('pgrep', ['-P', String(ppid)], { encoding: 'utf8' });
-      } catch {
-        return [];
-      }
-      return out.split('\n').filter(Boolean).map(Number).flatMap((pid) => [pid, ...children(pid)]);
-    };
-    pids.push(...children(rootPid));
-  }
+/** Resident memory of this process and every process below it (the emulator's Chromium), in MiB. */
+function residentMiB(): number {
   let kib = 0;
-  for (const pid of pids) {
+  for (const pid of processTree(process.pid)) {
     try {
       kib += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
     } catch {
@@ -131,7 +120,10 @@ function residentMiB(rootPid: number | undefined): number {
 }
 
 async function main(): Promise<void> {
-  const server = new RenderServer({ host: '127.0.0.1', port: 0, token: 'bench', logger: lineLogger(() => undefined, 'error'), ratePerSecond: 0 });
+  // Chromium's launches, counted from the emulator's log (one line each).
+  let launches = 0;
+  const logger = lineLogger((line) => void (/\[render\] Chromium .* started in/.test(line) && launches++), 'info');
+  const server = new RenderServer({ host: '127.0.0.1', port: 0, token: 'bench', logger, ratePerSecond: 0, concurrency: POOL_PAGES });
   const client = new RenderClient({ baseUrl: await server.listen(), accountId: 'bench', token: 'bench' });
   const shot = () => client.render('screenshot', BODY);
   const raw = await RawPuppeteer.launch();
@@ -184,16 +176,16 @@ async function main(): Promise<void> {
   for (let i = 0; i < (QUICK ? 0 : 15); i++) await shot();
   global.gc?.();
   await new Promise((resolve) => setTimeout(resolve, 500));
-  const early = residentMiB(await server.pool.pid());
+  const early = residentMiB();
   for (let i = 0; i < (QUICK ? 0 : 480); i++) await shot();
   global.gc?.();
   await new Promise((resolve) => setTimeout(resolve, 500));
-  const after = residentMiB(await server.pool.pid());
+  const after = residentMiB();
   await server.close();
 
   const results: BenchResult[] = [
     {
-      name: `single screenshot of a small local page (1280×720) through the emulator, ${PAUSE_MS} ms apart, p50 (ms); launches: ${server.pool.launches}`,
+      name: `single screenshot of a small local page (1280×720) through the emulator, ${PAUSE_MS} ms apart, p50 (ms); launches: ${launches}`,
       unit: 'ms',
       value: median(single),
       baseline: 'raw puppeteer screenshotting the same page from a fresh context it prepared ahead, p50 (ms)',
@@ -209,7 +201,7 @@ async function main(): Promise<void> {
       ratio: median(rawBack) / median(back),
     },
     {
-      name: `8 concurrent screenshots (pool of ${server.pool.concurrency} pages): throughput, p50 ${median(eight).toFixed(0)} ms`,
+      name: `8 concurrent screenshots (pool of ${POOL_PAGES} pages): throughput, p50 ${median(eight).toFixed(0)} ms`,
       unit: 'renders/s',
       value: concurrentRate,
       baseline: 'before issue 16 (renders/s)',

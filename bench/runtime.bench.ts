@@ -16,6 +16,7 @@ import { bundleWorker, evaluateWorker } from '../src/core/runtime/worker/loader'
 import { loadSqlJs } from '../src/core/runtime/storage/sqljs';
 import { WorkerRuntime } from '../src/core/runtime/worker/workerRuntime';
 import { findWranglerConfig, readWranglerConfig } from '../src/core/runtime/worker/wranglerConfig';
+import { NEWEST } from '../src/core/runtime/worker/compatibility';
 import { benchSeconds, interleavedLoad, pairedRatio, QUICK, report, startBaselineServer, startServeProcess, type BenchResult } from './harness';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -25,7 +26,9 @@ const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'hb-bench-'));
 async function runtimeFor(dataDir: string): Promise<WorkerRuntime> {
   const config = readWranglerConfig(findWranglerConfig(counterDir)!);
   const env: Record<string, unknown> = {};
-  const exports = evaluateWorker(await bundleWorker(esbuild, config.main!), config.main!, WorkerRuntime.providedModules(env));
+  const process = WorkerRuntime.processOf(config.compatibility ?? NEWEST, config.vars, {});
+  const bundle = await bundleWorker(esbuild, config.main!, { globals: WorkerRuntime.globalNames(), rules: config.rules ?? [] });
+  const exports = await evaluateWorker(bundle, config.main!, WorkerRuntime.providedModules(env, process), WorkerRuntime.globals(process));
   const platform = createPlatform({ sql: await loadSqlJs(), logger: nullLogger, dataDir });
   return new WorkerRuntime(platform, { exports, env, bindings: config.durableObjects, vars: config.vars, secrets: {} });
 }

@@ -62,6 +62,15 @@ async function main(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
+// A reader that stops early (`hookbench send --list | head`) closes the pipe: stop quietly, as
+// Unix tools do, instead of dying with a stack trace on the next write.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
 main(process.argv.slice(2), processIo).then(
   (code) => {
     process.exitCode = code;

@@ -2,7 +2,8 @@
 // `context.subscriptions`, so `deactivate` has nothing left to do.
 // First: the clock starts before the rest of the bundle evaluates.
 import { moduleStart } from './vscode/moduleStart';
-import { createHookbench, type HookbenchApi } from './vscode/hookbench';
+import type { HookbenchApi } from './vscode/api';
+import { createHookbench } from './vscode/hookbench';
 
 export function activate(context: Parameters<typeof createHookbench>[0]): HookbenchApi {
   return createHookbench(context, moduleStart);

@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { installExtension, placeExtensionFolder, startCodeServer, workbenchUrl } from './codeServer.mjs';
+import { treeStep } from './workbenchTree.mjs';
 
 export const CHROMIUM = process.env.HOOKBENCH_CHROMIUM ?? '/usr/bin/chromium';
 const TIMEOUT_MS = Number(process.env.HOOKBENCH_TEST_TIMEOUT_MS ?? 10 * 60_000);
@@ -27,13 +28,21 @@ export const CHROMIUM_ARGS = [
  * `waitFor`, types into it and presses keys; or clicks what `click` selects once it shows, holding
  * `modifiers` (Shift, Control) down for the click, as a multi-selection does; or clicks what
  * `clickInWebview` selects inside a webview's page (webviews are frames of their own); or reads a
- * list (`readList`), which is the step's answer.
+ * list (`readList`) or what a webview's page shows (`readWebview`), which is the step's answer;
+ * or reads or uses a tree view's row (`tree`, workbenchTree.mjs); or reads the workbench's page
+ * itself (`readWorkbench`: an expression evaluated in it once `until` holds there).
  * @param {import('puppeteer-core').Page} page
- * @param {{ waitFor?: string, type?: string, press?: string[], click?: string, clickInWebview?: string, modifiers?: string[], readList?: ListRead }} step
+ * @param {{ waitFor?: string, type?: string, press?: string[], click?: string, clickInWebview?: string, modifiers?: string[], readList?: ListRead, readWebview?: WebviewRead, readWorkbench?: { read: string, until?: string }, tree?: import('./workbenchTree.mjs').TreeStep }} step
  * @returns {Promise<unknown>} what the step read, if it reads
  */
 async function actAsUser(page, step) {
+  if (step.tree) return treeStep(page, step.tree);
+  if (step.readWorkbench) {
+    await page.waitForFunction(step.readWorkbench.until ?? 'true', { timeout: 20_000 });
+    return page.evaluate(step.readWorkbench.read);
+  }
   if (step.readList) return readList(page, step.readList);
+  if (step.readWebview) return readWebview(page, step.readWebview);
   if (step.waitFor) {
     const visible = `[...document.querySelectorAll('.quick-input-widget')].some((w) => w.style.display !== 'none' && w.textContent.includes(${JSON.stringify(step.waitFor)}))`;
     await page.waitForFunction(visible, { timeout: 20_000 });
@@ -69,6 +78,47 @@ async function clickInWebview(page, selector) {
       }
     }
     if (Date.now() > deadline) throw new Error(`no webview shows ${selector}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * @typedef {object} WebviewRead
+ * @property {string} title how the webview's page title begins (its `<title>`)
+ * @property {string} read an expression evaluated in that page, as in its developer tools' console
+ *   (a promise is awaited): what the step answers, as JSON
+ * @property {string} [until] an expression that holds once the page shows what is to be read
+ *   (default: at once)
+ */
+
+/**
+ * Reads what a webview shows, as a person looking at it would with the developer tools: in the
+ * webview whose page title begins with `title`, once `until` holds (within 20 s), the value of
+ * `read`. A webview's page is a frame of its own, inside the frame VS Code hosts it in.
+ * @param {import('puppeteer-core').Page} page
+ * @param {WebviewRead} step
+ */
+async function readWebview(page, { title, read, until = 'true' }) {
+  // A detached frame throws at once rather than rejecting: inside an async function, it rejects.
+  const evaluate = async (/** @type {import('puppeteer-core').Frame} */ frame, /** @type {string} */ expression) => frame.evaluate(expression);
+  const ready = `document.title.startsWith(${JSON.stringify(title)}) && Boolean(${until})`;
+  /** @type {unknown} */
+  let failure;
+  for (const deadline = Date.now() + 20_000; ; ) {
+    for (const frame of page.frames()) {
+      // A frame being replaced (the webview given a new page) answers nothing, or goes away while
+      // it is read: the next look finds the new one.
+      if (!(await evaluate(frame, ready).catch(() => false))) continue;
+      try {
+        return await evaluate(frame, read);
+      } catch (error) {
+        failure = error;
+      }
+    }
+    if (Date.now() > deadline) {
+      const titles = await Promise.all(page.frames().map((frame) => evaluate(frame, 'document.title').catch(() => '?')));
+      throw new Error(`no webview titled ${JSON.stringify(title)}… shows ${until} (pages: ${titles.filter(Boolean).map((t) => JSON.stringify(t)).join(', ')})${failure ? `; reading it: ${String(failure)}` : ''}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

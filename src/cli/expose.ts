@@ -5,14 +5,14 @@
  * cannot start (a missing binary or token) is one line on standard error and exit 1.
  */
 import { exposeFailureLine, forwardingLine, isExposeProvider, EXPOSE_PROVIDERS, SMEE_CHANNEL_ENV } from '../core/contract/expose';
-import { webhookPath } from '../core/contract/webhookRoutes';
+import { DEFAULT_RECEIVER_URL, webhookPath } from '../core/contract/webhookRoutes';
 import { ExposeError } from '../core/expose/errors';
 import { lineLogger } from '../core/log';
 import { parseFlags, UsageError } from './args';
 import { startSession } from './exposeSession';
 import type { CliIo } from './io';
 
-export const exposeUsage = `Usage: hookbench expose <smee|ngrok|cloudflared|stripe> [--to http://127.0.0.1:8787]
+export const exposeUsage = `Usage: hookbench expose <smee|ngrok|cloudflared|stripe> [--to ${DEFAULT_RECEIVER_URL}]
          [--channel URL] [--path /webhooks/github] [--smee-server https://smee.io] [--exit-with-parent]
   Forwards a public URL's deliveries to the local receiver (--to: its base URL) and prints
   "forwarding <public url> → <to>" once ready; runs until Ctrl+C. Give the public URL (with the
@@ -37,7 +37,7 @@ function receiverBase(text: string): string {
     throw new UsageError(`--to ${text} is not a URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--to is an http:// or https:// URL');
-  if (url.pathname !== '/' || url.search !== '') throw new UsageError(`--to is the receiver's base URL, like http://127.0.0.1:8787 (give the route with --path)`);
+  if (url.pathname !== '/' || url.search !== '') throw new UsageError(`--to is the receiver's base URL, like ${DEFAULT_RECEIVER_URL} (give the route with --path)`);
   return url.origin;
 }
 
@@ -76,7 +76,7 @@ export async function expose(argv: string[], io: CliIo): Promise<number> {
   if (provider === undefined || provider.startsWith('-')) throw new UsageError(`name a provider: ${EXPOSE_PROVIDERS.join(', ')}`);
   if (!isExposeProvider(provider)) throw new UsageError(`unknown provider "${provider}": ${EXPOSE_PROVIDERS.join(', ')}`);
   const values = parseFlags(rest, {
-    to: { type: 'string', default: 'http://127.0.0.1:8787' },
+    to: { type: 'string', default: DEFAULT_RECEIVER_URL },
     channel: { type: 'string' },
     path: { type: 'string' },
     'smee-server': { type: 'string', default: 'https://smee.io' },

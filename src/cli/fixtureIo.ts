@@ -41,3 +41,15 @@ export function providerSecret(provider: ProviderName, env: NodeJS.ProcessEnv, f
   if (!value) throw new UsageError(`no ${provider} secret: set ${name} in the environment or in --env-file (it is never stored in a fixture)`);
   return value;
 }
+
+/** --secret, --secret-env's variable, or the provider's own variable from the environment or --env-file. */
+export function secretFor(values: { secret?: string | undefined; 'secret-env'?: string | undefined; 'env-file'?: string | undefined }, provider: ProviderName, env: NodeJS.ProcessEnv): string {
+  if (values.secret !== undefined && values['secret-env'] !== undefined) throw new UsageError('give --secret or --secret-env, not both');
+  if (values.secret !== undefined) return values.secret;
+  if (values['secret-env'] !== undefined) {
+    const value = env[values['secret-env']];
+    if (!value) throw new UsageError(`the environment variable ${values['secret-env']} is not set`);
+    return value;
+  }
+  return providerSecret(provider, env, envFileVars(values['env-file']));
+}

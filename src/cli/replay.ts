@@ -5,6 +5,7 @@
  * line per fixture, a summary, exit 1 on any failure, 2 on usage errors.
  */
 import { parseArgs } from 'node:util';
+import { DEFAULT_RECEIVER_URL } from '../core/contract/webhookRoutes';
 import { burstGroups, burstNote, runGroup, type RunOptions } from '../core/fixtures/runFixture';
 import { UsageError } from './args';
 import { envFileVars, loadFixtures, providerSecret } from './fixtureIo';
@@ -14,7 +15,7 @@ export const replayUsage = `Usage: hookbench replay <dir|file>... [--to URL] [--
          [--ignore PATH]... [--agent NAME] [--new-ids] [--env-file FILE] [--bail]
   Sends each fixture (a folder means every *.json below it, by name, so 01-…, 02-… run in order),
   re-signed with its provider's secret (GITHUB_WEBHOOK_SECRET, STRIPE_WEBHOOK_SECRET… from the
-  environment or --env-file), to --to (default http://127.0.0.1:8787) plus the fixture's path.
+  environment or --env-file), to --to (default ${DEFAULT_RECEIVER_URL}) plus the fixture's path.
   Checks each answer's status against the fixture's expect.status, or against CODE for every
   fixture with --expect-status. --expect-state also reads the entity's agent state after each
   fixture that recorded one (over the agents protocol, /agents/<agent>/<entity>; the fixture's
@@ -32,7 +33,7 @@ function flags(argv: string[]) {
       strict: true,
       allowPositionals: true,
       options: {
-        to: { type: 'string', default: 'http://127.0.0.1:8787' },
+        to: { type: 'string', default: DEFAULT_RECEIVER_URL },
         'expect-status': { type: 'string' },
         'expect-state': { type: 'boolean', default: false },
         ignore: { type: 'string', multiple: true, default: [] },

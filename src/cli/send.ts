@@ -4,25 +4,30 @@
  */
 import * as fs from 'node:fs';
 import { SOURCE_HEADER } from '../core/contract/deliveries';
+import { DEFAULT_RECEIVER_URL, webhookPath } from '../core/contract/webhookRoutes';
+import { answerLine } from '../core/fixtures/runFixture';
 import { allTemplates, buildDelivery, findTemplate, templatesFor } from '../core/payloads';
 import { isProviderName, schemeFor, type ProviderName } from '../core/signing';
-import { parseFlags, secretFrom, UsageError } from './args';
+import { parseFlags, UsageError } from './args';
+import { post, secretFor } from './fixtureIo';
 import type { CliIo } from './io';
 import { sendFixture } from './sendFixture';
 
-export const sendUsage = `Usage: hookbench send --provider P --url URL --event NAME [--entity ID] [--payload FILE]
-         (--secret-env NAME | --secret S) [--header "Name: value"]... [--dry-run]
+export const sendUsage = `Usage: hookbench send --provider P --event NAME [--entity ID] [--to URL | --url URL] [--payload FILE]
+         [--secret-env NAME | --secret S] [--env-file FILE] [--header "Name: value"]... [--dry-run]
        hookbench send --fixture FILE [--to URL | --url URL] [--new-id] [--env-file FILE]
          [--secret-env NAME | --secret S] [--dry-run]
        hookbench send --list [--provider P]
   Signs the event's template (or the raw bytes of --payload, with the template's headers) with the
-  provider's scheme and POSTs it to URL. --entity goes where the provider keeps it (GitHub
-  repository, Stripe customer, Twilio AccountSid, Slack team, Shopify shop domain). Exits 0 on a
+  provider's scheme and POSTs it to the local receiver's /webhooks/P[/ID] (--to another receiver,
+  default ${DEFAULT_RECEIVER_URL}), or to --url exactly. --entity goes where the provider keeps it
+  (GitHub repository, Stripe customer, Twilio AccountSid, Slack team, Shopify shop domain). The
+  secret is --secret, --secret-env's variable, or the provider's own variable (GITHUB_WEBHOOK_SECRET…)
+  from the environment or --env-file. Says when the receiver took it as a duplicate. Exits 0 on a
   2xx answer, 1 otherwise.
   --fixture sends a saved delivery (docs/fixtures.md) with its exact bytes, path and headers,
-  re-signed with its provider's secret (--secret/--secret-env, else the provider's variable such as
-  GITHUB_WEBHOOK_SECRET from the environment or --env-file), to --to (default
-  http://127.0.0.1:8787) plus its path, or to --url as given. --new-id gives it a fresh delivery id
+  re-signed with its provider's secret (the same three places), to --to plus its path, or to --url
+  as given. --new-id gives it a fresh delivery id
   so a receiver that saw it processes it again.`;
 
 function list(io: CliIo, provider: ProviderName | undefined): number {
@@ -59,22 +64,16 @@ export async function send(argv: string[], io: CliIo): Promise<number> {
     if (stray.length > 0 || values.list) throw new UsageError(`--fixture brings its own provider, event and body: drop ${[...stray.map((f) => `--${f}`), ...(values.list ? ['--list'] : [])].join(', ')}`);
     return sendFixture({ ...values, fixture: values.fixture }, io);
   }
-  if (values.to !== undefined || values['new-id'] || values['env-file'] !== undefined) throw new UsageError('--to, --new-id and --env-file go with --fixture');
+  if (values['new-id']) throw new UsageError('--new-id goes with --fixture (a template gets a fresh delivery id each time)');
   if (values.provider !== undefined && !isProviderName(values.provider)) throw new UsageError(`unknown provider "${values.provider}"`);
   const provider = values.provider as ProviderName | undefined;
   if (values.list) return list(io, provider);
   if (!provider) throw new UsageError('--provider is required');
-  if (!values.url) throw new UsageError('--url is required');
   if (!values.event) throw new UsageError(`--event is required (hookbench send --list --provider ${provider} shows them)`);
   const template = findTemplate(provider, values.event);
   if (!template) throw new UsageError(`no ${provider} event "${values.event}" (hookbench send --list --provider ${provider} shows them)`);
-  let url: URL;
-  try {
-    url = new URL(values.url);
-  } catch {
-    throw new UsageError(`--url ${values.url} is not a URL`);
-  }
-  const secret = secretFrom(values, io.env);
+  const url = targetUrl(values, provider);
+  const secret = secretFor(values, provider, io.env);
 
   const delivery = buildDelivery(template, { entity: values.entity });
   let body = delivery.body;
@@ -95,6 +94,8 @@ export async function send(argv: string[], io: CliIo): Promise<number> {
   const headers: Record<string, string> = { ...delivery.headers, ...signed.headers, [SOURCE_HEADER]: 'send' };
   for (const text of values.header ?? []) {
     const [name, value] = parseHeader(text);
+    // A --header replaces the template's header of that name, whatever its case.
+    for (const key of Object.keys(headers)) if (key.toLowerCase() === name.toLowerCase()) delete headers[key];
     headers[name] = value;
   }
   const target = signed.url ?? url.toString();
@@ -102,16 +103,28 @@ export async function send(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`POST ${target}\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${body.toString('utf8')}\n`);
     return 0;
   }
-  const started = performance.now();
-  let response: Response;
+  let answer;
   try {
-    response = await fetch(target, { method: 'POST', headers, body });
+    answer = await post({ method: 'POST', url: target, headers, body });
   } catch (error) {
-    io.stderr.write(`hookbench send: ${target}: ${((error as Error).cause as Error | undefined)?.message ?? (error as Error).message}\n`);
+    io.stderr.write(`hookbench send: ${(error as Error).message}\n`);
     return 1;
   }
-  const text = await response.text();
-  const ms = performance.now() - started;
-  io.stdout.write(`${response.status} ${response.statusText} in ${ms.toFixed(1)} ms\n${text}${text.endsWith('\n') || text === '' ? '' : '\n'}`);
-  return response.ok ? 0 : 1;
+  io.stdout.write(`${answerLine(answer)}\n${answer.body}${answer.body.endsWith('\n') || answer.body === '' ? '' : '\n'}`);
+  return answer.status >= 200 && answer.status < 300 ? 0 : 1;
+}
+
+/** --url as given, else the receiver (--to, or the local one) plus the provider's webhook route. */
+function targetUrl(values: { url?: string | undefined; to?: string | undefined; entity?: string | undefined }, provider: ProviderName): URL {
+  if (values.url !== undefined && values.to !== undefined) throw new UsageError('give --url (the whole URL) or --to (the receiver, keeping the webhook route), not both');
+  const flag = values.url !== undefined ? '--url' : '--to';
+  const text = values.url ?? values.to ?? DEFAULT_RECEIVER_URL;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`${flag} ${text} is not a URL`);
+  }
+  if (!/^https?:$/.test(url.protocol)) throw new UsageError(`${flag} ${text} is not an http(s) URL`);
+  return values.url !== undefined ? url : new URL(webhookPath(provider, values.entity), url);
 }

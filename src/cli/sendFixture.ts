@@ -5,7 +5,8 @@
  */
 import { signedRequest } from '../core/fixtures/signedRequest';
 import { UsageError } from './args';
-import { envFileVars, loadFixtures, post, providerSecret } from './fixtureIo';
+import { answerLine } from '../core/fixtures/runFixture';
+import { loadFixtures, post, secretFor } from './fixtureIo';
 import type { CliIo } from './io';
 
 export interface SendFixtureFlags {
@@ -33,13 +34,7 @@ export async function sendFixture(values: SendFixtureFlags, io: CliIo): Promise<
   checkUrl(values.url, '--url');
   checkUrl(values.to, '--to');
   const [{ fixture }] = loadFixtures([values.fixture]) as [ReturnType<typeof loadFixtures>[number]];
-  if (values.secret !== undefined && values['secret-env'] !== undefined) throw new UsageError('give --secret or --secret-env, not both');
-  let secret = values.secret;
-  if (secret === undefined && values['secret-env'] !== undefined) {
-    secret = io.env[values['secret-env']];
-    if (!secret) throw new UsageError(`the environment variable ${values['secret-env']} is not set`);
-  }
-  secret ??= providerSecret(fixture.provider, io.env, envFileVars(values['env-file']));
+  const secret = secretFor(values, fixture.provider, io.env);
   let request;
   try {
     request = signedRequest(fixture, { secret, base: values.to, url: values.url, newId: values['new-id'] ?? false, source: 'send' });
@@ -57,6 +52,6 @@ export async function sendFixture(values: SendFixtureFlags, io: CliIo): Promise<
     io.stderr.write(`hookbench send: ${(error as Error).message}\n`);
     return 1;
   }
-  io.stdout.write(`${answer.status} ${answer.statusText} in ${answer.ms.toFixed(1)} ms\n${answer.body}${answer.body.endsWith('\n') || answer.body === '' ? '' : '\n'}`);
+  io.stdout.write(`${answerLine(answer)}\n${answer.body}${answer.body.endsWith('\n') || answer.body === '' ? '' : '\n'}`);
   return answer.status >= 200 && answer.status < 300 ? 0 : 1;
 }

@@ -22,13 +22,13 @@ import { loginUrl } from '../serve/http/localCredential';
 import { writePrivate } from '../core/runtime/storage/privateFiles';
 import { PROVIDERS, schemeFor } from '../core/signing';
 import type { AccessPolicy } from '../serve/http/access';
-import { WEBHOOK_PATHS } from '../core/contract/webhookRoutes';
+import { DEFAULT_RECEIVER_PORT, WEBHOOK_PATHS } from '../core/contract/webhookRoutes';
 import { parseFlags, UsageError } from './args';
 import type { CliIo } from './io';
 import { listeningLine, loginFileLine, portInUseMessage, renderLine, renderTokenLine } from '../core/contract/serveHandshake';
 import { ADMIN_TOKEN_ENV, RENDER_TOKEN_ENV } from '../core/contract/serveEnvironment';
 
-export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port 8787] [--data .hookbench]
+export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port ${DEFAULT_RECEIVER_PORT}] [--data .hookbench]
          [--worker FILE] [--config wrangler.jsonc|toml] [--env-file .dev.vars] [--no-watch] [--test-scheduled]
          [--retention-count N] [--retention-days D] [--public-url URL]
          [--outbound-url URL] [--chat-url URL] [--admin-token T] [--exit-with-parent]
@@ -222,7 +222,7 @@ export function resolveWorker(values: { worker?: string | undefined; config?: st
 export async function serve(argv: string[], io: CliIo): Promise<number> {
   const values = parseFlags(argv, {
     host: { type: 'string', default: '127.0.0.1' },
-    port: { type: 'string', default: '8787' },
+    port: { type: 'string', default: String(DEFAULT_RECEIVER_PORT) },
     data: { type: 'string', default: '.hookbench' },
     worker: { type: 'string' },
     config: { type: 'string' },
@@ -267,8 +267,11 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   const gcNudge = new GcNudge();
   const listenPort = port(values.port, '--port');
   const worker = { entry, prebuilt, config, secrets: secretsFrom(envFile, io.env, values['secret-env']), watch: !values['no-watch'], testScheduled: values['test-scheduled'] };
+  // The render emulator starts after the receiver; the browser binding reaches it once it runs.
+  const rendering: { server?: RenderServer } = {};
   const platform = {
     ...createPlatform({
+      browser: () => rendering.server?.browser,
       sql: await loadSqlJs(),
       // Instances' databases in heaps that are dropped once empty: memory comes back after a load.
       heaps: new SqlHeaps(separateSqlJsLoader(), 128, () => gcNudge.soon()),
@@ -293,6 +296,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   });
   // The emulator's line comes first: whoever waits for "listening on" then knows both.
   const render = values['no-render'] ? undefined : await startRender(values, io, logger, access, Number(new URL(server.url).port));
+  rendering.server = render;
   // Listening for the signals before the line that tells a waiting client it may send them.
   const stopped = new Promise<void>((resolve) => {
     const stop = () => resolve();

@@ -21,7 +21,7 @@ import { bundleWorker } from '../core/runtime/worker/loader';
 import type { DurableDatabase } from '../core/runtime/storage/durableDatabase';
 import { withDeadline } from '../core/timers';
 import { startServer, type RunningServer } from './server';
-import type { WorkerHostOptions } from './workerHost';
+import { buildSettings, type WorkerHostOptions } from './workerHost';
 
 export interface ChaosTargetOptions {
   readonly sql: SqlJsStatic;
@@ -42,8 +42,8 @@ const QUIET_DEADLINE_MS = 30_000;
 export async function chaosTarget(options: ChaosTargetOptions): Promise<ChaosTarget> {
   let prebuilt = options.worker.prebuilt;
   if (!prebuilt) {
-    prebuilt = path.join(options.scratch, 'worker.js');
-    fs.writeFileSync(prebuilt, (await bundleWorker(options.esbuild, options.worker.entry)).code);
+    prebuilt = path.join(options.scratch, 'worker.mjs');
+    fs.writeFileSync(prebuilt, (await bundleWorker(options.esbuild, options.worker.entry, buildSettings(options.worker))).code);
   }
   const worker: WorkerHostOptions = { ...options.worker, prebuilt, watch: false };
   let runs = 0;

@@ -6,9 +6,10 @@
 import * as fs from 'node:fs';
 import type * as esbuildType from 'esbuild';
 import type { Platform } from '../core/runtime/platform';
-import { evaluateWorker, watchWorker, bundleWorker, type Bundle, WorkerBuildError } from '../core/runtime/worker/loader';
+import { evaluateWorker, watchWorker, bundleWorker, type Bundle, type BuildSettings, WorkerBuildError } from '../core/runtime/worker/loader';
 import { WorkerRuntime } from '../core/runtime/worker/workerRuntime';
 import type { WranglerConfig } from '../core/runtime/worker/wranglerConfig';
+import { NEWEST } from '../core/runtime/worker/compatibility';
 
 /** The serve process's platform: the runtime's, and esbuild, which bundles the user's worker. */
 export interface ServePlatform extends Platform {
@@ -27,6 +28,11 @@ export interface WorkerHostOptions {
   readonly testScheduled?: boolean;
 }
 
+/** What the user's worker is built with: the runtime's globals and the config's module rules. */
+export function buildSettings(options: Pick<WorkerHostOptions, 'config'>): BuildSettings {
+  return { globals: WorkerRuntime.globalNames(), rules: options.config?.rules ?? [] };
+}
+
 export class WorkerHost {
   private current: WorkerRuntime | undefined;
   private watcher: { dispose(): Promise<void> } | undefined;
@@ -40,19 +46,22 @@ export class WorkerHost {
   static async start(platform: ServePlatform, options: WorkerHostOptions): Promise<WorkerHost> {
     const host = new WorkerHost(platform, options);
     if (options.prebuilt) {
-      host.current = host.instantiate({ code: fs.readFileSync(options.prebuilt, 'utf8'), inputs: [options.prebuilt] });
+      // A prebuilt `.mjs` is an ES module bundle (chaos bundles the user's worker once); the
+      // built-in worker is CommonJS.
+      const format = options.prebuilt.endsWith('.mjs') ? 'esm' : 'cjs';
+      host.current = await host.instantiate({ code: fs.readFileSync(options.prebuilt, 'utf8'), inputs: [options.prebuilt], format });
       await host.current.start();
       return host;
     }
     if (!options.watch) {
-      host.current = host.instantiate(await bundleWorker(platform.esbuild, options.entry));
+      host.current = await host.instantiate(await bundleWorker(platform.esbuild, options.entry, buildSettings(options)));
       await host.current.start();
       return host;
     }
     // The watcher's first build is the initial load; every later one is a reload.
     let first: ((result: Bundle | WorkerBuildError) => void) | undefined;
     const initial = new Promise<Bundle | WorkerBuildError>((resolve) => (first = resolve));
-    host.watcher = await watchWorker(platform.esbuild, options.entry, (result) => {
+    host.watcher = await watchWorker(platform.esbuild, options.entry, buildSettings(options), (result) => {
       if (first) {
         first(result);
         first = undefined;
@@ -65,7 +74,7 @@ export class WorkerHost {
     const result = await initial;
     try {
       if (result instanceof WorkerBuildError) throw result;
-      host.current = host.instantiate(result);
+      host.current = await host.instantiate(result);
       await host.current.start();
     } catch (error) {
       // A worker refused at start (a build error, an import Hookbench does not emulate) ends
@@ -83,9 +92,11 @@ export class WorkerHost {
     return this.current;
   }
 
-  private instantiate(bundle: Bundle): WorkerRuntime {
+  private async instantiate(bundle: Bundle): Promise<WorkerRuntime> {
     const env: Record<string, unknown> = {};
-    const exports = evaluateWorker(bundle, this.options.entry, WorkerRuntime.providedModules(env), WorkerRuntime.globals());
+    const config = this.options.config;
+    const process = WorkerRuntime.processOf(config?.compatibility ?? NEWEST, config?.vars ?? {}, this.options.secrets);
+    const exports = await evaluateWorker(bundle, this.options.entry, WorkerRuntime.providedModules(env, process), WorkerRuntime.globals(process));
     return new WorkerRuntime(this.platform, {
       exports,
       env,
@@ -96,13 +107,14 @@ export class WorkerHost {
       testScheduled: this.options.testScheduled,
       ...(this.options.config?.assets ? { assets: this.options.config.assets } : {}),
       secrets: this.options.secrets,
+      ...(this.options.config?.compatibility ? { compatibility: this.options.config.compatibility } : {}),
     });
   }
 
   private async swap(bundle: Bundle): Promise<void> {
     let next: WorkerRuntime;
     try {
-      next = this.instantiate(bundle);
+      next = await this.instantiate(bundle);
     } catch (error) {
       this.platform.logger.error(`[worker] reload failed, still running the previous build: ${(error as Error).stack ?? String(error)}`);
       return;

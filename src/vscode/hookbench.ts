@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { DisposableStore } from '../core/events';
-import { recording, tagged, type Logger } from '../core/log';
+import { recording, tagged } from '../core/log';
+import type { HookbenchApi, HookbenchReceiver } from './api';
 import { registerCommand } from './commands';
 import { registerReceiverCommands } from './receiverCommands';
 import { registerRenderCommands } from './renderPreview/renderCommands';
@@ -18,30 +19,29 @@ import { ExposeController } from './expose/exposeController';
 import { registerExposeCommands } from './expose/exposeCommands';
 import { AttachedWorkers } from './views/attachedWorkers';
 import { ExplorerSession } from './views/explorerSession';
-import { registerViews, type ViewId, type Views } from './views/registerViews';
-import { registerInspector, type Inspector } from './inspector/registerInspector';
+import { registerViews } from './views/registerViews';
+import { registerInspector } from './inspector/registerInspector';
 
-/** What `activate` returns: the handles the integration tests (and other extensions) use. */
-export interface HookbenchApi {
-  readonly logger: Logger;
-  readonly views: Readonly<Record<ViewId, vscode.TreeView<unknown>>>;
-  readonly trees: Views['trees'];
-  readonly explorer: ExplorerSession;
-  readonly server: ServerController;
-  readonly secrets: Secrets;
-  /** The receiver's public URL (Expose Receiver). */
-  readonly expose: ExposeController;
-  /** The SQL consoles and state timelines (docs/inspector.md). */
-  readonly inspector: Inspector;
-  /** The newest lines written to the Hookbench log. */
-  recentLog(): readonly string[];
-  /**
-   * Milliseconds from the start of activation to its end, and to the receiver listening;
-   * `loadMs` runs from the bundle's first statement to `activate`: evaluating the bundle, then VS
-   * Code preparing the ExtensionContext (which VS Code's own activation time leaves out);
-   * `bundleStartedAt`, when the bundle began evaluating (ms since the epoch, as VS Code's marks).
-   */
-  readonly timings: { activationMs: number; loadMs: number; bundleStartedAt: number; receiverReadyMs: Promise<number> };
+/** The receiver as the API shows it (src/vscode/api.ts): its state, address, tokens and data folder. */
+function receiverApi(server: ServerController): HookbenchReceiver {
+  return {
+    get state() {
+      return server.state;
+    },
+    onDidChangeState: server.onDidChangeState,
+    get url() {
+      return server.url;
+    },
+    ready: () => server.ready(),
+    adminToken: server.adminToken,
+    get renderUrl() {
+      return server.renderUrl;
+    },
+    renderToken: server.renderToken,
+    get dataFolder() {
+      return server.dataFolder();
+    },
+  };
 }
 
 /**
@@ -70,7 +70,7 @@ export function createHookbench(context: vscode.ExtensionContext, moduleStart?: 
   const { views, trees } = registerViews(store, explorer, attached, server, tagged(log, 'explorer'));
   store.add(vscode.workspace.registerTextDocumentContentProvider(SCHEME, new HookbenchDocuments(explorer)));
   registerExplorerCommands(store, logger, explorer, attached);
-  const inspector = registerInspector(store, logger, explorer, context.workspaceState);
+  registerInspector(store, logger, explorer, context.workspaceState);
   const sender = new Sender(logger, server, secrets);
   const drafts = registerDraftCommands(store, logger, sender);
   registerWebhookCommands(store, logger, sender, secrets, explorer, drafts, privateStorage(context));
@@ -93,5 +93,5 @@ export function createHookbench(context: vscode.ExtensionContext, moduleStart?: 
       resolve(performance.now() - started);
     });
   });
-  return { logger, views, trees, explorer, server, secrets, expose, inspector, recentLog: () => log.lines(), timings: { activationMs, loadMs, bundleStartedAt, receiverReadyMs } };
+  return { receiver: receiverApi(server), recentLog: () => log.lines(), timings: { activationMs, loadMs, bundleStartedAt, receiverReadyMs } };
 }

@@ -101,22 +101,6 @@ function mount(initial: PreviewForm, catalog: CatalogEntry[], target: string): v
   check();
 }
 
-/** Tells the extension what the results show now (tests wait for it), and how long it took to show. */
-function displayed(contentType: string | null, pages: number, reportRows: number, error?: string, timing?: { clickToShownMs: number; arrivedToShownMs: number }): void {
-  const image = capture.querySelector('img');
-  send({
-    type: 'displayed',
-    contentType,
-    pages,
-    reportRows,
-    warnings: Array.from(warnings.children, (p) => p.textContent ?? ''),
-    ...(error !== undefined ? { error } : {}),
-    zoom,
-    ...(image ? { drawnWidth: Math.round(image.getBoundingClientRect().width) } : {}),
-    ...(image && image.naturalWidth > 0 ? { imageSize: { width: image.naturalWidth, height: image.naturalHeight } } : {}),
-    ...(timing ? { timing } : {}),
-  });
-}
 
 /** The pressed zoom button is the primary one. */
 function paintZoom(): void {
@@ -132,39 +116,34 @@ function setZoom(next: Zoom): void {
   paintZoom();
   saveState();
   const image = capture.querySelector('img');
-  if (!image) return;
-  applyZoom(image, zoom);
-  displayed(image.dataset['contentType'] ?? 'image/png', 1, report.querySelectorAll('tbody tr').length);
+  if (image) applyZoom(image, zoom);
 }
 
 /** `arrived`: when the message came; `clicked`: when the user's Render click asked for it, if it did. */
 function showRendered(message: Extract<ToWebview, { type: 'rendered' }>, arrived: number, clicked: number | undefined): void {
   const ms = message.browserMsUsed !== undefined ? ` · ${message.browserMsUsed} browser ms` : '';
   showWarnings(warnings, message.warnings);
-  const reportRows = message.report ? showReport(report, message.report) : 0;
-  if (!message.report) report.textContent = message.reportError ? `No font report: ${message.reportError}` : 'The font report comes from the local emulator only.';
+  if (message.report) showReport(report, message.report);
+  else report.textContent = message.reportError ? `No font report: ${message.reportError}` : 'The font report comes from the local emulator only.';
   const noted = message.warnings.length > 0 ? ` · ${message.warnings.length} font warning${message.warnings.length === 1 ? '' : 's'}` : '';
   if (message.contentType.includes('pdf')) {
     zoomBar.hidden = true;
     void showPdf(capture, message.data, workerUrl).then(
-      (pages) => {
-        setStatus(`PDF, ${pages} page${pages === 1 ? '' : 's'}${ms}${noted}`);
-        displayed(message.contentType, pages, reportRows);
-      },
+      (pages) => setStatus(`PDF, ${pages} page${pages === 1 ? '' : 's'}${ms}${noted}`),
       (error: Error) => setStatus(`Could not draw the PDF: ${error.message}`, 'error'),
     );
     return;
   }
   zoomBar.hidden = false;
   const image = showImage(capture, message.contentType, message.data, zoom);
-  image.dataset['contentType'] = message.contentType;
   setStatus(`${message.contentType}${ms}${noted}`);
   // Shown: decoded, so the next frame paints it without waiting for the bytes.
   image.decode().then(
     () => {
       applyZoom(image, zoom);
       const shown = performance.now();
-      displayed(message.contentType, 1, reportRows, undefined, clicked === undefined ? undefined : { clickToShownMs: shown - clicked, arrivedToShownMs: shown - arrived });
+      // How long the user's click took to show (the extension logs it with its own part).
+      if (clicked !== undefined) send({ type: 'displayed', timing: { clickToShownMs: shown - clicked, arrivedToShownMs: shown - arrived } });
     },
     () => setStatus(`Could not draw the ${message.contentType} capture: its bytes are not an image`, 'error'),
   );
@@ -221,10 +200,6 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       clickedAt = undefined;
       showFailure(capture, report, warnings, message.message);
       setStatus(message.message, 'error');
-      displayed(null, 0, 0, message.message);
-      break;
-    case 'zoom':
-      setZoom(message.zoom);
       break;
     case 'fontFile':
       form?.setFontFile(message.source);

@@ -85,7 +85,7 @@ export async function showPdf(container: HTMLElement, data: string, workerUrl: s
 const MAX_LISTED = 5;
 
 /** One row per platform font, once: what it stood for and the elements it drew, fallbacks flagged. */
-export function showReport(container: HTMLElement, report: PreviewReport): number {
+export function showReport(container: HTMLElement, report: PreviewReport): void {
   const table = document.createElement('table');
   table.className = 'report';
   const head = table.createTHead().insertRow();
@@ -112,5 +112,4 @@ export function showReport(container: HTMLElement, report: PreviewReport): numbe
   const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   summary.textContent = `${count(report.fonts.length, 'font')} drew ${count(report.elements.length, 'element')} with text, ${fallbacks} of them with fallback fonts · document.fonts: ${report.fontsReady}`;
   container.replaceChildren(summary, table);
-  return report.fonts.length;
 }

@@ -33,6 +33,16 @@ export interface FailedObservation {
 
 export type Observation = HttpObservation | WebSocketObservation | FailedObservation;
 
+/**
+ * Whether a runtime answered nothing at all within the step's time (`drive.ts` gives up after
+ * 15 s): no response to an HTTP request or an upgrade, as opposed to an answer that differs. Any
+ * of several answers (a burst) counts.
+ */
+export function stalled(observed: Observation | readonly Observation[]): boolean {
+  const all: readonly Observation[] = Array.isArray(observed) ? observed : [observed as Observation];
+  return all.some((one) => one.kind === 'failed' && /no answer in \d+ ms|handshake has timed out/i.test(one.error));
+}
+
 /** How much of a value a diff line shows; `HOOKBENCH_DIFFERENTIAL_FULL=1` shows it all. */
 const MAX_SHOWN = process.env['HOOKBENCH_DIFFERENTIAL_FULL'] === '1' ? Infinity : 120;
 

@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
-import { compareHttp, compareWebSocket, type Observation } from './compare';
+import { compareHttp, compareWebSocket, stalled, type Observation } from './compare';
 import { exchangeWebSocket, poll, sendHttp } from './drive';
 import { scratchFolder, startHookbench, startOracle, tail, type RunningRuntime } from './runtimes';
 import type { Area, HttpStep, Step } from './step';
@@ -24,6 +24,10 @@ interface AreaResult {
   readonly steps: number;
   readonly agreed: number;
   readonly differed: readonly { step: string; diffs: readonly string[] }[];
+  /** Steps the oracle answered only when asked a second time (on a fresh wrangler dev). */
+  readonly askedTwice?: number;
+  /** Steps the oracle answered neither time: not compared, listed apart from differences. */
+  readonly unanswered?: readonly string[];
   readonly error?: string;
   readonly seconds: number;
 }
@@ -66,30 +70,78 @@ async function oracleHttp(origin: string, step: HttpStep): Promise<Observation> 
   return sendHttp(origin, step);
 }
 
-/** One step against both runtimes at once; undefined when the step compares nothing (a wait). */
-async function runStep(step: Step, oracle: string, hookbench: string): Promise<string[] | undefined> {
-  const both = <T>(fn: (origin: string) => Promise<T>) => Promise.all([fn(oracle), fn(hookbench)]);
+/** What one runtime answered to a step: one observation, several (a burst), none (a wait). */
+type Observed = Observation | readonly Observation[] | undefined;
+
+/** Carries out a step against one runtime. */
+async function observe(step: Step, origin: string, oracle: boolean): Promise<Observed> {
   switch (step.kind) {
     case 'wait':
       await sleep(step.ms);
       return undefined;
-    case 'ws': {
-      const [a, b] = await both((origin) => exchangeWebSocket(origin, step));
-      return compareWebSocket(a, b, step);
-    }
-    case 'poll': {
-      const [a, b] = await both((origin) => poll(origin, step, sleep));
-      return compareHttp(a, b, step.step.compare);
-    }
+    case 'ws':
+      return exchangeWebSocket(origin, step);
+    case 'poll':
+      return poll(origin, step, sleep);
+    case 'burst':
+      // Every request of the burst is written before any answer is read.
+      return Promise.all(step.steps.map((one) => sendHttp(origin, one)));
+    default:
+      return oracle ? oracleHttp(origin, step) : sendHttp(origin, step);
+  }
+}
+
+/** The differences between the two runtimes' answers to a step, as the step says to compare. */
+function compareStep(step: Step, a: Observed, b: Observed): string[] {
+  switch (step.kind) {
+    case 'wait':
+      return [];
+    case 'ws':
+      return compareWebSocket(a as Observation, b as Observation, step);
+    case 'poll':
+      return compareHttp(a as Observation, b as Observation, step.step.compare);
     case 'burst': {
-      // Each runtime gets its burst whole; the two bursts go out side by side, as every step's do.
-      const [a, b] = await both((origin) => Promise.all(step.steps.map((one) => sendHttp(origin, one))));
-      return step.steps.flatMap((one, i) => compareHttp(a[i]!, b[i]!, one.compare).map((diff) => `${one.name}: ${diff}`));
+      const [left, right] = [a as readonly Observation[], b as readonly Observation[]];
+      return step.steps.flatMap((one, i) => compareHttp(left[i]!, right[i]!, one.compare).map((diff) => `${one.name}: ${diff}`));
     }
-    default: {
-      const [a, b] = await Promise.all([oracleHttp(oracle, step), sendHttp(hookbench, step)]);
-      return compareHttp(a, b, step.compare);
-    }
+    default:
+      return compareHttp(a as Observation, b as Observation, step.compare);
+  }
+}
+
+/**
+ * The oracle, restartable: wrangler dev now and then answers nothing for a step (no response in
+ * 15 s) while it is otherwise healthy. Such a step is asked again of a fresh wrangler dev on a
+ * fresh state that has first been given every step before it, in order: an area's steps build on
+ * what the earlier ones left (stored rows, in-memory maps, schedules, sockets' effects), so only
+ * the same history makes the second answer the one the first should have been. Hookbench's
+ * answer is kept from the first ask: its stall is a failure like any other difference.
+ */
+class Oracle {
+  private restarts = 0;
+
+  constructor(
+    private current: RunningRuntime,
+    private readonly start: (scratch: string) => Promise<RunningRuntime>,
+    private readonly scratch: string,
+  ) {}
+
+  get origin(): string {
+    return this.current.origin;
+  }
+
+  get runtime(): RunningRuntime {
+    return this.current;
+  }
+
+  /** A fresh oracle brought to the state before `steps[index]`, then asked that step once more. */
+  async askAgain(steps: readonly Step[], index: number): Promise<Observed> {
+    await this.current.stop();
+    const fresh = path.join(this.scratch, `oracle-restart-${++this.restarts}`);
+    fs.mkdirSync(fresh, { recursive: true });
+    this.current = await this.start(fresh);
+    for (const earlier of steps.slice(0, index)) await observe(earlier, this.current.origin, true);
+    return observe(steps[index]!, this.current.origin, true);
   }
 }
 
@@ -120,6 +172,7 @@ async function runArea(root: string, areaDir: string, tools: Tools): Promise<Are
   const scratch = scratchFolder(area.name);
   const options = { folder, config, entry: entryOf(config), flags: area.flags ?? [], scratch };
   const runtimes: RunningRuntime[] = [];
+  let restartable: Oracle | undefined;
   try {
     const [oracle, hookbench] = await Promise.allSettled([startOracle(tools.wrangler, options), startHookbench(tools.cli, options, area.hookbenchFlags ?? [])]);
     for (const started of [oracle, hookbench]) if (started.status === 'fulfilled') runtimes.push(started.value);
@@ -128,27 +181,49 @@ async function runArea(root: string, areaDir: string, tools: Tools): Promise<Are
       return { name: area.name, steps: area.steps.length, agreed: 0, differed: [], error: failed.map((f) => (f.reason as Error).message).join('\n'), seconds: seconds() };
     }
     const differed: { step: string; diffs: string[] }[] = [];
+    const unanswered: string[] = [];
     let compared = 0;
-    for (const step of area.steps) {
-      const diffs = await runStep(step, oracle.value.origin, hookbench.value.origin);
-      if (diffs === undefined) continue;
+    let askedTwice = 0;
+    restartable = new Oracle(oracle.value, (fresh) => startOracle(tools.wrangler, { ...options, scratch: fresh }), scratch);
+    for (const [index, step] of area.steps.entries()) {
+      const [first, b] = await Promise.all([observe(step, restartable.origin, true), observe(step, hookbench.value.origin, false)]);
+      let a = first;
+      if (step.kind === 'wait') continue;
+      if (stalled(a!)) {
+        askedTwice++;
+        a = await restartable.askAgain(area.steps, index);
+        if (stalled(a!)) {
+          unanswered.push(step.name);
+          // Hookbench answering nothing is a failure whatever the oracle did.
+          if (stalled(b!)) {
+            compared++;
+            differed.push({ step: step.name, diffs: ['hookbench answered nothing either (no answer in 15 s)'] });
+          }
+          continue;
+        }
+      }
       compared++;
+      const diffs = compareStep(step, a, b);
       if (diffs.length > 0) differed.push({ step: step.name, diffs });
     }
     if (process.env['HOOKBENCH_DIFFERENTIAL_LOGS'] === '1') {
-      for (const runtime of runtimes) process.stdout.write(`  --- ${runtime.name} output ---\n${tail(runtime.output(), 200)}\n`);
+      for (const runtime of [restartable.runtime, hookbench.value]) process.stdout.write(`  --- ${runtime.name} output ---\n${tail(runtime.output(), 200)}\n`);
     }
-    return { name: area.name, steps: compared, agreed: compared - differed.length, differed, seconds: seconds() };
+    return { name: area.name, steps: compared, agreed: compared - differed.length, differed, askedTwice, unanswered, seconds: seconds() };
   } finally {
-    await Promise.all(runtimes.map((runtime) => runtime.stop()));
+    // The oracle may have been restarted: stop the one running now (stopping twice is harmless).
+    await Promise.all([...runtimes, ...(restartable ? [restartable.runtime] : [])].map((runtime) => runtime.stop()));
     fs.rmSync(scratch, { recursive: true, force: true });
   }
 }
 
 function report(result: AreaResult): void {
-  const figures = `${result.steps} steps, ${result.agreed} agreed, ${result.differed.length} differed`;
+  const twice = result.askedTwice ? `, ${result.askedTwice} asked of the oracle twice` : '';
+  const silent = result.unanswered?.length ? `, ${result.unanswered.length} the oracle did not answer` : '';
+  const figures = `${result.steps} steps, ${result.agreed} agreed, ${result.differed.length} differed${twice}${silent}`;
   process.stdout.write(`${result.error || result.differed.length ? '✘' : '✔'} ${result.name}: ${result.error ? 'could not run' : figures} (${result.seconds.toFixed(1)} s)\n`);
   if (result.error) process.stdout.write(`${result.error.split('\n').map((line) => `    ${line}`).join('\n')}\n`);
+  for (const step of result.unanswered ?? []) process.stdout.write(`    ${step}: oracle did not answer (twice, the second time on a fresh wrangler dev); not compared\n`);
   for (const { step, diffs } of result.differed) {
     process.stdout.write(`    ${step}\n${diffs.map((diff) => `      ${diff}`).join('\n')}\n`);
   }
@@ -178,7 +253,10 @@ async function main(): Promise<number> {
   const steps = results.reduce((n, r) => n + r.steps, 0);
   const agreed = results.reduce((n, r) => n + r.agreed, 0);
   const broken = results.filter((r) => r.error).length;
-  process.stdout.write(`\n${results.length} areas, ${steps} steps, ${agreed} agreed, ${steps - agreed} differed${broken ? `, ${broken} areas could not run` : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  const twice = results.reduce((n, r) => n + (r.askedTwice ?? 0), 0);
+  const silent = results.reduce((n, r) => n + (r.unanswered?.length ?? 0), 0);
+  const retries = `; ${twice} step${twice === 1 ? '' : 's'} needed a second ask of the oracle${silent ? `, ${silent} the oracle did not answer (not compared)` : ''}`;
+  process.stdout.write(`\n${results.length} areas, ${steps} steps, ${agreed} agreed, ${steps - agreed} differed${broken ? `, ${broken} areas could not run` : ''}${retries} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   return steps === agreed && broken === 0 ? 0 : 1;
 }
 

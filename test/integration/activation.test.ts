@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { HookbenchApi } from '../../src/vscode/hookbench';
+import type { HookbenchApi } from '../../src/vscode/api';
 import { codeLoadingBetween, extensionHostActivation, type ExtensionHostActivation } from './extensionHostMarks';
-import { readWorkbenchList, reportFigure } from './reporter';
+import { readWorkbench, readWorkbenchList, reportFigure } from './reporter';
 
 const EXTENSION_ID = 'hookbench.hookbench';
 /** An empty extension the web launcher loads beside Hookbench (test/fixtures/activationFloor). */
@@ -19,7 +19,7 @@ describe('Activation', () => {
   it('activates and hands back its API', async () => {
     const { ext, api } = await activated();
     assert.equal(ext.isActive, true);
-    assert.equal(typeof api.logger.info, 'function');
+    assert.deepEqual([typeof api.receiver.onDidChangeState, typeof api.receiver.adminToken, typeof api.recentLog, typeof api.timings.activationMs], ['function', 'string', 'function', 'number']);
   });
 
   it('registers every command its manifest contributes', async () => {
@@ -32,18 +32,18 @@ describe('Activation', () => {
   });
 
   it('shows the Hookbench container with its Agents, Bindings, Deliveries and Outbound views', async () => {
-    const { ext, api } = await activated();
+    const { ext } = await activated();
     const declared: { id: string; name: string }[] = ext.packageJSON.contributes.views.hookbench;
     assert.deepEqual(
       declared.map((v) => v.name),
       ['Agents', 'Bindings', 'Deliveries', 'Outbound'],
     );
     await vscode.commands.executeCommand('workbench.view.extension.hookbench');
-    for (const { id } of declared) {
+    // Each view, focused, shows in the workbench: its section open in the side bar.
+    for (const { id, name } of declared) {
       await vscode.commands.executeCommand(`${id}.focus`);
-      const view = api.views[id as keyof HookbenchApi['views']];
-      assert.ok(view, `view ${id} is created`);
-      await becomesVisible(view, id);
+      const header = `document.querySelector(${JSON.stringify(`.pane-header[aria-label^="${name}"]`)})`;
+      assert.equal(await readWorkbench<boolean>(`${header}.getAttribute('aria-expanded') === 'true'`, `${header}?.getAttribute('aria-expanded') === 'true' && ${header}.checkVisibility()`), true, `view ${id} is shown`);
     }
   });
 
@@ -120,21 +120,4 @@ function reportMarks(who: string, m: ExtensionHostActivation): { loading: number
   reportFigure(`${who}: activate call (VS Code's mark)`, `${calling} ms`);
   reportFigure(`${who}: start of loading to activated (VS Code's marks)`, `${m.didActivate - m.willLoadCode} ms`);
   return { loading, calling };
-}
-
-/** Resolves once the view is visible; views report it through `onDidChangeVisibility`. */
-function becomesVisible(view: vscode.TreeView<unknown>, id: string, timeoutMs = 10_000): Promise<void> {
-  if (view.visible) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      sub.dispose();
-      reject(new Error(`view ${id} did not become visible within ${timeoutMs} ms`));
-    }, timeoutMs);
-    const sub = view.onDidChangeVisibility(({ visible }) => {
-      if (!visible) return;
-      clearTimeout(timer);
-      sub.dispose();
-      resolve();
-    });
-  });
 }

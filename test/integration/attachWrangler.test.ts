@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { scratchFolder, startOracle, type RunningRuntime } from '../differential/runtimes';
-import { api, untilTree } from './helpers';
+import { api } from './helpers';
+import { rowInline, shownUnder, untilRows } from './treeViews';
 
 /** The oracle the launcher installed (scripts/lib/setup.mjs ensureWrangler) and passed on. */
 function oracleTools(): { wrangler: string; modules: string } {
@@ -52,25 +53,25 @@ describe('attach to wrangler dev', function () {
     const now = new Date().toISOString();
     assert.equal((await deliver(oracle.origin, 'push', { id: 'w1', title: 'Pushed 2 commits', at: now })).status, 200);
 
-    const hookbench = await api();
+    await api();
     await vscode.commands.executeCommand('hookbench.worker.attach', { baseUrl: oracle.origin, agent: 'feed-agent', names: ['acme-widgets'] });
-    const tree = hookbench.trees.agents;
-    const attached = (await tree.getChildren()).find((n) => n.kind === 'attached' && n.worker.baseUrl === oracle!.origin);
-    assert.ok(attached, 'the wrangler dev worker is a root of the Agents view');
-    assert.equal(tree.getTreeItem(attached).label, new URL(oracle.origin).host);
-    const [remote] = await tree.getChildren(attached);
-    assert.ok(remote?.kind === 'remote' && remote.name === 'acme-widgets');
-    await untilTree(hookbench, async () => String(tree.getTreeItem(remote).description), (d) => /^push · .+ · 1 total$/.test(d));
+    // The Agents view: a root named by the worker's host, its entity under it, live.
+    const host = new URL(oracle.origin).host;
+    const roots = await untilRows('Agents', [], (rows) => rows.some((row) => row.label === host));
+    assert.ok(roots.some((row) => row.label === host), 'the wrangler dev worker is a root of the Agents view');
+    const [remote] = await shownUnder('Agents', [host]);
+    assert.equal(remote?.label, 'acme-widgets');
+    await untilRows('Agents', [host], (rows) => /^push · .+ · 1 total$/.test(rows[0]?.description ?? ''));
 
     // A delivery after attaching arrives as the agent's state broadcast, with no reload.
     assert.equal((await deliver(oracle.origin, 'issues', { id: 'w2', action: 'opened', title: 'Widget wobbles', at: new Date(Date.now() + 1000).toISOString() })).status, 200);
-    await untilTree(hookbench, async () => String(tree.getTreeItem(remote).description), (d) => /^issues · .+ · 2 total$/.test(d));
+    await untilRows('Agents', [host], (rows) => /^issues · .+ · 2 total$/.test(rows[0]?.description ?? ''));
 
-    const [, events] = await tree.getChildren(remote);
-    const rows = await tree.getChildren(events);
-    assert.deepEqual(rows.map((n) => (n.kind === 'event' ? n.event.title : n.kind)), ['Widget wobbles', 'Pushed 2 commits']);
+    // Each event's label ends with its title.
+    const rows = await untilRows('Agents', [host, 'acme-widgets', 'Events'], (events) => events.length >= 2);
+    assert.deepEqual(rows.map((row) => row.label.split(' · ').at(-1)), ['Widget wobbles', 'Pushed 2 commits']);
 
-    await vscode.commands.executeCommand('hookbench.worker.detach', attached);
-    assert.ok(!(await tree.getChildren()).some((n) => n.kind === 'attached' && n.worker.baseUrl === oracle!.origin));
+    await rowInline('Agents', [host], 'Detach Deployed Worker');
+    await untilRows('Agents', [], (rows) => !rows.some((row) => row.label === host));
   });
 });

@@ -5,10 +5,9 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { HookbenchApi } from '../../src/vscode/hookbench';
-import type { BindingNode } from '../../src/vscode/views/bindingNodes';
-import { api, serveWorkerEntry } from './helpers';
+import { api, resultsShown, serveWorkerEntry, startReceiver, type HookbenchApi } from './helpers';
 import { requestScreenshot, userDoes } from './reporter';
+import { clickRow, editorOpenedBy, revealRow, rowsUnder, shownUnder, untilRows, type TreeRow } from './treeViews';
 
 const extensionRoot = () => vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath;
 const fixture = () => path.join(extensionRoot(), 'test', 'fixtures', 'workers', 'bindings');
@@ -18,15 +17,15 @@ async function put(url: string, method: string, route: string, body: string, hea
   assert.ok(response.status < 300, `${method} ${route}: ${response.status} ${await response.text()}`);
 }
 
-/** The labels and descriptions under a binding, read as the view reads them. */
-async function childrenOf(hookbench: HookbenchApi, kind: string, name: string): Promise<{ node: BindingNode; label: string; description: string }[]> {
-  const tree = hookbench.trees.bindings;
-  const binding = (await tree.getChildren()).find((n) => n.kind === 'binding' && n.binding.kind === kind && n.binding.name === name);
-  assert.ok(binding, `the view has the ${kind} binding ${name}`);
-  return (await tree.getChildren(binding)).map((node) => {
-    const item = tree.getTreeItem(node);
-    return { node, label: String(item.label), description: String(item.description ?? '') };
-  });
+/** A binding's kind as the view names it (a root's description begins with it). */
+const KINDS: Record<string, string> = { 'KV namespace': 'kv', 'D1 database': 'd1', 'R2 bucket': 'r2', queue: 'queue', workflow: 'workflow', 'Durable Object alarms': 'durableObject' };
+const kindOf = (row: TreeRow) => KINDS[row.description.split(' · ')[0]!] ?? row.description;
+
+/** The labels and descriptions under a binding, as the Bindings view shows them. */
+async function childrenOf(kind: string, name: string): Promise<TreeRow[]> {
+  const roots = await rowsUnder('Bindings');
+  assert.ok(roots.some((row) => row.label === name && kindOf(row) === kind), `the view has the ${kind} binding ${name}`);
+  return shownUnder('Bindings', [name]);
 }
 
 /** Reads `read` until `done` holds: the queue's consumer runs on its own time. */
@@ -48,7 +47,7 @@ describe('bindings view: what a worker’s bindings hold', () => {
     this.timeout(60_000);
     hookbench = await api();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    if (!hookbench.server.url) await hookbench.server.start();
+    await startReceiver();
     // The entry alone: serve finds the wrangler config beside it (the workspace has none).
     url = await serveWorkerEntry(hookbench, path.join(fixture(), 'src', 'index.ts'));
   });
@@ -70,18 +69,18 @@ describe('bindings view: what a worker’s bindings hold', () => {
     await put(url, 'POST', '/alarm?name=reminder-1', '');
 
     await vscode.commands.executeCommand('hookbench.views.refresh');
-    const roots = (await hookbench.trees.bindings.getChildren()).map((n) => (n.kind === 'binding' ? `${n.binding.kind}:${n.binding.name}` : n.kind));
+    const roots = (await untilRows('Bindings', [], (rows) => rows.some((row) => row.label === 'CACHE'))).map((row) => `${kindOf(row)}:${row.label}`);
     assert.deepEqual(roots, ['kv:CACHE', 'd1:DB', 'r2:FILES', 'queue:jobs', 'queue:jobs-dlq', 'workflow:order-flow', 'durableObject:REMINDERS']);
-    const keys = await childrenOf(hookbench, 'kv', 'CACHE');
+    const keys = await childrenOf('kv', 'CACHE');
     assert.deepEqual(keys.map((k) => k.label), ['../not-a-path', 'customer:acme']);
     assert.match(keys[1]!.description, /"from":"test"/);
-    const objects = await childrenOf(hookbench, 'r2', 'FILES');
+    const objects = await childrenOf('r2', 'FILES');
     assert.deepEqual(objects.map((o) => [o.label, o.description.split(' · ')[0]]), [['invoices/2026-11.pdf', '12 B']]);
     // The retried message is retried at once by the consumer, then waits an hour: refresh until then.
     const queue = await until(
       async () => {
         await vscode.commands.executeCommand('hookbench.views.refresh');
-        return childrenOf(hookbench, 'queue', 'jobs');
+        return childrenOf('queue', 'jobs');
       },
       (children) => children[0]?.label === 'Backlog: 2' && /1 retried/.test(children[0].description),
       'the queue to show its backlog with one retried message',
@@ -91,14 +90,14 @@ describe('bindings view: what a worker’s bindings hold', () => {
     const workflow = await until(
       async () => {
         await vscode.commands.executeCommand('hookbench.views.refresh');
-        return childrenOf(hookbench, 'workflow', 'order-flow');
+        return childrenOf('workflow', 'order-flow');
       },
       // A run parked on waitForEvent reads `running`, as Miniflare's status() says (Cloudflare says `waiting`).
       (children) => children[0]?.description === 'running · 2 steps',
       'the workflow to wait for its event',
     );
     assert.equal(workflow[0]!.label, 'order-1');
-    const alarms = await childrenOf(hookbench, 'durableObject', 'REMINDERS');
+    const alarms = await childrenOf('durableObject', 'REMINDERS');
     assert.deepEqual(alarms.map((a) => a.label), ['reminder-1']);
     assert.match(alarms[0]!.description, /^alarm in (59|60) min$/);
 
@@ -109,18 +108,18 @@ describe('bindings view: what a worker’s bindings hold', () => {
   });
 
   it('opens the SQL console on the D1 database, read-only, and browses a table', async () => {
-    const tables = await childrenOf(hookbench, 'd1', 'DB');
+    const tables = await childrenOf('d1', 'DB');
     assert.deepEqual(tables.map((t) => [t.label, t.description]), [['orders', '2 columns']]);
-    const command = hookbench.trees.bindings.getTreeItem(tables[0]!.node).command!;
-    assert.equal(command.command, 'hookbench.sql.open', 'clicking a table opens the console');
-    const uri = (await vscode.commands.executeCommand(command.command, ...(command.arguments ?? []))) as vscode.Uri;
+    // Clicking a table opens the console, which runs SELECT * on it.
+    const opened = await editorOpenedBy(() => clickRow('Bindings', ['DB', 'orders']), (editor) => editor.document.uri.scheme === 'hookbench-sql');
+    const uri = opened.document.uri;
+    const shown = await resultsShown('SELECT * FROM "orders" LIMIT 100');
     assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), uri.toString());
     assert.match(vscode.window.activeTextEditor!.document.getText(), /^SELECT \* FROM "orders" LIMIT 100/);
-    const panel = hookbench.inspector.consoles.panel({ d1: 'DB' });
-    assert.ok(panel, 'the results panel of the D1 console is open');
-    assert.equal(panel.outcome?.kind, 'rows');
-    assert.deepEqual(panel.outcome?.kind === 'rows' ? panel.outcome.rows : undefined, [['o-1', 10], ['o-2', 25]]);
-    assert.match(panel.html, /DB \(D1 database\)/);
+    // The results panel of the D1 console, as the user sees it.
+    assert.equal(shown.error, null, JSON.stringify(shown));
+    assert.deepEqual(shown.rows, [['o-1', '10'], ['o-2', '25']]);
+    assert.match(shown.title, /DB \(D1 database\)/);
 
     const refused = (await vscode.commands.executeCommand('hookbench.sql.run', uri, 'DELETE FROM orders')) as { kind: string; message?: string };
     assert.equal(refused.kind, 'error');
@@ -133,19 +132,12 @@ describe('bindings view: what a worker’s bindings hold', () => {
     await vscode.commands.executeCommand('hookbench.bindings.focus');
     const sections = ['Deliveries', 'Outbound'];
     for (const section of sections) await userDoes({ click: `.pane-header[aria-label^="${section}"]` });
-    const view = hookbench.views['hookbench.bindings'];
-    for (const [kind, name] of [['workflow', 'order-flow'], ['queue', 'jobs'], ['r2', 'FILES'], ['d1', 'DB'], ['kv', 'CACHE']]) {
-      const node = (await hookbench.trees.bindings.getChildren()).find((n) => n.kind === 'binding' && n.binding.kind === kind && n.binding.name === name)!;
-      // The view was just laid out again: its tree may not hold the roots yet.
-      await until(
-        () => Promise.resolve(view.reveal(node, { expand: true, focus: false, select: false })).then(() => true, () => false),
-        (revealed) => revealed,
-        `revealing ${name}`,
-      );
-    }
+    // Each binding expanded as the user expands it (the view was just laid out again: it may not hold the roots yet), the first one at the top.
+    for (const name of ['order-flow', 'jobs', 'FILES', 'DB', 'CACHE']) await untilRows('Bindings', [name], () => true);
+    await revealRow('Bindings', ['CACHE']);
     await vscode.commands.executeCommand('hookbench.sql.run', uri, 'SELECT * FROM orders');
     await vscode.commands.executeCommand('notifications.clearAll');
-    await panel.drawn();
+    await resultsShown('SELECT * FROM orders');
     await requestScreenshot('bindings-view', extensionRoot());
     for (const section of sections) await userDoes({ click: `.pane-header[aria-label^="${section}"]` });
   });

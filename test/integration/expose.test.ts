@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
 import { SmeeRelay } from '../unit/helpers/smeeRelay';
-import { listed } from '../../src/vscode/views/listTree';
-import { api, instancesNow, untilTree } from './helpers';
+import { adminClient, api, withSecret } from './helpers';
+import { untilRows } from './treeViews';
 
 describe('Expose Receiver (smee, against a local relay)', () => {
   let relay: SmeeRelay;
@@ -20,10 +20,9 @@ describe('Expose Receiver (smee, against a local relay)', () => {
 
   it('forwards a channel delivery to the receiver: the agent stores it, Deliveries shows it came via smee', async () => {
     const hookbench = await api();
-    await hookbench.secrets.set('GITHUB_WEBHOOK_SECRET', 'expose-secret');
-    await hookbench.server.syncSecrets();
+    await withSecret(hookbench, 'GITHUB_WEBHOOK_SECRET', 'expose-secret');
     const channel = relay.channel();
-    await hookbench.secrets.set('HOOKBENCH_SMEE_CHANNEL', channel);
+    await vscode.commands.executeCommand('hookbench.secret.set', 'HOOKBENCH_SMEE_CHANNEL', channel);
     const publicUrl = await vscode.commands.executeCommand<string>('hookbench.expose.start', 'smee');
     assert.equal(publicUrl, channel);
     await relay.subscribed(1);
@@ -34,11 +33,11 @@ describe('Expose Receiver (smee, against a local relay)', () => {
     const posted = await fetch(channel, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': '6f1c1a3e-2b0a-4f4e-9a55-3c2e7b3f0a11' } });
     assert.equal(posted.status, 200);
 
-    await untilTree(hookbench, () => instancesNow(hookbench), (list) => list.some((i) => i.kind === 'instance' && i.name === 'acme-relayed'));
-    const deliveries = hookbench.trees.deliveries;
-    const rows = await untilTree(hookbench, async () => listed(await deliveries.getChildren()), (list) => list.some((d) => d.path === '/webhooks/github' && d.source?.name === 'smee'));
-    const relayed = rows.find((d) => d.source?.name === 'smee')!;
-    assert.equal(relayed.status, 200);
-    assert.match(String(deliveries.getTreeItem(relayed).description), /smee/);
+    await untilRows('Agents', ['webhook-agent'], (rows) => rows.some((row) => row.label === 'acme-relayed'));
+    const relayed = (await (await adminClient(hookbench)).deliveries(50)).find((d) => d.path === '/webhooks/github' && d.source?.name === 'smee');
+    assert.equal(relayed?.status, 200);
+    // The Deliveries view says it came through smee.
+    const rows = await untilRows('Deliveries', [], (list) => list.some((row) => row.label === '200 POST /webhooks/github' && /smee/.test(row.description)));
+    assert.match(rows.find((row) => /smee/.test(row.description))!.description, /smee/);
   });
 });

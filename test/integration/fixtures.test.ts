@@ -10,8 +10,8 @@ import type { DeliverySummary } from '../../src/core/contract/deliveries';
 import { buildDelivery, findTemplate } from '../../src/core/payloads';
 import { schemeFor } from '../../src/core/signing';
 import type { SendResult } from '../../src/vscode/sender';
-import { api, untilTree, withSecret } from './helpers';
-import { listed } from '../../src/vscode/views/listTree';
+import { adminClient, api, deliveryIds, newDeliveries, withSecret } from './helpers';
+import { untilRows } from './treeViews';
 
 const SECRET = 'fixtures-integration-secret';
 
@@ -24,8 +24,13 @@ describe('fixtures: save a delivery, send it again', () => {
     const response = await fetch(`${url}/webhooks/github`, { method: 'POST', headers: { ...delivery.headers, ...signed.headers }, body: delivery.body });
     assert.equal(response.status, 200, await response.text());
 
-    const ofEntity = async () => listed(await hookbench.trees.deliveries.getChildren()).filter((d: DeliverySummary) => d.entity === 'acme-fixtures');
-    const [received] = await untilTree(hookbench, ofEntity, (list) => list.length === 1);
+    // The delivery as the receiver logged it (what the Deliveries view's item holds), once the view shows it.
+    const client = await adminClient(hookbench);
+    const ofEntity = async () => (await client.deliveries(200)).filter((d: DeliverySummary) => d.entity === 'acme-fixtures');
+    await untilRows('Deliveries', [], (rows) => rows.some((row) => row.label === '200 POST /webhooks/github' && /acme-fixtures/.test(row.description)));
+    const first = await ofEntity();
+    assert.equal(first.length, 1);
+    const [received] = first;
     const written = await vscode.commands.executeCommand<string[]>('hookbench.delivery.saveFixture', received, [received], { name: 'push-roundtrip', overwrite: true });
     const root = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     assert.deepEqual(written, [path.join(root, '.hookbench', 'fixtures', 'push-roundtrip.json')]);
@@ -43,10 +48,13 @@ describe('fixtures: save a delivery, send it again', () => {
     assert.ok(!/x-hub-signature|hookbench-source/i.test(text));
     assert.ok(!text.includes(SECRET));
 
+    const known = await deliveryIds(client);
     const sent = await vscode.commands.executeCommand<SendResult>('hookbench.webhook.send', { fixture: written[0], newId: true });
     assert.equal(sent?.status, 200);
     assert.equal(sent?.duplicate, false);
-    const both = await untilTree(hookbench, ofEntity, (list) => list.length === 2);
+    await newDeliveries(client, known);
+    const both = await ofEntity();
+    assert.equal(both.length, 2);
     const again = both.find((d) => d.id !== received!.id)!;
     assert.equal(again.verification, 'valid');
     assert.equal(again.source?.kind, 'send');

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
-import type { AgentNode } from '../../src/vscode/views/agentsTree';
-import type { HookbenchApi } from '../../src/vscode/hookbench';
-import { api, instancesNow, untilTree, withSecret } from './helpers';
-import { userDoes } from './reporter';
+import type { TimelineView } from '../../src/vscode/inspector/timelineHtml';
+import { adminClient, api, resultsShown, withSecret } from './helpers';
+import { readWebview, readWorkbenchList, userDoes } from './reporter';
+import { clickRow, collapseAgents, editorOpenedBy, rowsUnder, shownUnder, untilRows } from './treeViews';
 
 const SECRET = 'inspector-secret';
 const ENTITY = 'inspector-repo';
@@ -21,59 +21,48 @@ async function deliver(url: string, event: string, delivery: string, payload: ob
   return response.status;
 }
 
-async function instanceNode(hookbench: HookbenchApi): Promise<AgentNode> {
-  const [node] = await untilTree(hookbench, async () => (await instancesNow(hookbench)).filter((n) => n.kind === 'instance' && n.name === ENTITY), (nodes) => nodes.length === 1);
-  return node!;
-}
+/** The instance's row in the Agents view. */
+const INSTANCE = ['webhook-agent', ENTITY];
 
 describe('inspector: SQL console and state timeline', () => {
+  after(collapseAgents);
+
   it('lists the instance’s tables in the Agents view and browses one in the console, rows in the webview', async () => {
     const hookbench = await api();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     const url = await withSecret(hookbench, 'GITHUB_WEBHOOK_SECRET', SECRET);
     assert.equal(await deliver(url, 'push', 'insp-1', { ref: 'refs/heads/main', pusher: { name: 'zoe' }, commits: [] }), 200);
-    const instance = await instanceNode(hookbench);
-    const tree = hookbench.trees.agents;
-    const tables = (await tree.getChildren(instance)).find((n) => n.kind === 'tables');
-    assert.ok(tables, 'the instance has a Tables node');
-    const children = await tree.getChildren(tables);
-    const events = children.find((n) => n.kind === 'table' && n.table === 'events');
-    assert.ok(events && events.kind === 'table', `the events table is listed: ${children.map((n) => (n.kind === 'table' ? n.table : n.kind)).join(', ')}`);
-    assert.deepEqual(events.columns.find((c) => c.name === 'timestamp'), { name: 'timestamp', type: 'TEXT', notNull: true, pk: 0 });
-    assert.equal(tree.getTreeItem(events).command?.command, 'hookbench.sql.open', 'clicking a table opens the console');
+    await untilRows('Agents', ['webhook-agent'], (rows) => rows.some((row) => row.label === ENTITY));
+    assert.ok((await rowsUnder('Agents', INSTANCE)).some((row) => row.label === 'Tables'), 'the instance has a Tables node');
+    const tables = await shownUnder('Agents', [...INSTANCE, 'Tables']);
+    assert.ok(tables.some((row) => row.label === 'events'), `the events table is listed: ${tables.map((row) => row.label).join(', ')}`);
+    const columns = await shownUnder('Agents', [...INSTANCE, 'Tables', 'events']);
+    assert.equal(columns.find((c) => c.label === 'timestamp')?.description, 'TEXT · not null', 'timestamp: TEXT, not null, no primary key');
 
-    const uri = (await vscode.commands.executeCommand('hookbench.sql.open', events)) as vscode.Uri;
+    // Clicking a table opens the console, which runs SELECT * on it.
+    const opened = await editorOpenedBy(() => clickRow('Agents', [...INSTANCE, 'Tables', 'events']), (editor) => editor.document.uri.scheme === 'hookbench-sql');
+    const uri = opened.document.uri;
+    // The results panel, as the user sees it: it shows the rows of the statement the console ran.
+    const shown = await resultsShown('SELECT * FROM "events" LIMIT 100');
     assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), uri.toString());
     assert.equal(vscode.window.activeTextEditor?.document.languageId, 'sql');
     assert.match(vscode.window.activeTextEditor!.document.getText(), /^SELECT \* FROM "events" LIMIT 100/);
-    const panel = hookbench.inspector.consoles.panel(REF);
-    assert.ok(panel, 'the results panel is open');
-    const outcome = panel.outcome;
-    assert.ok(outcome?.kind === 'rows', JSON.stringify(outcome));
-    assert.equal(outcome.rows.length, 1);
-    assert.ok(outcome.columns.includes('payload'));
-    assert.match(panel.html, /<td[^>]*>insp-1<\/td>/, 'the webview shows the event row');
+    assert.equal(shown.error, null, JSON.stringify(shown));
+    assert.equal(shown.rows.length, 1);
+    assert.ok(shown.columns.includes('payload'));
+    assert.match(shown.html, /<td[^>]*>insp-1<\/td>/, 'the webview shows the event row');
   });
 
   it('runs the statement typed in the console from the editor title’s Run button', async () => {
-    const hookbench = await api();
+    await api();
     const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'hookbench-sql')!;
     await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn });
-    await editor.edit((edit) => edit.replace(new vscode.Range(0, 0, editor.document.lineCount, 0), "SELECT id, type, json_extract(payload, '$.pusher.name') AS pusher FROM events"));
-    const ran = new Promise<void>((resolve) => {
-      const timer = setInterval(() => {
-        const outcome = hookbench.inspector.consoles.panel(REF)?.outcome;
-        if (outcome?.kind === 'rows' && outcome.columns.includes('pusher')) {
-          clearInterval(timer);
-          resolve();
-        }
-      }, 100);
-    });
+    const statement = "SELECT id, type, json_extract(payload, '$.pusher.name') AS pusher FROM events";
+    await editor.edit((edit) => edit.replace(new vscode.Range(0, 0, editor.document.lineCount, 0), statement));
     await userDoes({ click: '.editor-actions [aria-label^="Run SQL"]' });
-    await ran;
-    const panel = hookbench.inspector.consoles.panel(REF)!;
-    assert.deepEqual(panel.outcome?.kind === 'rows' && panel.outcome.rows, [['insp-1', 'push', 'zoe']]);
-    assert.match(panel.html, /<th>pusher<\/th>/);
+    const shown = await resultsShown(statement);
+    assert.deepEqual(shown.error === null && shown.rows, [['insp-1', 'push', 'zoe']]);
+    assert.match(shown.html, /<th>pusher<\/th>/);
   });
 
   it('refuses a write while read-only, with the way to allow it, and writes through the instance once switched', async () => {
@@ -82,22 +71,28 @@ describe('inspector: SQL console and state timeline', () => {
     const refused = (await vscode.commands.executeCommand('hookbench.sql.run', uri, 'DELETE FROM events')) as { kind: string; message: string };
     assert.equal(refused.kind, 'error');
     assert.match(refused.message, /^read-only: DELETE is refused/);
-    assert.match(hookbench.inspector.consoles.panel(REF)!.html, /<div class="error" id="error">read-only: DELETE is refused.*switch it to read-write/s);
+    assert.match((await resultsShown('DELETE FROM events')).html, /<div class="error" id="error">read-only: DELETE is refused.*switch it to read-write/s);
     const count = (await vscode.commands.executeCommand('hookbench.sql.run', uri, 'SELECT count(*) FROM events')) as { rows: unknown[][] };
     assert.deepEqual(count.rows, [[1]], 'nothing was deleted');
 
     assert.equal(await vscode.commands.executeCommand('hookbench.sql.allowWrites', uri, true), 'readWrite');
-    const written = (await vscode.commands.executeCommand('hookbench.sql.run', uri, "UPDATE events SET title = 'edited in the console' WHERE id = 'insp-1'")) as { kind: string; rowsWritten: number };
+    const update = "UPDATE events SET title = 'edited in the console' WHERE id = 'insp-1'";
+    const written = (await vscode.commands.executeCommand('hookbench.sql.run', uri, update)) as { kind: string; rowsWritten: number };
     assert.deepEqual([written.kind, written.rowsWritten], ['rows', 1]);
-    assert.match(hookbench.inspector.consoles.panel(REF)!.html, /read-write/);
+    assert.match((await resultsShown(update)).html, /read-write/);
     // The instance's live database holds it: a read taken now sees the changed row.
-    const [row] = (await hookbench.explorer.client!.query(REF.namespace, REF.name, "SELECT title FROM events WHERE id = 'insp-1'")) as { title: string }[];
+    const [row] = (await (await adminClient(hookbench)).query(REF.namespace, REF.name, "SELECT title FROM events WHERE id = 'insp-1'")) as { title: string }[];
     assert.equal(row?.title, 'edited in the console');
     assert.equal(await vscode.commands.executeCommand('hookbench.sql.readOnly', uri), 'readOnly');
 
-    const history = hookbench.inspector.consoles.historyOf(REF);
-    assert.equal(history[0]?.sql, "UPDATE events SET title = 'edited in the console' WHERE id = 'insp-1'");
-    assert.ok(history.some((h) => h.sql === 'DELETE FROM events' && /read-only/.test(h.outcome)));
+    // The history as its pick lists it, newest first: each statement and its outcome.
+    const picking = vscode.commands.executeCommand('hookbench.sql.history', uri);
+    await userDoes({ waitFor: 'History: ' });
+    const history = (await readWorkbenchList('.quick-input-widget', { name: '.label-name', outcome: '.label-description' }, [[update], ['DELETE FROM events'], ['SELECT count(*) FROM events']])).map((row) => ({ sql: row['name'], outcome: row['outcome'] ?? '' }));
+    await userDoes({ press: ['Escape'] });
+    assert.equal(await picking, undefined, 'Escape leaves the console as it was');
+    assert.equal(history[0]?.sql, update);
+    assert.ok(history.some((h) => h.sql === 'DELETE FROM events' && /read-only/.test(h.outcome)), JSON.stringify(history));
     const again = (await vscode.commands.executeCommand('hookbench.sql.history', uri, history.findIndex((h) => h.sql === 'SELECT count(*) FROM events'))) as { rows: unknown[][] };
     assert.deepEqual(again.rows, [[1]], 're-run from history');
 
@@ -114,13 +109,11 @@ describe('inspector: SQL console and state timeline', () => {
   it('shows in the state timeline what the second webhook changed, steps back, and opens a state as JSON', async () => {
     const hookbench = await api();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    const url = hookbench.server.url!;
+    const url = await hookbench.receiver.ready();
     assert.equal(await deliver(url, 'issues', 'insp-2', { action: 'opened', issue: { number: 7, title: 'Timeline' } }), 200);
-    const instance = await instanceNode(hookbench);
-    const panel = (await vscode.commands.executeCommand('hookbench.timeline.open', instance)) as { current: { kind: string } };
-    assert.ok(panel, 'the timeline opened');
-    const timeline = hookbench.inspector.timelines.panel(REF)!;
-    const view = timeline.current;
+    // Open State Timeline, given the instance by its fields as any caller may.
+    const view = (await vscode.commands.executeCommand('hookbench.timeline.open', REF)) as TimelineView;
+    assert.ok(view, 'the timeline opened');
     assert.ok(view.kind === 'steps', JSON.stringify(view));
     assert.deepEqual(view.steps.map((s) => s.eventId), ['insp-1', 'insp-2']);
     assert.equal(view.index, 1, 'the newest event is shown first');
@@ -130,11 +123,14 @@ describe('inspector: SQL console and state timeline', () => {
       { kind: 'changed', path: ['stats', 'total'], before: 1, after: 2 },
       { kind: 'added', path: ['stats', 'byType', 'issues'], after: 1 },
     ]);
-    assert.match(timeline.html, /<tr class="added"><td><code>stats\.byType\.issues<\/code>/);
-    assert.match(timeline.html, /event 2 of 2/);
+    // What its webview shows, read in the workbench once it shows the step.
+    const shows = (position: string) => readWebview<string>('Timeline: ', 'document.body.innerHTML', `document.querySelector('#position')?.textContent === ${JSON.stringify(position)}`);
+    const newest = await shows('event 2 of 2');
+    assert.match(newest, /<tr class="added"><td><code>stats\.byType\.issues<\/code>/);
+    assert.match(newest, /event 2 of 2/);
 
     assert.equal(await vscode.commands.executeCommand('hookbench.timeline.previous'), 0);
-    assert.match(timeline.html, /event 1 of 2/);
+    assert.match(await shows('event 1 of 2'), /event 1 of 2/);
     const document = (await vscode.commands.executeCommand('hookbench.timeline.openState', 'after')) as vscode.TextDocument;
     assert.equal(document.languageId, 'json');
     assert.deepEqual(JSON.parse(document.getText()).stats, { total: 1, byType: { push: 1 } });

@@ -6,29 +6,25 @@ import { spawn } from 'node:child_process';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AgentNode } from '../../src/vscode/views/agentsTree';
-import type { HookbenchApi } from '../../src/vscode/hookbench';
-import { listed } from '../../src/vscode/views/listTree';
-import { api, instancesNow, untilTree } from './helpers';
+import { buildDelivery, findTemplate } from '../../src/core/payloads';
+import { schemeFor } from '../../src/core/signing';
+import { adminClient, api, deliveryIds, newDeliveries, withSecret } from './helpers';
 import { userDoes } from './reporter';
+import { collapseAgents, rowMenu, rowsUnder, shownUnder, untilRows } from './treeViews';
 
-/** The event nodes of one instance, as the tree shows them now. */
-async function eventsOf(hookbench: HookbenchApi, name: string): Promise<AgentNode[]> {
-  const tree = hookbench.trees.agents;
-  const instance = (await instancesNow(hookbench)).find((i) => i.kind === 'instance' && i.name === name);
-  if (!instance) return [];
-  const [, events] = await tree.getChildren(instance);
-  return events ? tree.getChildren(events) : [];
-}
+/** The Events row of acme-loop in the Agents view. */
+const LOOP_EVENTS = ['webhook-agent', 'acme-loop', 'Events'];
+/** The instances the Agents view shows, by name. */
+const instanceNames = async () => (await rowsUnder('Agents', ['webhook-agent'])).map((row) => row.label);
 
 describe('The daily loop, as a user', () => {
+  after(collapseAgents);
+
   it('palette → provider → event → entity → draft → Send → the event in its agent → replay as new → a second event', async () => {
     const hookbench = await api();
     // A clean window, as after opening a folder: no walkthrough or editor to take the focus from the prompts.
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await hookbench.secrets.set('GITHUB_WEBHOOK_SECRET', 'loop-secret');
-    await hookbench.server.syncSecrets();
-    await hookbench.server.ready();
+    await withSecret(hookbench, 'GITHUB_WEBHOOK_SECRET', 'loop-secret');
 
     const opened = vscode.commands.executeCommand<vscode.Uri>('hookbench.webhook.send');
     await userDoes({ waitFor: 'Send Test Webhook (1/3)', type: 'github', press: ['Enter'] });
@@ -42,28 +38,34 @@ describe('The daily loop, as a user', () => {
     assert.equal(editor.document.languageId, 'json');
 
     await userDoes({ click: '.editor-actions [aria-label^="Send Webhook"]' });
-    const first = await untilTree(hookbench, () => eventsOf(hookbench, 'acme-loop'), (events) => events.length === 1);
+    const first = await untilRows('Agents', LOOP_EVENTS, (events) => events.length === 1);
 
-    const replayed = (await vscode.commands.executeCommand('hookbench.delivery.replayResigned', first[0])) as { status: number; duplicate: boolean };
-    assert.deepEqual([replayed.status, replayed.duplicate], [200, false], 'a new delivery is processed');
-    const both = await untilTree(hookbench, () => eventsOf(hookbench, 'acme-loop'), (events) => events.length === 2);
+    // The user replays it from the event's context menu; the receiver's log says how it went.
+    const client = await adminClient(hookbench);
+    const known = await deliveryIds(client);
+    await rowMenu('Agents', [...LOOP_EVENTS, first[0]!.label], 'Replay as New Delivery (new id, re-signed now)');
+    const [replayed] = await newDeliveries(client, known);
+    assert.deepEqual([replayed!.status, replayed!.duplicate ?? false], [200, false], 'a new delivery is processed');
+    const both = await untilRows('Agents', LOOP_EVENTS, (events) => events.length === 2);
     assert.equal(both.length, 2);
     // Only one agent for the repository: the draft's path (Acme%2FLoop) and the payload both say acme-loop.
-    const loops = (await instancesNow(hookbench)).filter((i) => i.kind === 'instance' && /loop/i.test(i.name));
-    assert.deepEqual(loops.map((i) => (i.kind === 'instance' ? i.name : '')), ['acme-loop']);
+    const loops = (await instanceNames()).filter((name) => /loop/i.test(name));
+    assert.deepEqual(loops, ['acme-loop']);
   });
 
   it('says "duplicate — not processed again" for a replay as received, in the answer and in Deliveries', async () => {
     const hookbench = await api();
-    const [event] = await eventsOf(hookbench, 'acme-loop');
+    const [event] = await shownUnder('Agents', LOOP_EVENTS);
     assert.ok(event, 'the loop test left an event');
-    const again = (await vscode.commands.executeCommand('hookbench.delivery.replay', event)) as { status: number; duplicate: boolean };
-    assert.deepEqual([again.status, again.duplicate], [200, true]);
-    const deliveries = hookbench.trees.deliveries;
-    const items = await untilTree(hookbench, async () => listed(await deliveries.getChildren()), (list) => list.some((d) => d.duplicate === true));
-    const duplicate = items.find((d) => d.duplicate === true)!;
-    assert.match(String(deliveries.getTreeItem(duplicate).description), /duplicate — not processed again/);
-    assert.equal((await eventsOf(hookbench, 'acme-loop')).length, 2, 'nothing was stored again');
+    const client = await adminClient(hookbench);
+    const known = await deliveryIds(client);
+    await rowMenu('Agents', [...LOOP_EVENTS, event.label], 'Replay as Received (a duplicate, to test idempotency)');
+    const [again] = await newDeliveries(client, known);
+    assert.deepEqual([again!.status, again!.duplicate], [200, true]);
+    const items = await untilRows('Deliveries', [], (list) => list.some((d) => /duplicate/.test(d.description)));
+    const duplicate = items.find((d) => /duplicate/.test(d.description))!;
+    assert.match(duplicate.description, /duplicate — not processed again/);
+    assert.equal((await rowsUnder('Agents', LOOP_EVENTS)).length, 2, 'nothing was stored again');
   });
 
   it('sends again from the same draft after an edit, as a new delivery', async () => {
@@ -73,7 +75,7 @@ describe('The daily loop, as a user', () => {
     await editor.edit((edit) => edit.replace(new vscode.Range(0, 0, editor.document.lineCount, 0), JSON.stringify({ ref: 'refs/heads/edited', repository: { full_name: 'Acme/Loop' }, pusher: { name: 'ana' }, commits: [] }, null, 2)));
     const result = (await vscode.commands.executeCommand('hookbench.draft.send', editor.document.uri)) as { status: number; duplicate: boolean };
     assert.deepEqual([result.status, result.duplicate], [200, false], hookbench.recentLog().filter((l) => /security|POST|restart|secret|listening/i.test(l)).slice(-25).join("\n"));
-    await untilTree(hookbench, () => eventsOf(hookbench, 'acme-loop'), (events) => events.length === 3);
+    await untilRows('Agents', LOOP_EVENTS, (events) => events.length === 3);
     assert.equal(editor.document.isDirty, false, 'the draft saved itself: no "save changes?" prompt');
   });
 
@@ -81,7 +83,6 @@ describe('The daily loop, as a user', () => {
     const hookbench = await api();
     await vscode.commands.executeCommand('notifications.clearAll');
     await vscode.commands.executeCommand('hookbench.secret.clear', 'STRIPE_WEBHOOK_SECRET');
-    await hookbench.server.syncSecrets();
     const draft = (await vscode.commands.executeCommand('hookbench.webhook.send', { provider: 'stripe', event: 'invoice.paid', entity: 'cus_LoopSecret' })) as vscode.Uri;
     const sending = vscode.commands.executeCommand('hookbench.draft.send', draft) as Thenable<{ status: number; body: string } | undefined>;
     // The user answers the warning from the notifications list (the bell): a headless window never
@@ -93,16 +94,15 @@ describe('The daily loop, as a user', () => {
     await userDoes({ waitFor: 'Set STRIPE_WEBHOOK_SECRET', type: 'whsec_loop_secret', press: ['Enter'] });
     const result = await sending;
     assert.deepEqual([result?.status, result?.body], [200, 'OK'], 'signed with the new secret, sent to the restarted receiver');
-    const names = (await instancesNow(hookbench)).map((i) => (i.kind === 'instance' ? i.name : ''));
-    await untilTree(hookbench, async () => (await instancesNow(hookbench)).map((i) => (i.kind === 'instance' ? i.name : '')), (list) => list.includes('cus_LoopSecret'));
+    const names = (await untilRows('Agents', ['webhook-agent'], (rows) => rows.some((row) => row.label === 'cus_LoopSecret'))).map((row) => row.label);
     assert.ok(!names.includes('cus_loopsecret'), 'Stripe ids keep their case');
   });
 
   it('a receiver left holding the data folder (another window, the tab before a reload) is taken over on request', async () => {
     const hookbench = await api();
-    await hookbench.server.stop();
+    await vscode.commands.executeCommand('hookbench.receiver.stop');
     const cli = path.join(vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath, 'dist', 'cli.js');
-    const other = spawn(process.execPath, [cli, 'serve', '--port', '0', '--no-render', '--data', hookbench.server.dataFolder()], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const other = spawn(process.execPath, [cli, 'serve', '--port', '0', '--no-render', '--data', hookbench.receiver.dataFolder], { stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<number | null>((resolve) => other.once('exit', resolve));
     try {
       await new Promise<void>((resolve, reject) => {
@@ -111,9 +111,9 @@ describe('The daily loop, as a user', () => {
       });
       await vscode.commands.executeCommand('notifications.clearAll');
       await vscode.commands.executeCommand('hookbench.receiver.start');
-      assert.equal(hookbench.server.state.kind, 'failed');
+      assert.equal(hookbench.receiver.state.kind, 'failed');
       const running = new Promise<void>((resolve) => {
-        const sub = hookbench.server.onDidChangeState((state) => {
+        const sub = hookbench.receiver.onDidChangeState((state) => {
           if (state.kind !== 'running') return;
           sub.dispose();
           resolve();
@@ -130,7 +130,7 @@ describe('The daily loop, as a user', () => {
 
   it('a port in use: Use Another Port takes a free one, saves it to the workspace, and the receiver listens there', async () => {
     const hookbench = await api();
-    await hookbench.server.ready();
+    await hookbench.receiver.ready();
     const holder = net.createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const taken = (holder.address() as net.AddressInfo).port;
@@ -140,7 +140,7 @@ describe('The daily loop, as a user', () => {
       await vscode.commands.executeCommand('notifications.clearAll');
       const running = new Promise<string>((resolve) => {
         let failed = false;
-        const sub = hookbench.server.onDidChangeState((state) => {
+        const sub = hookbench.receiver.onDidChangeState((state) => {
           if (state.kind === 'failed') failed = true;
           if (state.kind !== 'running' || !failed) return;
           sub.dispose();
@@ -170,6 +170,10 @@ describe('The daily loop, as a user', () => {
     await userDoes({ waitFor: 'Set SHOPIFY_WEBHOOK_SECRET', type: 'shpss_on_the_spot', press: ['Enter'] });
     await userDoes({ waitFor: 'SHOPIFY_WEBHOOK_SECRET set', press: ['Escape'] });
     assert.equal(await picked, undefined, 'Escape still cancels the send');
-    assert.equal(await hookbench.secrets.get('SHOPIFY_WEBHOOK_SECRET'), 'shpss_on_the_spot');
+    // The secret stored is the one typed: the receiver, given it, verifies a delivery signed with it.
+    const delivery = buildDelivery(findTemplate('shopify', 'orders/create')!, {});
+    const signed = schemeFor('shopify').sign({ secret: 'shpss_on_the_spot', body: delivery.body });
+    const response = await fetch(`${await hookbench.receiver.ready()}/webhooks/shopify`, { method: 'POST', headers: { ...delivery.headers, ...signed.headers }, body: delivery.body });
+    assert.equal(response.status, 200, await response.text());
   });
 });

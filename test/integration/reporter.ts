@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import Mocha from 'mocha';
 
@@ -12,7 +13,6 @@ export function reportFigure(name: string, value: string): void {
   if (file) fs.appendFileSync(file, line + '\n');
 }
 
-let steps = 0;
 
 type UserStep = {
   waitFor?: string;
@@ -22,6 +22,9 @@ type UserStep = {
   clickInWebview?: string;
   modifiers?: ('Shift' | 'Control')[];
   readList?: { list: string; fields: Record<string, string>; until: string[][] };
+  readWebview?: { title: string; read: string; until?: string };
+  tree?: { view: string; path: string[]; act: string; item?: string };
+  readWorkbench?: { read: string; until?: string };
 };
 
 /**
@@ -36,16 +39,36 @@ export async function readWorkbenchList(list: string, fields: Record<string, str
 }
 
 /**
+ * Reads what a webview shows (the launcher looks inside its page, as the developer tools would):
+ * in the webview whose page title begins with `title`, once the expression `until` holds there
+ * (within 20 s), the value of the expression `read`, evaluated in the page. Rejects where no
+ * launcher reads the workbench.
+ */
+export function readWebview<T>(title: string, read: string, until?: string): Promise<T> {
+  return userDoes({ readWebview: { title, read, ...(until !== undefined ? { until } : {}) } }) as Promise<T>;
+}
+
+/**
+ * Reads the workbench's own page (the launcher evaluates `read` there, as its developer tools'
+ * console would, once `until` holds within 20 s). Rejects where no launcher reads the workbench.
+ */
+export function readWorkbench<T>(read: string, until?: string): Promise<T> {
+  return userDoes({ readWorkbench: { read, ...(until !== undefined ? { until } : {}) } }) as Promise<T>;
+}
+
+/**
  * Asks the launcher to act as the user in the real workbench (integration launcher `actAsUser`):
  * wait for a prompt titled `waitFor`, type, press keys, or click a selector (holding `modifiers`
- * such as Shift or Control), click a selector inside a webview (`clickInWebview`), or read a list
- * (`readList`, see `readWorkbenchList`). Resolves when it is done, with what it read if it reads;
- * rejects with what went wrong.
+ * such as Shift or Control), click a selector inside a webview (`clickInWebview`), read a list
+ * (`readList`, see `readWorkbenchList`) or a webview's page (`readWebview`, see `readWebview`).
+ * Resolves when it is done, with what it read if it reads; rejects with what went wrong.
  */
 export function userDoes(step: UserStep, timeoutMs = 30_000): Promise<unknown> {
   const file = process.env['HOOKBENCH_TEST_REPORT'];
   if (!file) return Promise.reject(new Error('no launcher to act as the user (HOOKBENCH_TEST_REPORT is unset)'));
-  const id = `step-${++steps}`;
+  // Each test file is a bundle of its own with its own copy of this module: a counter here would
+  // start again in each, and a step would read the answer of an earlier file's step of that number.
+  const id = `step-${randomUUID()}`;
   fs.appendFileSync(file, `user: ${JSON.stringify({ id, ...step })}\n`);
   const acks = `${file}.acks`;
   const outcome = () => (fs.existsSync(acks) ? fs.readFileSync(acks, 'utf8').split('\n').find((line) => line.startsWith(`${id} `)) : undefined);

@@ -49,24 +49,10 @@ export type ToExtension =
   | { readonly type: 'copyCurl'; readonly form: PreviewForm; readonly revealToken: boolean }
   | { readonly type: 'save' }
   /**
-   * What the results show now, after a capture, a failed render or a zoom change (tests wait for
-   * it): the capture's type (null when none is shown), its pages, the font report's rows, the
-   * warnings above it, the zoom and the width the image is drawn at, in CSS pixels.
+   * The capture a Render click asked for is shown (its image decoded): how long that took in the
+   * webview's clock, which the extension joins to its own part (`PreviewTiming`, in the log).
    */
-  | {
-      readonly type: 'displayed';
-      readonly contentType: string | null;
-      readonly pages: number;
-      readonly reportRows: number;
-      readonly warnings: string[];
-      readonly error?: string;
-      readonly zoom: Zoom;
-      readonly drawnWidth?: number;
-      /** The image's own pixels, once decoded: what was shown is a real image of that size. */
-      readonly imageSize?: { readonly width: number; readonly height: number };
-      /** Set when the user's Render click started what is shown: how long it took (`PreviewTiming`). */
-      readonly timing?: { readonly clickToShownMs: number; readonly arrivedToShownMs: number };
-    };
+  | { readonly type: 'displayed'; readonly timing: { readonly clickToShownMs: number; readonly arrivedToShownMs: number } };
 
 /**
  * How long a render from the preview's Render button took to show, in the webview's clock: from
@@ -84,6 +70,20 @@ export interface PreviewTiming {
   readonly messagingMs: number;
   /** The capture's size in bytes. */
   readonly bytes: number;
+}
+
+/** The log line the preview writes for each Render click's capture shown ("[render] " before it). */
+export function previewTimingText(t: PreviewTiming): string {
+  const ms = (value: number) => `${value.toFixed(1)} ms`;
+  return `Render click → shown in ${ms(t.clickToShownMs)}: the extension ${ms(t.extensionMs)} (REST ${ms(t.restMs)}), the messages ${ms(t.messagingMs)}, the webview ${ms(t.arrivedToShownMs)} (${t.bytes} B)`;
+}
+
+/** The timing a line of the log holds, if it is a `previewTimingText` line. */
+export function parsePreviewTiming(line: string): PreviewTiming | undefined {
+  const match = /Render click → shown in ([\d.-]+) ms: the extension ([\d.-]+) ms \(REST ([\d.-]+) ms\), the messages ([\d.-]+) ms, the webview ([\d.-]+) ms \((\d+) B\)/.exec(line);
+  if (!match) return undefined;
+  const [clickToShownMs, extensionMs, restMs, messagingMs, arrivedToShownMs, bytes] = match.slice(1).map(Number) as [number, number, number, number, number, number];
+  return { clickToShownMs, extensionMs, restMs, messagingMs, arrivedToShownMs, bytes };
 }
 
 export interface RenderedFont {
@@ -144,6 +144,15 @@ export type ToWebview =
     }
   /** The render was refused or failed: the previous capture and report must go. */
   | { readonly type: 'renderFailed'; readonly message: string }
-  | { readonly type: 'zoom'; readonly zoom: Zoom }
   | { readonly type: 'fontFile'; readonly source: CustomFontSource }
   | { readonly type: 'error'; readonly message: string };
+
+/**
+ * What a render the preview ran answered, as Open Render Preview (given a form) and Render Active
+ * HTML File answer it to their caller: the capture and its font report as the webview was given
+ * them; the fields that stop a render of a form refused before the emulator; or why it failed.
+ */
+export type PreviewOutcome =
+  | Extract<ToWebview, { type: 'rendered' }>
+  | { readonly type: 'refused'; readonly message: string; readonly problems: FieldProblem[] }
+  | Extract<ToWebview, { type: 'renderFailed' }>;

@@ -168,6 +168,33 @@ function tags<T>(value: unknown, field: string, extra: (item: Json, at: string) 
   });
 }
 
+const SOURCE_SCHEMES = new Set(['Unset', 'NonSecure', 'Secure']);
+
+/**
+ * The cookie fields Chromium's `Network.setCookies` refuses as a whole ("Invalid cookie fields"),
+ * checked here so the answer is a 400 naming the field: a Secure cookie (`secure: true`, or an
+ * https `url` when `secure` is not given) cannot come from a `NonSecure` scheme, and `sourcePort`
+ * is -1 (unspecified) or 1–65535 (DevTools protocol, Network.CookieParam).
+ */
+function cookieList(value: unknown, field: string, requestUrl: string | undefined): Json[] {
+  if (!Array.isArray(value) || !value.every((c) => typeof (c as Json)?.['name'] === 'string' && typeof (c as Json)?.['value'] === 'string')) throw bad(field, 'must be an array of {name, value, …}');
+  (value as Json[]).forEach((cookie, i) => checkCookie(cookie, `${field}[${i}]`, requestUrl));
+  return value as Json[];
+}
+
+function checkCookie(cookie: Json, at: string, requestUrl: string | undefined): void {
+  const scheme = cookie['sourceScheme'];
+  if (scheme !== undefined && !SOURCE_SCHEMES.has(scheme as string)) throw bad(`${at}.sourceScheme`, 'is Unset, NonSecure or Secure');
+  const port = cookie['sourcePort'];
+  if (port !== undefined && (typeof port !== 'number' || !Number.isInteger(port) || port === 0 || port < -1 || port > 65535)) throw bad(`${at}.sourcePort`, 'is -1 (unspecified) or a port from 1 to 65535');
+  const url = typeof cookie['url'] === 'string' ? cookie['url'] : cookie['domain'] === undefined ? requestUrl : undefined;
+  const secure = cookie['secure'] === undefined ? url?.startsWith('https:') === true : cookie['secure'] === true;
+  if (scheme === 'NonSecure' && secure) {
+    const why = cookie['secure'] === true ? 'secure: true' : `its https url ${url}`;
+    throw bad(`${at}.sourceScheme`, `"NonSecure" contradicts ${why}: a Secure cookie comes from a secure scheme; use "Secure" or leave sourceScheme out`);
+  }
+}
+
 export function validateRenderRequest(endpoint: string, raw: unknown): RenderRequest {
   if (!(ENDPOINTS as readonly string[]).includes(endpoint)) throw new RenderError(404, 404, `no endpoint "${endpoint}"`);
   const ep = endpoint as Endpoint;
@@ -265,10 +292,7 @@ export function validateRenderRequest(endpoint: string, raw: unknown): RenderReq
     viewport: view,
     userAgent: optional(body, 'userAgent', string) ?? DEFAULT_USER_AGENT,
     setExtraHTTPHeaders: headers as Record<string, string>,
-    cookies: (optional(body, 'cookies', (v, f) => {
-      if (!Array.isArray(v) || !v.every((c) => typeof (c as Json)?.['name'] === 'string' && typeof (c as Json)?.['value'] === 'string')) throw bad(f, 'must be an array of {name, value, …}');
-      return v as Json[];
-    }) ?? []),
+    cookies: optional(body, 'cookies', (v, f) => cookieList(v, f, target.url)) ?? [],
     ...(auth ? { authenticate: { username: string(auth['username'], 'authenticate.username'), password: string(auth['password'], 'authenticate.password') } } : {}),
     rejectResourceTypes: resourceTypes('rejectResourceTypes'),
     allowResourceTypes: resourceTypes('allowResourceTypes'),

@@ -8,6 +8,10 @@
  * and the same under /webhooks-queued/ (answered 202, stored after).
  */
 
+/** Where `hookbench serve` listens unless told otherwise, and where the CLI sends by default. */
+export const DEFAULT_RECEIVER_PORT = 8787;
+export const DEFAULT_RECEIVER_URL = `http://127.0.0.1:${DEFAULT_RECEIVER_PORT}`;
+
 /** The first path segment of a webhook route. */
 export const WEBHOOKS_SEGMENT = 'webhooks';
 /** The first path segment of a queued webhook route. */

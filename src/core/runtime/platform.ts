@@ -14,6 +14,7 @@ import type { InstanceEvent } from '../contract/instances';
 import { Emitter } from '../events';
 import type { Logger } from '../log';
 import { realTimers, type Timers } from '../timers';
+import type { BrowserService } from './browserService';
 import type { SqlHeaps } from './storage/sqlHeaps';
 
 /** The runtime's limits, the same for every instance of the process. */
@@ -42,6 +43,8 @@ export interface Platform {
    * it happens and read where it is shown (the admin API's live feed).
    */
   readonly instanceEvents: Emitter<InstanceEvent>;
+  /** The browser the Browser Rendering binding drives (serve's render emulator), when it runs. */
+  readonly browser?: () => BrowserService | undefined;
 }
 
 /** What a platform is built from; what is left out takes the serve process's default. */
@@ -52,6 +55,7 @@ export interface PlatformParts {
   readonly dataDir: string;
   readonly timers?: Timers;
   readonly limits?: Partial<RuntimeLimits>;
+  readonly browser?: () => BrowserService | undefined;
 }
 
 /** Builds the platform once, at the start of the process (or of a test). */
@@ -68,5 +72,6 @@ export function createPlatform(parts: PlatformParts): Platform {
     dataDir: parts.dataDir,
     limits,
     instanceEvents: new Emitter<InstanceEvent>(),
+    ...(parts.browser ? { browser: parts.browser } : {}),
   };
 }

@@ -61,7 +61,8 @@ export function toRequest(req: IncomingMessage, url: string, body: Buffer | unde
   for (let i = 0; i < rawHeaders.length; i += 2) headers.push([rawHeaders[i]!, rawHeaders[i + 1]!]);
   const method = req.method ?? 'GET';
   const hasBody = body !== undefined && method !== 'GET' && method !== 'HEAD';
-  return new Request(url, { method, headers, body: hasBody ? body : undefined });
+  // A request from the network does not follow redirects when passed on (workerd: `redirect` is "manual").
+  return new Request(url, { method, headers, body: hasBody ? body : undefined, redirect: 'manual' });
 }
 
 /** Streams a response (server-sent events and the like) with the given headers. */
@@ -75,7 +76,16 @@ export async function writeResponse(res: ServerResponse, response: Response, hea
 }
 
 export function writeText(res: ServerResponse, status: number, text: string): void {
+  writeTyped(res, status, 'text/plain;charset=UTF-8', text);
+}
+
+/** An HTML answer (wrangler dev's error page's content type). */
+export function writeHtml(res: ServerResponse, status: number, html: string): void {
+  writeTyped(res, status, 'text/html;charset=utf-8', html);
+}
+
+function writeTyped(res: ServerResponse, status: number, type: string, text: string): void {
   if (res.headersSent) return void res.end();
-  res.writeHead(status, { 'content-type': 'text/plain;charset=UTF-8' });
+  res.writeHead(status, { 'content-type': type });
   res.end(text);
 }

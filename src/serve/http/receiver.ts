@@ -19,6 +19,7 @@ import { InstanceClosedError, StorageWriteError } from '../../core/runtime/error
 import { UPGRADE, type UpgradeResponse } from '../../core/runtime/objects/instanceHost';
 import { plainSmallFrames } from './plainSmallFrames';
 import type { WorkerRuntime } from '../../core/runtime/worker/workerRuntime';
+import { asWorkerRequest } from '../../core/runtime/worker/incomingRequest';
 import type { AdminApi } from '../admin/adminApi';
 import { checkAccess, DEFAULT_POLICY, mayShowStack, type AccessPolicy } from './access';
 import { PeerIdentifier, type Peer } from './localPeer';
@@ -28,7 +29,8 @@ import { realTimers, type Timers } from '../../core/timers';
 import type { DeliveryLog } from '../deliveryLog';
 import type { DeliveryRetries } from '../deliveryRetries';
 import { deliverySource, withoutSourceHeader } from '../deliverySource';
-import { BodyTooLargeError, requestUrl, toRequest, writeResponse, writeText } from './httpAdapter';
+import { BodyTooLargeError, requestUrl, toRequest, writeHtml, writeResponse, writeText } from './httpAdapter';
+import { acceptsErrorPage, errorPage } from './errorPage';
 
 export interface ReceiverOptions {
   readonly host: string;
@@ -148,9 +150,9 @@ export class Receiver {
   /** The worker's view of a request: the owner's credential taken off (localCredential.ts). */
   private workerRequest(req: http.IncomingMessage, url: URL, body: Buffer | undefined): Request {
     const token = this.policy.requireToken;
-    if (token === undefined) return toRequest(req, url.toString(), body);
+    if (token === undefined) return asWorkerRequest(toRequest(req, url.toString(), body), req.socket.remoteAddress);
     const clean = withoutCredential(url.toString(), req.rawHeaders, token);
-    return toRequest(req, clean.url, body, clean.rawHeaders);
+    return asWorkerRequest(toRequest(req, clean.url, body, clean.rawHeaders), req.socket.remoteAddress);
   }
 
   /** The body within its bounds, or the answer already written (413, 503, 408, 400) and undefined. */
@@ -260,8 +262,14 @@ export class Receiver {
       } else {
         const stack = (error as Error)?.stack ?? String(error);
         this.options.logger.error(`[receiver] ${req.method} ${url.pathname}: ${stack}`);
-        responseBody = mayShowStack(req.headers, req.socket.remoteAddress) ? stack : 'Internal Server Error (the stack is in the Hookbench log)';
-        writeText(res, 500, responseBody);
+        const shown = mayShowStack(req.headers, req.socket.remoteAddress);
+        if (shown && acceptsErrorPage(req.headers)) {
+          responseBody = errorPage(error, req.method ?? 'GET', url.toString());
+          writeHtml(res, 500, responseBody);
+        } else {
+          responseBody = shown ? stack : 'Internal Server Error (the stack is in the Hookbench log)';
+          writeText(res, 500, responseBody);
+        }
       }
     }
     this.record({ req, url, body, started, status, responseHeaders: responseHeaders ?? {}, responseBody, notes });

@@ -135,11 +135,6 @@ export class BrowserPool {
   readonly #settling = new Set<Promise<void>>();
   /** The viewport and user agent of the last render: the next spare is opened with them. */
   #settings: Settings = { viewport: DEFAULT_VIEWPORT, userAgent: DEFAULT_USER_AGENT };
-  /** Spare pages opened so far, and those a request took (the tests read them). */
-  sparesOpened = 0;
-  sparesTaken = 0;
-  /** Chromium launches so far (the tests and the benchmark read it). */
-  launches = 0;
   /** Times Chromium went away while running: a render that saw this change lost its browser. */
   crashes = 0;
 
@@ -207,11 +202,7 @@ export class BrowserPool {
   #prepareSpare(): void {
     const browser = this.#browser;
     if (this.#closed || !browser || this.#spares.length >= this.#sparesWanted) return;
-    const spare = browser.then(async (b) => {
-      const opened = await this.#open(b, true);
-      this.sparesOpened++;
-      return opened;
-    });
+    const spare = browser.then((b) => this.#open(b, true));
     spare.catch(() => undefined);
     this.#spares.push(spare);
   }
@@ -224,7 +215,6 @@ export class BrowserPool {
     const browser = await this.#ensureBrowser();
     const usable = spare && spare.browser === browser && browser.connected;
     if (spare && !usable) void spare.context.close().catch(() => undefined);
-    if (usable) this.sparesTaken++;
     return usable ? spare : this.#open(browser, false);
   }
 
@@ -250,20 +240,6 @@ export class BrowserPool {
       await context.close().catch(() => undefined);
       throw error;
     }
-  }
-
-  /** Waits for the spares being opened; how many are ready (the tests use it instead of sleeping). */
-  async sparesReady(): Promise<number> {
-    // Renders answer before their contexts close: the spares are opened after those closes.
-    await Promise.all(this.#settling);
-    const spares = await Promise.all(this.#spares.map((spare) => spare.catch(() => undefined)));
-    return spares.filter((spare) => spare !== undefined).length;
-  }
-
-  /** The running browser's process id, if any (fault-injection tests kill it). */
-  async pid(): Promise<number | undefined> {
-    const browser = await this.#browser?.catch(() => undefined);
-    return browser?.process()?.pid;
   }
 
   /**
@@ -300,7 +276,6 @@ export class BrowserPool {
 
   async #launch(): Promise<Browser> {
     const executablePath = findChromium(this.#options.executablePath);
-    this.launches++;
     const started = performance.now();
     try {
       // DevTools over a pipe (fds 3 and 4), not --remote-debugging-port: a port on loopback would let

@@ -11,7 +11,7 @@
  * cannot install the Microsoft fonts. The element is flagged `fallback` when any glyph
  * was drawn by a font that does not stand for the first requested family.
  */
-import type { CDPSession, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { isStandIn } from '../../core/browserRendering/fontCatalog';
 
 // These functions run in the page. The Node program has no DOM types, so the globals they touch
@@ -145,8 +145,20 @@ function webFontsInPage(): { family: string; status: string }[] {
   return Array.from(document.fonts as Iterable<DomNode>).map((face) => ({ family: face.family.replace(/^(['"])(.*)\1$/, '$2'), status: face.status }));
 }
 
-async function nodeFonts(session: CDPSession, nodeId: number, loaded: Set<string>): Promise<Omit<ElementFonts, 'selector' | 'text'>> {
-  const [{ fonts }, { computedStyle }] = await Promise.all([session.send('CSS.getPlatformFontsForNode', { nodeId }), session.send('CSS.getComputedStyleForNode', { nodeId })]);
+/**
+ * What the report needs of a page: to run a function in it, and DevTools commands on it. A
+ * Puppeteer page (the REST emulator) or a binding session's own CDP session (browserSessions.ts).
+ */
+export interface FontReportTarget {
+  evaluate<T>(fn: () => T): Promise<T>;
+  send<T>(method: string, params?: Record<string, unknown>): Promise<T>;
+}
+
+async function nodeFonts(target: FontReportTarget, nodeId: number, loaded: Set<string>): Promise<Omit<ElementFonts, 'selector' | 'text'>> {
+  const [{ fonts }, { computedStyle }] = await Promise.all([
+    target.send<{ fonts: PlatformFont[] }>('CSS.getPlatformFontsForNode', { nodeId }),
+    target.send<{ computedStyle: { name: string; value: string }[] }>('CSS.getComputedStyleForNode', { nodeId }),
+  ]);
   const requested = parseFontFamily(computedStyle.find((p) => p.name === 'font-family')?.value ?? '');
   const drawn = byFamily(fonts).map((font) => ({
     family: font.familyName,
@@ -160,25 +172,43 @@ async function nodeFonts(session: CDPSession, nodeId: number, loaded: Set<string
   return { requested, fonts: drawn, fallback: drawn.some((font) => font.requestedAs?.toLowerCase() !== first) };
 }
 
-/** Reports the fonts of a page that is ready (navigated, injected, fonts awaited). */
-export async function fontReport(page: Page): Promise<FontReport> {
-  const described = await page.evaluate(markTextElements);
-  const webFonts = await page.evaluate(webFontsInPage);
+/** Reports the fonts of a page that is ready (navigated, injected, fonts awaited), on any target. */
+export async function reportFonts(target: FontReportTarget): Promise<FontReport> {
+  const described = await target.evaluate(markTextElements);
+  const webFonts = await target.evaluate(webFontsInPage);
   const loaded = new Set(webFonts.filter((f) => f.status === 'loaded').map((f) => f.family.toLowerCase()));
+  await target.send('DOM.enable');
+  await target.send('CSS.enable');
+  const { root } = await target.send<{ root: { nodeId: number } }>('DOM.getDocument', { depth: 0 });
+  const { nodeIds } = await target.send<{ nodeIds: number[] }>('DOM.querySelectorAll', { nodeId: root.nodeId, selector: '[data-hookbench-font-report]' });
+  const elements: ElementFonts[] = [];
+  for (const [i, nodeId] of nodeIds.entries()) {
+    const about = described[i];
+    if (!about) continue;
+    elements.push({ ...about, ...(await nodeFonts(target, nodeId, loaded)) });
+  }
+  return { elements, webFonts };
+}
+
+/** Reports the fonts of a Puppeteer page (the REST emulator's), on a CDP session of its own. */
+export async function fontReport(page: Page): Promise<FontReport> {
   const session = await page.createCDPSession();
   try {
-    await session.send('DOM.enable');
-    await session.send('CSS.enable');
-    const { root } = await session.send('DOM.getDocument', { depth: 0 });
-    const { nodeIds } = await session.send('DOM.querySelectorAll', { nodeId: root.nodeId, selector: '[data-hookbench-font-report]' });
-    const elements: ElementFonts[] = [];
-    for (const [i, nodeId] of nodeIds.entries()) {
-      const about = described[i];
-      if (!about) continue;
-      elements.push({ ...about, ...(await nodeFonts(session, nodeId, loaded)) });
-    }
-    return { elements, webFonts };
+    return await reportFonts({ evaluate: (fn) => page.evaluate(fn), send: (method, params) => session.send(method as never, params as never) as never });
   } finally {
     await session.detach().catch(() => undefined);
   }
+}
+
+/** One line for the log: each drawn font with its glyphs, and the elements that fell back. */
+export function fontReportLine(report: FontReport): string {
+  const totals = new Map<string, number>();
+  for (const font of report.elements.flatMap((element) => element.fonts)) {
+    const name = `${font.family}${font.custom ? ' (web font)' : ''}`;
+    totals.set(name, (totals.get(name) ?? 0) + font.glyphs);
+  }
+  const drawn = [...totals].map(([name, glyphs]) => `${name} ×${glyphs}`).join(', ') || 'no text';
+  const fallbacks = report.elements.filter((element) => element.fallback);
+  const fell = fallbacks.map((element) => `${element.selector} "${element.text.slice(0, 30)}" asked ${element.requested[0] ?? '?'}, drawn ${element.fonts.map((f) => f.family).join(' + ')}`);
+  return `fonts drawn: ${drawn}${fell.length ? `; FALLBACK in ${fell.length}: ${fell.join('; ')}` : '; no fallback'}`;
 }

@@ -90,11 +90,32 @@ async function navigate(page: Page, request: RenderRequest): Promise<number | un
       const response = await page.goto(request.url, { ...options, ...(request.gotoOptions.referer ? { referer: request.gotoOptions.referer } : {}) });
       status = response?.status();
     } else {
-      // Puppeteer's types allow only load/domcontentloaded here; its lifecycle watcher takes all four.
-      await page.setContent(request.html ?? '', options as Parameters<Page['setContent']>[1]);
+      await setContent(page, request.html ?? '', options);
     }
   });
   return status;
+}
+
+/** How long the network must stay quiet for `networkidle0`/`networkidle2` (Puppeteer's definition). */
+const NETWORK_IDLE_MS = 500;
+
+/**
+ * `html` input. Puppeteer waits for networkidle after `setContent` with Chromium's own lifecycle
+ * events, which its idleness detector fires once per page, timed from the blank page's creation:
+ * `document.write` does not start it again. On a page opened a moment ago it fires 0.5–2 s later
+ * (2.2–2.6 s for a plain screenshot); on one opened ahead and idle since, never (30 s, then 422).
+ * So the idle part is measured here instead: the document and its subresources loaded (`load`),
+ * then 500 ms with no more requests in flight than the option allows (0, or 2 for networkidle2),
+ * as Puppeteer defines networkidle, counted from the load rather than from the page's creation.
+ */
+async function setContent(page: Page, html: string, options: { timeout: number; waitUntil: RenderRequest['gotoOptions']['waitUntil'] }): Promise<void> {
+  const idle = options.waitUntil.filter((event) => event === 'networkidle0' || event === 'networkidle2');
+  const lifecycle = options.waitUntil.filter((event) => event === 'load' || event === 'domcontentloaded');
+  if (idle.length === 0) return page.setContent(html, { timeout: options.timeout, waitUntil: lifecycle });
+  const started = performance.now();
+  await page.setContent(html, { timeout: options.timeout, waitUntil: 'load' });
+  const remaining = Math.max(1, options.timeout - (performance.now() - started));
+  await page.waitForNetworkIdle({ idleTime: NETWORK_IDLE_MS, concurrency: idle.includes('networkidle0') ? 0 : 2, timeout: options.timeout === 0 ? 0 : remaining });
 }
 
 async function inject(page: Page, request: RenderRequest): Promise<void> {

@@ -20,6 +20,7 @@ import { PeerIdentifier } from '../http/localPeer';
 import { BodyTooLargeError, readBody, requestUrl } from '../http/httpAdapter';
 import { runAction, type ActionResult, type ReportCapture } from './actions';
 import { BrowserPool } from './browserPool';
+import { BrowserSessions } from './browserSessions';
 import { renderFailure, within } from './failures';
 import { PageGuard } from './pageGuard';
 import { preparePage } from './preparePage';
@@ -65,7 +66,9 @@ function reportCapture(value: string | null): ReportCapture | undefined {
 }
 
 export class RenderServer {
-  readonly pool: BrowserPool;
+  readonly #pool: BrowserPool;
+  /** The Browser Rendering binding's sessions (a worker's `env.BROWSER`), on the same Chromium and guard. */
+  readonly browser: BrowserSessions;
   readonly #options: RenderServerOptions;
   readonly #guard: PageGuard;
   readonly #server: http.Server;
@@ -80,7 +83,8 @@ export class RenderServer {
       own: () => ({ receiverPort: options.receiverPort, renderPort: (this.#server.address() as AddressInfo | null)?.port }),
       lookup: options.lookup,
     });
-    this.pool = new BrowserPool({ logger: options.logger, concurrency: options.concurrency, spares: options.spares, executablePath: options.executablePath, proxyServer: () => this.#guard.proxyUrl });
+    this.#pool = new BrowserPool({ logger: options.logger, concurrency: options.concurrency, spares: options.spares, executablePath: options.executablePath, proxyServer: () => this.#guard.proxyUrl });
+    this.browser = new BrowserSessions({ logger: options.logger, executablePath: options.executablePath, proxyServer: () => this.#guard.proxyUrl, quickAction: (action, body) => this.#quickAction(action, body) });
     this.#rate = new RateLimit(options.ratePerSecond ?? 30);
     this.#server = http.createServer((req, res) => void this.#handle(req, res));
     this.#server.headersTimeout = 30_000;
@@ -107,8 +111,15 @@ export class RenderServer {
   async close(): Promise<void> {
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
     this.#server.closeAllConnections();
-    await this.pool.close();
+    await this.browser.closeAll();
+    await this.#pool.close();
     await this.#guard.close();
+  }
+
+  /** A binding's Quick Action: the same request as the REST API's, through this emulator. */
+  #quickAction(action: string, body: unknown): Promise<Response> {
+    if (!/^[A-Za-z]+$/.test(action)) return Promise.resolve(Response.json(failureEnvelope(new RenderError(400, 400, `action: ${JSON.stringify(action)} is not a Quick Action`)), { status: 400 }));
+    return fetch(`${this.#url}/accounts/local/browser-rendering/${action}`, { method: 'POST', headers: { authorization: `Bearer ${this.#options.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
   }
 
   async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -144,9 +155,9 @@ export class RenderServer {
       }
       const waitForFonts = waitsForFonts(req.headers[WAIT_FOR_FONTS_HEADER]);
       const browserStart = performance.now();
-      const crashes = this.pool.crashes;
+      const crashes = this.#pool.crashes;
       try {
-        const { result, fonts } = await this.pool.withPage(async (page) => {
+        const { result, fonts } = await this.#pool.withPage(async (page) => {
           const prepared = await preparePage(page, request, { waitForFonts, guard: this.#guard });
           // actionTimeout bounds the action itself (Cloudflare: 422 when it runs out).
           const action = runAction(page, request, prepared, route, waitForFonts, capture);
@@ -158,7 +169,7 @@ export class RenderServer {
       } catch (error) {
         browserMs = performance.now() - browserStart;
         // Whatever Puppeteer said, the cause was the browser going away mid-render.
-        if (this.pool.crashes !== crashes && !(error instanceof RenderError)) throw new RenderError(422, 6001, `the browser closed during the render (${(error as Error).message})`);
+        if (this.#pool.crashes !== crashes && !(error instanceof RenderError)) throw new RenderError(422, 6001, `the browser closed during the render (${(error as Error).message})`);
         throw this.#guard.explain(error);
       }
     } catch (error) {

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ProviderName } from '../../core/contract/providers';
+import type { ChaosReport } from '../../core/contract/chaos';
 import type { DisposableStore } from '../../core/events';
 import { collectFixturePaths, readFixtureFile } from '../../core/fixtures/fixtureFiles';
 import type { Logger } from '../../core/log';
@@ -76,7 +77,8 @@ export function registerChaosCommands(store: DisposableStore, logger: Logger, se
 
   const replay = async (failure: { replay?: string }) => vscode.commands.executeCommand<{ passed: number; failed: number } | undefined>('hookbench.fixtures.run', { path: failure.replay });
 
-  registerCommand(store, logger, 'hookbench.chaos.run', async (raw?: unknown): Promise<ChaosPanel | undefined> => {
+  // Answers the report it shows (the contract's shape), as Open State Timeline answers its steps.
+  registerCommand(store, logger, 'hookbench.chaos.run', async (raw?: unknown): Promise<ChaosReport | undefined> => {
     const args = (raw instanceof vscode.Uri ? { path: raw.fsPath } : (raw ?? {})) as RunChaosArgs;
     const suite = args.path ? path.resolve(args.path) : await pickSuite();
     if (!suite) return undefined;
@@ -104,6 +106,6 @@ export function registerChaosCommands(store: DisposableStore, logger: Logger, se
     }
     const panel = new ChaosPanel(report, replay, () => panels.delete(panel));
     panels.add(panel);
-    return panel;
+    return report;
   });
 }

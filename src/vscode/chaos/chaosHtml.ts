@@ -20,6 +20,12 @@ export interface ChaosView {
 }
 
 /** The failures of a report, in the order the verdicts came. */
+/** The panel's title and its page's: the fixture folder's name and the seed. */
+export function chaosTitle(report: ChaosReport): string {
+  const name = report.suite.split(/[\\/]/).filter(Boolean).at(-1) ?? report.suite;
+  return `Chaos: ${name} (seed ${report.seed})`;
+}
+
 export function failuresOf(report: ChaosReport): ChaosFailure[] {
   return report.verdicts.flatMap((v) => (v.failure ? [v.failure] : []));
 }
@@ -93,7 +99,7 @@ export function chaosHtml(nonce: string, view: ChaosView): string {
 ${failure ? failureSection(failure, view) : ''}`;
   return page({
     nonce,
-    title: `Chaos: ${report.suite}`,
+    title: chaosTitle(report),
     style: `${DIFF_STYLE}
 h2 { font-size: 1.2em; margin: 8px 0 2px; } h3 { margin: 16px 0 4px; } h4 { margin: 12px 0 4px; }
 #verdicts td { white-space: normal; } #verdicts tr[data-command] { cursor: pointer; } #verdicts tr.current { outline: 1px solid var(--vscode-focusBorder); }

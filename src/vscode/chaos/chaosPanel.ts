@@ -9,8 +9,7 @@ import * as vscode from 'vscode';
 import { DisposableStore } from '../../core/events';
 import { isPerturbation, type ChaosFailure, type ChaosReport } from '../../core/contract/chaos';
 import { step } from '../../core/inspector/timeline';
-import { DrawnPages } from '../inspector/drawnPages';
-import { chaosHtml, failuresOf, type ChaosView } from './chaosHtml';
+import { chaosHtml, chaosTitle, failuresOf, type ChaosView } from './chaosHtml';
 
 export const CHAOS_VIEW_TYPE = 'hookbench.chaosResults';
 
@@ -24,10 +23,7 @@ function firstStep(failure: ChaosFailure | undefined): number {
 
 export class ChaosPanel implements vscode.Disposable {
   private view: ChaosView;
-  /** The HTML last given to the webview (integration tests read it, as the inspector's panels'). */
-  html = '';
-  private readonly pages = new DrawnPages();
-  /** Disposed last to first: the listeners, the pages, the panel, then `onClosed`. */
+  /** Disposed last to first: the listeners, the panel, then `onClosed`. */
   private readonly store = new DisposableStore();
   readonly panel: vscode.WebviewPanel;
 
@@ -38,34 +34,21 @@ export class ChaosPanel implements vscode.Disposable {
   ) {
     const first = failuresOf(report)[0];
     this.view = { report, ...(first ? { selected: first.perturbation } : {}), step: firstStep(first) };
-    const name = report.suite.split(/[\\/]/).filter(Boolean).at(-1) ?? report.suite;
     this.store.add({ dispose: onClosed });
-    this.panel = this.store.add(vscode.window.createWebviewPanel(CHAOS_VIEW_TYPE, `Chaos: ${name} (seed ${report.seed})`, vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [] }));
-    this.store.add(this.pages);
+    this.panel = this.store.add(vscode.window.createWebviewPanel(CHAOS_VIEW_TYPE, chaosTitle(report), vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [] }));
     this.store.add(this.panel.webview.onDidReceiveMessage((message: unknown) => this.receive(message)));
     this.store.add(this.panel.onDidDispose(() => this.dispose()));
     this.draw(this.view);
   }
 
-  get report(): ChaosReport {
-    return this.view.report;
-  }
-
   /** The failure shown, if any. */
-  get failure(): ChaosFailure | undefined {
+  private get failure(): ChaosFailure | undefined {
     return failuresOf(this.view.report).find((f) => f.perturbation === this.view.selected);
   }
 
   private draw(view: ChaosView): void {
     this.view = view;
-    this.html = chaosHtml(randomBytes(16).toString('base64'), view);
-    this.pages.gave();
-    this.panel.webview.html = this.html;
-  }
-
-  /** Resolves once the webview has drawn the last page it was given. */
-  drawn(): Promise<void> {
-    return this.pages.drawn();
+    this.panel.webview.html = chaosHtml(randomBytes(16).toString('base64'), view);
   }
 
   /** Shows the failure of `perturbation` at its first differing step. */
@@ -94,7 +77,6 @@ export class ChaosPanel implements vscode.Disposable {
 
   private receive(message: unknown): void {
     const { type, command, arg } = (message ?? {}) as { type?: unknown; command?: unknown; arg?: unknown };
-    if (type === 'drawn') return this.pages.saidDrawn();
     if (type !== 'command') return;
     if (command === 'prev') this.move(-1);
     else if (command === 'next') this.move(1);

@@ -21,8 +21,6 @@ export class AgentConnection {
   error: string | undefined;
   /** True once the server refused the upgrade with a 4xx: the connection gave up. */
   refused = false;
-  /** RPC calls made so far. */
-  callCount = 0;
 
   constructor(
     readonly url: string,
@@ -91,7 +89,6 @@ export class AgentConnection {
     const socket = this.socket;
     if (!socket || socket.readyState !== WebSocket.OPEN) return Promise.reject(new Error(this.error ?? 'not connected'));
     const id = randomUUID();
-    this.callCount++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);

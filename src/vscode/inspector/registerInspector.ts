@@ -9,23 +9,19 @@ import type { Logger } from '../../core/log';
 import type { InstanceRef } from '../../core/contract/instances';
 import { registerCommand } from '../commands';
 import type { ExplorerSession } from '../views/explorerSession';
-import { registerSqlConsole, type SqlConsoles } from './sqlConsole';
+import { registerSqlConsole } from './sqlConsole';
 import { STATE_SCHEME, Timelines } from './timelinePanel';
 
-export interface Inspector {
-  readonly consoles: SqlConsoles;
-  readonly timelines: Timelines;
-}
-
-export function registerInspector(store: DisposableStore, logger: Logger, session: ExplorerSession, state: vscode.Memento): Inspector {
-  const consoles = registerSqlConsole(store, logger, session, state);
+export function registerInspector(store: DisposableStore, logger: Logger, session: ExplorerSession, state: vscode.Memento): void {
+  registerSqlConsole(store, logger, session, state);
   const timelines = store.add(new Timelines(session));
   store.add(vscode.workspace.registerTextDocumentContentProvider(STATE_SCHEME, timelines));
 
+  // Answers what the timeline shows: its steps and the one shown (other extensions, scripts).
   registerCommand(store, logger, 'hookbench.timeline.open', async (node: unknown) => {
     const ref = node as Partial<InstanceRef> | undefined;
     if (typeof ref?.namespace !== 'string' || typeof ref.name !== 'string') throw new Error('open a state timeline from an instance in the Agents view');
-    return timelines.show({ namespace: ref.namespace, name: ref.name });
+    return (await timelines.show({ namespace: ref.namespace, name: ref.name })).current;
   });
   const active = () => {
     const panel = timelines.active();
@@ -35,5 +31,4 @@ export function registerInspector(store: DisposableStore, logger: Logger, sessio
   registerCommand(store, logger, 'hookbench.timeline.previous', () => active().move(-1));
   registerCommand(store, logger, 'hookbench.timeline.next', () => active().move(1));
   registerCommand(store, logger, 'hookbench.timeline.openState', (which: unknown) => active().open(which === 'before' ? 'before' : 'after'));
-  return { consoles, timelines };
 }

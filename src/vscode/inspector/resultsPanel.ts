@@ -5,7 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { DrawnPages } from './drawnPages';
 import type { ConsoleMode } from '../../core/inspector/consoleMode';
 import { resultsHtml, type RunOutcome } from './resultsHtml';
 import { consoleLabel, consoleName, type ConsoleRef } from './consoleFiles';
@@ -20,9 +19,6 @@ export class ResultsPanel implements vscode.Disposable {
   private outcomeNow: RunOutcome | undefined;
   private modeNow: ConsoleMode = 'readOnly';
   private readonly disposables: vscode.Disposable[] = [];
-  /** The HTML last given to the webview (integration tests read it). */
-  html = '';
-  private readonly pages = new DrawnPages();
 
   constructor(
     private readonly ref: ConsoleRef,
@@ -51,21 +47,11 @@ export class ResultsPanel implements vscode.Disposable {
   }
 
   private draw(): void {
-    this.html = resultsHtml({ nonce: randomBytes(16).toString('base64'), instance: consoleLabel(this.ref), mode: this.modeNow, outcome: this.outcomeNow, maxShown: MAX_SHOWN_ROWS });
-    this.pages.gave();
-    this.panel.webview.html = this.html;
-  }
-
-  /** Resolves once the webview has drawn the last page it was given (screenshots wait for it). */
-  drawn(): Promise<void> {
-    return this.pages.drawn();
+    this.panel.webview.html = resultsHtml({ nonce: randomBytes(16).toString('base64'), instance: consoleLabel(this.ref), mode: this.modeNow, outcome: this.outcomeNow, maxShown: MAX_SHOWN_ROWS });
   }
 
   /** Only `{type: 'command', command}` with a known command is acted on. */
   private receive(message: unknown): void {
-    if ((message as { type?: unknown } | undefined)?.type === 'drawn') {
-      return this.pages.saidDrawn();
-    }
     const { type, command } = (message ?? {}) as { type?: unknown; command?: unknown };
     if (type !== 'command' || typeof command !== 'string' || !Object.hasOwn(COMMANDS, command)) return;
     void vscode.commands.executeCommand(COMMANDS[command]!, this.consoleUri);
@@ -78,7 +64,6 @@ export class ResultsPanel implements vscode.Disposable {
     this.disposed = true;
     this.onClosed();
     for (const d of this.disposables.splice(0)) d.dispose();
-    this.pages.dispose();
     this.panel.dispose();
   }
 }

@@ -57,15 +57,6 @@ export class SqlConsoles implements vscode.Disposable {
     this.history = new QueryHistory(state);
   }
 
-  /** The results panel of a console, when one is open (integration tests read its HTML). */
-  panel(ref: ConsoleRef): ResultsPanel | undefined {
-    return this.panels.get(consoleKey(ref));
-  }
-
-  historyOf(ref: ConsoleRef): ReturnType<QueryHistory['list']> {
-    return this.history.list(consoleKey(ref));
-  }
-
   async open(target: Opening): Promise<vscode.TextEditor> {
     const uri = isD1(target) ? ConsoleFiles.uri(target) : ConsoleFiles.uri(target, target.agent ?? target.namespace);
     this.files.ensure(uri, consoleHeader(target));
@@ -211,7 +202,7 @@ export class SqlConsoles implements vscode.Disposable {
   }
 }
 
-export function registerSqlConsole(store: DisposableStore, logger: Logger, session: ExplorerSession, state: vscode.Memento): SqlConsoles {
+export function registerSqlConsole(store: DisposableStore, logger: Logger, session: ExplorerSession, state: vscode.Memento): void {
   const consoles = store.add(new SqlConsoles(session, state));
   store.add(vscode.workspace.registerFileSystemProvider(SQL_SCHEME, consoles.files, { isCaseSensitive: true }));
   // Consoles save themselves to memory as they change: never a "save changes?" prompt.
@@ -238,5 +229,4 @@ export function registerSqlConsole(store: DisposableStore, logger: Logger, sessi
   registerCommand(store, logger, 'hookbench.sql.history', (uri: unknown, index: unknown) => consoles.rerun(uri, index));
   registerCommand(store, logger, 'hookbench.sql.exportCsv', (uri: unknown, target: unknown) => consoles.export('csv', uri, target));
   registerCommand(store, logger, 'hookbench.sql.exportJson', (uri: unknown, target: unknown) => consoles.export('json', uri, target));
-  return consoles;
 }

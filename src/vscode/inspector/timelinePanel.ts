@@ -6,7 +6,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { DrawnPages } from './drawnPages';
 import type { InstanceRef } from '../../core/contract/instances';
 import { STATE_HISTORY_EXISTS, STATE_HISTORY_QUERY, stateHistoryStateQuery, type StateHistoryRow } from '../../core/contract/timeline';
 import { step, timelineFrom } from '../../core/inspector/timeline';
@@ -23,9 +22,6 @@ export class TimelinePanel implements vscode.Disposable {
   private view: TimelineView = { kind: 'steps', steps: [], index: 0 };
   private readonly disposables: vscode.Disposable[] = [];
   private disposed = false;
-  /** The HTML last given to the webview (integration tests read it). */
-  html = '';
-  private readonly pages = new DrawnPages();
   readonly panel: vscode.WebviewPanel;
   private loading: Promise<void> = Promise.resolve();
 
@@ -44,6 +40,7 @@ export class TimelinePanel implements vscode.Disposable {
     );
   }
 
+  /** What the panel shows. */
   get current(): TimelineView {
     return this.view;
   }
@@ -75,14 +72,7 @@ export class TimelinePanel implements vscode.Disposable {
 
   private draw(view: TimelineView): void {
     this.view = view;
-    this.html = timelineHtml(randomBytes(16).toString('base64'), `${this.ref.name} (${this.ref.namespace})`, view);
-    this.pages.gave();
-    this.panel.webview.html = this.html;
-  }
-
-  /** Resolves once the webview has drawn the last page it was given (screenshots wait for it). */
-  drawn(): Promise<void> {
-    return this.pages.drawn();
+    this.panel.webview.html = timelineHtml(randomBytes(16).toString('base64'), `${this.ref.name} (${this.ref.namespace})`, view);
   }
 
   /** Moves by `delta` steps (or to step `to`); answers the index now shown. */
@@ -106,9 +96,6 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   private receive(message: unknown): void {
-    if ((message as { type?: unknown } | undefined)?.type === 'drawn') {
-      return this.pages.saidDrawn();
-    }
     const { type, command, arg } = (message ?? {}) as { type?: unknown; command?: unknown; arg?: unknown };
     if (type !== 'command') return;
     if (command === 'prev') this.move(-1);
@@ -123,7 +110,6 @@ export class TimelinePanel implements vscode.Disposable {
     this.disposed = true;
     this.onClosed();
     for (const d of this.disposables.splice(0)) d.dispose();
-    this.pages.dispose();
     this.panel.dispose();
   }
 }
@@ -144,10 +130,6 @@ export class Timelines implements vscode.TextDocumentContentProvider, vscode.Dis
     }
     await panel.reload();
     return panel;
-  }
-
-  panel(ref: InstanceRef): TimelinePanel | undefined {
-    return this.panels.get(consoleKey(ref));
   }
 
   /** The panel a command is about: the one given, the active one, or the only one. */

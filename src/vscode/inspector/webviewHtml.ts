@@ -36,6 +36,5 @@ ${style}
 const vscode = acquireVsCodeApi();
 for (const el of document.querySelectorAll('[data-command]')) el.addEventListener('click', () => vscode.postMessage({ type: 'command', command: el.dataset.command, arg: el.dataset.arg }));
 ${script}
-vscode.postMessage({ type: 'drawn' });
 </script></body></html>`;
 }

@@ -15,6 +15,7 @@ import { UnsupportedConfigError } from '../../core/runtime/errors';
 import type { Secrets } from '../secrets';
 import { ServeProcess, type ServeLaunch, type ServeState } from './serveProcess';
 import { ADMIN_TOKEN_ENV, RENDER_TOKEN_ENV, SERVE_PROCESS_ENV } from '../../core/contract/serveEnvironment';
+import { DEFAULT_RECEIVER_PORT } from '../../core/contract/webhookRoutes';
 
 /**
  * VS Code's private storage for this workspace (the global one without a folder): where an
@@ -174,7 +175,7 @@ export class ServerController implements vscode.Disposable {
     if (!vscode.workspace.isTrusted) this.logger.info(`restricted mode: the workspace is not trusted, so its .hookbench folder and its Hookbench settings are not used; data is kept in ${data}`);
     const args = [
       '--host', settings.get<string>('receiver.host', '127.0.0.1'),
-      '--port', String(settings.get<number>('receiver.port', 8787)),
+      '--port', String(settings.get<number>('receiver.port', DEFAULT_RECEIVER_PORT)),
       '--data', data,
       '--retention-count', String(settings.get<number>('retention.maxEvents', 100)),
       '--retention-days', String(settings.get<number>('retention.maxAgeDays', 30)),

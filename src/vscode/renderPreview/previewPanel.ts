@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { RenderClient, renderCurl } from '../../core/browserRendering/client';
 import { FONT_CATALOG, type CatalogEntry } from '../../core/browserRendering/fontCatalog';
 import { checkForm, DEFAULT_PREVIEW_FORM, problemsText } from '../../core/browserRendering/previewForm';
-import type { PreviewForm, PreviewTiming, ToExtension, ToWebview, Zoom } from '../../core/browserRendering/previewProtocol';
+import { previewTimingText, type FieldProblem, type PreviewForm, type PreviewOutcome, type ToExtension, type ToWebview } from '../../core/browserRendering/previewProtocol';
 import { previewRequest, renderPreview } from '../../core/browserRendering/previewRender';
 import type { Logger } from '../../core/log';
 import type { ServerController } from '../receiver/serverController';
@@ -19,7 +19,11 @@ import { resolveTarget, type ResolvedTarget } from './renderTarget';
 export const PREVIEW_VIEW_TYPE = 'hookbench.renderPreview';
 
 /** A form with problems: refused before the emulator is called. */
-class FormError extends Error {}
+class FormError extends Error {
+  constructor(readonly problems: FieldProblem[]) {
+    super(`Fix the form first: ${problemsText(problems)}.`);
+  }
+}
 
 type Displayed = Extract<ToExtension, { type: 'displayed' }>;
 
@@ -37,16 +41,9 @@ export class PreviewPanel implements vscode.Disposable {
   private renders = 0;
   /** Messages held until the webview is ready; undefined once it is. */
   private waiting: ToWebview[] | undefined = [];
-  private readonly displayedEmitter = new vscode.EventEmitter<Displayed>();
-  /** Fires when the webview has drawn a capture (tests wait for it). */
-  readonly onDidDisplay = this.displayedEmitter.event;
   private readonly disposables: vscode.Disposable[] = [];
-  /** Every message the panel sent, newest last (integration tests read it). */
-  readonly sent: ToWebview[] = [];
   /** The extension's part of the last capture posted, joined to the webview's when it says it is shown. */
   private lastSpan: { extensionMs: number; restMs: number; bytes: number } | undefined;
-  /** Renders started by the Render button, from the click to the image shown, newest last (at most 50). */
-  readonly timings: PreviewTiming[] = [];
 
   /** Opens the panel, or reveals it; `beside` keeps the editor in view and its focus. */
   static show(context: vscode.ExtensionContext, server: ServerController, logger: Logger, beside = false): PreviewPanel {
@@ -74,7 +71,7 @@ export class PreviewPanel implements vscode.Disposable {
   }
 
   private constructor(
-    readonly panel: vscode.WebviewPanel,
+    private readonly panel: vscode.WebviewPanel,
     private readonly context: vscode.ExtensionContext,
     private readonly server: ServerController,
     private readonly logger: Logger,
@@ -89,26 +86,22 @@ export class PreviewPanel implements vscode.Disposable {
     );
   }
 
-  /** Runs a render as if the user pressed Render with this form (tests, and the command's argument). */
-  render(form: PreviewForm): Promise<void> {
+  /**
+   * Runs a render as if the user pressed Render with this form (the command's argument); answers
+   * what it rendered, or undefined when a newer render overtook it.
+   */
+  render(form: PreviewForm): Promise<PreviewOutcome | undefined> {
     this.post({ type: 'setForm', form });
-    return this.receive({ type: 'render', form });
+    return this.runRender(form);
   }
 
   /** Renders an HTML document's text with the form's other choices; saving it renders it again. */
-  renderDocument(document: vscode.TextDocument): Promise<void> {
+  renderDocument(document: vscode.TextDocument): Promise<PreviewOutcome | undefined> {
     const form = this.lastForm ?? DEFAULT_PREVIEW_FORM;
     return this.render({ ...form, source: 'html', html: document.getText(), htmlFile: document.uri.toString() });
   }
 
-  /** Draws a PNG capture fitted to the panel or at its actual pixels (as the Fit and 1:1 buttons do). */
-  zoom(zoom: Zoom): void {
-    this.post({ type: 'zoom', zoom });
-  }
-
   private post(message: ToWebview): void {
-    this.sent.push(message);
-    if (this.sent.length > 50) this.sent.shift();
     // A webview drops messages that arrive before its script runs: hold them until it says ready.
     if (this.waiting) this.waiting.push(message);
     else void this.panel.webview.postMessage(message);
@@ -142,10 +135,9 @@ export class PreviewPanel implements vscode.Disposable {
           return this.post({ type: 'checked', ...(typeof message.requestId === 'number' ? { requestId: message.requestId } : {}), problems });
         }
         case 'displayed':
-          this.noteTiming(message);
-          return this.displayedEmitter.fire(message);
+          return this.noteTiming(message);
         case 'render':
-          return await this.runRender(message.form);
+          return void (await this.runRender(message.form));
         case 'pickFontFile':
           return await this.pickFontFile();
         case 'copyCurl':
@@ -166,7 +158,7 @@ export class PreviewPanel implements vscode.Disposable {
     if (form) this.lastForm = form;
     if (!form || problems.length > 0) {
       this.post({ type: 'checked', problems });
-      throw new FormError(`Fix the form first: ${problemsText(problems)}.`);
+      throw new FormError(problems);
     }
     return form;
   }
@@ -182,18 +174,20 @@ export class PreviewPanel implements vscode.Disposable {
     return source?.kind === 'file' ? fs.readFile(source.path) : undefined;
   }
 
-  /** A click's render is shown: its time, split into the extension's part, the webview's and the messages'. */
+  /**
+   * A click's render is shown: its time, split into the extension's part, the webview's and the
+   * messages', said in the log (docs/performance.md, "Render preview").
+   */
   private noteTiming(message: Displayed): void {
     const span = this.lastSpan;
     const timing = message.timing;
-    if (!span || !timing || !(timing.clickToShownMs >= 0)) return;
+    if (!span || !(timing?.clickToShownMs >= 0)) return;
     this.lastSpan = undefined;
     const { clickToShownMs, arrivedToShownMs } = timing;
-    this.timings.push({ clickToShownMs, extensionMs: span.extensionMs, restMs: span.restMs, arrivedToShownMs, messagingMs: clickToShownMs - span.extensionMs - arrivedToShownMs, bytes: span.bytes });
-    if (this.timings.length > 50) this.timings.shift();
+    this.logger.info(`[render] ${previewTimingText({ clickToShownMs, extensionMs: span.extensionMs, restMs: span.restMs, arrivedToShownMs, messagingMs: clickToShownMs - span.extensionMs - arrivedToShownMs, bytes: span.bytes })}`);
   }
 
-  private async runRender(raw: unknown): Promise<void> {
+  private async runRender(raw: unknown): Promise<PreviewOutcome | undefined> {
     const render = ++this.renders;
     const received = performance.now();
     this.lastSpan = undefined;
@@ -204,19 +198,22 @@ export class PreviewPanel implements vscode.Disposable {
       const requested = performance.now();
       const capture = await renderPreview(new RenderClient(target), form, { fontReport: target.local, fontBytes: await this.fontBytes(form), fetch });
       const answered = performance.now();
-      if (render !== this.renders) return;
+      if (render !== this.renders) return undefined;
       this.last = { bytes: capture.bytes, contentType: capture.contentType };
       const { message } = capture;
       this.logger.info(`[render] ${form.endpoint} through ${target.label}: ${capture.bytes.length} bytes, ${message.browserMsUsed ?? '?'} browser ms${message.warnings.length ? `; ${message.warnings.join(' ')}` : ''}`);
       this.post(message);
       this.lastSpan = { extensionMs: performance.now() - received, restMs: answered - requested, bytes: capture.bytes.length };
+      return message;
     } catch (error) {
-      if (render !== this.renders) return;
+      if (render !== this.renders) return undefined;
       // A failed render takes the previous capture with it: neither Save nor the webview shows it as current.
       this.last = undefined;
       const text = error instanceof Error ? error.message : String(error);
       this.logger.warn(`[render] ${text}`);
-      this.post({ type: 'renderFailed', message: error instanceof FormError ? text : `The render failed: ${text}` });
+      const failed = { type: 'renderFailed', message: error instanceof FormError ? text : `The render failed: ${text}` } as const;
+      this.post(failed);
+      return error instanceof FormError ? { type: 'refused', message: text, problems: error.problems } : failed;
     }
   }
 
@@ -279,7 +276,6 @@ export class PreviewPanel implements vscode.Disposable {
   dispose(): void {
     if (PreviewPanel.current === this) PreviewPanel.current = undefined;
     for (const d of this.disposables.splice(0)) d.dispose();
-    this.displayedEmitter.dispose();
     this.panel.dispose();
   }
 }

@@ -14,17 +14,15 @@ import { CLOUDFLARE_TOKEN_KEY } from './renderTarget';
 export function registerRenderCommands(store: DisposableStore, logger: Logger, context: vscode.ExtensionContext, server: ServerController): void {
   registerCommand(store, logger, 'hookbench.render.openPreview', async (form?: unknown) => {
     const panel = PreviewPanel.show(context, server, logger);
-    // A form passed in (tests, other extensions) renders at once.
-    if (form && typeof form === 'object') await panel.render(form as PreviewForm);
-    return panel;
+    // A form passed in (other extensions, scripts) renders at once, and what it rendered is the answer.
+    if (form && typeof form === 'object') return panel.render(form as PreviewForm);
+    return undefined;
   });
   // From the editor title the file's URI comes in; from the palette, the active editor's document.
   registerCommand(store, logger, 'hookbench.render.activeFile', async (resource?: unknown) => {
     const document = resource instanceof vscode.Uri ? await vscode.workspace.openTextDocument(resource) : vscode.window.activeTextEditor?.document;
     if (!document || !isHtmlDocument(document)) throw new Error('Open an HTML file in the editor to render it.');
-    const panel = PreviewPanel.show(context, server, logger, true);
-    await panel.renderDocument(document);
-    return panel;
+    return PreviewPanel.show(context, server, logger, true).renderDocument(document);
   });
   store.add(
     vscode.window.registerWebviewPanelSerializer(PREVIEW_VIEW_TYPE, {

@@ -4,17 +4,18 @@
 // "Hookbench Fixtures" output.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { HookbenchApi } from '../../../src/vscode/hookbench';
-import { userDoes } from '../reporter';
+import { readWorkbench, userDoes } from '../reporter';
+import { viewList } from '../treeViews';
 import { capture, clearStage, rowOfView, widenSideBar } from './stage';
 
-export async function fixturesScene(api: HookbenchApi): Promise<void> {
+export async function fixturesScene(): Promise<void> {
   await clearStage();
   // The Deliveries view, newest first: the forged push (401), acme/gadgets, then acme/widgets' issue, pull request and push.
   await userDoes({ click: rowOfView('Deliveries', 2) });
   await userDoes({ click: rowOfView('Deliveries', 4), modifiers: ['Shift'] });
-  const selected = api.views['hookbench.deliveries'].selection as { entity?: string; status?: number }[];
-  if (selected.length !== 3 || selected.some((d) => d.entity !== 'acme-widgets' || d.status !== 200)) throw new Error(`the selection is not acme-widgets' three deliveries: ${JSON.stringify(selected)}`);
+  // The rows selected, as the view shows them: "200 POST …", "github · acme-widgets · …".
+  const selected = await readWorkbench<{ label: string; description: string }[]>(`[...document.querySelectorAll(${JSON.stringify(`${viewList('Deliveries')} > .monaco-list-row[aria-selected="true"]`)})].map((row) => ({ label: row.querySelector('.label-name')?.textContent ?? '', description: row.querySelector('.label-description')?.textContent ?? '' }))`);
+  if (selected.length !== 3 || selected.some((d) => !d.description.includes('acme-widgets') || !d.label.startsWith('200 '))) throw new Error(`the selection is not acme-widgets' three deliveries: ${JSON.stringify(selected)}`);
   // Save as Fixture on the selection, as its context menu runs it (the set's name given, not typed).
   const written = await vscode.commands.executeCommand<string[]>('hookbench.delivery.saveFixture', undefined, undefined, { name: 'acme-widgets', overwrite: true });
   if (written?.length !== 3) throw new Error(`Save as Fixture wrote ${JSON.stringify(written)}`);

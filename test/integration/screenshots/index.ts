@@ -5,7 +5,7 @@
 // on one receiver: the inspector and fixtures scenes use the README scene's deliveries, and the
 // volume scene's 300 entities come last.
 import * as vscode from 'vscode';
-import type { HookbenchApi } from '../../../src/vscode/hookbench';
+import type { HookbenchApi } from '../helpers';
 import { explorerScene, volumeScene } from './explorer';
 import { fixturesScene } from './fixtures';
 import { consoleScene, timelineScene } from './inspector';
@@ -14,9 +14,9 @@ import { renderScene } from './render';
 export async function run(): Promise<void> {
   const api = await vscode.extensions.getExtension<HookbenchApi>('hookbench.hookbench')!.activate();
   await explorerScene(api);
-  await consoleScene(api);
-  await timelineScene(api);
-  await fixturesScene(api);
+  await consoleScene();
+  await timelineScene();
+  await fixturesScene();
   await volumeScene(api);
   await renderScene();
 }

@@ -2,18 +2,14 @@
 // console with a query and its rows, the Agents view showing its tables beside it; then its state
 // timeline showing what the newest webhook changed.
 import * as vscode from 'vscode';
-import type { HookbenchApi } from '../../../src/vscode/hookbench';
-import type { AgentNode } from '../../../src/vscode/views/agentsTree';
-import { instancesNow, untilTree } from '../helpers';
-import { userDoes } from '../reporter';
+import type { TimelineView } from '../../../src/vscode/inspector/timelineHtml';
+import { resultsShown } from '../helpers';
+import { readWebview, userDoes } from '../reporter';
+import { clickRow, editorOpenedBy, revealRow, untilRows } from '../treeViews';
 import { capture, clearStage, row } from './stage';
 
 const ENTITY = 'acme-widgets';
-
-async function instanceNode(api: HookbenchApi): Promise<Extract<AgentNode, { kind: 'instance' }>> {
-  const nodes = await untilTree(api, () => instancesNow(api), (list) => list.some((n) => n.kind === 'instance' && n.name === ENTITY));
-  return nodes.find((n): n is Extract<AgentNode, { kind: 'instance' }> => n.kind === 'instance' && n.name === ENTITY)!;
-}
+const INSTANCE = ['webhook-agent', ENTITY];
 
 const QUERY = `SELECT type, title,
   time(timestamp) AS at
@@ -21,15 +17,15 @@ FROM events
 ORDER BY timestamp
 `;
 
-export async function consoleScene(api: HookbenchApi): Promise<void> {
+export async function consoleScene(): Promise<void> {
   await clearStage();
   await vscode.commands.executeCommand('workbench.actions.treeView.hookbench.agents.collapseAll');
-  const instance = await instanceNode(api);
-  const tables = (await api.trees.agents.getChildren(instance)).find((n) => n.kind === 'tables');
-  const events = tables && (await api.trees.agents.getChildren(tables)).find((n) => n.kind === 'table' && n.table === 'events');
-  if (!events) throw new Error(`${ENTITY} lists no events table`);
-  // As a click on the table does: the console opens on SELECT * and runs it; then a query of one's own.
-  const uri = (await vscode.commands.executeCommand('hookbench.sql.open', events)) as vscode.Uri;
+  await untilRows('Agents', ['webhook-agent'], (rows) => rows.some((r) => r.label === ENTITY));
+  // A click on the table: the console opens on SELECT * and runs it; then a query of one's own.
+  const opened = await editorOpenedBy(() => clickRow('Agents', [...INSTANCE, 'Tables', 'events']), (e) => e.document.uri.scheme === 'hookbench-sql');
+  await resultsShown('SELECT * FROM "events" LIMIT 100');
+  const uri = opened.document.uri;
+  await vscode.commands.executeCommand('workbench.actions.treeView.hookbench.agents.collapseAll');
   const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString())!;
   await editor.edit((edit) => edit.replace(new vscode.Range(0, 0, editor.document.lineCount, 0), QUERY));
   const outcome = (await vscode.commands.executeCommand('hookbench.sql.run', uri)) as { kind: string; rows?: unknown[][] };
@@ -43,18 +39,15 @@ export async function consoleScene(api: HookbenchApi): Promise<void> {
   shown.selection = new vscode.Selection(end, end);
   // Room for the results' columns: the console's group narrower, the results' wider.
   for (let i = 0; i < 2; i++) await vscode.commands.executeCommand('workbench.action.decreaseViewWidth');
-  await capture('inspector-console', api.inspector.consoles.panel({ namespace: instance.namespace, name: ENTITY }));
+  await capture('inspector-console', resultsShown(QUERY.trim()));
 }
 
-export async function timelineScene(api: HookbenchApi): Promise<void> {
+export async function timelineScene(): Promise<void> {
   await clearStage();
   // The Agents view as it opens: the console scene's Tables folded away.
   await vscode.commands.executeCommand('workbench.actions.treeView.hookbench.agents.collapseAll');
-  const instance = await instanceNode(api);
-  await api.views['hookbench.agents'].reveal(instance, { select: true, focus: false });
-  await vscode.commands.executeCommand('hookbench.timeline.open', instance);
-  const panel = api.inspector.timelines.panel({ namespace: instance.namespace, name: ENTITY });
-  const view = panel?.current;
+  await revealRow('Agents', INSTANCE);
+  const view = (await vscode.commands.executeCommand('hookbench.timeline.open', { namespace: 'WEBHOOK_AGENT', name: ENTITY })) as TimelineView | undefined;
   if (view?.kind !== 'steps' || view.steps.length !== 3) throw new Error(`the timeline does not show the three events: ${JSON.stringify(view).slice(0, 300)}`);
-  await capture('inspector-timeline', panel);
+  await capture('inspector-timeline', readWebview('Timeline: ', 'true', `document.querySelector('#position')?.textContent === 'event 3 of 3'`));
 }

@@ -1,8 +1,8 @@
 // The README's render scene: an invoice rendered by the local Browser Rendering emulator in the
 // render preview, with its font report.
 import * as vscode from 'vscode';
-import type { PreviewForm } from '../../../src/core/browserRendering/previewProtocol';
-import type { PreviewPanel } from '../../../src/vscode/renderPreview/previewPanel';
+import type { PreviewForm, PreviewOutcome } from '../../../src/core/browserRendering/previewProtocol';
+import { previewShowsOutcome } from '../previewShown';
 import { capture } from './stage';
 
 const INVOICE = `<!doctype html><html><body style="font-family: 'Open Sans', sans-serif; margin: 48px">
@@ -34,16 +34,9 @@ export async function renderScene(): Promise<void> {
     style: 'normal',
     fallback: 'sans-serif',
   };
-  const panel = (await vscode.commands.executeCommand<PreviewPanel>('hookbench.render.openPreview'))!;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the render preview did not display')), 60_000);
-    const sub = panel.onDidDisplay(() => {
-      clearTimeout(timer);
-      sub.dispose();
-      resolve();
-    });
-    void vscode.commands.executeCommand('hookbench.render.openPreview', form);
-  });
+  const outcome = await vscode.commands.executeCommand<PreviewOutcome | undefined>('hookbench.render.openPreview', form);
+  if (outcome?.type !== 'rendered') throw new Error(`the render preview did not render: ${JSON.stringify(outcome)}`);
+  await previewShowsOutcome(outcome);
   await vscode.commands.executeCommand('workbench.action.closeSidebar');
   await capture('render-preview');
 }

@@ -4,23 +4,17 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../../src/core/signing';
-import type { HookbenchApi } from '../../../src/vscode/hookbench';
-import type { ViewId } from '../../../src/vscode/views/registerViews';
-import { userDoes } from '../reporter';
+import { readWorkbench, userDoes } from '../reporter';
 
 /** The GitHub secret every scene signs with (one secret: the receiver never restarts between scenes). */
 export const SECRET = 'readme-secret';
 
-/** A webview that says when it has drawn the page it was given (the inspector's panels). */
-export interface Drawn {
-  drawn(): Promise<void>;
-}
-
 /**
  * Asks the launcher to capture the window as HOOKBENCH_SCREENSHOTS_DIR/NAME.png, once nothing but
- * the scene is on screen: no notification, no secondary side bar, `webview` (if any) drawn.
+ * the scene is on screen: no notification, no secondary side bar, and `shown` (a webview read in
+ * the workbench once it shows the scene's page, if any) resolved.
  */
-export async function capture(name: string, webview?: Drawn): Promise<void> {
+export async function capture(name: string, shown?: Promise<unknown>): Promise<void> {
   const report = process.env['HOOKBENCH_TEST_REPORT'];
   const dir = process.env['HOOKBENCH_SCREENSHOTS_DIR'];
   if (!report || !dir) throw new Error('run by scripts/screenshots.mjs');
@@ -28,7 +22,7 @@ export async function capture(name: string, webview?: Drawn): Promise<void> {
   await vscode.commands.executeCommand('notifications.hideList');
   // The secondary side bar (Chat, in newer VS Codes) is not Hookbench's.
   await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
-  await webview?.drawn();
+  await shown;
   // Let the workbench finish drawing (trees, webview) before the capture.
   await new Promise((resolve) => setTimeout(resolve, 1500));
   const png = path.join(dir, `${name}.png`);
@@ -75,16 +69,9 @@ export async function widenSideBar(steps: number): Promise<void> {
 }
 
 /** Folds (`open` false) or unfolds a view of the Hookbench side bar by clicking its header, as a user does, unless it already is. */
-export async function setViewOpen(api: HookbenchApi, id: ViewId, title: string, open: boolean): Promise<void> {
-  const view = api.views[id];
-  if (view.visible === open) return;
-  const changed = new Promise<void>((resolve) => {
-    const sub = view.onDidChangeVisibility(({ visible }) => {
-      if (visible !== open) return;
-      sub.dispose();
-      resolve();
-    });
-  });
+export async function setViewOpen(title: string, open: boolean): Promise<void> {
+  const expanded = `document.querySelector(${JSON.stringify(viewHeader(title))})?.getAttribute('aria-expanded') === ${JSON.stringify(String(open))}`;
+  if (await readWorkbench<boolean>(expanded)) return;
   await userDoes({ click: viewHeader(title) });
-  await changed;
+  await readWorkbench('true', expanded);
 }

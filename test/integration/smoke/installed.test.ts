@@ -5,12 +5,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../../src/core/signing';
-import type { PreviewForm, ToExtension, ToWebview } from '../../../src/core/browserRendering/previewProtocol';
-import type { HookbenchApi } from '../../../src/vscode/hookbench';
-import type { PreviewPanel } from '../../../src/vscode/renderPreview/previewPanel';
+import type { PreviewForm, PreviewOutcome } from '../../../src/core/browserRendering/previewProtocol';
+import type { HookbenchApi } from '../../../src/vscode/api';
 import { commandLine, processTree } from '../../unit/helpers/procfs';
-import { nextRestart, withSecret } from '../helpers';
-import { reportFigure } from '../reporter';
+import { nextRestart, startReceiver, withSecret } from '../helpers';
+import { previewShowsOutcome, type PreviewShown } from '../previewShown';
+import { readWebview, reportFigure } from '../reporter';
 
 const SECRET = 'smoke-secret';
 
@@ -54,25 +54,11 @@ const FORM: PreviewForm = {
   fallback: 'sans-serif',
 };
 
-/** Opens the preview with `form` (which renders it) and resolves once the webview has drawn it. */
-async function renderInPreview(form: PreviewForm): Promise<{ panel: PreviewPanel; displayed: Extract<ToExtension, { type: 'displayed' }> }> {
-  const panel = (await vscode.commands.executeCommand<PreviewPanel>('hookbench.render.openPreview'))!;
-  const before = panel.sent.length;
-  const displayed = await new Promise<Extract<ToExtension, { type: 'displayed' }>>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      sub.dispose();
-      reject(new Error(`the webview did not display; sent: ${JSON.stringify(panel.sent.slice(before).map((m) => (m.type === 'rendered' ? m.type : m)))}`));
-    }, 45_000);
-    const sub = panel.onDidDisplay((message) => {
-      clearTimeout(timer);
-      sub.dispose();
-      resolve(message);
-    });
-    void vscode.commands.executeCommand('hookbench.render.openPreview', form);
-  });
-  const failure = panel.sent.slice(before).find((m: ToWebview) => m.type === 'error' || m.type === 'renderFailed');
-  assert.equal(failure, undefined, JSON.stringify(failure));
-  return { panel, displayed };
+/** Opens the preview with `form` (which renders it) and resolves with what the webview shows once it shows it. */
+async function renderInPreview(form: PreviewForm): Promise<PreviewShown> {
+  const outcome = await vscode.commands.executeCommand<PreviewOutcome | undefined>('hookbench.render.openPreview', form);
+  assert.equal(outcome?.type, 'rendered', JSON.stringify(outcome?.type === 'rendered' ? outcome.type : outcome));
+  return previewShowsOutcome(outcome);
 }
 
 describe('The installed package', () => {
@@ -87,7 +73,7 @@ describe('The installed package', () => {
     assert.equal(ext.extensionKind, vscode.ExtensionKind.Workspace);
     const api = await ext.activate();
     assert.equal(ext.isActive, true);
-    assert.equal(typeof api.server.start, 'function');
+    assert.equal(typeof api.receiver.ready, 'function');
     reportFigure('installed package: activation', `${api.timings.activationMs.toFixed(1)} ms`);
   });
 
@@ -102,10 +88,10 @@ describe('The installed package', () => {
 
   it('answers a read-only query through the packaged admin query worker (dist/adminQueryWorker.js)', async () => {
     const api = await installed().activate();
-    const url = await api.server.start();
+    const url = await startReceiver();
     const response = await fetch(`${url}/__hookbench/instances/webhook-agent/acme-smoke/query`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${api.server.adminToken}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${api.receiver.adminToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({ sql: 'SELECT count(*) AS n FROM events' }),
     });
     assert.equal(response.status, 200, await response.clone().text());
@@ -113,8 +99,8 @@ describe('The installed package', () => {
   });
 
   it('copies a webhook URL forwarded the VS Code way (code-server is a remote host) that reaches the receiver', async () => {
-    const api = await installed().activate();
-    const local = await api.server.start();
+    await installed().activate();
+    const local = await startReceiver();
     const copied = await vscode.commands.executeCommand<string>('hookbench.receiver.copyUrl', 'github');
     assert.equal(await vscode.env.clipboard.readText(), copied);
     const port = new URL(local).port;
@@ -127,22 +113,22 @@ describe('The installed package', () => {
   });
 
   it('opens the render preview and draws a PNG capture', async () => {
-    const { displayed } = await renderInPreview(FORM);
-    assert.equal(displayed.contentType, 'image/png');
+    const shown = await renderInPreview(FORM);
+    assert.equal(shown.contentType, 'image/png');
   });
 
   it('draws a PDF with pdf.js, its worker loaded from the package', async () => {
-    const { panel, displayed } = await renderInPreview({ ...FORM, endpoint: 'pdf' });
-    assert.equal(displayed.contentType, 'application/pdf');
-    assert.equal(displayed.pages, 1, 'pdf.js drew the page');
-    const worker = /data-pdf-worker="([^"]+)"/.exec(panel.panel.webview.html)?.[1] ?? '';
+    const shown = await renderInPreview({ ...FORM, endpoint: 'pdf' });
+    assert.equal(shown.contentType, 'application/pdf');
+    assert.equal(shown.pages, 1, 'pdf.js drew the page');
+    const worker = await readWebview<string>('Render Preview', `document.querySelector('#app')?.dataset.pdfWorker ?? ''`);
     assert.ok(worker.endsWith('/dist/pdf.worker.min.mjs'), worker);
     assert.ok(decodeURIComponent(worker).includes(installed().extensionPath), `${worker} is the package's`);
   });
 
   it("bundles the user's TypeScript agents worker with the packaged esbuild binary and serves it", async () => {
     const api = await installed().activate();
-    await api.server.start();
+    await startReceiver();
     const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     assert.ok(fs.existsSync(path.join(folder, 'counter', 'src', 'index.ts')), 'the launcher put the counter worker in the workspace');
     const restarted = nextRestart(api);

@@ -1,9 +1,12 @@
 // The built CLI as a user runs it: a real process, stdin in, JSON and an exit code out.
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { startServe, type ServeProcess } from '../helpers/serveProcess';
 
 const CLI = path.resolve(__dirname, '../../../../dist/cli.js');
 
@@ -127,5 +130,44 @@ describe('hookbench send', () => {
     const result = hookbench(['send', '--provider', 'github', '--url', `http://127.0.0.1:${port}/webhooks/github`, '--event', 'push', '--secret', 's']);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /ECONNREFUSED/);
+  });
+});
+
+describe('hookbench send to the local receiver', () => {
+  const env = { GITHUB_WEBHOOK_SECRET: 'send-default-secret' };
+  let serve: ServeProcess;
+  before(async () => {
+    serve = await startServe(['--data', fs.mkdtempSync(path.join(os.tmpdir(), 'hb-send-default-')), '--no-render'], env);
+  });
+  after(() => serve.stop());
+
+  it('needs no --url or --secret: the receiver (--to) plus the provider route, signed with the provider variable', () => {
+    const sent = hookbench(['send', '--provider', 'github', '--event', 'push', '--entity', 'acme/app', '--to', serve.url], '', env);
+    assert.equal(sent.code, 0, sent.stdout + sent.stderr);
+    assert.match(sent.stdout, /^200 OK in [\d.]+ ms\n/);
+    const dry = hookbench(['send', '--provider', 'github', '--event', 'push', '--entity', 'acme/app', '--dry-run'], '', env);
+    assert.match(dry.stdout, /^POST http:\/\/127\.0\.0\.1:8787\/webhooks\/github\/acme%2Fapp\n/);
+    const unsigned = hookbench(['send', '--provider', 'github', '--event', 'push', '--to', serve.url]);
+    assert.equal(unsigned.code, 2);
+    assert.match(unsigned.stderr, /no github secret: set GITHUB_WEBHOOK_SECRET in the environment or in --env-file/);
+  });
+
+  it('says when the receiver took a delivery as a duplicate', () => {
+    const again = ['send', '--provider', 'github', '--event', 'push', '--entity', 'acme/dup', '--to', serve.url, '--header', 'X-GitHub-Delivery: 5f1d3c8e-dup'];
+    const first = hookbench(again, '', env);
+    assert.equal(first.code, 0, first.stderr);
+    assert.doesNotMatch(first.stdout, /duplicate/);
+    const second = hookbench(again, '', env);
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stdout, /^200 OK in [\d.]+ ms — duplicate — not processed again\n/);
+  });
+});
+
+describe('hookbench output into a pipe that closes early', () => {
+  it('stops quietly when the reader has gone (send --list | a reader that reads nothing)', () => {
+    // `true` exits without reading: every write of the CLI meets a closed pipe (EPIPE).
+    const result = spawnSync('bash', ['-c', `set -o pipefail; "${process.execPath}" "${CLI}" send --list | true`], { encoding: 'utf8' });
+    assert.equal(result.stderr, '');
+    assert.equal(result.status, 0);
   });
 });

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { compareHttp, compareWebSocket, type HttpObservation, type WebSocketObservation } from '../../../test/differential/compare';
+import { compareHttp, compareWebSocket, stalled, type HttpObservation, type WebSocketObservation } from '../../../test/differential/compare';
 import { sendHttp } from '../../../test/differential/drive';
 
 const ok = (over: Partial<HttpObservation> = {}): HttpObservation => ({ kind: 'http', status: 200, headers: { 'content-type': 'text/plain' }, body: 'hello', ...over });
@@ -76,5 +76,15 @@ describe('differential comparer', () => {
     } finally {
       await Promise.all([right.close(), wrong.close()]);
     }
+  });
+
+  it('tells a runtime that answered nothing from one that answered differently', () => {
+    const answered: HttpObservation = { kind: 'http', status: 503, headers: {}, body: 'Service Unavailable' };
+    assert.equal(stalled({ kind: 'failed', error: 'no answer in 15000 ms' }), true);
+    assert.equal(stalled({ kind: 'failed', error: 'Opening handshake has timed out' }), true);
+    assert.equal(stalled([answered, { kind: 'failed', error: 'no answer in 15000 ms' }]), true);
+    assert.equal(stalled(answered), false);
+    assert.equal(stalled({ kind: 'failed', error: 'connect ECONNREFUSED 127.0.0.1:1' }), false);
+    assert.equal(stalled({ kind: 'ws', status: 101, headers: {}, frames: [], error: '0 of 2 frames in 15000 ms' }), false);
   });
 });

@@ -12,14 +12,19 @@ function procRead<T>(read: () => T): T | undefined {
   }
 }
 
+/** A process's parent, from /proc/<pid>/stat; undefined once it is gone. */
+function parentOf(pid: number): number | undefined {
+  const stat = procRead(() => fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ')'.
+  return stat === undefined ? undefined : Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
 /** `root` and every process below it, from the parent id in each /proc/<pid>/stat. */
 export function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const name of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    const stat = procRead(() => fs.readFileSync(`/proc/${name}/stat`, 'utf8'));
-    if (!stat) continue;
-    // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ')'.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const ppid = parentOf(Number(name));
+    if (ppid === undefined) continue;
     children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
   }
   const tree = [root];
@@ -34,6 +39,11 @@ export function commandLine(pid: number): string[] {
 /** The processes of `root`'s tree whose command line mentions Chromium. */
 export function chromiumProcesses(root: number): number[] {
   return processTree(root).filter((pid) => commandLine(pid).some((arg) => /chromium/i.test(arg)));
+}
+
+/** The Chromium browsers `root` started itself: its children (the browsers start their helpers). */
+export function chromiumBrowsers(root: number): number[] {
+  return chromiumProcesses(root).filter((pid) => parentOf(pid) === root);
 }
 
 /**

@@ -12,7 +12,7 @@ import { DurableObject, SERVICES, type DurableObjectState, type InstanceServices
 import { HOSTED, type Hosted, type HostedHooks, type Socket } from '../objects/hosted';
 import { SqlError } from '../errors';
 import { delay } from '../../timers';
-import { JobStore, nanoid, type QueueItem, type RetryOptions, type Schedule } from './jobs';
+import { JobStore, nanoid, type QueueItem, type RetryOptions, type Schedule, type ScheduleOptions } from './jobs';
 import { WorkflowTracking, type WorkflowCriteria, type WorkflowInfo, type WorkflowPage } from './workflows/workflowTable';
 import {
   broadcastStateFrame,
@@ -374,17 +374,17 @@ export class Agent<Env = unknown, State = unknown> extends DurableObject<Env> im
 
   // ---- schedules -----------------------------------------------------------------------------
 
-  async schedule<T = unknown>(when: Date | number | string, callback: keyof this & string, payload?: T, options?: { retry?: RetryOptions }): Promise<Schedule<T>> {
+  async schedule<T = unknown>(when: Date | number | string, callback: keyof this & string, payload?: T, options?: ScheduleOptions): Promise<Schedule<T>> {
     this.#assertMethod(callback);
-    const schedule = this.#jobs.schedule(when, callback, payload, options?.retry);
+    const schedule = this.#jobs.schedule(when, callback, payload, options ?? {});
     this.#jobsChanged();
     return schedule as Schedule<T>;
   }
 
-  async scheduleEvery<T = unknown>(intervalSeconds: number, callback: keyof this & string, payload?: T, options?: { retry?: RetryOptions }): Promise<Schedule<T>> {
+  async scheduleEvery<T = unknown>(intervalSeconds: number, callback: keyof this & string, payload?: T, options?: ScheduleOptions): Promise<Schedule<T>> {
     this.#assertMethod(callback);
     if (!(intervalSeconds > 0)) throw new Error('scheduleEvery: the interval is a positive number of seconds');
-    const schedule = this.#jobs.schedule(0, callback, payload, options?.retry, { intervalSeconds });
+    const schedule = this.#jobs.schedule(0, callback, payload, options ?? {}, { intervalSeconds });
     this.#jobsChanged();
     return schedule as Schedule<T>;
   }

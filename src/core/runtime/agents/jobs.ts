@@ -13,6 +13,12 @@ export interface RetryOptions {
   readonly maxDelayMs?: number;
 }
 
+export interface ScheduleOptions {
+  readonly retry?: RetryOptions;
+  /** Return the kept schedule of the same timing, callback and payload instead of adding one. */
+  readonly idempotent?: boolean;
+}
+
 export const DEFAULT_RETRY: Required<RetryOptions> = { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 3000 };
 
 export interface QueueItem<T = unknown> {
@@ -85,7 +91,12 @@ export class JobStore {
     });
   }
 
-  schedule(when: Date | number | string, callback: string, payload: unknown, retry: RetryOptions | undefined, kind?: { intervalSeconds: number }): Schedule {
+  /**
+   * A new schedule, or the one already kept for the same timing, callback and payload: a
+   * recurring one (cron, interval) unless `idempotent` is false, a one-off only when it is true,
+   * as agents 0.32.0 does, so an `onStart` that schedules on every wake keeps one row.
+   */
+  schedule(when: Date | number | string, callback: string, payload: unknown, options: ScheduleOptions, kind?: { intervalSeconds: number }): Schedule {
     const id = nanoid(9);
     const now = this.now();
     let schedule: Schedule;
@@ -101,10 +112,25 @@ export class JobStore {
     } else {
       throw new Error('schedule: when is a Date, a number of seconds or a cron string');
     }
+    const recurring = schedule.type === 'cron' || schedule.type === 'interval';
+    const existing = (recurring ? options.idempotent !== false : options.idempotent === true) ? this.matching(schedule) : undefined;
+    if (existing) return existing;
     const dueMs = this.dueMs(schedule, now, when);
     const { id: _id, callback: _cb, time: _time, ...rest } = schedule;
-    this.insert(id, 'scheduler', callback, dueMs, { ...rest, owner_path: null, owner_path_key: null }, { ...DEFAULT_RETRY, ...retry }, 30);
+    this.insert(id, 'scheduler', callback, dueMs, { ...rest, owner_path: null, owner_path_key: null }, { ...DEFAULT_RETRY, ...options.retry }, 30);
     return schedule;
+  }
+
+  /** The kept schedule of the same type, callback, payload (as JSON) and cron or interval. */
+  private matching(wanted: Schedule): Schedule | undefined {
+    const payload = JSON.stringify(wanted.payload);
+    return this.schedules(' AND fn = ? ORDER BY time', wanted.callback).find(
+      (kept) =>
+        kept.type === wanted.type &&
+        JSON.stringify(kept.payload) === payload &&
+        (kept.type !== 'cron' || kept.cron === (wanted as { cron: string }).cron) &&
+        (kept.type !== 'interval' || kept.intervalSeconds === (wanted as { intervalSeconds: number }).intervalSeconds),
+    );
   }
 
   private dueMs(schedule: Schedule, now: number, when: Date | number | string): number {

@@ -45,10 +45,38 @@ export interface BindingsConfig {
   readonly queueConsumers: readonly QueueConsumer[];
   readonly services: readonly ServiceBinding[];
   readonly crons: readonly string[];
+  /** `ratelimits`: `{ name, namespace_id, simple: { limit, period } }`. */
+  readonly rateLimits?: readonly RateLimitBinding[];
+  /** `analytics_engine_datasets`: `{ binding, dataset }`. */
+  readonly analyticsEngine?: readonly AnalyticsEngineBinding[];
+  /** `send_email`: `{ name, destination_address, allowed_destination_addresses, allowed_sender_addresses }`. */
+  readonly sendEmail?: readonly SendEmailBinding[];
+  /** `browser`: the Browser Rendering binding's name (bindings/browser.ts). */
+  readonly browser?: string;
+}
+
+export interface RateLimitBinding {
+  readonly binding: string;
+  readonly namespaceId: string;
+  readonly limit: number;
+  /** Seconds: 10 or 60, as on Cloudflare. */
+  readonly period: number;
+}
+
+export interface AnalyticsEngineBinding {
+  readonly binding: string;
+  readonly dataset: string;
+}
+
+export interface SendEmailBinding {
+  readonly binding: string;
+  readonly destinationAddress?: string;
+  readonly allowedDestinationAddresses?: readonly string[];
+  readonly allowedSenderAddresses?: readonly string[];
 }
 
 /** The config keys these bindings read (for the list of supported keys). */
-export const BINDING_KEYS = ['vars', 'kv_namespaces', 'd1_databases', 'r2_buckets', 'queues', 'services', 'triggers'] as const;
+export const BINDING_KEYS = ['vars', 'kv_namespaces', 'd1_databases', 'r2_buckets', 'queues', 'services', 'triggers', 'ratelimits', 'analytics_engine_datasets', 'send_email', 'browser'] as const;
 
 type Raw = Record<string, unknown>;
 
@@ -84,6 +112,50 @@ function stores(file: string, config: Raw, key: string, idKeys: readonly string[
     const binding = text(file, `${key}[${i}]`, entry, 'binding', true);
     const id = idKeys.map((k) => entry[k]).find((v): v is string => typeof v === 'string' && v !== '') ?? binding;
     return { binding, id };
+  });
+}
+
+/** `browser = { binding = "BROWSER" }` (one binding per worker, as wrangler's config takes). */
+function browserBinding(file: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`${file}: browser must be an object like { "binding": "BROWSER" }`);
+  return text(file, 'browser', value as Raw, 'binding', true);
+}
+
+/** The periods a rate limit may count over, in seconds (Cloudflare's and Miniflare's). */
+export const RATE_LIMIT_PERIODS: readonly number[] = [10, 60];
+
+function rateLimits(file: string, config: Raw): RateLimitBinding[] {
+  return list(file, config, 'ratelimits').map((entry, i) => {
+    const where = `ratelimits[${i}]`;
+    const simple = entry['simple'] as Raw | undefined;
+    const limit = simple?.['limit'];
+    const period = simple?.['period'];
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0) throw new ConfigError(`${file}: ${where}.simple.limit must be a whole number of requests`);
+    if (typeof period !== 'number' || !RATE_LIMIT_PERIODS.includes(period)) throw new ConfigError(`${file}: ${where}.simple.period must be 10 or 60 (seconds)`);
+    return { binding: text(file, where, entry, 'name', true), namespaceId: String(entry['namespace_id'] ?? ''), limit, period };
+  });
+}
+
+function addresses(file: string, where: string, entry: Raw, key: string): string[] | undefined {
+  const value = entry[key];
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new ConfigError(`${file}: ${where}.${key} must be a list of email addresses`);
+  return value as string[];
+}
+
+function sendEmail(file: string, config: Raw): SendEmailBinding[] {
+  return list(file, config, 'send_email').map((entry, i) => {
+    const where = `send_email[${i}]`;
+    const destination = text(file, where, entry, 'destination_address');
+    const allowedDestinations = addresses(file, where, entry, 'allowed_destination_addresses');
+    const allowedSenders = addresses(file, where, entry, 'allowed_sender_addresses');
+    return {
+      binding: text(file, where, entry, 'name', true),
+      ...(destination !== undefined ? { destinationAddress: destination } : {}),
+      ...(allowedDestinations ? { allowedDestinationAddresses: allowedDestinations } : {}),
+      ...(allowedSenders ? { allowedSenderAddresses: allowedSenders } : {}),
+    };
   });
 }
 
@@ -130,8 +202,10 @@ export function readBindingsConfig(file: string, config: Raw): BindingsConfig {
       throw new ConfigError(`${file}: triggers.crons: ${(error as Error).message}`);
     }
   }
+  const browser = browserBinding(file, config['browser']);
   return {
     name,
+    ...(browser !== undefined ? { browser } : {}),
     kvNamespaces: stores(file, config, 'kv_namespaces', ['id', 'preview_id']),
     d1Databases: stores(file, config, 'd1_databases', ['database_id', 'preview_database_id', 'database_name']),
     r2Buckets: stores(file, config, 'r2_buckets', ['bucket_name', 'preview_bucket_name']),
@@ -139,5 +213,11 @@ export function readBindingsConfig(file: string, config: Raw): BindingsConfig {
     queueConsumers,
     services,
     crons: crons as string[],
+    rateLimits: rateLimits(file, config),
+    analyticsEngine: list(file, config, 'analytics_engine_datasets').map((entry, i) => {
+      const binding = text(file, `analytics_engine_datasets[${i}]`, entry, 'binding', true);
+      return { binding, dataset: text(file, `analytics_engine_datasets[${i}]`, entry, 'dataset') ?? binding };
+    }),
+    sendEmail: sendEmail(file, config),
   };
 }

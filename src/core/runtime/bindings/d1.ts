@@ -58,14 +58,14 @@ class BindingCountError extends Error {}
 
 /**
  * The text D1 reports for a failed statement. workerd adds SQLite's error offset to syntax
- * errors (`near "X": syntax error at offset 7`); sql.js does not expose it, so it is the
- * position of the token SQLite names.
+ * errors and unknown columns (`near "X": syntax error at offset 7`, `no such column: x at
+ * offset 7`); sql.js does not expose it, so it is the position of the token SQLite names.
  */
 function upstreamText(error: unknown, statement?: string): string {
   let message = error instanceof Error ? error.message : String(error);
   if (error instanceof BindingCountError) return message;
-  const near = /^near "(.*)": syntax error$/.exec(message);
-  if (near && statement !== undefined && statement.includes(near[1]!)) message += ` at offset ${statement.indexOf(near[1]!)}`;
+  const token = (/^near "(.*)": syntax error$/.exec(message) ?? /^no such column: (.*)$/.exec(message))?.[1];
+  if (token !== undefined && statement !== undefined && statement.includes(token)) message += ` at offset ${statement.indexOf(token)}`;
   return `${message}: ${sqliteCode(message)}`;
 }
 
@@ -101,9 +101,21 @@ function toBindValue(value: unknown): SqlValue | number[] {
 const toSql = (params: readonly unknown[]): SqlValue[] => params.map((p) => (Array.isArray(p) ? new Uint8Array(p as number[]) : (p as SqlValue)));
 const toCell = (value: SqlValue): Cell => (value instanceof Uint8Array ? Array.from(value) : value);
 
+/**
+ * The row id D1 reports: SQLite's last insert row id on the database's connection, as the
+ * worker's own statements left it — an insert by `exec`, or by a batch later rolled back, counts
+ * (SQLite keeps it through a rollback), while one replayed from the journal when the database
+ * opened does not (a fresh connection on D1 reports 0).
+ */
+interface RowIds {
+  last: number;
+}
+
+const connectionRowId = (db: DurableDatabase): number => Number(db.exec('SELECT last_insert_rowid()').rows[0]![0]);
+
 /** Runs one statement on the open database; throws the plain SQLite message. */
-function runStatement(db: DurableDatabase, statement: string, params: readonly unknown[], previousRowId = 0): Raw {
-  const rowIdBefore = Number(db.exec('SELECT last_insert_rowid()').rows[0]![0]);
+function runStatement(db: DurableDatabase, statement: string, params: readonly unknown[], rowIds: RowIds): Raw {
+  const rowIdBefore = connectionRowId(db);
   const started = performance.now();
   const expected = parameterCount(statement);
   if (expected !== params.length) throw new BindingCountError('Wrong number of parameter bindings for SQL query.');
@@ -114,16 +126,15 @@ function runStatement(db: DurableDatabase, statement: string, params: readonly u
     throw new StatementError(error, statement);
   }
   const { columns, rows, rowsWritten } = result;
-  // D1 reports the row id of the last insert its queries made (not exec's, not a rolled-back batch's).
-  const rowIdAfter = Number(db.exec('SELECT last_insert_rowid()').rows[0]![0]);
-  const lastRowId = rowIdAfter !== rowIdBefore ? rowIdAfter : previousRowId;
+  const rowIdAfter = connectionRowId(db);
+  if (rowIdAfter !== rowIdBefore) rowIds.last = rowIdAfter;
   const pages = Number(db.exec('PRAGMA page_count').rows[0]![0]);
   const pageSize = Number(db.exec('PRAGMA page_size').rows[0]![0]);
   const meta: D1Meta = {
     served_by: 'miniflare.db',
     duration: performance.now() - started,
     changes: rowsWritten,
-    last_row_id: lastRowId,
+    last_row_id: rowIds.last,
     changed_db: rowsWritten > 0 || statementKind(statement) === 'other',
     size_after: pages * pageSize,
     rows_read: rows.length,
@@ -175,7 +186,7 @@ export class D1PreparedStatement {
 }
 
 export class D1Database {
-  private lastRowId = 0;
+  private readonly rowIds: RowIds = { last: 0 };
 
   constructor(private readonly store: BindingStore) {}
 
@@ -187,9 +198,7 @@ export class D1Database {
   async query(statement: D1PreparedStatement): Promise<Raw> {
     const [first] = splitStatements(statement.statement);
     try {
-      const raw = await this.store.write((db) => runStatement(db, first ?? statement.statement, statement.params, this.lastRowId));
-      this.lastRowId = raw.meta.last_row_id;
-      return raw;
+      return await this.store.write((db) => runStatement(db, first ?? statement.statement, statement.params, this.rowIds));
     } catch (error) {
       throw d1Error('D1_ERROR', describeFailure(error));
     }
@@ -201,15 +210,7 @@ export class D1Database {
       throw new TypeError('D1_ERROR: batch() takes an array of prepared statements');
     }
     try {
-      const raws = await this.store.write((db) => {
-        let previous = this.lastRowId;
-        return statements.map((s) => {
-          const raw = runStatement(db, splitStatements(s.statement)[0] ?? s.statement, s.params, previous);
-          previous = raw.meta.last_row_id;
-          return raw;
-        });
-      });
-      this.lastRowId = raws.at(-1)?.meta.last_row_id ?? this.lastRowId;
+      const raws = await this.store.write((db) => statements.map((s) => runStatement(db, splitStatements(s.statement)[0] ?? s.statement, s.params, this.rowIds)));
       return raws.map(asObjects);
     } catch (error) {
       throw d1Error('D1_ERROR', describeFailure(error));
@@ -225,7 +226,7 @@ export class D1Database {
     // Each line is its own query to D1, so a line break ends a statement as a semicolon does.
     const statements = text.split('\n').flatMap((line) => splitStatements(line));
     try {
-      const metas = await this.store.write((db) => statements.map((statement) => runStatement(db, statement, []).meta));
+      const metas = await this.store.write((db) => statements.map((statement) => runStatement(db, statement, [], this.rowIds).meta));
       return { count: metas.length, duration: metas.reduce((sum, meta) => sum + meta.duration, 0) };
     } catch (error) {
       throw d1Error('D1_EXEC_ERROR', `Error in line 1: ${text.split('\n')[0]}: ${describeFailure(error)}`);

@@ -10,11 +10,15 @@ import type { Platform } from '../platform';
 import type { BindingsConfig } from './bindingsConfig';
 import { nextCronTime, parseCron } from '../cron';
 import { bindingDir, BindingStore } from './bindingStore';
+import { BrowserBinding } from './browser';
 import { D1Database } from './d1';
 import type { Entrypoints } from './entrypoints';
 import { KvNamespace } from './kv';
 import { QueueBroker, type MessageBatch } from './queues';
 import { R2Bucket } from './r2';
+import { RateLimiter } from './rateLimit';
+import { AnalyticsEngineDataset } from './analyticsEngine';
+import { SendEmail } from './sendEmail';
 
 export interface WorkerBindingsOptions {
   readonly config: BindingsConfig;
@@ -84,6 +88,10 @@ export class WorkerBindings {
       for (const producer of config.queueProducers) this.env[producer.binding] = this.broker.producer(producer.queue, producer.deliveryDelaySeconds);
     }
     for (const service of config.services) this.env[service.binding] = options.entrypoints.serviceBinding(service.entrypoint);
+    if (config.browser !== undefined) this.env[config.browser] = new BrowserBinding(config.browser, () => platform.browser?.());
+    for (const limit of config.rateLimits ?? []) this.env[limit.binding] = new RateLimiter(limit, now);
+    for (const dataset of config.analyticsEngine ?? []) this.env[dataset.binding] = new AnalyticsEngineDataset(dataset, dataDir, platform.logger, now);
+    for (const email of config.sendEmail ?? []) this.env[email.binding] = new SendEmail(email, dataDir, platform.logger);
   }
 
   /** The KV, D1 and R2 bindings with the ids they reach, and every queue produced or consumed (read only). */

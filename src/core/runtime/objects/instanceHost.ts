@@ -422,6 +422,8 @@ export class InstanceHost {
       socket.close(1011, 'Internal error');
     });
     return {
+      // The SDK accepts its connections with ctx.acceptWebSocket: the agent's own close answers.
+      answersClose: true,
       message: (data) => {
         void ready
           .then((connection) => this.run(() => connection.message(data)))

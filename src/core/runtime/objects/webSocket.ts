@@ -53,6 +53,8 @@ export class WorkerWebSocket extends EventTarget {
   private closeSent = false;
   private peerClosed = false;
   private readonly pending: Inbound[] = [];
+  /** Set on the client end bound to a transport: what its pair sent reaches the real socket. */
+  private relayTo: Outlet | undefined;
   private attachment: Uint8Array | undefined;
 
   accept(): void {
@@ -106,8 +108,23 @@ export class WorkerWebSocket extends EventTarget {
     this.attachment = bytes;
   }
 
+  /**
+   * @internal The client end is bound to a transport: frames and a close its pair sent before the
+   * 101 went out (a welcome message after `accept()`), and any still on their way, go to it in
+   * order, as workerd queues them until the upgrade completes.
+   */
+  relay(outlet: Outlet): void {
+    this.relayTo = outlet;
+    for (const event of this.pending.splice(0)) this.receive(event);
+  }
+
   /** @internal A frame or close from the other side. */
   receive(event: Inbound): void {
+    if (this.relayTo) {
+      if (event.kind === 'message') this.relayTo.send(event.data);
+      else if (event.kind === 'close') this.relayTo.close(event.code, event.reason);
+      return;
+    }
     if (this.peerClosed) return;
     if (event.kind === 'error') {
       this.peerClosed = true;
@@ -171,11 +188,14 @@ export class WebSocketPair {
 
 /**
  * Binds the client end handed back in a 101 Response to the real socket: the server end's frames
- * go to the socket, and the socket's frames and close reach the server end.
+ * go to the socket, and the socket's frames and close reach the server end. The peer's close is
+ * answered by the object's own `close()` for a hibernatable end, and for an accept()ed one unless
+ * `autoReplyToClose` (workerd's `web_socket_auto_reply_to_close`) echoes it first.
  */
 export function bindToTransport(
   client: WorkerWebSocket,
   transport: Socket,
+  autoReplyToClose: boolean,
 ): { message(data: string | Uint8Array): void; close(code: number, reason: string): void; error(error: Error): void; answersClose: boolean } {
   const server = client.peer;
   if (!server) throw new Error('the WebSocket in the Response is not the end of a WebSocketPair');
@@ -184,8 +204,9 @@ export function bindToTransport(
     close: (code, reason) => transport.close(code, reason),
   };
   server.peer = undefined;
+  client.relay(server.outlet);
   return {
-    answersClose: server.hibernation !== undefined,
+    answersClose: server.hibernation !== undefined || !autoReplyToClose,
     message: (data) => server.receive({ kind: 'message', data: typeof data === 'string' ? data : toArrayBuffer(data) }),
     close: (code, reason) => server.receive(code === 1006 ? { kind: 'close', code, reason: DISCONNECTED_REASON, wasClean: false } : { kind: 'close', code, reason, wasClean: true }),
     error: (error) => server.receive({ kind: 'error', error }),

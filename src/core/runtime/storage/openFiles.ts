@@ -51,11 +51,6 @@ export class OpenFiles {
     if (entry) this.retire(file, entry);
   }
 
-  /** Descriptors held now (the tests read it). */
-  get size(): number {
-    return this.entries.size;
-  }
-
   private trim(): void {
     if (this.entries.size <= this.limit) return;
     for (const [file, entry] of this.entries) {

@@ -3,9 +3,13 @@
  * the platform's asset worker and router serve them (workers-sdk `workers-shared/asset-worker`,
  * `router-worker`, as bundled in Miniflare 4.20260426.0): html_handling `auto-trailing-slash` and
  * `none`, not_found_handling `404-page` and `single-page-application`, `run_worker_first` as a
- * boolean or route patterns, `env.<binding>.fetch`, strong ETags with 304s. Files are read on
- * each request, so an edited file is served at once (no reload step). ETag values are Hookbench's
- * own (SHA-256 of the content; the platform's hash is blake3-based): equal content, equal ETag.
+ * boolean or route patterns, `env.<binding>.fetch` (following the asset worker's redirects
+ * unless the request says `redirect: "manual"`, as a workerd Fetcher does), strong ETags with
+ * 304s. Files are read on each request, so an edited file is served at once (no reload step).
+ * ETag values are wrangler dev's: Miniflare names a file's content in dev by the first 16 bytes of
+ * SHA-256 over its absolute path and its modification time (`hash(filePath + mtimeMs)`, in hex),
+ * so that an edit changes it without reading every file (deployed assets carry a blake3 hash
+ * of the content instead).
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -22,6 +26,8 @@ export interface AssetsConfig {
 
 /** What a path resolves to: an asset to serve (with its status), a redirect, or nothing. */
 type Intent = { readonly file: string; readonly eTag: string; readonly status: 200 | 404 } | { readonly redirect: string } | null;
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 const CACHE_CONTROL = 'public, max-age=0, must-revalidate';
 
@@ -63,7 +69,6 @@ function routePattern(rule: string): RegExp {
 }
 
 export class AssetServer {
-  private readonly hashes = new Map<string, { key: string; eTag: string }>();
   private readonly workerRules: readonly RegExp[];
   private readonly assetRules: readonly RegExp[];
 
@@ -85,12 +90,7 @@ export class AssetServer {
       return null;
     }
     if (!stat.isFile()) return null;
-    const key = `${stat.mtimeMs}:${stat.size}`;
-    const known = this.hashes.get(file);
-    if (known?.key === key) return { file, eTag: known.eTag };
-    const eTag = createHash('sha256').update(fs.readFileSync(file)).digest('hex').slice(0, 32);
-    this.hashes.set(file, { key, eTag });
-    return { file, eTag };
+    return { file, eTag: createHash('sha256').update(file + stat.mtimeMs.toString()).digest('hex').slice(0, 32) };
   }
 
   private asset(pathname: string, status: 200 | 404 = 200): Intent {
@@ -167,6 +167,24 @@ export class AssetServer {
     if (ifNoneMatch === `"${intent.eTag}"` || ifNoneMatch === `W/"${intent.eTag}"`) return new Response(null, { status: 304, statusText: 'Not Modified', headers });
     const body = method === 'HEAD' ? null : fs.readFileSync(intent.file);
     return new Response(body, { status: intent.status, ...(intent.status === 404 ? { statusText: 'Not Found' } : {}), headers });
+  }
+
+  /**
+   * `env.<binding>.fetch(input, init)`: the asset worker's answer, its redirects followed (up to
+   * 20, as fetch does) unless the request's `redirect` is `manual`, as for an incoming request
+   * passed on whole (`new Request(url, request)`). The answer's `url` is the last URL asked for,
+   * `redirected` whether a redirect was followed. A relative URL is refused with workerd's TypeError.
+   */
+  bindingFetch(input: Request | string | URL, init?: RequestInit): Response {
+    if (typeof input === 'string' && !URL.canParse(input)) throw new TypeError(`Invalid URL: ${input}`);
+    let request = new Request(input, init);
+    let response = this.fetch(request);
+    let hops = 0;
+    for (; request.redirect === 'follow' && REDIRECTS.has(response.status) && hops < 20; hops++) {
+      request = new Request(new URL(response.headers.get('Location') ?? '', request.url), request);
+      response = this.fetch(request);
+    }
+    return Object.defineProperties(response, { url: { value: request.url }, redirected: { value: hops > 0 } });
   }
 
   /**

@@ -11,7 +11,7 @@
  *
  * Outside any instance (the worker's own `fetch` handler) each is Node's own.
  */
-import { webcrypto } from 'node:crypto';
+import { timingSafeEqual as nodeTimingSafeEqual, webcrypto } from 'node:crypto';
 import { callbackThroughCurrentGate, holdCurrentGate, throughCurrentGate } from '../objects/inputGate';
 
 const SUBTLE_METHODS = ['encrypt', 'decrypt', 'sign', 'verify', 'digest', 'generateKey', 'deriveKey', 'deriveBits', 'importKey', 'exportKey', 'wrapKey', 'unwrapKey'] as const;
@@ -27,7 +27,25 @@ function gatedSubtle(): Subtle {
       return [name, (...args: unknown[]) => holdCurrentGate(method.apply(subtle, args))];
     }),
   );
-  return Object.freeze(Object.assign(Object.create(Object.getPrototypeOf(subtle) as object) as object, methods)) as unknown as Subtle;
+  return Object.freeze(Object.assign(Object.create(Object.getPrototypeOf(subtle) as object) as object, methods, { timingSafeEqual })) as unknown as Subtle;
+}
+
+/** The bytes of a `BufferSource` argument, or workerd's TypeError naming the parameter. */
+function bufferSource(value: unknown, parameter: number): Uint8Array {
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  throw new TypeError(`Failed to execute 'timingSafeEqual' on 'SubtleCrypto': parameter ${parameter} is not of type 'BufferSource'.`);
+}
+
+/**
+ * workerd's `crypto.subtle.timingSafeEqual(a, b)` (synchronous, not in WebCrypto): equal byte
+ * lengths or a TypeError, then a constant-time comparison (Node's).
+ */
+function timingSafeEqual(a: unknown, b: unknown): boolean {
+  const left = bufferSource(a, 1);
+  const right = bufferSource(b, 2);
+  if (left.byteLength !== right.byteLength) throw new TypeError('Input buffers must have the same byte length.');
+  return nodeTimingSafeEqual(left, right);
 }
 
 const crypto = Object.freeze({

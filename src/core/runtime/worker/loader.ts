@@ -3,42 +3,85 @@
  * resolved to the emulation, every other import resolved as the user's project resolves it.
  * TypeScript and both decorator forms are handled by esbuild.
  */
-import { createRequire, isBuiltin } from 'node:module';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import * as vm from 'node:vm';
 import type * as esbuildType from 'esbuild';
+import { moduleRulesPlugin, RULE_NAMESPACE, type ModuleRule } from './moduleRules';
 import { unemulatedCallMessage, unemulatedModuleMessage } from './support';
 
 export interface Bundle {
   readonly code: string;
   /** Absolute paths of the source files, for reloading when they change. */
   readonly inputs: readonly string[];
+  /** An ES module (a user's worker, top-level await allowed) or CommonJS (the built-in worker). */
+  readonly format: 'esm' | 'cjs';
 }
 
 /** Modules the runtime provides instead of the real packages. */
 export type ProvidedModules = Readonly<Record<string, unknown>>;
 
+/** What a build needs besides the entry: the globals the runtime replaces, the module rules. */
+export interface BuildSettings {
+  /** Names of the globals the worker's code sees as the runtime's own (`Response`, `crypto`, …). */
+  readonly globals: readonly string[];
+  /** The wrangler config's `rules` (the defaults are always added). */
+  readonly rules?: readonly ModuleRule[];
+}
+
 const PROVIDED = /^(agents(\/.*)?|cloudflare:.*)$/;
 
-function options(entry: string): esbuildType.BuildOptions & { write: false; metafile: true } {
+/**
+ * The one free name the bundle reads its load from: the globals, the provided modules, `require`.
+ * No worker declares it, and esbuild renames any top-level name that would shadow it.
+ */
+const LOAD = '__hookbench_worker__';
+const LOADS = Symbol.for('hookbench.workerLoads');
+
+interface Load {
+  readonly globals: Readonly<Record<string, unknown>>;
+  provided(id: string): unknown;
+  readonly require: (id: string) => unknown;
+  readonly filename: string;
+  readonly dirname: string;
+}
+
+function loads(): Map<string, Load> {
+  const registry = globalThis as unknown as Record<symbol, Map<string, Load> | undefined>;
+  return (registry[LOADS] ??= new Map());
+}
+
+function options(entry: string, settings: BuildSettings): esbuildType.BuildOptions & { write: false; metafile: true } {
+  // Free references to the runtime's globals read them from the load; a worker's own binding of
+  // the same name (`import crypto from 'node:crypto'`) is left alone, as esbuild's define does.
+  const define: Record<string, string> = { __filename: `${LOAD}.filename`, __dirname: `${LOAD}.dirname`, require: `${LOAD}.require` };
+  for (const name of settings.globals) if (/^[A-Za-z_$][\w$]*$/.test(name)) define[name] = `${LOAD}.globals.${name}`;
   return {
     entryPoints: [entry],
     bundle: true,
     write: false,
     metafile: true,
-    format: 'cjs',
+    format: 'esm',
     platform: 'node',
     target: 'es2022',
     conditions: ['workerd', 'worker'],
     sourcemap: 'inline',
     logLevel: 'silent',
+    define,
     plugins: [
       {
         name: 'hookbench-provided',
         setup(build) {
-          build.onResolve({ filter: PROVIDED }, (args) => ({ path: args.path, external: true }));
+          build.onResolve({ filter: PROVIDED }, (args) => ({ path: args.path, namespace: 'hookbench-provided' }));
+          // CommonJS-shaped, so any named import is read from the module the runtime provides.
+          build.onLoad({ filter: /.*/, namespace: 'hookbench-provided' }, (args) => ({ contents: `module.exports = ${LOAD}.provided(${JSON.stringify(args.path)});`, loader: 'js' }));
         },
       },
+      moduleRulesPlugin(settings.rules ?? []),
     ],
   };
 }
@@ -46,25 +89,31 @@ function options(entry: string): esbuildType.BuildOptions & { write: false; meta
 function toBundle(result: esbuildType.BuildResult<{ write: false; metafile: true }>): Bundle {
   const file = result.outputFiles[0];
   if (!file) throw new Error('esbuild produced no output');
-  const inputs = Object.keys(result.metafile.inputs).map((input) => path.resolve(input));
-  return { code: file.text, inputs };
+  // Files a module rule loaded are named `hookbench-module:<path>`; provided modules are no files.
+  const inputs = Object.keys(result.metafile.inputs).flatMap((input) => {
+    if (input.startsWith(`${RULE_NAMESPACE}:`)) return [path.resolve(input.slice(RULE_NAMESPACE.length + 1))];
+    return /^[\w-]{2,}:/.test(input) ? [] : [path.resolve(input)];
+  });
+  return { code: file.text, inputs, format: 'esm' };
 }
 
 export class WorkerBuildError extends Error {
   override readonly name = 'WorkerBuildError';
 }
 
+/** One line: the first error's place and text (and how many more), never esbuild's whole report. */
 function buildError(entry: string, error: unknown): WorkerBuildError {
   const failure = error as { errors?: esbuildType.Message[] };
-  const detail = failure.errors?.length
-    ? failure.errors.map((e) => `${e.location ? `${e.location.file}:${e.location.line}:${e.location.column}: ` : ''}${e.text}`).join('\n')
-    : (error as Error).message;
-  return new WorkerBuildError(`cannot build ${entry}:\n${detail}`);
+  const [first, ...more] = failure.errors ?? [];
+  const where = first?.location ? `${first.location.file}:${first.location.line}:${first.location.column + 1}: ` : '';
+  const detail = first ? `${where}${first.text.split('\n')[0]}` : String((error as Error).message).split('\n')[0];
+  const others = more.length > 0 ? ` (and ${more.length} more error${more.length === 1 ? '' : 's'})` : '';
+  return new WorkerBuildError(`cannot build ${entry}: ${detail}${others}`);
 }
 
-export async function bundleWorker(esbuild: typeof esbuildType, entry: string): Promise<Bundle> {
+export async function bundleWorker(esbuild: typeof esbuildType, entry: string, settings: BuildSettings): Promise<Bundle> {
   try {
-    return toBundle(await esbuild.build(options(entry)));
+    return toBundle(await esbuild.build(options(entry, settings)));
   } catch (error) {
     throw buildError(entry, error);
   }
@@ -77,9 +126,10 @@ export async function bundleWorker(esbuild: typeof esbuildType, entry: string): 
 export async function watchWorker(
   esbuild: typeof esbuildType,
   entry: string,
+  settings: BuildSettings,
   onBuild: (result: Bundle | WorkerBuildError) => void,
 ): Promise<{ dispose(): Promise<void> }> {
-  const base = options(entry);
+  const base = options(entry, settings);
   const context = await esbuild.context({
     ...base,
     plugins: [
@@ -99,25 +149,74 @@ export async function watchWorker(
   return { dispose: () => context.dispose() };
 }
 
-/**
- * Runs a bundle as a CommonJS module and returns its exports. `globals` shadow the process's own
- * for the worker's code only (the Workers `Response`, `WebSocketPair`).
- */
-export function evaluateWorker(bundle: Bundle, entry: string, provided: ProvidedModules, globals: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
-  // The worker's own code (the SDK is provided, never bundled), without its inline source map.
-  const agent = (provided['agents'] as { Agent?: { prototype: Record<string, unknown> } } | undefined)?.Agent?.prototype;
-  const refusal = unemulatedCallMessage(bundle.code.replace(/\n\/\/# sourceMappingURL=.*$/s, ''), (method) => typeof agent?.[method] === 'function');
-  if (refusal) throw new Error(refusal);
-  const projectRequire = createRequire(entry);
-  const require = (id: string): unknown => {
+/** The worker's code without its inline source map, for the checks that read it. */
+function withoutSourceMap(code: string): string {
+  return code.replace(/\n\/\/# sourceMappingURL=.*$/s, '');
+}
+
+/** `require` as the project resolves it, with the provided modules and their refusals. */
+function projectRequire(entry: string, provided: ProvidedModules): (id: string) => unknown {
+  const fromProject = createRequire(entry);
+  return (id: string): unknown => {
     if (id in provided) return provided[id];
     if (PROVIDED.test(id)) throw new Error(unemulatedModuleMessage(id));
-    if (isBuiltin(id)) return projectRequire(id);
-    return projectRequire(id);
+    return fromProject(id);
   };
+}
+
+/**
+ * Runs a bundle and returns its exports: an ES module is imported (its top-level await settles
+ * first), a CommonJS one (the built-in worker) run in a function. `globals` are what the worker's
+ * code sees instead of the process's own (the Workers `Response`, `WebSocketPair`, gated `crypto`).
+ */
+export async function evaluateWorker(bundle: Bundle, entry: string, provided: ProvidedModules, globals: Readonly<Record<string, unknown>> = {}): Promise<Record<string, unknown>> {
+  // The worker's own code (the SDK is provided, never bundled).
+  const agent = (provided['agents'] as { Agent?: { prototype: Record<string, unknown> } } | undefined)?.Agent?.prototype;
+  const refusal = unemulatedCallMessage(withoutSourceMap(bundle.code), (method) => typeof agent?.[method] === 'function');
+  if (refusal) throw new Error(refusal);
+  const require = projectRequire(entry, provided);
+  if (bundle.format === 'esm') return importWorker(bundle.code, { globals, provided: require, require, filename: entry, dirname: path.dirname(entry) });
   const module = { exports: {} as Record<string, unknown> };
   const names = Object.keys(globals).filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
   const wrapper = vm.runInThisContext(`(function (exports, require, module, __filename, __dirname${names.map((n) => ', ' + n).join('')}) {${bundle.code}\n})`, { filename: entry });
   wrapper(module.exports, require, module, entry, path.dirname(entry), ...names.map((name) => globals[name]));
   return module.exports;
+}
+
+/**
+ * `import()` through Node's own loader: the serve process's code is compiled from a code cache,
+ * which gives its functions no dynamic import of their own.
+ */
+const importThroughMainLoader = vm.runInThisContext('(url) => import(url)', { importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER }) as (url: string) => Promise<Record<string, unknown>>;
+
+/**
+ * The import, without the one-line notice Node 20 prints to stderr the first time that loader is
+ * used (it calls `process.emitWarning` synchronously, inside the call): a serve start stays the
+ * lines its contract names.
+ */
+function importModule(url: string): Promise<Record<string, unknown>> {
+  const emit = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if (!String(typeof warning === 'string' ? warning : warning.message).includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) (emit as (...a: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return importThroughMainLoader(url);
+  } finally {
+    process.emitWarning = emit;
+  }
+}
+
+/** Imports an ES module bundle from a private temp file, handing it its load under a fresh id. */
+async function importWorker(code: string, load: Load): Promise<Record<string, unknown>> {
+  const id = randomUUID();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hookbench-worker-'));
+  const file = path.join(dir, `${path.basename(load.filename).replace(/\.[^.]*$/, '')}.mjs`);
+  fs.writeFileSync(file, `const ${LOAD} = globalThis[Symbol.for('hookbench.workerLoads')].get(${JSON.stringify(id)});${code}`, { mode: 0o600 });
+  loads().set(id, load);
+  try {
+    return { ...(await importModule(pathToFileURL(file).href)) };
+  } finally {
+    loads().delete(id);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }

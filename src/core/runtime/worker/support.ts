@@ -30,14 +30,19 @@ export const CONFIG_KEYS: Readonly<Record<string, KeySupport>> = {
   queues: supported,
   triggers: supported,
   workflows: supported,
+  ratelimits: supported,
+  analytics_engine_datasets: supported,
+  send_email: supported,
   // Service bindings to this worker's own entrypoints; one to another worker is refused where it is read (bindingsConfig.ts).
   services: supported,
+  // Browser Rendering: sessions on the render emulator's Chromium (bindings/browser.ts).
+  browser: supported,
   // Without local effect
   $schema: ignored('editor schema'),
   name: ignored('the worker name matters when deploying'),
   account_id: ignored('deploy-time'),
-  compatibility_date: ignored('Hookbench runs on Node and follows the newest behaviour it emulates'),
-  compatibility_flags: ignored('nodejs_compat is always on: worker code runs on Node'),
+  compatibility_date: supported,
+  compatibility_flags: supported,
   migrations: ignored('Durable Object classes are created on first use, SQLite-backed'),
   workers_dev: ignored('deploy-time'),
   preview_urls: ignored('deploy-time'),
@@ -55,7 +60,7 @@ export const CONFIG_KEYS: Readonly<Record<string, KeySupport>> = {
   build: ignored('Hookbench bundles the entry itself; run your build first'),
   env: ignored('named environments: Hookbench reads the top level (as wrangler dev without --env)'),
   tsconfig: ignored('Hookbench bundles with esbuild defaults'),
-  rules: ignored('Hookbench bundles with esbuild defaults'),
+  rules: supported,
   node_compat: ignored('worker code runs on Node'),
   no_bundle: ignored('Hookbench always bundles'),
   find_additional_modules: ignored('Hookbench always bundles'),
@@ -66,11 +71,8 @@ export const CONFIG_KEYS: Readonly<Record<string, KeySupport>> = {
   ai: unsupported('Workers AI', 'call a model over HTTP with fetch()'),
   vectorize: unsupported('Vectorize', 'keep vectors in a Durable Object'),
   hyperdrive: unsupported('Hyperdrive', 'connect to the database directly with its connection string in .dev.vars'),
-  browser: unsupported('the Browser Rendering binding', 'call the Browser Rendering REST API, which `hookbench serve` emulates on --render-port'),
-  analytics_engine_datasets: unsupported('Analytics Engine', 'log the data points'),
   dispatch_namespaces: unsupported('Workers for Platforms dispatch namespaces', 'run each user worker with its own `hookbench serve`'),
   mtls_certificates: unsupported('mTLS certificates', 'fetch() without a client certificate locally'),
-  send_email: unsupported('Email Workers (send_email)', 'deliver through an HTTP email API with fetch()'),
   tail_consumers: unsupported('tail consumers', 'read the Hookbench log'),
   version_metadata: unsupported('the version metadata binding', 'a var in `vars`'),
   secrets_store_secrets: unsupported('Secrets Store', 'put the secret in .dev.vars'),
@@ -85,6 +87,17 @@ export const CONFIG_KEYS: Readonly<Record<string, KeySupport>> = {
   text_blobs: unsupported('text_blobs', 'import the text file from the entry'),
   data_blobs: unsupported('data_blobs', 'import the file from the entry'),
   cloudchamber: unsupported('Cloudchamber', 'run the container yourself'),
+  ai_search: unsupported('AI Search', 'query your search service with fetch()'),
+  ai_search_namespaces: unsupported('AI Search', 'query your search service with fetch()'),
+  logfwdr: unsupported('logfwdr', 'read the Hookbench log'),
+  stream: unsupported('the Stream binding', 'call the Stream API with fetch()'),
+  media: unsupported('the Media Transformations binding', 'transform media with fetch() to a media service'),
+  artifacts: unsupported('the Artifacts binding', 'keep the files in R2 (r2_buckets)'),
+  flagship: unsupported('the Flagship binding', 'a var in `vars`'),
+  worker_loaders: unsupported('Worker Loaders', 'run each loaded worker with its own `hookbench serve`'),
+  vpc_services: unsupported('VPC services', 'reach the service with fetch() from your machine'),
+  vpc_networks: unsupported('VPC networks', 'reach the service with fetch() from your machine'),
+  unsafe_hello_world: unsupported('the Hello World test binding', 'remove it for local runs'),
 };
 
 /** One line for a config key Hookbench does not emulate: what, where, the nearest alternative, the escape hatch. */
@@ -111,14 +124,18 @@ function bindingNames(value: unknown): string[] {
 
 /**
  * Checks a config's top-level keys against the table: the first key Hookbench does not emulate
- * is refused (thrown as `refuse(line)`); keys the table does not know are returned as notes
- * to log (a newer wrangler's key, or a typo wrangler would warn about too).
+ * is refused (thrown as `refuse(line)`), and so is a key the table does not know that declares
+ * bindings (entries with a `binding` or `name`: a newer wrangler's binding type), since the
+ * worker would otherwise see them `undefined`; other unknown keys are returned as notes to log
+ * (a typo wrangler would warn about too).
  */
 export function checkConfigKeys(file: string, config: Readonly<Record<string, unknown>>, refuse: (line: string) => Error): string[] {
   const notes: string[] = [];
   for (const [key, value] of Object.entries(config)) {
     const support = CONFIG_KEYS[key];
     if (!support) {
+      const names = bindingNames(value);
+      if (names.length > 0) throw refuse(`${file}: "${key}" (${names.join(', ')}): a binding type Hookbench does not know, so it is not emulated; nearest supported: the bindings in docs/runtime.md's table; ${ESCAPE_HATCH}`);
       notes.push(`${file}: "${key}" is not a key Hookbench knows; it is ignored (if it declares a binding, that binding is missing: ${ESCAPE_HATCH})`);
       continue;
     }

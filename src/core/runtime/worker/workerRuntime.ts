@@ -12,7 +12,10 @@ import * as cloudflareWorkers from '../modules/cloudflareWorkers';
 import { UPGRADE, type DurableObjectClass, type UpgradeResponse } from '../objects/instanceHost';
 import { bindToTransport, WebSocketPair, WebSocketRequestResponsePair, webSocketOf, WorkerResponse } from '../objects/webSocket';
 import { AssetServer, type AssetsConfig } from './assets';
+import { autoRepliesToClose, NEWEST, type Compatibility } from './compatibility';
 import { GATED_GLOBALS } from './gatedGlobals';
+import * as cloudflareEmail from '../modules/cloudflareEmail';
+import { populatesProcessEnv, processEnvOf, WORKER_NAVIGATOR, workerProcess } from './workerGlobals';
 import { encodeName } from '../storage/names';
 import { DurableObjectNamespace } from '../objects/namespace';
 import { camelCaseToKebabCase } from '../../contract/agentsProtocol';
@@ -37,6 +40,8 @@ export interface WorkerRuntimeOptions {
   /** Workers Static Assets: served before (or after) the worker, and `env.<binding>`. */
   readonly assets?: AssetsConfig;
   readonly secrets: Readonly<Record<string, string>>;
+  /** The config's compatibility date and flags (the newest behaviour when absent). */
+  readonly compatibility?: Compatibility;
 }
 
 const NO_BINDINGS: BindingsConfig = { name: undefined, kvNamespaces: [], d1Databases: [], r2Buckets: [], queueProducers: [], queueConsumers: [], services: [], crons: [] };
@@ -50,12 +55,14 @@ export class WorkerRuntime {
   private started: Promise<void> | undefined;
   private readonly background = new Set<Promise<unknown>>();
   private readonly assets: AssetServer | undefined;
+  private readonly autoReplyToClose: boolean;
 
   constructor(
     private readonly platform: Platform,
     private readonly options: WorkerRuntimeOptions,
   ) {
     const env: Record<string, unknown> = Object.assign(options.env, options.vars, options.secrets);
+    this.autoReplyToClose = autoRepliesToClose(options.compatibility ?? NEWEST);
     const namespaces = options.bindings.map((binding) => {
       const cls = options.exports[binding.className];
       if (typeof cls !== 'function') {
@@ -75,7 +82,7 @@ export class WorkerRuntime {
     if (options.assets) {
       const assets = new AssetServer(options.assets);
       this.assets = assets;
-      if (options.assets.binding) env[options.assets.binding] = { fetch: (input: Request | string | URL, init?: RequestInit) => Promise.resolve(assets.fetch(new Request(input, init))) };
+      if (options.assets.binding) env[options.assets.binding] = { fetch: async (input: Request | string | URL, init?: RequestInit) => assets.bindingFetch(input, init) };
     }
     this.env = env;
     this.namespaces = namespaces;
@@ -103,21 +110,42 @@ export class WorkerRuntime {
     return { waitUntil: (promise) => this.track(promise), passThroughOnException: () => undefined, props: {} };
   }
 
-  /** Globals of the Workers runtime that differ from Node's, seen by the worker's code only. */
-  static globals(): Record<string, unknown> {
-    return { Response: WorkerResponse, WebSocketPair, WebSocketRequestResponsePair, ...GATED_GLOBALS };
+  /**
+   * Globals of the Workers runtime that differ from Node's, seen by the worker's code only;
+   * `process` is the one `processOf` makes (its `env` the worker's, workerGlobals.ts).
+   */
+  /** The names of the globals (what a bundle reads from its load instead of its own scope). */
+  static globalNames(): string[] {
+    return Object.keys(WorkerRuntime.globals(process));
+  }
+
+  static globals(process: NodeJS.Process): Record<string, unknown> {
+    return { Response: WorkerResponse, WebSocketPair, WebSocketRequestResponsePair, navigator: WORKER_NAVIGATOR, process, ...GATED_GLOBALS };
+  }
+
+  /** The worker's `process`: `process.env` filled from vars and secrets when workerd would fill it. */
+  static processOf(compatibility: Compatibility, vars: Readonly<Record<string, unknown>>, secrets: Readonly<Record<string, string>>): NodeJS.Process {
+    return workerProcess(populatesProcessEnv(compatibility) ? processEnvOf(vars, secrets) : {});
   }
 
   /** The modules a bundle of this worker imports instead of the real packages. */
-  static providedModules(env: Record<string, unknown>): Record<string, unknown> {
-    return { agents: agentsModule, 'agents/workflows': agentWorkflowsModule, 'cloudflare:workers': { ...cloudflareWorkers, env }, 'cloudflare:workflows': { NonRetryableError } };
+  static providedModules(env: Record<string, unknown>, process: NodeJS.Process): Record<string, unknown> {
+    return {
+      agents: agentsModule,
+      'agents/workflows': agentWorkflowsModule,
+      'cloudflare:workers': { ...cloudflareWorkers, env },
+      'cloudflare:workflows': { NonRetryableError },
+      'cloudflare:email': cloudflareEmail,
+      process,
+      'node:process': process,
+    };
   }
 
   async fetch(request: Request): Promise<Response> {
     const pathname = new URL(request.url).pathname;
     if (this.options.testScheduled && pathname === '/__scheduled') return this.manualScheduled(request);
     if (pathname === SCHEDULED_HANDLER_PATH) return this.scheduledHandler(request);
-    return asUpgrade(await (this.assets ? this.assets.route(request, (r) => this.workerFetch(r)) : this.workerFetch(request)));
+    return asUpgrade(this.autoReplyToClose, await (this.assets ? this.assets.route(request, (r) => this.workerFetch(r)) : this.workerFetch(request)));
   }
 
   private async workerFetch(request: Request): Promise<Response> {
@@ -168,10 +196,10 @@ export class WorkerRuntime {
 const SCHEDULED_HANDLER_PATH = '/cdn-cgi/handler/scheduled';
 
 /** A 101 Response with a WebSocket becomes the upgrade the receiver completes with the real socket. */
-function asUpgrade(response: Response): Response {
+function asUpgrade(autoReplyToClose: boolean, response: Response): Response {
   const client = webSocketOf(response);
   if (!client || (response as Partial<UpgradeResponse>)[UPGRADE]) return response;
   const upgrade = new Response(null, { status: 200, headers: response.headers }) as UpgradeResponse;
-  upgrade[UPGRADE] = (socket) => bindToTransport(client, socket);
+  upgrade[UPGRADE] = (socket) => bindToTransport(client, socket, autoReplyToClose);
   return upgrade;
 }

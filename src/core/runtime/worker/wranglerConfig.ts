@@ -9,6 +9,8 @@ import { readBindingsConfig, type BindingsConfig } from '../bindings/bindingsCon
 import { ConfigError, UnsupportedConfigError } from '../errors';
 import { checkConfigKeys, ESCAPE_HATCH } from './support';
 import type { AssetsConfig } from './assets';
+import { readCompatibility, type Compatibility } from './compatibility';
+import { readModuleRules, type ModuleRule } from './moduleRules';
 
 export interface DurableObjectBinding {
   readonly name: string;
@@ -33,6 +35,10 @@ export interface WranglerConfig {
   readonly bindings?: BindingsConfig;
   /** Workers Static Assets, when the config has `assets`. */
   readonly assets?: AssetsConfig;
+  /** Module rules (`rules`): which imported files are Text, Data or CompiledWasm modules. */
+  readonly rules?: readonly ModuleRule[];
+  /** `compatibility_date` and `compatibility_flags`. */
+  readonly compatibility?: Compatibility;
   /** Keys the platform table does not know, one line each, for the log. */
   readonly notes?: readonly string[];
 }
@@ -113,7 +119,9 @@ export function readWranglerConfig(file: string): WranglerConfig {
   });
   const main = typeof config['main'] === 'string' ? path.resolve(path.dirname(file), config['main']) : undefined;
   const assets = config['assets'] === undefined ? undefined : readAssets(file, config['assets']);
-  return { file, main, durableObjects, vars, workflows, bindings: readBindingsConfig(file, config), notes, ...(assets ? { assets } : {}) };
+  const compatibility = readCompatibility(file, config);
+  const rules = readModuleRules(file, config['rules']);
+  return { file, main, durableObjects, vars, workflows, bindings: readBindingsConfig(file, config), compatibility, rules, notes, ...(assets ? { assets } : {}) };
 }
 
 /** `.dev.vars` / `.env` format: KEY=value lines, # comments, optional quotes. */

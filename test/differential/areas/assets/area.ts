@@ -4,7 +4,7 @@
  */
 import type { Area, Compare } from '../../step';
 
-const asset: Compare = { body: 'text', headers: ['content-type', 'cache-control', 'location', 'x-inner-type', 'x-inner-location'] };
+const asset: Compare = { body: 'text', headers: ['content-type', 'cache-control', 'location', 'etag', 'x-inner-type', 'x-inner-location'] };
 const json: Compare = { body: 'json', headers: ['content-type'] };
 
 export const area: Area = {
@@ -26,7 +26,7 @@ export const area: Area = {
     { name: 'json', path: '/data.json', compare: asset },
     { name: 'text', path: '/notes.txt', compare: asset },
     { name: 'HEAD of an asset', method: 'HEAD', path: '/style.css', compare: asset },
-    { name: 'a matching If-None-Match is 304 (ETag values are each runtime\'s own hash)', path: '/style.css', headers: { 'if-none-match': 'W/"nope"' }, compare: asset },
+    { name: 'an If-None-Match that does not match is a 200 with the ETag', path: '/style.css', headers: { 'if-none-match': 'W/"nope"' }, compare: asset },
     { name: 'with route patterns, a missing path not routed to the worker gets the 404 page', path: '/nothing/here', compare: asset },
     { name: 'a missing path on navigation gets the nearest 404 page', path: '/docs/missing', headers: { 'sec-fetch-mode': 'navigate' }, compare: asset },
     { name: 'a POST to an asset path goes to the asset worker: 405', method: 'POST', path: '/style.css', compare: asset },

@@ -3,7 +3,7 @@
 // MAX_BITMAP_PIXELS, however tall the page turns out to be.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { commandLine, listeningSockets, processTree } from '../../helpers/procfs';
+import { chromiumBrowsers, commandLine, listeningSockets, processTree } from '../../helpers/procfs';
 import { startEmulator, pngSize, type Emulator } from './fixtures';
 
 let emulator: Emulator;
@@ -12,8 +12,10 @@ before(async () => {
   emulator = await startEmulator();
   const warm = await emulator.post('content', { html: '<p>warm</p>' });
   assert.equal(warm.status, 200);
-  browserPid = (await emulator.server.pool.pid())!;
-  assert.ok(browserPid, 'the pool knows its Chromium');
+  // The one browser below this process: the emulator's.
+  const browsers = chromiumBrowsers(process.pid);
+  assert.equal(browsers.length, 1, `one Chromium runs below the test (${browsers.join(', ')})`);
+  browserPid = browsers[0]!;
 });
 after(() => emulator.stop());
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import type { RenderClientError } from '../../../../src/core/browserRendering/client';
 import { FONT_FILE, pngSize, startEmulator, startSite, TOKEN, type Emulator, type Site } from './fixtures';
+import { watchedChromium } from './watchedChromium';
 
 let emulator: Emulator;
 let site: Site;
@@ -206,5 +207,45 @@ describe('request fields', () => {
     const response = await emulator.post('screenshot', { url });
     assert.equal(response.status, 422);
     assert.equal((await json(response)).errors[0].code, 5008);
+  });
+});
+
+describe('networkidle for html, and cookies Chromium would refuse', () => {
+  const style = () => ({ content: `@font-face { font-family: 'Injected'; src: url(data:font/ttf;base64,${fs.readFileSync(FONT_FILE).toString('base64')}) format('truetype'); } body { font-family: 'Injected', serif; }` });
+  const idle = (waitUntil: string) => ({ timeout: 5_000, waitUntil });
+
+  it('waits for networkidle0/2 after html on a spare page opened ahead and idle since, instead of timing out', async (t) => {
+    // An emulator of its own, on a watched Chromium: the test sees the pages it opens ahead.
+    const watched = watchedChromium();
+    const own = await startEmulator({ bodyLimit: 1024 * 1024, executablePath: watched.executablePath });
+    t.after(() => own.stop());
+    await own.client.render('screenshot', { html: '<p>warm</p>' });
+    const targets = await watched.watch();
+    t.after(() => targets.close());
+    await targets.until(() => targets.spares().length >= 1, 'a page opened ahead');
+    // Chromium's idleness detector (a timer inside the browser, which no test can inject) fires a
+    // fresh page's networkIdle once, 0.5–1 s after it opens; past that, the spare has spent it.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const html = '<h1 id="total">Invoice 1042</h1><p>Paid</p>';
+    const shot = await own.post('screenshot', { html, selector: '#total', screenshotOptions: { type: 'webp' }, addStyleTag: [style()], gotoOptions: idle('networkidle0') });
+    assert.equal(shot.status, 200, await shot.clone().text());
+    const bytes = Buffer.from(await shot.arrayBuffer());
+    assert.equal(`${bytes.subarray(0, 4).toString('latin1')}${bytes.subarray(8, 12).toString('latin1')}`, 'RIFFWEBP');
+    await targets.until(() => targets.spares().length >= 1, 'a page opened ahead again');
+    const snapshot = await own.post('snapshot', { html, screenshotOptions: { fullPage: true }, addStyleTag: [style()], gotoOptions: idle('networkidle2') });
+    assert.equal(snapshot.status, 200, await snapshot.clone().text());
+  });
+
+  it('answers 400 naming the field for a sourceScheme that contradicts a Secure cookie, or a sourcePort out of range', async () => {
+    const refused = async (cookie: Record<string, unknown>) => {
+      const answer = await emulator.post('content', { url: `${site.url}/who`, cookies: [{ name: 'a', value: 'b', ...cookie }] });
+      return { status: answer.status, message: ((await answer.json()) as { errors: { message: string }[] }).errors[0]?.message };
+    };
+    const https = await refused({ url: 'https://example.com/', sourceScheme: 'NonSecure' });
+    assert.equal(https.status, 400);
+    assert.match(https.message!, /^cookies\[0\]\.sourceScheme: "NonSecure" contradicts its https url/);
+    assert.match((await refused({ domain: 'example.com', secure: true, sourceScheme: 'NonSecure' })).message!, /^cookies\[0\]\.sourceScheme: "NonSecure" contradicts secure: true/);
+    assert.match((await refused({ url: 'https://example.com/', sourcePort: 70_000 })).message!, /^cookies\[0\]\.sourcePort: /);
+    assert.equal((await refused({ url: 'http://example.com/', sourceScheme: 'NonSecure' })).status, 200);
   });
 });

@@ -1,14 +1,19 @@
 // The warm Chromium under stress: a fresh context per request (nothing leaks between renders),
-// bounded concurrency, and a new browser after the old one is killed.
+// bounded concurrency, and a new browser after the old one is killed. The pages opened ahead and
+// the launches are seen from outside, through the browser's own DevTools protocol and the
+// launches of its executable (watchedChromium.ts).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { RenderClientError } from '../../../../src/core/browserRendering/client';
 import { startEmulator, startSite, type Emulator, type Site } from './fixtures';
+import { watchedChromium, type WatchedChromium } from './watchedChromium';
 
 let emulator: Emulator;
+let chromium: WatchedChromium;
 let site: Site;
 before(async () => {
-  emulator = await startEmulator({ concurrency: 2 });
+  chromium = watchedChromium();
+  emulator = await startEmulator({ concurrency: 2, executablePath: chromium.executablePath });
   site = await startSite(Buffer.alloc(0));
 });
 after(async () => {
@@ -16,10 +21,11 @@ after(async () => {
   await site.close();
 });
 
-const content = async (body: Record<string, unknown>) => {
-  const answer = await emulator.client.render('content', body);
+const contentOn = async (on: Emulator, body: Record<string, unknown>) => {
+  const answer = await on.client.render('content', body);
   return String(answer.kind === 'json' ? answer.result : '');
 };
+const content = (body: Record<string, unknown>) => contentOn(emulator, body);
 
 describe('browser pool', () => {
   it('gives each request a fresh context: cookies and storage set by one render are gone in the next', async () => {
@@ -36,19 +42,39 @@ describe('browser pool', () => {
     assert.equal(read.headers['cookie'], undefined);
   });
 
-  it('keeps as many pages ready ahead as the last burst of requests had at once (at most two): two at once both take one, one alone leaves one', async () => {
-    const pool = emulator.server.pool;
+  it('keeps as many pages ready ahead as the last burst of requests had at once (at most two): two at once both take one, one alone leaves one', async (t) => {
+    // An emulator of its own: its closing is the point after which it opens no more pages.
+    const watched = watchedChromium();
+    const own = await startEmulator({ concurrency: 2, executablePath: watched.executablePath });
+    const burst = (n: number) => Promise.all(Array.from({ length: n }, () => contentOn(own, { url: `${site.url}/burst` })));
+    let stopped: Promise<void> | undefined;
+    t.after(() => (stopped ??= own.stop()));
     site.pages.set('/burst', '<p>burst</p>');
     // Three at once on a pool of two pages: one waits; the next burst may come as wide, but two spares are the most.
-    await Promise.all([1, 2, 3].map(() => content({ url: `${site.url}/burst` })));
-    assert.equal(await pool.sparesReady(), 2);
-    const taken = pool.sparesTaken;
-    await Promise.all([1, 2].map(() => content({ url: `${site.url}/burst` })));
-    assert.equal(pool.sparesTaken, taken + 2, 'both requests used a page opened ahead');
-    assert.equal(await pool.sparesReady(), 2);
-    await content({ url: `${site.url}/burst` });
-    assert.equal(pool.sparesTaken, taken + 3);
-    assert.equal(await pool.sparesReady(), 1, 'after a lone request, one is kept');
+    await burst(3);
+    const targets = await watched.watch();
+    await targets.until(() => targets.spares().length >= 2, 'two pages opened ahead');
+    assert.equal(targets.spares().length, 2);
+    let ahead = targets.spares();
+    let mark = targets.mark();
+    await burst(2);
+    await targets.until(() => targets.navigatedSince(mark, '/burst').length === 2, 'both requests navigated');
+    assert.equal(targets.navigatedSince(mark, '/burst').filter((page) => ahead.includes(page)).length, 2, 'both requests used a page opened ahead');
+    await targets.until(() => targets.spares().length >= 2, 'two pages opened ahead again');
+    assert.equal(targets.spares().length, 2);
+    ahead = targets.spares();
+    mark = targets.mark();
+    await burst(1);
+    await targets.until(() => targets.navigatedSince(mark, '/burst').length === 1, 'the request navigated');
+    const lone = targets.navigatedSince(mark, '/burst')[0]!;
+    assert.ok(ahead.includes(lone), 'the lone request used a page opened ahead');
+    // The pool opens its next spares once a render's context is closed; then closing the emulator
+    // shows every page it kept.
+    const answered = targets.mark();
+    await targets.contextClosed(lone);
+    await (stopped ??= own.stop());
+    await targets.closed();
+    assert.equal(targets.sparesSince(answered).length, 1, 'after a lone request, one is kept');
   });
 
   it('takes the next request’s page from a context opened ahead that carries nothing of the previous one: cookies, storage, cache, injected styles, viewport', async () => {
@@ -56,17 +82,21 @@ describe('browser pool', () => {
     site.pages.set('/look', "<img id='img' src='/image.png'><p id='out'></p><script>const p = document.getElementById('out'); p.textContent = 'storage=' + localStorage.getItem('k') + ' session=' + sessionStorage.getItem('s') + ' cookie=' + document.cookie + ' color=' + getComputedStyle(p).color + ' width=' + innerWidth;</script>");
     await content({ url: `${site.url}/leave`, cookies: [{ name: 'given', value: '1' }], addStyleTag: [{ content: 'p { color: rgb(255, 0, 0) }' }], viewport: { width: 800, height: 600 } });
     // The spare is opened once the render is done; wait for it rather than for a time.
-    assert.ok((await emulator.server.pool.sparesReady()) >= 1, 'a spare is open');
-    const taken = emulator.server.pool.sparesTaken;
+    const targets = await chromium.watch();
+    await targets.until(() => targets.spares().length >= 1, 'a spare is open');
+    const ahead = targets.spares();
+    const mark = targets.mark();
     site.seen.length = 0;
     const html = await content({ url: `${site.url}/look` });
-    assert.equal(emulator.server.pool.sparesTaken, taken + 1, 'the request used the page opened ahead');
+    await targets.until(() => targets.navigatedSince(mark, '/look').length === 1, 'the request navigated');
+    targets.close();
+    assert.ok(ahead.includes(targets.navigatedSince(mark, '/look')[0]!), 'the request used the page opened ahead');
     // Only the cookie /look itself sets; the style injected before is gone; the image is fetched again, not from a cache.
     assert.match(html, /storage=null session=null cookie=visited=yes color=rgb\(0, 0, 0\) width=1920</);
     // The request for /look itself: a late request of the /leave page (its favicon) may come first.
-    const read = site.seen.find((request) => request.path === '/look');
-    assert.ok(read, 'the site saw /look');
-    assert.equal(read.headers['cookie'], undefined);
+    const look = site.seen.find((request) => request.path === '/look');
+    assert.ok(look, 'the site saw /look');
+    assert.equal(look.headers['cookie'], undefined);
     assert.ok(site.seen.some((seen) => seen.path === '/image.png'), 'the image came from the site again');
   });
 
@@ -77,8 +107,8 @@ describe('browser pool', () => {
 
   it('starts a new Chromium after the old one is killed', async () => {
     await content({ html: '<p>warm</p>' });
-    const launches = emulator.server.pool.launches;
-    const pid = await emulator.server.pool.pid();
+    const launches = chromium.launches();
+    const pid = chromium.pid();
     assert.ok(pid);
     process.kill(pid, 'SIGKILL');
     // The request in flight when it dies (if any) fails cleanly; the next ones are served.
@@ -91,13 +121,13 @@ describe('browser pool', () => {
       }
     }
     assert.match(answered, /after the crash/);
-    assert.equal(emulator.server.pool.launches, launches + 1);
-    assert.notEqual(await emulator.server.pool.pid(), pid);
+    assert.equal(chromium.launches(), launches + 1);
+    assert.notEqual(chromium.pid(), pid);
   });
 
   it('answers a render in flight when Chromium is killed with an error, and serves the next one', async () => {
     await content({ html: '<p>warm</p>' });
-    const pid = (await emulator.server.pool.pid())!;
+    const pid = chromium.pid()!;
     // The page loads an image from the site: once the site sees it, the render is under way.
     site.pages.set('/slow', '<p>slow</p><img src="/image.png">');
     site.seen.length = 0;
@@ -106,7 +136,7 @@ describe('browser pool', () => {
       (error: unknown) => error,
     );
     for (let waited = 0; !site.seen.some((r) => r.path === '/image.png') && waited < 20_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.equal((await emulator.server.pool.pid()), pid, 'the render runs on the browser about to be killed');
+    assert.equal(chromium.pid(), pid, 'the render runs on the browser about to be killed');
     process.kill(pid, 'SIGKILL');
     const error = await inFlight;
     assert.ok(error instanceof RenderClientError, `the render in flight answered ${String(error)}`);

@@ -88,6 +88,34 @@ describe('wrangler config: what Hookbench does not emulate', () => {
     assert.match(notes[0]!, /"brand_new_binding" is not a key Hookbench knows/);
   });
 
+  it('refuses, in one line, a key it does not know that declares bindings: never a silent undefined binding', () => {
+    const file = write('wrangler.jsonc', '{ "main": "w.ts", "brand_new_binding": [{ "binding": "NEWTHING" }] }');
+    assert.throws(() => readWranglerConfig(file), (error: Error) => {
+      assert.equal(error.message.split('\n').length, 1);
+      assert.match(error.message, /"brand_new_binding" \(NEWTHING\): a binding type Hookbench does not know, so it is not emulated; .*wrangler dev/);
+      return true;
+    });
+  });
+
+  it('reads ratelimits, analytics_engine_datasets and send_email, and says what is wrong in them', () => {
+    const file = write('wrangler.jsonc', `{ "main": "w.ts",
+      "ratelimits": [{ "name": "RL", "namespace_id": "1001", "simple": { "limit": 3, "period": 60 } }],
+      "analytics_engine_datasets": [{ "binding": "AE", "dataset": "hits" }, { "binding": "PLAIN" }],
+      "send_email": [{ "name": "MAIL", "allowed_destination_addresses": ["ops@example.com"] }] }`);
+    const bindings = readWranglerConfig(file).bindings!;
+    assert.deepEqual(bindings.rateLimits, [{ binding: 'RL', namespaceId: '1001', limit: 3, period: 60 }]);
+    assert.deepEqual(bindings.analyticsEngine, [{ binding: 'AE', dataset: 'hits' }, { binding: 'PLAIN', dataset: 'PLAIN' }]);
+    assert.deepEqual(bindings.sendEmail, [{ binding: 'MAIL', allowedDestinationAddresses: ['ops@example.com'] }]);
+    assert.throws(() => readWranglerConfig(write('wrangler.json', '{ "ratelimits": [{ "name": "RL", "simple": { "limit": 3, "period": 30 } }] }')), /ratelimits\[0\]\.simple\.period must be 10 or 60/);
+    assert.throws(() => readWranglerConfig(write('wrangler.json', '{ "send_email": [{ "name": "M", "allowed_sender_addresses": "a@b" }] }')), /allowed_sender_addresses must be a list/);
+  });
+
+  it('reads the compatibility date and flags', () => {
+    const file = write('wrangler.jsonc', '{ "compatibility_date": "2025-04-01", "compatibility_flags": ["nodejs_compat"] }');
+    assert.deepEqual(readWranglerConfig(file).compatibility, { date: '2025-04-01', flags: ['nodejs_compat'] });
+    assert.throws(() => readWranglerConfig(write('wrangler.json', '{ "compatibility_date": "April" }')), /"compatibility_date" must be a date/);
+  });
+
   it('refuses a Durable Object of another worker with the escape hatch', () => {
     const file = write('wrangler.jsonc', '{ "durable_objects": { "bindings": [{ "name": "A", "class_name": "B", "script_name": "other" }] } }');
     assert.throws(() => readWranglerConfig(file), /script_name.*wrangler dev/);
