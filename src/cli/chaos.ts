@@ -25,7 +25,7 @@ import type { CliIo } from './io';
 import { resolveWorker, secretsFrom } from './serve';
 
 export const chaosUsage = `Usage: hookbench chaos <fixtures-dir> [--worker FILE] [--config wrangler.jsonc|toml] [--env-file FILE]
-         [--seed N] [--runs N] [--perturb ${PERTURBATIONS.join(',')}] [--json] [--no-replay] [--verbose]
+         [--seed N] [--runs N] [--perturb ${PERTURBATIONS.join(',')}] [--json] [--progress] [--no-replay] [--verbose]
   Runs the fixture set as recorded, twice (what differs between the two is noise, masked), then
   perturbed as providers really deliver: duplicates (redeliveries with the same delivery id),
   reorder (one entity's deliveries permuted), concurrent (one entity's deliveries sent at once),
@@ -38,7 +38,8 @@ export const chaosUsage = `Usage: hookbench chaos <fixtures-dir> [--worker FILE]
   for hookbench replay (--no-replay writes nothing). --runs N seeded runs per perturbation (default
   5); --seed N makes the same sends again (default: a new seed, printed); --perturb picks some.
   Secrets come from the environment or --env-file, as for serve and replay. One line per
-  perturbation (ok / FAIL / n/a) and each failure; --json prints the report as JSON instead.
+  perturbation (ok / FAIL / n/a) and each failure; --json prints the report as JSON instead
+  (--progress: and the baseline and each perturbation's line on stderr as they come).
   Exits 0 when nothing diverged, 1 when something did, 2 on a usage error or a broken fixture.`;
 
 function flags(argv: string[]) {
@@ -55,6 +56,7 @@ function flags(argv: string[]) {
         runs: { type: 'string', default: '5' },
         perturb: { type: 'string', default: PERTURBATIONS.join(',') },
         json: { type: 'boolean', default: false },
+        progress: { type: 'boolean', default: false },
         'no-replay': { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
       },
@@ -105,8 +107,11 @@ export async function chaos(argv: string[], io: CliIo): Promise<number> {
       description: values.worker || worker.config?.main ? path.relative(process.cwd(), worker.entry) || worker.entry : 'built-in',
       scratch,
     });
+    // With --json, stdout holds the report alone: --progress says how far it got on stderr.
     const print = (lines: readonly string[]) => {
-      if (!values.json) io.stdout.write(lines.map((line) => `${line}\n`).join(''));
+      const text = lines.map((line) => `${line}\n`).join('');
+      if (!values.json) io.stdout.write(text);
+      else if (values.progress) io.stderr.write(text);
     };
     const report: ChaosReport = await runChaos({
       suite,

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_RECEIVER_URL } from '../core/contract/webhookRoutes';
-import { runBurst, runFixture, type Outcome, type RunOptions } from '../core/fixtures/runFixture';
+import { burstGroups, burstNote, runGroup, type RunOptions } from '../core/fixtures/runFixture';
 import { UsageError } from './args';
 import { envFileVars, loadFixtures, providerSecret } from './fixtureIo';
 import type { CliIo } from './io';
@@ -69,16 +69,10 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
 
   let passed = 0;
   let failed = 0;
-  for (let at = 0; at < suite.length; ) {
-    // Neighbours with the same `burst` go out at once (a chaos concurrent case).
-    const burst = suite[at]!.fixture.burst;
-    let end = at + 1;
-    while (burst !== undefined && end < suite.length && suite[end]!.fixture.burst === burst) end++;
-    const group = suite.slice(at, end).map(({ fixture }) => fixture);
-    at = end;
-    const outcomes: Outcome[] = group.length === 1 ? [await runFixture(group[0]!, secrets.get(group[0]!.provider)!, options)] : await runBurst(group, (f) => secrets.get(f.provider)!, options);
+  for (const group of burstGroups(suite).map((entries) => entries.map(({ fixture }) => fixture))) {
+    const outcomes = await runGroup(group, (f) => secrets.get(f.provider)!, options);
     outcomes.forEach((outcome, i) => {
-      io.stdout.write(`${outcome.passed ? 'ok  ' : 'FAIL'}  ${group[i]!.name.padEnd(width)}  ${outcome.line}${group.length > 1 ? ` (sent at once with ${group.length - 1} other${group.length > 2 ? 's' : ''})` : ''}\n`);
+      io.stdout.write(`${outcome.passed ? 'ok  ' : 'FAIL'}  ${group[i]!.name.padEnd(width)}  ${outcome.line}${burstNote(group.length)}\n`);
       for (const detail of outcome.details) io.stdout.write(`      ${detail}\n`);
       if (outcome.passed) passed++;
       else failed++;

@@ -34,7 +34,7 @@ export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port ${D
          [--outbound-url URL] [--chat-url URL] [--admin-token T] [--exit-with-parent]
          [--render-port 8788] [--no-render] [--render-rate 30] [--render-concurrency 4]
          [--secret-env NAME]... [--allow-origin ORIGIN]... [--allow-host HOST]... [--webhook-path /PREFIX/]...
-         [--require-token]
+         [--require-token] [--retries [--retry-scale 0.001]]
   Runs a worker on the Agents SDK emulation: yours with --worker (its Durable Object bindings and
   vars from the wrangler config next to it or given with --config), otherwise the built-in
   webhook worker. The worker's secrets come from --env-file (default: the .dev.vars or .env beside
@@ -52,7 +52,10 @@ export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port ${D
   --port 0 picks a free port. Prints "listening on http://HOST:PORT".
   The Browser Rendering emulator (Chromium starts on the first render) listens on --render-port
   and prints "render on http://HOST:PORT/client/v4"; its Bearer token is HOOKBENCH_RENDER_TOKEN,
-  or a random one, printed. --render-rate is requests a second before 429 (0: no limit).`;
+  or a random one, printed. --render-rate is requests a second before 429 (0: no limit).
+  --retries: a delivery from hookbench send, replay, a relay or a public URL (not your own curl)
+  answered 5xx or later than its provider waits is sent again on the provider's retry schedule,
+  re-signed, with its retry headers; --retry-scale compresses the schedule (0.001: an hour is 3.6 s).`;
 
 /** The receiver's port is taken; the message names the flag that picks another. */
 export class PortInUseError extends Error {
@@ -120,6 +123,13 @@ function optionalNumber(text: string | undefined, flag: string): number | undefi
   const n = Number(text);
   if (!Number.isFinite(n) || n < 0) throw new UsageError(`${flag} is a number, 0 or more`);
   return n;
+}
+
+/** `--retry-scale`: how much a provider's schedule is compressed, from 0 (at once) to 1 (real time). */
+function retryScale(text: string | undefined): number {
+  const scale = optionalNumber(text, '--retry-scale') ?? 0.001;
+  if (scale > 1) throw new UsageError('--retry-scale is from 0 to 1 (0.001: an hour is 3.6 s)');
+  return scale;
 }
 
 function port(text: string, flag: string): number {
@@ -236,6 +246,8 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     'allow-host': { type: 'string', multiple: true, default: [] },
     'webhook-path': { type: 'string', multiple: true, default: [] },
     'require-token': { type: 'boolean', default: false },
+    retries: { type: 'boolean', default: false },
+    'retry-scale': { type: 'string' },
   });
   const adminToken = values['admin-token'] ?? io.env[ADMIN_TOKEN_ENV];
   if (values['require-token'] && !adminToken) throw new UsageError('--require-token needs an admin token: set HOOKBENCH_ADMIN_TOKEN (for example to the output of openssl rand -hex 16)');
@@ -276,6 +288,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     adminToken,
     sinkSecret: io.env['HOOKBENCH_SINK_SECRET'],
     access,
+    ...(values.retries ? { retries: { scale: retryScale(values['retry-scale']) } } : {}),
   }).catch((error: NodeJS.ErrnoException) => {
     // One line that says what to do, instead of a listen() stack.
     if (error.code === 'EADDRINUSE') throw new PortInUseError(values.host, values.port);

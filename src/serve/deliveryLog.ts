@@ -256,8 +256,17 @@ export function isStored(value: unknown): value is Stored {
     isText(d['responseBody']) &&
     isTextOrNull(d['provider']) && isTextOrNull(d['entity']) && isTextOrNull(d['verification']) && isTextOrNull(d['event']) &&
     (d['duplicate'] === undefined || typeof d['duplicate'] === 'boolean') &&
-    (d['source'] === undefined || isSource(d['source']))
+    (d['source'] === undefined || isSource(d['source'])) &&
+    (d['nextRetry'] === undefined || isNextRetry(d['nextRetry']))
   );
+}
+
+const isRetryNumber = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= 99;
+
+function isNextRetry(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const r = value as Record<string, unknown>;
+  return isRetryNumber(r['retry']) && isRetryNumber(r['retries']) && isText(r['at']) && !Number.isNaN(Date.parse(r['at']));
 }
 
 const SAFE_TEXT = /^[^\p{Cc}]{0,300}$/u;
@@ -267,7 +276,9 @@ function isSource(value: unknown): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const s = value as Record<string, unknown>;
   return (
-    ['send', 'replay', 'relay', 'public'].includes(s['kind'] as string) &&
+    ['send', 'replay', 'relay', 'public', 'retry'].includes(s['kind'] as string) &&
+    (s['of'] === undefined || (isText(s['of']) && /^[0-9a-f-]{36}$/.test(s['of']))) &&
+    (s['retry'] === undefined || isRetryNumber(s['retry'])) &&
     (s['name'] === undefined || (isText(s['name']) && SAFE_TEXT.test(s['name']))) &&
     (s['note'] === undefined || (isText(s['note']) && SAFE_TEXT.test(s['note'])))
   );

@@ -2,11 +2,11 @@
  * Where a request came from, for the deliveries log. A request whose `Host` is not loopback came
  * through a tunnel (or another machine): that is all it can claim, whatever headers it carries.
  * A loopback client may name itself in the `hookbench-source` header (Hookbench's sender, a
- * replay, the smee client, `stripe listen`); the smee client also says whether the body it
+ * replay, the smee client, `stripe listen`, a retry of `serve --retries`); the smee client also says whether the body it
  * forwards is the relay's re-encoding, so a signature failure is explained, not a bare 401.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { RELAY_REENCODED_NOTE, SOURCE_HEADER, type DeliverySource } from '../core/contract/deliveries';
+import { parseRetrySource, RELAY_REENCODED_NOTE, SOURCE_HEADER, type DeliverySource } from '../core/contract/deliveries';
 import { verificationReason } from '../core/contract/notes';
 import { hostnameOf, isLoopbackHost } from './http/access';
 
@@ -19,6 +19,10 @@ export function deliverySource(headers: IncomingHttpHeaders, verification: strin
   if (typeof value !== 'string') return undefined;
   const [name = '', ...params] = value.split(';').map((part) => part.trim().toLowerCase());
   if (name === 'send' || name === 'replay') return { kind: name };
+  if (name === 'retry') {
+    const retry = parseRetrySource(params);
+    return retry ? { kind: 'retry', ...retry } : undefined;
+  }
   if (!RELAYS.has(name)) return undefined;
   const body = params.find((p) => p.startsWith('body='))?.slice('body='.length);
   const mismatch = verificationReason(verification) === 'mismatch';

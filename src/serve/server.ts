@@ -9,6 +9,7 @@ import { AdminApi } from './admin/adminApi';
 import { noteDataFormat } from './dataFormat';
 import { lockDataFolder, type DataLock } from './dataLock';
 import { DeliveryLog } from './deliveryLog';
+import { DeliveryRetries } from './deliveryRetries';
 import { Receiver } from './http/receiver';
 import { Sink } from './sink';
 import { WorkerHost, type ServePlatform, type WorkerHostOptions } from './workerHost';
@@ -28,6 +29,8 @@ export interface ServerOptions {
   readonly sinkLimits?: Partial<SinkLimits>;
   /** Who may reach the non-webhook routes and WebSockets (access.ts). */
   readonly access?: AccessPolicy;
+  /** Retry what providers would retry, their schedules compressed by `scale` (`--retries`, deliveryRetries.ts). */
+  readonly retries?: { readonly scale: number };
 }
 
 export interface RunningServer {
@@ -65,7 +68,8 @@ async function startLocked(platform: ServePlatform, options: ServerOptions, lock
   const sink = await Sink.open(platform.sql, internalDir(dataDir, 'sink'), { ...options.sinkLimits, secret: options.sinkSecret });
   const runtime = () => worker.runtime();
   const admin = new AdminApi({ token: options.adminToken, runtime, deliveries, sink, instanceEvents, logger, lock });
-  const receiver = new Receiver({ host: options.host, port: options.port, runtime, logger, bodyLimit: options.bodyLimit, admin, deliveries, access: options.access, timers: platform.timers });
+  const retries = options.retries ? new DeliveryRetries({ scale: options.retries.scale, timers: platform.timers, logger, secrets: options.worker.secrets }) : undefined;
+  const receiver = new Receiver({ host: options.host, port: options.port, runtime, logger, bodyLimit: options.bodyLimit, admin, deliveries, access: options.access, timers: platform.timers, retries });
   /** Everything behind the receiver, closed in order. */
   const closeBehind = async () => {
     await worker.stop();
@@ -81,6 +85,7 @@ async function startLocked(platform: ServePlatform, options: ServerOptions, lock
   }
   // Now a checker can reach the admin API and ask this process to prove it holds the folder.
   lock.listening(receiver.localAddress);
+  retries?.listening(url);
   return {
     url,
     worker,
@@ -88,6 +93,8 @@ async function startLocked(platform: ServePlatform, options: ServerOptions, lock
     sink,
     async stop() {
       lock.closing();
+      // Retries in flight still reach the receiver; none waiting is sent.
+      await retries?.stop();
       await receiver.close();
       await closeBehind();
       lock.release();

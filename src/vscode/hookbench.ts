@@ -12,6 +12,7 @@ import { registerExplorerCommands } from './explorerCommands';
 import { registerWebhookCommands } from './webhookCommands';
 import { registerDraftCommands } from './drafts/draftCommands';
 import { registerFixtureCommands } from './fixtures/fixtureCommands';
+import { registerChaosCommands } from './chaos/chaosCommands';
 import { Sender } from './sender';
 import { trackWalkthrough } from './walkthroughKeys';
 import { ExposeController } from './expose/exposeController';
@@ -74,6 +75,7 @@ export function createHookbench(context: vscode.ExtensionContext, moduleStart?: 
   const drafts = registerDraftCommands(store, logger, sender);
   registerWebhookCommands(store, logger, sender, secrets, explorer, drafts, privateStorage(context));
   registerFixtureCommands(store, logger, sender, explorer, views['hookbench.deliveries'], privateStorage(context));
+  registerChaosCommands(store, tagged(log, 'chaos'), server, sender, privateStorage(context));
   trackWalkthrough(store, secrets, explorer);
   registerRenderCommands(store, tagged(log, 'render'), context, server);
   const expose = store.add(new ExposeController(context, tagged(log, 'expose'), server, secrets, { view: views['hookbench.deliveries'], tree: trees.deliveries }));

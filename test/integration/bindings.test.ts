@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, nextRestart, resultsShown, startReceiver, type HookbenchApi } from './helpers';
+import { api, resultsShown, serveWorkerEntry, startReceiver, type HookbenchApi } from './helpers';
 import { requestScreenshot, userDoes } from './reporter';
 import { clickRow, editorOpenedBy, revealRow, rowsUnder, shownUnder, untilRows, type TreeRow } from './treeViews';
 
@@ -48,17 +48,13 @@ describe('bindings view: what a worker’s bindings hold', () => {
     hookbench = await api();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await startReceiver();
-    const restarted = nextRestart(hookbench, 45_000);
     // The entry alone: serve finds the wrangler config beside it (the workspace has none).
-    await vscode.workspace.getConfiguration('hookbench').update('worker.entry', path.join(fixture(), 'src', 'index.ts'), vscode.ConfigurationTarget.Workspace);
-    url = await restarted;
+    url = await serveWorkerEntry(hookbench, path.join(fixture(), 'src', 'index.ts'));
   });
 
   after(async function () {
     this.timeout(60_000);
-    const restarted = nextRestart(hookbench, 45_000);
-    await vscode.workspace.getConfiguration('hookbench').update('worker.entry', undefined, vscode.ConfigurationTarget.Workspace);
-    await restarted;
+    await serveWorkerEntry(hookbench, undefined);
   });
 
   it('shows KV keys, R2 objects and the queue backlog after data arrives over HTTP', async () => {

@@ -101,3 +101,10 @@ export async function newDeliveries(client: AdminClient, known: ReadonlySet<stri
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** Restarts the receiver on the worker `entry` (undefined: the workspace's own again); resolves with its URL once it listens. */
+export async function serveWorkerEntry(hookbench: HookbenchApi, entry: string | undefined): Promise<string> {
+  const restarted = nextRestart(hookbench, 45_000);
+  await vscode.workspace.getConfiguration('hookbench').update('worker.entry', entry, vscode.ConfigurationTarget.Workspace);
+  return restarted;
+}

@@ -27,8 +27,20 @@ export interface DeliveryRecord {
    * provider stops retrying), but nothing was stored or processed again.
    */
   readonly duplicate?: boolean;
-  /** Where the request came from: Hookbench's own sender, a replay, a relay, a public host. Absent: another local client. */
+  /** Where the request came from: Hookbench's own sender, a replay, a relay, a public host, a retry. Absent: another local client. */
   readonly source?: DeliverySource;
+  /** The provider's next attempt at this delivery, when `serve --retries` scheduled one (docs/chaos.md, "Provider retries while developing"). */
+  readonly nextRetry?: NextRetry;
+}
+
+/** A retry `serve --retries` scheduled for a delivery that failed: "retry 2 of 8 in 4 s". */
+export interface NextRetry {
+  /** Its number among the provider's retries, 1 for the first. */
+  readonly retry: number;
+  /** How many retries the provider's schedule has. */
+  readonly retries: number;
+  /** When it is sent (ISO 8601): the provider's delay, compressed by `--retry-scale`. */
+  readonly at: string;
 }
 
 /**
@@ -37,9 +49,12 @@ export interface DeliveryRecord {
  * names no loopback address, as a tunnel (ngrok, cloudflared) passes it on.
  */
 export interface DeliverySource {
-  readonly kind: 'send' | 'replay' | 'relay' | 'public';
+  readonly kind: 'send' | 'replay' | 'relay' | 'public' | 'retry';
   /** The relay's name (`smee`, `stripe`) or the public host name. */
   readonly name?: string;
+  /** A retry's: the id of the delivery it retries (the first attempt), and its number among the retries. */
+  readonly of?: string;
+  readonly retry?: number;
   /** What the relay did to the request that explains its verification, e.g. {@link RELAY_REENCODED_NOTE}. */
   readonly note?: string;
 }
@@ -50,6 +65,19 @@ export interface DeliverySource {
  * the recorded headers and records a {@link DeliverySource} instead.
  */
 export const SOURCE_HEADER = 'hookbench-source';
+
+/** The source header of a retry `serve --retries` sends: `retry; of=<first attempt's id>; n=<retry number>`. */
+export function retrySourceHeader(of: string, retry: number): string {
+  return `retry; of=${of}; n=${retry}`;
+}
+
+/** The first attempt's id and the retry number of a {@link retrySourceHeader}'s parameters (lower-cased), or undefined. */
+export function parseRetrySource(params: readonly string[]): { of: string; retry: number } | undefined {
+  const of = params.find((p) => p.startsWith('of='))?.slice('of='.length) ?? '';
+  const n = params.find((p) => p.startsWith('n='))?.slice('n='.length) ?? '';
+  if (!/^[0-9a-f-]{36}$/.test(of) || !/^[1-9]\d?$/.test(n)) return undefined;
+  return { of, retry: Number(n) };
+}
 
 /** What a delivery says when the relay sent re-encoded JSON instead of the bytes the provider signed. */
 export const RELAY_REENCODED_NOTE = 'relayed: body re-encoded by the relay';

@@ -27,6 +27,7 @@ import { LOGIN_PATH, loginAnswer, showsCredential, withoutCredential } from './l
 import { BodyBudgetError, BodyIdleError, connectionClient, DEFAULT_LIMITS, OWNER, Quota, readBoundedBody, requestClient, type BoundedBody, type ReceiverLimits } from './requestBounds';
 import { realTimers, type Timers } from '../../core/timers';
 import type { DeliveryLog } from '../deliveryLog';
+import type { DeliveryRetries } from '../deliveryRetries';
 import { deliverySource, withoutSourceHeader } from '../deliverySource';
 import { BodyTooLargeError, requestUrl, toRequest, writeHtml, writeResponse, writeText } from './httpAdapter';
 import { acceptsErrorPage, errorPage } from './errorPage';
@@ -46,6 +47,8 @@ export interface ReceiverOptions {
   readonly timers?: Timers;
   /** Names each connection's user (localPeer.ts); a platform's own by default. */
   readonly peers?: PeerIdentifier;
+  /** Sends again what a provider would retry (`serve --retries`); absent: nothing is retried. */
+  readonly retries?: DeliveryRetries;
 }
 
 /**
@@ -277,8 +280,10 @@ export class Receiver {
     const requestHeaders: Record<string, string> = {};
     for (let i = 0; i < req.rawHeaders.length; i += 2) requestHeaders[req.rawHeaders[i]!] = req.rawHeaders[i + 1]!;
     const source = deliverySource(req.headers, notes.verification ?? null);
+    const durationMs = performance.now() - started;
+    const nextRetry = this.options.retries?.plan({ provider: notes.provider ?? null, status, durationMs, source, requestHeaders });
     try {
-      this.options.deliveries.record({
+      const recorded = this.options.deliveries.record({
         time: new Date().toISOString(),
         method: req.method ?? 'GET',
         path: url.pathname + url.search,
@@ -287,14 +292,16 @@ export class Receiver {
         status,
         responseHeaders,
         responseBody,
-        durationMs: performance.now() - started,
+        durationMs,
         provider: notes.provider ?? null,
         entity: notes.entity ?? null,
         verification: notes.verification ?? null,
         event: notes.event ?? null,
         ...(notes.stored === false ? { duplicate: true } : {}),
         ...(source ? { source } : {}),
+        ...(nextRetry ? { nextRetry } : {}),
       });
+      if (nextRetry) this.options.retries?.schedule(recorded, body, nextRetry);
     } catch (error) {
       this.options.logger.error(`[receiver] could not record a delivery: ${(error as Error).message}`);
     }

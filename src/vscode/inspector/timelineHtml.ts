@@ -18,6 +18,12 @@ function json(value: unknown): string {
   return value === undefined ? '' : escapeHtml(JSON.stringify(value));
 }
 
+/** Column headings of a changes table: the two sides of the diff. */
+export interface DiffSides {
+  readonly before: string;
+  readonly after: string;
+}
+
 function changeRow(change: StateChange): string {
   const before = change.kind === 'added' ? '<span class="muted">—</span>' : `<code>${json(change.before)}</code>`;
   const after = change.kind === 'removed' ? '<span class="muted">—</span>' : `<code>${json(change.after)}</code>`;
@@ -44,7 +50,7 @@ function steps({ steps, index }: Extract<TimelineView, { kind: 'steps' }>): stri
     .map((s, i) => `<li class="${i === index ? 'current' : ''}" data-command="select" data-arg="${i}"><span>${escapeHtml(s.eventType)}</span> <span class="muted">${escapeHtml(s.title ?? '')}</span><br><span class="muted">${escapeHtml(s.at)}</span></li>`)
     .reverse()
     .join('');
-  const changes = current.changes.length === 0 ? '<p class="muted" id="diff">This event left the state as it was.</p>' : `<table id="diff"><thead><tr><th>Path</th><th>Change</th><th>Before</th><th>After</th></tr></thead><tbody>${current.changes.map(changeRow).join('')}</tbody></table>`;
+  const changes = current.changes.length === 0 ? '<p class="muted" id="diff">This event left the state as it was.</p>' : changesTable(current.changes, { before: 'Before', after: 'After' }, 'diff');
   return `<div class="layout"><ol class="steps">${list}</ol><main>
 <div class="toolbar"><button data-command="prev"${index === 0 ? ' disabled' : ''}>◀ Prev</button><button data-command="next"${index === steps.length - 1 ? ' disabled' : ''}>Next ▶</button>
 <span id="position">event ${index + 1} of ${steps.length}</span>
@@ -53,6 +59,15 @@ function steps({ steps, index }: Extract<TimelineView, { kind: 'steps' }>): stri
 <p class="muted">${escapeHtml(current.eventId)} · ${escapeHtml(current.at)}</p>
 ${changes}</main></div>`;
 }
+
+/** A state diff as a table, one leaf a row, the sides coloured as VS Code's diff editor colours them. */
+export function changesTable(changes: readonly StateChange[], sides: DiffSides, id: string): string {
+  return `<table id="${escapeHtml(id)}" class="diff"><thead><tr><th>Path</th><th>Change</th><th>${escapeHtml(sides.before)}</th><th>${escapeHtml(sides.after)}</th></tr></thead><tbody>${changes.map(changeRow).join('')}</tbody></table>`;
+}
+
+/** The styles of {@link changesTable}. */
+export const DIFF_STYLE = `table.diff tr.added td:nth-child(4) { background: var(--vscode-diffEditor-insertedTextBackground); } table.diff tr.removed td:nth-child(3) { background: var(--vscode-diffEditor-removedTextBackground); }
+table.diff tr.changed td:nth-child(3) { background: var(--vscode-diffEditor-removedTextBackground); } table.diff tr.changed td:nth-child(4) { background: var(--vscode-diffEditor-insertedTextBackground); }`;
 
 export function timelineHtml(nonce: string, instance: string, view: TimelineView): string {
   const body = view.kind === 'missing' ? missing() : view.kind === 'error' ? `<div class="error" id="error">${escapeHtml(view.message)}</div>` : steps(view);
@@ -63,8 +78,7 @@ export function timelineHtml(nonce: string, instance: string, view: TimelineView
 .steps li { padding: 4px 6px; cursor: pointer; border-left: 3px solid transparent; } .steps li:hover { background: var(--vscode-list-hoverBackground); }
 .steps li.current { background: var(--vscode-list-activeSelectionBackground); color: var(--vscode-list-activeSelectionForeground); border-left-color: var(--vscode-focusBorder); }
 main { flex: 1; min-width: 0; } h2 { font-size: 1.2em; margin: 8px 0 2px; }
-tr.added td:nth-child(4) { background: var(--vscode-diffEditor-insertedTextBackground); } tr.removed td:nth-child(3) { background: var(--vscode-diffEditor-removedTextBackground); }
-tr.changed td:nth-child(3) { background: var(--vscode-diffEditor-removedTextBackground); } tr.changed td:nth-child(4) { background: var(--vscode-diffEditor-insertedTextBackground); }
+${DIFF_STYLE}
 pre { white-space: pre-wrap; background: var(--vscode-textCodeBlock-background); padding: 8px; }`,
     body,
     script: "addEventListener('keydown', (e) => { if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') vscode.postMessage({ type: 'command', command: 'prev' }); if (e.key === 'ArrowRight' || e.key === 'ArrowDown') vscode.postMessage({ type: 'command', command: 'next' }); });",

@@ -25,7 +25,7 @@ export function privateStorage(context: vscode.ExtensionContext): string {
   return (context.storageUri ?? context.globalStorageUri).fsPath;
 }
 
-const RESTART_ON = ['hookbench.receiver.host', 'hookbench.receiver.port', 'hookbench.dataDirectory', 'hookbench.worker', 'hookbench.retention', 'hookbench.render.port'];
+const RESTART_ON = ['hookbench.receiver.host', 'hookbench.receiver.port', 'hookbench.receiver.retries', 'hookbench.receiver.retryScale', 'hookbench.dataDirectory', 'hookbench.worker', 'hookbench.retention', 'hookbench.render.port'];
 
 export class ServerController implements vscode.Disposable {
   private readonly store = new DisposableStore();
@@ -183,11 +183,23 @@ export class ServerController implements vscode.Disposable {
       ...this.workerArgs(folder),
       ...settings.get<string[]>('security.allowedOrigins', []).flatMap((origin) => ['--allow-origin', origin]),
       ...(settings.get<boolean>('security.requireToken', false) ? ['--require-token'] : []),
+      ...(settings.get<boolean>('receiver.retries', false) ? ['--retries', '--retry-scale', String(settings.get<number>('receiver.retryScale', 0.001))] : []),
     ];
     const secrets = await this.environment();
     this.launchedSecrets = JSON.stringify(secrets);
     const env = { ...SERVE_PROCESS_ENV, ...process.env, ...secrets, [ADMIN_TOKEN_ENV]: this.adminToken, [RENDER_TOKEN_ENV]: this.renderToken };
     return { cli: this.context.asAbsolutePath(path.join('dist', 'cli.js')), args, env, cwd: base };
+  }
+
+  /**
+   * How a one-off CLI command (`hookbench chaos`) runs the workspace's worker as the receiver
+   * does: the same CLI and Node, the same worker flags, the same secrets as environment, but no
+   * admin or render token (it opens no port of the session's).
+   */
+  async workerLaunch(): Promise<ServeLaunch> {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const env = { ...SERVE_PROCESS_ENV, ...process.env, ...(await this.environment()) };
+    return { cli: this.context.asAbsolutePath(path.join('dist', 'cli.js')), args: this.workerArgs(folder), env, cwd: folder ?? this.context.globalStorageUri.fsPath };
   }
 
   /**

@@ -10,7 +10,7 @@ import type { ExplorerChange, ExplorerFeed, ExplorerModel } from './explorerMode
 import { relativeTime } from './explorerSession';
 import { ListTree } from './listTree';
 import { textTooltip } from './tooltip';
-import { DUPLICATE_NOTE, type DeliverySource } from '../../core/contract/deliveries';
+import { DUPLICATE_NOTE, type DeliverySource, type NextRetry } from '../../core/contract/deliveries';
 
 /** Where a delivery came from, in words: "local send", "replay", "via smee", "via ngrok". */
 export function sourceLabel(source: DeliverySource | undefined, publicHosts: ReadonlyMap<string, string>): string | undefined {
@@ -23,9 +23,19 @@ export function sourceLabel(source: DeliverySource | undefined, publicHosts: Rea
       return `via ${source.name === 'stripe' ? 'stripe listen' : (source.name ?? 'a relay')}`;
     case 'public':
       return `via ${publicHosts.get(source.name ?? '') ?? source.name ?? 'a public host'}`;
+    case 'retry':
+      return `provider retry ${source.retry ?? ''}`.trim();
     default:
       return undefined;
   }
+}
+
+/** "retry 2 of 8 in 4 s" (or "retry 2 of 8 sent" once its time is past). */
+export function retryLabel(next: NextRetry | undefined, now: number): string | undefined {
+  if (!next) return undefined;
+  const ms = Date.parse(next.at) - now;
+  if (ms <= 0) return `retry ${next.retry} of ${next.retries} sent`;
+  return `retry ${next.retry} of ${next.retries} in ${ms < 10_000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000)} s`;
 }
 
 export class DeliveriesTree extends ListTree<DeliverySummary> {
@@ -52,7 +62,7 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
     const from = sourceLabel(d.source, this.publicHosts);
     // A relay's note explains a mismatch; another reason (no_secret, stale) says more than the note.
     const why = d.source?.note && (reason === undefined || reason === 'mismatch') ? d.source.note : reason;
-    item.description = [d.provider, d.entity, why, d.duplicate ? DUPLICATE_NOTE : undefined, from, relativeTime(d.time)].filter(Boolean).join(' · ');
+    item.description = [d.provider, d.entity, why, d.duplicate ? DUPLICATE_NOTE : undefined, from, retryLabel(d.nextRetry, Date.now()), relativeTime(d.time)].filter(Boolean).join(' · ');
     item.iconPath = ok
       ? new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'))
       : new vscode.ThemeIcon(d.status >= 500 ? 'error' : 'warning', new vscode.ThemeColor(d.status >= 500 ? 'testing.iconFailed' : 'problemsWarningIcon.foreground'));
@@ -65,6 +75,8 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
       from ? [`from: ${from}${d.source?.kind === 'public' ? ` (${d.source.name ?? ''}, a public URL)` : ''}`] : undefined,
       d.source?.note ? [`${d.source.note}: the relay forwarded parsed JSON, not the bytes the provider signed, so the signature cannot match them. Use ngrok or a Cloudflare tunnel (Hookbench: Choose Expose Provider) to check signatures.`] : undefined,
       d.duplicate ? [`${DUPLICATE_NOTE}: the delivery id ${d.event ?? ''} was processed before`] : undefined,
+      d.source?.kind === 'retry' ? [`the provider's retry ${d.source.retry ?? ''} of delivery ${d.source.of ?? ''} (serve --retries)`] : undefined,
+      d.nextRetry ? [`retry ${d.nextRetry.retry} of ${d.nextRetry.retries} at ${d.nextRetry.at}, as the provider would (hookbench.receiver.retries)`] : undefined,
     ]);
     item.contextValue = ok ? 'hookbench.delivery' : 'hookbench.delivery.rejected';
     item.command = { command: 'hookbench.delivery.open', title: 'Open Request and Response', arguments: [d] };

@@ -8,6 +8,7 @@ import WebSocket from 'ws';
 import type * as Contract from '../../../src/core/contract/instances';
 import type { SinkLimits } from '../../../src/core/contract/sink';
 import { lineLogger } from '../../../src/core/log';
+import type { Timers } from '../../../src/core/timers';
 import { findWranglerConfig, readWranglerConfig, type WranglerConfig } from '../../../src/core/runtime/worker/wranglerConfig';
 import { defaultWorkerConfig, type DefaultWorkerSettings } from '../../../src/serve/defaultWorker';
 import { routeConsole } from '../../../src/serve/consoleRoute';
@@ -52,6 +53,10 @@ export interface ServeOptions {
   sinkLimits?: Partial<SinkLimits>;
   /** Serve this entry with this config instead of a fixture folder. */
   worker?: { entry: string; config: WranglerConfig };
+  /** The platform's timers (a manual clock); real ones by default. */
+  timers?: Timers;
+  /** `serve --retries` with this `--retry-scale`. */
+  retries?: { scale: number };
 }
 
 /** The built-in webhook worker, from source, with the given secrets and settings. */
@@ -69,7 +74,7 @@ export async function serveFixture(name: string, options: ServeOptions = {}): Pr
   const logs: string[] = [];
   const logger = lineLogger((line) => logs.push(line), 'debug');
   const restoreConsole = routeConsole(logger);
-  const platform = { ...(await testPlatform({ dataDir, logger, limits: { idleMs: options.idleMs } })), esbuild };
+  const platform = { ...(await testPlatform({ dataDir, logger, limits: { idleMs: options.idleMs }, ...(options.timers ? { timers: options.timers } : {}) })), esbuild };
   const server = await startServer(platform, {
     host: '127.0.0.1',
     port: 0,
@@ -78,6 +83,7 @@ export async function serveFixture(name: string, options: ServeOptions = {}): Pr
     adminToken: options.adminToken,
     sinkSecret: options.sinkSecret,
     sinkLimits: options.sinkLimits,
+    ...(options.retries ? { retries: options.retries } : {}),
   });
   platform.instanceEvents.event((event) => {
     if (event.kind !== 'woken' && event.kind !== 'evicted') return;
