@@ -11,7 +11,7 @@ import { lineLogger, type Logger } from '../core/log';
 import { SqlHeaps } from '../core/runtime/storage/sqlHeaps';
 import { GcNudge } from '../serve/gcNudge';
 import { loadSqlJs, separateSqlJsLoader } from '../core/runtime/storage/sqljs';
-import { findWranglerConfig, parseDevVars, readWranglerConfig, type WranglerConfig } from '../core/runtime/worker/wranglerConfig';
+import { findWranglerConfig, parseDevVars, readWranglerConfig, secretsFileBeside, type WranglerConfig } from '../core/runtime/worker/wranglerConfig';
 import { ConfigError, UnsupportedConfigError } from '../core/runtime/errors';
 import { createPlatform } from '../core/runtime/platform';
 import { defaultWorkerConfig, prebuiltDefaultWorker, type DefaultWorkerSettings } from '../serve/defaultWorker';
@@ -200,7 +200,7 @@ export function resolveWorker(values: { worker?: string | undefined; config?: st
     const configFile = values.config ?? (values.worker ? findWranglerConfig(path.dirname(path.resolve(values.worker))) : undefined);
     config = configFile ? readWranglerConfig(path.resolve(configFile)) : undefined;
     // As wrangler dev does: the secrets file beside the config, `.dev.vars` (or else `.env`).
-    if (configFile && envFile === undefined) envFile = ['.dev.vars', '.env'].map((name) => path.join(path.dirname(path.resolve(configFile)), name)).find((file) => fs.existsSync(file));
+    if (configFile && envFile === undefined) envFile = secretsFileBeside(configFile);
   } catch (error) {
     // Something not emulated is no usage mistake: its one line, without the usage text.
     if (error instanceof UnsupportedConfigError) throw error;

@@ -1,6 +1,6 @@
 /**
- * Signs and POSTs test webhooks and replays for the commands: the secret from SecretStorage (set
- * on the spot when missing, the receiver restarted and ready before the send goes out), a short
+ * Signs and POSTs test webhooks and replays for the commands: the secret from the workspace
+ * worker's .dev.vars or from SecretStorage (set on the spot when missing, the receiver restarted and ready before the send goes out), a short
  * notification of the answer (a duplicate said so), and failures that name what happened and
  * what to do, never a bare "fetch failed".
  */
@@ -30,10 +30,13 @@ export class Sender {
     private readonly secrets: Secrets,
   ) {}
 
-  /** The provider's secret; when none is set, offers to set it and waits for the receiver to take it. */
+  /**
+   * The provider's secret: the workspace worker's own (its .dev.vars, which it verifies with), else
+   * the stored one; when neither is set, offers to set it and waits for the receiver to take it.
+   */
   async secretFor(provider: ProviderName): Promise<string | undefined> {
     const env = schemeFor(provider).shape.secretEnv;
-    const secret = await this.secrets.get(env);
+    const secret = this.server.workerSecrets()[env] || (await this.secrets.get(env));
     if (secret) return secret;
     this.logger.info(`no ${env} is set: asking for it before the ${provider} webhook is signed`);
     const choice = await vscode.window.showWarningMessage(`No ${env} is set, so the ${provider} webhook cannot be signed.`, 'Set Webhook Secret');

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DisposableStore, Emitter } from '../../core/events';
 import type { Logger } from '../../core/log';
-import { findWranglerConfig, readWranglerConfig } from '../../core/runtime/worker/wranglerConfig';
+import { findWranglerConfig, readWranglerConfig, secretsBeside } from '../../core/runtime/worker/wranglerConfig';
 import { UnsupportedConfigError } from '../../core/runtime/errors';
 import type { Secrets } from '../secrets';
 import { ServeProcess, type ServeLaunch, type ServeState } from './serveProcess';
@@ -200,6 +200,16 @@ export class ServerController implements vscode.Disposable {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const env = { ...SERVE_PROCESS_ENV, ...process.env, ...(await this.environment()) };
     return { cli: this.context.asAbsolutePath(path.join('dist', 'cli.js')), args: this.workerArgs(folder), env, cwd: folder ?? this.context.globalStorageUri.fsPath };
+  }
+
+  /**
+   * The variables of the workspace worker's own secrets file (.dev.vars beside its config, as serve
+   * and wrangler dev read it), or none: a webhook for that worker is signed with its secret.
+   */
+  workerSecrets(): Record<string, string> {
+    const args = this.workerArgs(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+    const config = args.includes('--config') ? args[args.indexOf('--config') + 1] : undefined;
+    return config ? secretsBeside(config) : {};
   }
 
   /**

@@ -125,6 +125,21 @@ export function readWranglerConfig(file: string): WranglerConfig {
 }
 
 /** `.dev.vars` / `.env` format: KEY=value lines, # comments, optional quotes. */
+/** The secrets file wrangler dev reads beside a config: `.dev.vars`, or else `.env`; undefined when neither exists. */
+export function secretsFileBeside(configFile: string): string | undefined {
+  return ['.dev.vars', '.env'].map((name) => path.join(path.dirname(path.resolve(configFile)), name)).find((file) => fs.existsSync(file));
+}
+
+/** The variables of a secrets file (`secretsFileBeside`), or none when there is no file or it cannot be read. */
+export function secretsBeside(configFile: string): Record<string, string> {
+  const file = secretsFileBeside(configFile);
+  try {
+    return file ? parseDevVars(fs.readFileSync(file, 'utf8')) : {};
+  } catch {
+    return {};
+  }
+}
+
 export function parseDevVars(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const line of text.split(/\r?\n/)) {

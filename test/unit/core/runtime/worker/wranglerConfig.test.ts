@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { findWranglerConfig, parseDevVars, readWranglerConfig, stripJsonc } from '../../../../../src/core/runtime/worker/wranglerConfig';
+import { findWranglerConfig, parseDevVars, readWranglerConfig, secretsBeside, secretsFileBeside, stripJsonc } from '../../../../../src/core/runtime/worker/wranglerConfig';
 
 function write(name: string, text: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-wrangler-'));
@@ -62,6 +62,21 @@ describe('.dev.vars', () => {
       PLAIN: 'v',
       MULTI: 'l1\nl2',
     });
+  });
+});
+
+describe('the secrets file beside a config', () => {
+  it('is .dev.vars, else .env, as wrangler dev reads it; none when neither exists', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-secrets-beside-'));
+    const config = path.join(dir, 'wrangler.jsonc');
+    fs.writeFileSync(config, '{}');
+    assert.equal(secretsFileBeside(config), undefined);
+    assert.deepEqual(secretsBeside(config), {});
+    fs.writeFileSync(path.join(dir, '.env'), 'STRIPE_WEBHOOK_SECRET=from-env-file\n');
+    assert.equal(secretsFileBeside(config), path.join(dir, '.env'));
+    fs.writeFileSync(path.join(dir, '.dev.vars'), 'STRIPE_WEBHOOK_SECRET=whsec_dev\n');
+    assert.equal(secretsFileBeside(config), path.join(dir, '.dev.vars'));
+    assert.deepEqual(secretsBeside(config), { STRIPE_WEBHOOK_SECRET: 'whsec_dev' });
   });
 });
 
