@@ -17,10 +17,18 @@ export interface Compare {
   readonly normalize?: (body: unknown) => unknown;
 }
 
+/**
+ * A step that differs because of a fix under way elsewhere: its difference is reported as awaited
+ * (with this reason) and does not fail the run; once it agrees the runner says so, to drop the mark.
+ */
+export interface Awaiting {
+  readonly awaits?: string;
+}
+
 /** One runtime's answer bodies so far, by step name (the last answer of a poll). */
 export type Answers = ReadonlyMap<string, string>;
 
-export interface HttpStep {
+export interface HttpStep extends Awaiting {
   readonly kind?: 'http';
   readonly name: string;
   readonly method?: string;
@@ -92,7 +100,7 @@ export interface BurstStep {
  * `count` matches of `pattern` (bounded by `timeoutMs`), then compares the matched texts in order:
  * for what a worker only logs, as a queue consumer or a scheduled handler does.
  */
-export interface LogStep {
+export interface LogStep extends Awaiting {
   readonly kind: 'log';
   readonly name: string;
   readonly pattern: RegExp;

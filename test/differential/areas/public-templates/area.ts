@@ -56,7 +56,9 @@ function workflowShape(body: unknown): unknown {
 
 const workflow: readonly Step[] = [
   { name: 'GET /favicon.ico: an empty JSON 404', path: '/favicon.ico', compare: json },
-  { name: 'GET / creates an instance and answers its id and status', path: '/', compare: { ...json, normalize: workflowShape } },
+  // miniflare has run the first step by the time create()'s status() is answered; Hookbench writes
+  // each step's result to disk before the run goes on, so its status() comes first (README.md).
+  { name: 'GET / creates an instance and answers its id and status', path: '/', compare: { ...json, normalize: (body) => workflowShape({ ...(body as object), details: { ...(body as { details: object }).details, __LOCAL_DEV_STEP_OUTPUTS: 'compared by the next step' } }) } },
   {
     kind: 'poll',
     name: 'GET /?instanceId=<id>: the first step\'s output, then waiting for the approval event',
@@ -67,13 +69,21 @@ const workflow: readonly Step[] = [
   { name: 'an unknown instance id', path: '/?instanceId=nobody', compare: { body: 'ignore' } },
 ];
 
-/** The consumer logs each message: its id (each runtime's own) and the producing request. */
-const queueMessage = /message \S+ processed: \{"url":"[^"]*","method":"[A-Z]+"/;
+/** The consumer logs each message: its id (each runtime's own) and the producing request, headers and all. */
+const queueMessage = /message \S+ processed: \{"url":.*\}\}/;
 
 const queues: readonly Step[] = [
   { name: 'GET / sends a message', path: '/', compare: text },
   { name: 'POST /hello sends another', method: 'POST', path: '/hello', body: '{}', compare: text },
-  { kind: 'log', name: 'the consumer logs both, in order', pattern: queueMessage, count: 2, timeoutMs: 15_000, normalize: (line) => withoutPort(line.replace(/message \S+ /, 'message <id> ')) },
+  {
+    kind: 'log',
+    name: 'the consumer logs both, in order, with the requests\' headers',
+    pattern: queueMessage,
+    count: 2,
+    timeoutMs: 15_000,
+    normalize: (line) => withoutPort(line.replace(/message \S+ /, 'message <id> ')),
+    awaits: 'cf-connecting-ip and accept-encoding on incoming requests (issue 26, another part)',
+  },
 ];
 
 const scheduled: readonly Step[] = [
