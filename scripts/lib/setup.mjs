@@ -319,6 +319,25 @@ export async function ensureWrangler() {
   return { wrangler: path.join(nodeModules, 'wrangler', 'bin', 'wrangler.js'), nodeModules };
 }
 
+/**
+ * The npm packages of a differential area whose folder has a package.json and lockfile of its own
+ * (the public-templates area: C3's templates and what they import), installed with `npm ci` into
+ * the tools cache, never into the project; a changed lockfile is a new folder.
+ * @param {string} areaDir @returns {Promise<string>} the node_modules to link into its working copies
+ */
+export async function ensureAreaModules(areaDir) {
+  const lock = fs.readFileSync(path.join(areaDir, 'package-lock.json'));
+  const hash = createHash('sha256').update(lock).digest('hex').slice(0, 12);
+  const installRoot = path.join(toolsDir(), `differential-${path.basename(areaDir)}-${hash}`);
+  await ensureTool(installRoot, '.hookbench-ready', `the ${path.basename(areaDir)} area's packages`, async (aside) => {
+    step(`Installing the ${path.basename(areaDir)} area's packages (npm ci) in ${installRoot}`);
+    fs.mkdirSync(aside, { recursive: true });
+    for (const file of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(areaDir, file), path.join(aside, file));
+    await run('npm', ['ci', ...npmQuiet], { cwd: aside });
+  });
+  return path.join(installRoot, 'node_modules');
+}
+
 /** Everything the tests need, in dependency order: the VS Codes `HOOKBENCH_VSCODE` picks. */
 export async function ensureAll() {
   await ensureDebianPackages();

@@ -25,13 +25,20 @@ export interface WebSocketObservation {
   readonly error?: string;
 }
 
+/** The texts a runtime logged that a log step's pattern matched, in order (or why too few came). */
+export interface LogObservation {
+  readonly kind: 'log';
+  readonly matches: readonly string[];
+  readonly error?: string;
+}
+
 /** A step that could not be carried out at all (connection refused, timeout). */
 export interface FailedObservation {
   readonly kind: 'failed';
   readonly error: string;
 }
 
-export type Observation = HttpObservation | WebSocketObservation | FailedObservation;
+export type Observation = HttpObservation | WebSocketObservation | LogObservation | FailedObservation;
 
 /**
  * Whether a runtime answered nothing at all within the step's time (`drive.ts` gives up after
@@ -158,9 +165,22 @@ export function compareWebSocket(
   return out;
 }
 
+/** The differences between two runtimes' logged matches: the count when one fell short, then each text. */
+export function compareLog(oracle: Observation, hookbench: Observation): string[] {
+  if (oracle.kind !== 'log' || hookbench.kind !== 'log') return [`kinds differ: ${oracle.kind} ≠ ${hookbench.kind}`];
+  const out: string[] = [];
+  if (oracle.error !== hookbench.error) out.push(`log: oracle ${oracle.error ?? 'complete'}; hookbench ${hookbench.error ?? 'complete'}`);
+  const count = Math.max(oracle.matches.length, hookbench.matches.length);
+  for (let i = 0; i < count; i++) {
+    const [a, b] = [oracle.matches[i] ?? '(none)', hookbench.matches[i] ?? '(none)'];
+    if (a !== b) out.push(`log line ${i}: ${firstDifference(a, b)}`);
+  }
+  return out;
+}
+
 /** A step that failed to run in one runtime differs; failing in both is a difference too (nothing was compared). */
 function compareFailures(oracle: Observation, hookbench: Observation): string[] | undefined {
   if (oracle.kind !== 'failed' && hookbench.kind !== 'failed') return undefined;
-  const describe = (o: Observation) => (o.kind === 'failed' ? `failed (${o.error})` : `answered ${o.status}`);
+  const describe = (o: Observation) => (o.kind === 'failed' ? `failed (${o.error})` : o.kind === 'log' ? 'logged' : `answered ${o.status}`);
   return [`oracle ${describe(oracle)}; hookbench ${describe(hookbench)}`];
 }

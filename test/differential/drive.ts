@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import WebSocket from 'ws';
 import type { HttpObservation, Observation, WebSocketObservation } from './compare';
-import type { HttpStep, PollStep, WebSocketStep } from './step';
+import type { Answers, HttpStep, LogStep, PollStep, WebSocketStep } from './step';
 
 /** How long one request or WebSocket exchange may take before it counts as failed. */
 const STEP_TIMEOUT_MS = 15_000;
@@ -19,10 +19,17 @@ function headersOf(raw: http.IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
-/** Sends one HTTP step to `origin` (e.g. `http://127.0.0.1:8787`). */
-export function sendHttp(origin: string, step: HttpStep): Promise<Observation> {
+const NO_ANSWERS: Answers = new Map();
+
+/** The step's path, made from this runtime's earlier answers when the step says how. */
+export function pathOf(step: HttpStep, earlier: Answers): string {
+  return typeof step.path === 'string' ? step.path : step.path(earlier);
+}
+
+/** Sends one HTTP step to `origin` (e.g. `http://127.0.0.1:8787`); `earlier` are that runtime's answers so far. */
+export function sendHttp(origin: string, step: HttpStep, earlier: Answers = NO_ANSWERS): Promise<Observation> {
   return new Promise((resolve) => {
-    const url = new URL(origin + step.path);
+    const url = new URL(origin + pathOf(step, earlier));
     const body = step.body === undefined ? undefined : Buffer.from(step.body);
     const request = http.request(url, {
       method: step.method ?? 'GET',
@@ -45,13 +52,28 @@ export function sendHttp(origin: string, step: HttpStep): Promise<Observation> {
 }
 
 /** Repeats an HTTP step until `until` holds or the time is up, and returns the last answer. */
-export async function poll(origin: string, step: PollStep, sleep: (ms: number) => Promise<void>): Promise<Observation> {
+export async function poll(origin: string, step: PollStep, sleep: (ms: number) => Promise<void>, earlier: Answers = NO_ANSWERS): Promise<Observation> {
   const deadline = Date.now() + step.timeoutMs;
   for (;;) {
-    const observed = await sendHttp(origin, step.step);
+    const observed = await sendHttp(origin, step.step, earlier);
     if (observed.kind === 'http' && step.until(observed.status, observed.body)) return observed;
     if (Date.now() >= deadline) return observed;
     await sleep(step.intervalMs ?? 100);
+  }
+}
+
+/**
+ * Waits until `output()` holds `step.count` matches of the step's pattern (or the time is up) and
+ * returns the matched texts, normalized.
+ */
+export async function awaitLog(output: () => string, step: LogStep, sleep: (ms: number) => Promise<void>): Promise<Observation> {
+  const deadline = Date.now() + step.timeoutMs;
+  const pattern = new RegExp(step.pattern.source, step.pattern.flags.includes('g') ? step.pattern.flags : `${step.pattern.flags}g`);
+  for (;;) {
+    const matches = [...output().matchAll(pattern)].map((match) => (step.normalize ? step.normalize(match[0]) : match[0]));
+    if (matches.length >= step.count) return { kind: 'log', matches: matches.slice(0, step.count) };
+    if (Date.now() >= deadline) return { kind: 'log', matches, error: `${matches.length} of ${step.count} lines matching ${step.pattern} in ${step.timeoutMs} ms` };
+    await sleep(100);
   }
 }
 

@@ -17,12 +17,26 @@ export interface Compare {
   readonly normalize?: (body: unknown) => unknown;
 }
 
-export interface HttpStep {
+/**
+ * A step that differs because of a fix under way elsewhere: its difference is reported as awaited
+ * (with this reason) and does not fail the run; once it agrees the runner says so, to drop the mark.
+ */
+export interface Awaiting {
+  readonly awaits?: string;
+}
+
+/** One runtime's answer bodies so far, by step name (the last answer of a poll). */
+export type Answers = ReadonlyMap<string, string>;
+
+export interface HttpStep extends Awaiting {
   readonly kind?: 'http';
   readonly name: string;
   readonly method?: string;
-  /** Path and query on the worker's origin, e.g. `/agents/hook/one?x=1`. */
-  readonly path: string;
+  /**
+   * Path and query on the worker's origin, e.g. `/agents/hook/one?x=1`; or made from this
+   * runtime's own earlier answers (an id one runtime handed out that the next request names).
+   */
+  readonly path: string | ((earlier: Answers) => string);
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string | Uint8Array;
   readonly compare?: Compare;
@@ -81,7 +95,22 @@ export interface BurstStep {
   readonly steps: readonly HttpStep[];
 }
 
-export type Step = HttpStep | WebSocketStep | WaitStep | PollStep | BurstStep;
+/**
+ * Waits until each runtime's output (its log: the worker's `console.log` lines among the rest) has
+ * `count` matches of `pattern` (bounded by `timeoutMs`), then compares the matched texts in order:
+ * for what a worker only logs, as a queue consumer or a scheduled handler does.
+ */
+export interface LogStep extends Awaiting {
+  readonly kind: 'log';
+  readonly name: string;
+  readonly pattern: RegExp;
+  readonly count: number;
+  readonly timeoutMs: number;
+  /** Applied to each matched text before comparing (drop ids, ports). */
+  readonly normalize?: (match: string) => string;
+}
+
+export type Step = HttpStep | WebSocketStep | WaitStep | PollStep | BurstStep | LogStep;
 
 /** One area: its folder (holding the wrangler config) and its script. */
 export interface Area {
@@ -96,4 +125,11 @@ export interface Area {
    * https://dashboard.example`: Hookbench refuses browsers from other origins unless told).
    */
   readonly hookbenchFlags?: readonly string[];
+  /**
+   * Fills the area's working copy instead of copying its folder: for a worker taken from an npm
+   * package (a public template). `modules` is the node_modules the area's own package.json and
+   * lockfile installed into the tools cache (linked into the copy for both runtimes); `oracleModules`
+   * is the oracle's (wrangler, workerd).
+   */
+  readonly prepare?: (work: string, tools: { readonly modules: string; readonly oracleModules: string }) => void;
 }

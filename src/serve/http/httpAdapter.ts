@@ -55,10 +55,21 @@ export function requestUrl(req: IncomingMessage, fallbackOrigin: string): string
   }
 }
 
+/**
+ * Headers about the client's connection to the receiver, which a worker never sees under wrangler
+ * dev (nor on Cloudflare, whose edge ends that connection): `Connection`, `Keep-Alive` and `TE`.
+ * An upgrade keeps its `Connection: Upgrade`, as there.
+ */
+const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'te']);
+
 export function toRequest(req: IncomingMessage, url: string, body: Buffer | undefined, rawHeaders: readonly string[] = req.rawHeaders): Request {
   // Name/value pairs as they came, repeats included; a Request fills its headers from them directly.
+  const upgrade = req.headers.upgrade !== undefined;
   const headers: [string, string][] = [];
-  for (let i = 0; i < rawHeaders.length; i += 2) headers.push([rawHeaders[i]!, rawHeaders[i + 1]!]);
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (!CONNECTION_HEADERS.has(name.toLowerCase()) || (upgrade && name.toLowerCase() === 'connection')) headers.push([name, rawHeaders[i + 1]!]);
+  }
   const method = req.method ?? 'GET';
   const hasBody = body !== undefined && method !== 'GET' && method !== 'HEAD';
   // A request from the network does not follow redirects when passed on (workerd: `redirect` is "manual").
