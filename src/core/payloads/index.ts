@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { ProviderName } from '../signing';
 import { githubTemplates } from './github';
 import { providerTemplates } from './providers';
+import { stripeTemplates } from './stripe/templates';
 import type { Template, UnsignedDelivery } from './types';
 
 export type { Template, TemplateContext, UnsignedDelivery } from './types';
@@ -11,7 +12,7 @@ export { asNewDelivery, freshId, type NewDelivery } from './newDelivery';
 let cache: Template[] | undefined;
 
 export function allTemplates(): Template[] {
-  cache ??= [...githubTemplates(), ...providerTemplates(), genericTemplate];
+  cache ??= [...githubTemplates(), ...stripeTemplates(), ...providerTemplates(), genericTemplate];
   return cache;
 }
 

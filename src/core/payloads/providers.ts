@@ -1,37 +1,8 @@
 /**
- * Realistic deliveries for Stripe, Twilio, Slack, Shopify and Standard Webhooks, shaped like the
- * providers' documented payloads. The entity goes where each provider keeps it.
+ * Realistic deliveries for Twilio, Slack, Shopify and Standard Webhooks, shaped like the providers'
+ * documented payloads (Stripe's are in ./stripe). The entity goes where each provider keeps it.
  */
 import { bigint, form, json, unix, type Template, type TemplateContext } from './types';
-
-const stripeEvent = (type: string, object: (c: TemplateContext, customer: string) => Record<string, unknown>, description: string): Template => ({
-  provider: 'stripe',
-  event: type,
-  description,
-  build(context) {
-    const customer = context.entity ?? 'cus_NffrFeUfNV2Hib';
-    return json(
-      {
-        id: `evt_${context.id.replace(/-/g, '').slice(0, 24)}`,
-        object: 'event',
-        api_version: '2024-06-20',
-        created: unix(context.now),
-        data: { object: object(context, customer) },
-        livemode: false,
-        pending_webhooks: 1,
-        request: { id: null, idempotency_key: null },
-        type,
-      },
-      { 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' },
-    );
-  },
-});
-
-const invoice = (status: string) => (c: TemplateContext, customer: string) => ({
-  id: 'in_1MtHbELkdIwHu7ixl4OzzPMv', object: 'invoice', customer, customer_email: 'jenny.rosen@example.com', status,
-  amount_due: 2000, amount_paid: status === 'paid' ? 2000 : 0, currency: 'usd', created: unix(c.now),
-  hosted_invoice_url: 'https://invoice.stripe.com/i/acct_1M2JTkLkdIwHu7ix/test_YWNjdF8xTTJKVGtMa2RJd0h1N2l4', lines: { object: 'list', data: [], has_more: false },
-});
 
 const twilioTemplate = (event: string, description: string, fields: (c: TemplateContext, account: string) => Record<string, string>): Template => ({
   provider: 'twilio',
@@ -87,13 +58,6 @@ const order = (c: TemplateContext) => ({
 
 export function providerTemplates(): Template[] {
   return [
-    stripeEvent('invoice.paid', invoice('paid'), 'an invoice was paid'),
-    stripeEvent('invoice.payment_failed', invoice('open'), 'an invoice payment failed'),
-    stripeEvent('customer.subscription.updated', (c, customer) => ({ id: 'sub_1MowQVLkdIwHu7ixeRlqHVzs', object: 'subscription', customer, status: 'active', current_period_end: unix(c.now) + 30 * 86400, items: { object: 'list', data: [{ id: 'si_NcLYdDxLHxlFo7', price: { id: 'price_1MowQULkdIwHu7ixraBm864M', unit_amount: 1000, currency: 'usd', recurring: { interval: 'month' } } }] } }), 'a subscription changed'),
-    stripeEvent('customer.created', (c, customer) => ({ id: customer, object: 'customer', email: 'jenny.rosen@example.com', name: 'Jenny Rosen', created: unix(c.now) }), 'a customer was created (the entity is the customer itself)'),
-    stripeEvent('checkout.session.completed', (_c, customer) => ({ id: 'cs_test_a1b2c3', object: 'checkout.session', customer, amount_total: 2000, currency: 'usd', payment_status: 'paid', status: 'complete', mode: 'payment' }), 'a Checkout session completed'),
-    stripeEvent('payment_intent.succeeded', (_c, customer) => ({ id: 'pi_3MtwBwLkdIwHu7ix28a3tqPa', object: 'payment_intent', customer, amount: 2000, amount_received: 2000, currency: 'usd', status: 'succeeded', description: 'Order #1234' }), 'a payment succeeded'),
-
     twilioTemplate('sms.received', 'an incoming SMS', (c, account) => ({ ToCountry: 'US', ToState: 'CA', SmsMessageSid: `SM${c.id.replace(/-/g, '').slice(0, 32)}`, NumMedia: '0', SmsSid: `SM${c.id.replace(/-/g, '').slice(0, 32)}`, SmsStatus: 'received', Body: 'Hello from Hookbench 👋', FromCountry: 'US', To: '+15005550006', MessageSid: `SM${c.id.replace(/-/g, '').slice(0, 32)}`, AccountSid: account, From: '+14155552671', ApiVersion: '2010-04-01' })),
     twilioTemplate('message.delivered', 'a status callback for a sent message', (c, account) => ({ MessageStatus: 'delivered', SmsStatus: 'delivered', MessageSid: `SM${c.id.replace(/-/g, '').slice(0, 32)}`, SmsSid: `SM${c.id.replace(/-/g, '').slice(0, 32)}`, AccountSid: account, From: '+15005550006', To: '+14155552671', ApiVersion: '2010-04-01' })),
     twilioTemplate('call.completed', 'a voice call status callback', (c, account) => ({ CallSid: `CA${c.id.replace(/-/g, '').slice(0, 32)}`, CallStatus: 'completed', CallDuration: '42', Direction: 'inbound', AccountSid: account, From: '+14155552671', To: '+15005550006', ApiVersion: '2010-04-01', Timestamp: c.now.toUTCString() })),

@@ -4,6 +4,7 @@
  */
 import { atPath } from '../../core/signing';
 import type { ProviderName } from '../../core/signing';
+import { stripeEventPhrase } from '../../core/payloads/stripe/events';
 
 export interface EventSummary {
   readonly title: string;
@@ -61,7 +62,8 @@ function stripe(type: string, p: unknown): EventSummary {
   const live = atPath(p, 'livemode') === true;
   const eventId = str(p, 'id');
   return {
-    title: `${type}${id ? ` · ${id}` : ''}${amount ? ` ·${amount}` : ''}`,
+    // The explorer shows the type beside the title: the title says what happened instead.
+    title: `${stripeEventPhrase(type)}${id ? ` · ${id}` : ''}${amount ? ` ·${amount}` : ''}`,
     description: str(p, 'data.object.description') ?? null,
     url: eventId ? `https://dashboard.stripe.com/${live ? '' : 'test/'}events/${eventId}` : null,
     actor: str(p, 'data.object.customer_email') ?? str(p, 'data.object.email') ?? str(p, 'data.object.customer') ?? null,

@@ -1,0 +1,70 @@
+/**
+ * What happened, in words, for each Stripe event Hookbench has a template for: the templates'
+ * descriptions, and the title the built-in worker gives a Stripe event (the explorer shows the
+ * type beside it, so the title must not repeat it). Kept apart from the templates so the worker's
+ * bundle carries only these words.
+ */
+export const STRIPE_EVENTS: Readonly<Record<string, string>> = {
+  'account.updated': 'a connected account changed',
+  'balance.available': 'funds became available in the balance',
+  'billing_portal.session.created': 'a customer opened the billing portal',
+  'charge.captured': 'a charge was captured',
+  'charge.dispute.closed': 'a dispute was closed (won)',
+  'charge.dispute.created': 'a customer disputed a charge',
+  'charge.failed': 'a charge failed',
+  'charge.refunded': 'a charge was refunded',
+  'charge.succeeded': 'a charge succeeded',
+  'checkout.session.async_payment_failed': 'a Checkout session’s delayed payment failed',
+  'checkout.session.async_payment_succeeded': 'a Checkout session’s delayed payment succeeded',
+  'checkout.session.completed': 'a Checkout session completed',
+  'checkout.session.expired': 'a Checkout session expired',
+  'customer.created': 'a customer was created',
+  'customer.deleted': 'a customer was deleted',
+  'customer.subscription.created': 'a subscription started',
+  'customer.subscription.deleted': 'a subscription ended',
+  'customer.subscription.paused': 'a subscription was paused',
+  'customer.subscription.resumed': 'a subscription was resumed',
+  'customer.subscription.trial_will_end': 'a trial ends in three days',
+  'customer.subscription.updated': 'a subscription changed',
+  'customer.updated': 'a customer changed',
+  'invoice.created': 'an invoice was drafted',
+  'invoice.finalized': 'an invoice was finalized',
+  'invoice.marked_uncollectible': 'an invoice was marked uncollectible',
+  'invoice.paid': 'an invoice was paid',
+  'invoice.payment_action_required': 'an invoice payment needs the customer’s action',
+  'invoice.payment_failed': 'an invoice payment failed',
+  'invoice.payment_succeeded': 'an invoice payment succeeded',
+  'invoice.upcoming': 'an invoice is coming in a few days',
+  'invoice.updated': 'an invoice changed',
+  'invoice.voided': 'an invoice was voided',
+  'invoice_payment.paid': 'a payment was applied to an invoice',
+  'mandate.updated': 'a mandate changed',
+  'payment_intent.canceled': 'a payment was canceled',
+  'payment_intent.created': 'a payment was started',
+  'payment_intent.payment_failed': 'a payment failed',
+  'payment_intent.processing': 'a payment is processing',
+  'payment_intent.requires_action': 'a payment needs the customer’s action (3-D Secure)',
+  'payment_intent.succeeded': 'a payment succeeded',
+  'payment_method.attached': 'a payment method was attached to a customer',
+  'payment_method.detached': 'a payment method was detached from a customer',
+  'payout.failed': 'a payout failed',
+  'payout.paid': 'a payout reached the bank',
+  'price.created': 'a price was created',
+  'price.updated': 'a price changed',
+  'product.created': 'a product was created',
+  'product.updated': 'a product changed',
+  'refund.created': 'a refund was created',
+  'refund.failed': 'a refund failed',
+  'refund.updated': 'a refund changed',
+  'setup_intent.created': 'a card setup was started',
+  'setup_intent.setup_failed': 'a card setup failed',
+  'setup_intent.succeeded': 'a card was set up for later payments',
+  'subscription_schedule.canceled': 'a subscription schedule was canceled',
+  'subscription_schedule.completed': 'a subscription schedule completed',
+  'subscription_schedule.created': 'a subscription schedule was created',
+};
+
+/** What a Stripe event says happened: its words above, or its type read aloud ("coupon deleted"). */
+export function stripeEventPhrase(type: string): string {
+  return STRIPE_EVENTS[type] ?? type.replace(/[._]/g, ' ');
+}
