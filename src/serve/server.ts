@@ -65,7 +65,7 @@ async function startLocked(platform: ServePlatform, options: ServerOptions, lock
   const sink = await Sink.open(platform.sql, internalDir(dataDir, 'sink'), { ...options.sinkLimits, secret: options.sinkSecret });
   const runtime = () => worker.runtime();
   const admin = new AdminApi({ token: options.adminToken, runtime, deliveries, sink, instanceEvents, logger, lock });
-  const receiver = new Receiver({ host: options.host, port: options.port, runtime, logger, bodyLimit: options.bodyLimit, admin, deliveries, access: options.access, timers: platform.timers });
+  const receiver = new Receiver({ host: options.host, port: options.port, runtime, logger, bodyLimit: options.bodyLimit, admin, deliveries, access: options.access, timers: platform.timers, onHandlerError: (method, requestPath, error) => worker.reportException(method, requestPath, error) });
   /** Everything behind the receiver, closed in order. */
   const closeBehind = async () => {
     await worker.stop();

@@ -44,6 +44,8 @@ export interface ReceiverOptions {
   readonly timers?: Timers;
   /** Names each connection's user (localPeer.ts); a platform's own by default. */
   readonly peers?: PeerIdentifier;
+  /** Told of each request whose handler threw (answered 500). */
+  readonly onHandlerError?: (method: string, path: string, error: unknown) => void;
 }
 
 /**
@@ -257,6 +259,7 @@ export class Receiver {
       } else {
         const stack = (error as Error)?.stack ?? String(error);
         this.options.logger.error(`[receiver] ${req.method} ${url.pathname}: ${stack}`);
+        this.options.onHandlerError?.(req.method ?? 'GET', url.pathname, error);
         responseBody = mayShowStack(req.headers, req.socket.remoteAddress) ? stack : 'Internal Server Error (the stack is in the Hookbench log)';
         writeText(res, 500, responseBody);
       }

@@ -6,13 +6,18 @@
 import { createRequire, isBuiltin } from 'node:module';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
+import type { SourceMapPayload } from 'node:module';
 import type * as esbuildType from 'esbuild';
+import type { WorkerProblem } from '../../contract/workerProblems';
+import { inlineSourceMap } from './sourceStacks';
 import { unemulatedCallMessage, unemulatedModuleMessage } from './support';
 
 export interface Bundle {
   readonly code: string;
   /** Absolute paths of the source files, for reloading when they change. */
   readonly inputs: readonly string[];
+  /** The bundle's source map, its sources absolute: stacks name the user's files with it. */
+  readonly sourceMap?: SourceMapPayload;
 }
 
 /** Modules the runtime provides instead of the real packages. */
@@ -31,6 +36,8 @@ function options(entry: string): esbuildType.BuildOptions & { write: false; meta
     target: 'es2022',
     conditions: ['workerd', 'worker'],
     sourcemap: 'inline',
+    // Stacks need the positions only; the sources are on disk.
+    sourcesContent: false,
     logLevel: 'silent',
     plugins: [
       {
@@ -46,20 +53,36 @@ function options(entry: string): esbuildType.BuildOptions & { write: false; meta
 function toBundle(result: esbuildType.BuildResult<{ write: false; metafile: true }>): Bundle {
   const file = result.outputFiles[0];
   if (!file) throw new Error('esbuild produced no output');
+  // esbuild names inputs and the map's sources relative to its working directory, ours.
   const inputs = Object.keys(result.metafile.inputs).map((input) => path.resolve(input));
-  return { code: file.text, inputs };
+  const sourceMap = inlineSourceMap(file.text, process.cwd());
+  return { code: file.text, inputs, ...(sourceMap ? { sourceMap } : {}) };
 }
 
+/** The worker did not build: esbuild's errors, each with its place in the user's sources. */
 export class WorkerBuildError extends Error {
   override readonly name = 'WorkerBuildError';
+
+  constructor(
+    message: string,
+    readonly problems: readonly WorkerProblem[],
+  ) {
+    super(message);
+  }
 }
 
 function buildError(entry: string, error: unknown): WorkerBuildError {
   const failure = error as { errors?: esbuildType.Message[] };
-  const detail = failure.errors?.length
-    ? failure.errors.map((e) => `${e.location ? `${e.location.file}:${e.location.line}:${e.location.column}: ` : ''}${e.text}`).join('\n')
-    : (error as Error).message;
-  return new WorkerBuildError(`cannot build ${entry}:\n${detail}`);
+  const problems: WorkerProblem[] = failure.errors?.length
+    ? failure.errors.map((e) => ({
+        kind: 'build',
+        message: e.text,
+        // esbuild's columns count from 0; editors and stacks count from 1.
+        ...(e.location ? { location: { file: path.resolve(e.location.file), line: e.location.line, column: e.location.column + 1 } } : {}),
+      }))
+    : [{ kind: 'build', message: (error as Error).message }];
+  const detail = problems.map((p) => `${p.location ? `${p.location.file}:${p.location.line}:${p.location.column}: ` : ''}${p.message}`).join('\n');
+  return new WorkerBuildError(`cannot build ${entry}:\n${detail}`, problems);
 }
 
 export async function bundleWorker(esbuild: typeof esbuildType, entry: string): Promise<Bundle> {
@@ -99,11 +122,15 @@ export async function watchWorker(
   return { dispose: () => context.dispose() };
 }
 
+/** Lines `evaluateWorker` puts before the bundle's first line: its function header. */
+export const EVALUATED_LINE_OFFSET = 1;
+
 /**
  * Runs a bundle as a CommonJS module and returns its exports. `globals` shadow the process's own
- * for the worker's code only (the Workers `Response`, `WebSocketPair`).
+ * for the worker's code only (the Workers `Response`, `WebSocketPair`). `fileName` names the
+ * script in stack traces (the entry's path by default).
  */
-export function evaluateWorker(bundle: Bundle, entry: string, provided: ProvidedModules, globals: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
+export function evaluateWorker(bundle: Bundle, entry: string, provided: ProvidedModules, globals: Readonly<Record<string, unknown>> = {}, fileName = entry): Record<string, unknown> {
   // The worker's own code (the SDK is provided, never bundled), without its inline source map.
   const agent = (provided['agents'] as { Agent?: { prototype: Record<string, unknown> } } | undefined)?.Agent?.prototype;
   const refusal = unemulatedCallMessage(bundle.code.replace(/\n\/\/# sourceMappingURL=.*$/s, ''), (method) => typeof agent?.[method] === 'function');
@@ -117,7 +144,7 @@ export function evaluateWorker(bundle: Bundle, entry: string, provided: Provided
   };
   const module = { exports: {} as Record<string, unknown> };
   const names = Object.keys(globals).filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
-  const wrapper = vm.runInThisContext(`(function (exports, require, module, __filename, __dirname${names.map((n) => ', ' + n).join('')}) {${bundle.code}\n})`, { filename: entry });
+  const wrapper = vm.runInThisContext(`(function (exports, require, module, __filename, __dirname${names.map((n) => ', ' + n).join('')}) {\n${bundle.code}\n})`, { filename: fileName });
   wrapper(module.exports, require, module, entry, path.dirname(entry), ...names.map((name) => globals[name]));
   return module.exports;
 }
