@@ -68,6 +68,7 @@ export class SourceStacks {
     return {
       dispose: () => {
         active = false;
+        this.bundles.clear();
         if (Error.prepareStackTrace !== prepare) return;
         if (previous) Error.prepareStackTrace = previous;
         else delete (Error as { prepareStackTrace?: unknown }).prepareStackTrace;
