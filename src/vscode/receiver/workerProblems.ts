@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DisposableStore, type Event } from '../../core/events';
 import type { SourceLocation, WorkerException, WorkerProblem, WorkerStatus } from '../../core/contract/workerProblems';
-import type { WorkerReport } from './serveProcess';
+import type { ServeState, WorkerReport } from './serveProcess';
 
 /** The same exception is shown again only after this long. */
 export const EXCEPTION_QUIET_MS = 10_000;
@@ -77,6 +77,29 @@ export class WorkerProblems implements vscode.Disposable {
   dispose(): void {
     this.store.dispose();
   }
+}
+
+/**
+ * A worker that did not build at start ends serve (there is no previous build to run): saving a
+ * file its problems name starts the receiver again, as a rebuild would have.
+ */
+export function startAgainOnSave(reports: Event<WorkerReport>, receiver: { readonly state: ServeState; start(): Promise<string> }): vscode.Disposable {
+  const store = new DisposableStore();
+  let files = new Set<string>();
+  store.add(
+    reports((report) => {
+      if (report.kind !== 'status') return;
+      const refused = report.status.state === 'failed' && report.status.serving === 'none';
+      files = new Set(refused ? report.status.problems.flatMap((p) => (p.location ? [p.location.file] : [])) : []);
+    }),
+  );
+  store.add(
+    vscode.workspace.onDidSaveTextDocument((document) => {
+      // Its failure is shown already (the Problems, the receiver's status): nothing more to say here.
+      if (files.has(document.uri.fsPath) && receiver.state.kind === 'failed') void receiver.start().catch(() => undefined);
+    }),
+  );
+  return store;
 }
 
 function byFile(problems: readonly WorkerProblem[]): Map<string, WorkerProblem[]> {

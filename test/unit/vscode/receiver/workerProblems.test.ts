@@ -56,12 +56,14 @@ Object.assign(vscodeShim.window, {
     dispose: () => undefined,
   }),
 });
-Object.assign(vscodeShim.workspace, { asRelativePath: (file: string) => file.replace('/project/', '') });
+const saved = new Emitter<{ uri: { fsPath: string } }>();
+Object.assign(vscodeShim.workspace, { asRelativePath: (file: string) => file.replace('/project/', ''), onDidSaveTextDocument: saved.event });
 
-const failed: WorkerReport = {
+const failedBuild = (serving: 'previous' | 'none'): WorkerReport => ({
   kind: 'status',
-  status: { state: 'failed', serving: 'previous', problems: [{ kind: 'build', message: 'Expected ";" but found ")"', location: { file: '/project/src/index.ts', line: 7, column: 33 } }] },
-};
+  status: { state: 'failed', serving, problems: [{ kind: 'build', message: 'Expected ";" but found ")"', location: { file: '/project/src/index.ts', line: 7, column: 33 } }] },
+});
+const failed = failedBuild('previous');
 const exception = (message: string): WorkerReport => ({ kind: 'exception', exception: { method: 'POST', path: '/webhooks/github/acme', message, location: { file: '/project/src/index.ts', line: 14, column: 9 } } });
 
 async function problems(now: () => number = () => 0) {
@@ -113,5 +115,23 @@ describe('a handler that threw', () => {
     report(exception('kaboom'));
     assert.equal(notifications.shown.length, 3, 'shown again once its quiet time is over');
     view.dispose();
+  });
+});
+
+describe('a worker that did not build at start', () => {
+  it('starts the receiver again when a file its problems name is saved, and only then', async () => {
+    const { startAgainOnSave } = await import('../../../../src/vscode/receiver/workerProblems');
+    const reports = new Emitter<WorkerReport>();
+    const receiver = { state: { kind: 'failed', message: 'the server exited with code 1' } as const, starts: 0, start: async () => (receiver.starts++, 'http://127.0.0.1:8787') };
+    const watching = startAgainOnSave(reports.event, receiver);
+    reports.fire(failed);
+    saved.fire({ uri: { fsPath: '/project/src/index.ts' } });
+    assert.equal(receiver.starts, 0, 'a rebuild of a running serve takes care of itself');
+    reports.fire(failedBuild('none'));
+    saved.fire({ uri: { fsPath: '/project/src/other.ts' } });
+    assert.equal(receiver.starts, 0, 'another file changes nothing');
+    saved.fire({ uri: { fsPath: '/project/src/index.ts' } });
+    assert.equal(receiver.starts, 1);
+    watching.dispose();
   });
 });
