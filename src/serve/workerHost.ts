@@ -9,7 +9,7 @@ import type * as esbuildType from 'esbuild';
 import type { Platform } from '../core/runtime/platform';
 import { workerExceptionMessage, workerStatusMessage, type WorkerStatus } from '../core/contract/workerProblems';
 import { evaluateWorker, watchWorker, bundleWorker, type Bundle, WorkerBuildError, EVALUATED_LINE_OFFSET } from '../core/runtime/worker/loader';
-import { BundleMap, firstSourceFrame, SourceStacks } from '../core/runtime/worker/sourceStacks';
+import { BundleMap, firstSourceFrame, inlineSourceMap, SourceStacks } from '../core/runtime/worker/sourceStacks';
 import { WorkerRuntime } from '../core/runtime/worker/workerRuntime';
 import type { WranglerConfig } from '../core/runtime/worker/wranglerConfig';
 
@@ -65,7 +65,10 @@ export class WorkerHost {
   private async load(): Promise<void> {
     const { platform, options } = this;
     if (options.prebuilt) {
-      this.current = this.instantiate({ code: fs.readFileSync(options.prebuilt, 'utf8'), inputs: [options.prebuilt] });
+      // A bundle built ahead (hookbench chaos builds the user's worker once for all its runs) keeps its map.
+      const code = fs.readFileSync(options.prebuilt, 'utf8');
+      const sourceMap = inlineSourceMap(code, process.cwd());
+      this.current = this.instantiate({ code, inputs: [options.prebuilt], ...(sourceMap ? { sourceMap } : {}) });
       await this.current.start();
       return;
     }

@@ -8,6 +8,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseLogLine } from '../../../src/core/log';
 import { parseWorkerException, parseWorkerStatus, type WorkerStatus } from '../../../src/core/contract/workerProblems';
+import * as esbuild from 'esbuild';
+import { lineLogger } from '../../../src/core/log';
+import { bundleWorker } from '../../../src/core/runtime/worker/loader';
+import { startServer } from '../../../src/serve/server';
+import { testPlatform } from '../helpers/platform';
 import { startServe } from '../helpers/serveProcess';
 import { serveFixture, type Served } from '../helpers/serveWorker';
 
@@ -79,6 +84,22 @@ describe('stack traces of the user worker', () => {
       const body = await (await fetch(`${server.url}/boom`)).text();
       assert.match(body, new RegExp(`at fail \\(src/index\\.ts:${THROW_LINE}:9\\)`), body);
       assert.match(server.stderr(), new RegExp(`\\[worker\\] exception .*"line":${THROW_LINE}`));
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('maps a bundle built ahead, as hookbench chaos runs one for all its runs', async () => {
+    const root = project();
+    const entry = path.join(root, 'src', 'index.ts');
+    const prebuilt = path.join(root, 'bundle.js');
+    fs.writeFileSync(prebuilt, (await bundleWorker(esbuild, entry)).code);
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-errors-data-'));
+    const platform = { ...(await testPlatform({ dataDir, logger: lineLogger(() => undefined) })), esbuild };
+    const server = await startServer(platform, { host: '127.0.0.1', port: 0, worker: { entry, prebuilt, config: undefined, secrets: {}, watch: false } });
+    try {
+      const body = await (await fetch(`${server.url}/boom`)).text();
+      assert.match(body, new RegExp(`at fail \\(.*src/index\\.ts:${THROW_LINE}:9\\)`), body);
     } finally {
       await server.stop();
     }
