@@ -7,6 +7,7 @@ import { registerReceiverCommands } from './receiverCommands';
 import { registerRenderCommands } from './renderPreview/renderCommands';
 import { Secrets } from './secrets';
 import { privateStorage, ServerController } from './receiver/serverController';
+import { startAgainOnSave, WorkerProblems } from './receiver/workerProblems';
 import { HookbenchDocuments, SCHEME } from './documents';
 import { registerExplorerCommands } from './explorerCommands';
 import { registerWebhookCommands } from './webhookCommands';
@@ -64,6 +65,8 @@ export function createHookbench(context: vscode.ExtensionContext, moduleStart?: 
   const secrets = new Secrets(context.secrets);
   const server = store.add(new ServerController(context, tagged(log, 'receiver'), secrets));
   registerReceiverCommands(store, logger, server, secrets);
+  store.add(new WorkerProblems(server.onDidReportWorker));
+  store.add(startAgainOnSave(server.onDidReportWorker, server));
 
   const explorer = store.add(new ExplorerSession(server, tagged(log, 'explorer')));
   const attached = store.add(new AttachedWorkers(context.workspaceState));

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, resultsShown, serveWorkerEntry, startReceiver, type HookbenchApi } from './helpers';
+import { api, resultsShown, serveWorkerEntry, startReceiver, until, type HookbenchApi } from './helpers';
 import { requestScreenshot, userDoes } from './reporter';
 import { clickRow, editorOpenedBy, revealRow, rowsUnder, shownUnder, untilRows, type TreeRow } from './treeViews';
 
@@ -28,16 +28,6 @@ async function childrenOf(kind: string, name: string): Promise<TreeRow[]> {
   return shownUnder('Bindings', [name]);
 }
 
-/** Reads `read` until `done` holds: the queue's consumer runs on its own time. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: ${JSON.stringify(value).slice(0, 400)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('bindings view: what a worker’s bindings hold', () => {
   let hookbench: HookbenchApi;

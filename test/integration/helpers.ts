@@ -9,6 +9,17 @@ import { readWebview } from './reporter';
 
 export type { HookbenchApi };
 
+/** Reads `read` until `done` holds (what a command or a save did shows up on its own time); rejects with the last value after `timeoutMs`. */
+export async function until<T>(read: () => Thenable<T> | Promise<T> | T, done: (value: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: ${JSON.stringify(value).slice(0, 400)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 export async function api(): Promise<HookbenchApi> {
   const ext = vscode.extensions.getExtension<HookbenchApi>('hookbench.hookbench')!;
   return ext.activate();

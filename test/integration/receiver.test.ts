@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
-import { adminClient, api, nextRestart, startReceiver, withSecret } from './helpers';
+import { adminClient, api, nextRestart, startReceiver, until, withSecret } from './helpers';
 import { readWorkbench, reportFigure } from './reporter';
 import { clickRow, collapseAgents, editorOpenedBy, revealRow, rowInline, rowMenu, rowTooltip, shownUnder, untilRows, viewList } from './treeViews';
 
@@ -258,14 +258,3 @@ describe('Agents view actions', () => {
     assert.ok(cleared, 'the two events are cleared');
   });
 });
-
-/** Reads `read` until `done` holds (what a command did shows up on its own time). */
-async function until<T>(read: () => Thenable<T> | Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: ${JSON.stringify(value).slice(0, 400)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

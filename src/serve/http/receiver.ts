@@ -49,6 +49,8 @@ export interface ReceiverOptions {
   readonly peers?: PeerIdentifier;
   /** Sends again what a provider would retry (`serve --retries`); absent: nothing is retried. */
   readonly retries?: DeliveryRetries;
+  /** Told of each request whose handler threw (answered 500). */
+  readonly onHandlerError?: (method: string, path: string, error: unknown) => void;
 }
 
 /**
@@ -262,6 +264,7 @@ export class Receiver {
       } else {
         const stack = (error as Error)?.stack ?? String(error);
         this.options.logger.error(`[receiver] ${req.method} ${url.pathname}: ${stack}`);
+        this.options.onHandlerError?.(req.method ?? 'GET', url.pathname, error);
         const shown = mayShowStack(req.headers, req.socket.remoteAddress);
         if (shown && acceptsErrorPage(req.headers)) {
           responseBody = errorPage(error, req.method ?? 'GET', url.toString());

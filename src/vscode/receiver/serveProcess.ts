@@ -10,6 +10,10 @@ import { parseLogLine, type Logger } from '../../core/log';
 import { forEachLine, stopChild } from '../../core/childProcess';
 import { replaceNoSecret } from '../../core/contract/providers';
 import { listeningUrl, renderUrl } from '../../core/contract/serveHandshake';
+import { parseWorkerException, parseWorkerStatus, type WorkerException, type WorkerStatus } from '../../core/contract/workerProblems';
+
+/** What serve said about the user's worker: a build's outcome, or a handler that threw. */
+export type WorkerReport = { readonly kind: 'status'; readonly status: WorkerStatus } | { readonly kind: 'exception'; readonly exception: WorkerException };
 
 export type ServeState = { kind: 'starting' } | { kind: 'running'; url: string } | { kind: 'stopped' } | { kind: 'failed'; message: string };
 
@@ -24,6 +28,9 @@ export class ServeProcess {
   private child: ChildProcess | undefined;
   private readonly changed = new Emitter<ServeState>();
   readonly onDidChangeState = this.changed.event;
+  private readonly reported = new Emitter<WorkerReport>();
+  /** Each build's outcome and each handler that threw, from serve's structured lines. */
+  readonly onDidReportWorker = this.reported.event;
   private current: ServeState = { kind: 'stopped' };
   private stopping = false;
   /** The Browser Rendering emulator's base URL, once the server printed it. */
@@ -54,6 +61,9 @@ export class ServeProcess {
       stderrTail = (stderrTail + line + '\n').slice(-2000);
       const parsed = parseLogLine(line);
       if (!parsed) return this.logger.info(line);
+      const report = workerReport(parsed.message);
+      // serve logs each in words as well; the structured line is for the Problems view and the toasts.
+      if (report) return this.reported.fire(report);
       this.logger[parsed.level](inVsCode(parsed.message));
     });
     return new Promise((resolve, reject) => {
@@ -92,12 +102,20 @@ export class ServeProcess {
   dispose(): void {
     this.child?.kill('SIGTERM');
     this.changed.dispose();
+    this.reported.dispose();
   }
 }
 
 /** The serve process names environment variables; in VS Code the way to set a secret is a command. */
 function inVsCode(message: string): string {
   return replaceNoSecret(message, (secretEnv) => `no secret configured (${secretEnv}: run Hookbench: Set Webhook Secret)`);
+}
+
+function workerReport(message: string): WorkerReport | undefined {
+  const status = parseWorkerStatus(message);
+  if (status) return { kind: 'status', status };
+  const exception = parseWorkerException(message);
+  return exception ? { kind: 'exception', exception } : undefined;
 }
 
 function lastLines(text: string): string {

@@ -33,6 +33,8 @@ export class ServerController implements vscode.Disposable {
   private readonly status: vscode.StatusBarItem;
   private readonly changed = new Emitter<ServeState>();
   readonly onDidChangeState = this.changed.event;
+  /** Each build's outcome and each handler that threw, as the running serve reports them. */
+  readonly onDidReportWorker: ServeProcess['onDidReportWorker'];
   /** A fresh token per session: the admin API is the extension's alone. */
   readonly adminToken = randomBytes(24).toString('hex');
   /** The local render emulator's Bearer token, also fresh per session. */
@@ -53,6 +55,7 @@ export class ServerController implements vscode.Disposable {
   ) {
     this.process = new ServeProcess(logger);
     this.store.add(this.process);
+    this.onDidReportWorker = this.process.onDidReportWorker;
     this.status = this.store.add(vscode.window.createStatusBarItem('hookbench.receiver', vscode.StatusBarAlignment.Left, 50));
     this.status.name = 'Hookbench Receiver';
     this.status.command = 'hookbench.receiver.showMenu';

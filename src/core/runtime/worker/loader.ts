@@ -10,8 +10,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as vm from 'node:vm';
+import type { SourceMapPayload } from 'node:module';
 import type * as esbuildType from 'esbuild';
 import { moduleRulesPlugin, RULE_NAMESPACE, type ModuleRule } from './moduleRules';
+import type { WorkerProblem } from '../../contract/workerProblems';
+import { inlineSourceMap } from './sourceStacks';
 import { unemulatedCallMessage, unemulatedModuleMessage } from './support';
 
 export interface Bundle {
@@ -20,6 +23,8 @@ export interface Bundle {
   readonly inputs: readonly string[];
   /** An ES module (a user's worker, top-level await allowed) or CommonJS (the built-in worker). */
   readonly format: 'esm' | 'cjs';
+  /** The bundle's source map, its sources absolute: stacks name the user's files with it. */
+  readonly sourceMap?: SourceMapPayload;
 }
 
 /** Modules the runtime provides instead of the real packages. */
@@ -70,6 +75,8 @@ function options(entry: string, settings: BuildSettings): esbuildType.BuildOptio
     target: 'es2022',
     conditions: ['workerd', 'worker'],
     sourcemap: 'inline',
+    // Stacks need the positions only; the sources are on disk.
+    sourcesContent: false,
     logLevel: 'silent',
     define,
     plugins: [
@@ -94,21 +101,39 @@ function toBundle(result: esbuildType.BuildResult<{ write: false; metafile: true
     if (input.startsWith(`${RULE_NAMESPACE}:`)) return [path.resolve(input.slice(RULE_NAMESPACE.length + 1))];
     return /^[\w-]{2,}:/.test(input) ? [] : [path.resolve(input)];
   });
-  return { code: file.text, inputs, format: 'esm' };
+  // esbuild names the map's sources relative to its working directory, ours.
+  const sourceMap = inlineSourceMap(file.text, process.cwd());
+  return { code: file.text, inputs, format: 'esm', ...(sourceMap ? { sourceMap } : {}) };
 }
 
+/** The worker did not build: esbuild's errors, each with its place in the user's sources. */
 export class WorkerBuildError extends Error {
   override readonly name = 'WorkerBuildError';
+
+  constructor(
+    message: string,
+    readonly problems: readonly WorkerProblem[],
+  ) {
+    super(message);
+  }
 }
 
 /** One line: the first error's place and text (and how many more), never esbuild's whole report. */
 function buildError(entry: string, error: unknown): WorkerBuildError {
   const failure = error as { errors?: esbuildType.Message[] };
+  const problems: WorkerProblem[] = failure.errors?.length
+    ? failure.errors.map((e) => ({
+        kind: 'build',
+        message: e.text,
+        // esbuild's columns count from 0; editors and stacks count from 1.
+        ...(e.location ? { location: { file: path.resolve(e.location.file), line: e.location.line, column: e.location.column + 1 } } : {}),
+      }))
+    : [{ kind: 'build', message: String((error as Error).message) }];
   const [first, ...more] = failure.errors ?? [];
   const where = first?.location ? `${first.location.file}:${first.location.line}:${first.location.column + 1}: ` : '';
   const detail = first ? `${where}${first.text.split('\n')[0]}` : String((error as Error).message).split('\n')[0];
   const others = more.length > 0 ? ` (and ${more.length} more error${more.length === 1 ? '' : 's'})` : '';
-  return new WorkerBuildError(`cannot build ${entry}: ${detail}${others}`);
+  return new WorkerBuildError(`cannot build ${entry}: ${detail}${others}`, problems);
 }
 
 export async function bundleWorker(esbuild: typeof esbuildType, entry: string, settings: BuildSettings): Promise<Bundle> {
@@ -165,20 +190,33 @@ function projectRequire(entry: string, provided: ProvidedModules): (id: string) 
 }
 
 /**
+ * Told, before a bundle's code runs, the name its stack frames will carry and how many lines the
+ * evaluator put before the bundle's first: what a source map of it is registered under.
+ */
+export type OnScript = (name: string, lineOffset: number) => void;
+
+/** Lines the CommonJS evaluator puts before the bundle's first line: its function header. */
+const EVALUATED_LINE_OFFSET = 1;
+/** CommonJS bundles run so far: each gets a script name of its own (a reload's frames map with its own map). */
+let evaluated = 0;
+
+/**
  * Runs a bundle and returns its exports: an ES module is imported (its top-level await settles
  * first), a CommonJS one (the built-in worker) run in a function. `globals` are what the worker's
  * code sees instead of the process's own (the Workers `Response`, `WebSocketPair`, gated `crypto`).
  */
-export async function evaluateWorker(bundle: Bundle, entry: string, provided: ProvidedModules, globals: Readonly<Record<string, unknown>> = {}): Promise<Record<string, unknown>> {
+export async function evaluateWorker(bundle: Bundle, entry: string, provided: ProvidedModules, globals: Readonly<Record<string, unknown>> = {}, onScript?: OnScript): Promise<Record<string, unknown>> {
   // The worker's own code (the SDK is provided, never bundled).
   const agent = (provided['agents'] as { Agent?: { prototype: Record<string, unknown> } } | undefined)?.Agent?.prototype;
   const refusal = unemulatedCallMessage(withoutSourceMap(bundle.code), (method) => typeof agent?.[method] === 'function');
   if (refusal) throw new Error(refusal);
   const require = projectRequire(entry, provided);
-  if (bundle.format === 'esm') return importWorker(bundle.code, { globals, provided: require, require, filename: entry, dirname: path.dirname(entry) });
+  if (bundle.format === 'esm') return importWorker(bundle.code, { globals, provided: require, require, filename: entry, dirname: path.dirname(entry) }, onScript);
   const module = { exports: {} as Record<string, unknown> };
   const names = Object.keys(globals).filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
-  const wrapper = vm.runInThisContext(`(function (exports, require, module, __filename, __dirname${names.map((n) => ', ' + n).join('')}) {${bundle.code}\n})`, { filename: entry });
+  const fileName = `${entry} (build ${++evaluated})`;
+  onScript?.(fileName, EVALUATED_LINE_OFFSET);
+  const wrapper = vm.runInThisContext(`(function (exports, require, module, __filename, __dirname${names.map((n) => ', ' + n).join('')}) {\n${bundle.code}\n})`, { filename: fileName });
   wrapper(module.exports, require, module, entry, path.dirname(entry), ...names.map((name) => globals[name]));
   return module.exports;
 }
@@ -207,12 +245,14 @@ function importModule(url: string): Promise<Record<string, unknown>> {
 }
 
 /** Imports an ES module bundle from a private temp file, handing it its load under a fresh id. */
-async function importWorker(code: string, load: Load): Promise<Record<string, unknown>> {
+async function importWorker(code: string, load: Load, onScript?: OnScript): Promise<Record<string, unknown>> {
   const id = randomUUID();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hookbench-worker-'));
   const file = path.join(dir, `${path.basename(load.filename).replace(/\.[^.]*$/, '')}.mjs`);
   fs.writeFileSync(file, `const ${LOAD} = globalThis[Symbol.for('hookbench.workerLoads')].get(${JSON.stringify(id)});${code}`, { mode: 0o600 });
   loads().set(id, load);
+  // The module's frames carry its URL; its load is on the bundle's first line, before its code.
+  onScript?.(pathToFileURL(file).href, 0);
   try {
     return { ...(await importModule(pathToFileURL(file).href)) };
   } finally {
