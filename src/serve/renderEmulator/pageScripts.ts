@@ -143,7 +143,12 @@ export async function scrollThroughPage(): Promise<void> {
   window.scrollTo(0, 0);
 }
 
-/** Resolves when every font the page uses has loaded (or failed). */
+/**
+ * Resolves when every font the page uses has loaded (or failed), and every image that loaded is
+ * decoded: Chromium decodes images apart from painting, and a busy machine can otherwise capture a
+ * frame before a loaded image is drawn.
+ */
 export function fontsReadyInPage(): Promise<void> {
-  return document.fonts.ready.then(() => undefined);
+  const images = Array.from(document.images, (image) => (image.complete && image.naturalWidth > 0 ? image.decode().catch(() => undefined) : undefined));
+  return Promise.all([document.fonts.ready, ...images]).then(() => undefined);
 }

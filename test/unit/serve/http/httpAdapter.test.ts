@@ -46,7 +46,8 @@ function headersSeen(to: number, lines: readonly string[]): Promise<Record<strin
 describe('the request a worker sees', () => {
   it('has no Connection, Keep-Alive or TE header, and keeps the others', async () => {
     const seen = await headersSeen(await port(), ['GET / HTTP/1.1', 'Host: 127.0.0.1', 'Connection: keep-alive', 'Keep-Alive: timeout=5', 'TE: trailers', 'Proxy-Connection: x', 'X-A: 1']);
-    assert.deepEqual(seen, { host: '127.0.0.1', 'proxy-connection': 'x', 'x-a': '1' });
+    // CF-Connecting-IP and Accept-Encoding are added as wrangler dev presents them (incomingRequest.ts).
+    assert.deepEqual(seen, { 'accept-encoding': 'br, gzip', 'cf-connecting-ip': '127.0.0.1', host: '127.0.0.1', 'proxy-connection': 'x', 'x-a': '1' });
   });
 
   it('keeps Connection on an upgrade', async () => {
