@@ -297,6 +297,9 @@ export const WRANGLER_VERSION = '4.86.0';
  */
 const ORACLE_AGENTS_PEERS = ['@modelcontextprotocol/client@2.4.0'];
 
+/** The Browser Rendering binding's client, which the invoice-renderer area's worker imports (as the project's tests do). */
+const ORACLE_BROWSER_CLIENT = '@cloudflare/puppeteer@1.4.0';
+
 /**
  * The real local Workers runtime for the differential suite's oracle, in the tools cache rather
  * than the project's dependencies: wrangler (which brings Miniflare and workerd; 4.86 is the last
@@ -308,12 +311,12 @@ const ORACLE_AGENTS_PEERS = ['@modelcontextprotocol/client@2.4.0'];
  */
 export async function ensureWrangler() {
   const agents = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).devDependencies.agents;
-  const installRoot = path.join(toolsDir(), `oracle-wrangler-${WRANGLER_VERSION}-agents-${agents}`);
+  const installRoot = path.join(toolsDir(), `oracle-wrangler-${WRANGLER_VERSION}-agents-${agents}-${ORACLE_BROWSER_CLIENT.replace(/^@[^/]+\//, '').replace('@', '-')}`);
   await ensureTool(installRoot, '.hookbench-ready', `wrangler ${WRANGLER_VERSION}`, async (aside) => {
     step(`Installing wrangler ${WRANGLER_VERSION} and agents ${agents} (the differential suite's oracle) in ${installRoot}`);
     fs.mkdirSync(aside, { recursive: true });
     fs.writeFileSync(path.join(aside, 'package.json'), '{"name":"hookbench-oracle","private":true}\n');
-    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `wrangler@${WRANGLER_VERSION}`, `agents@${agents}`, ...ORACLE_AGENTS_PEERS], { cwd: aside });
+    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `wrangler@${WRANGLER_VERSION}`, `agents@${agents}`, ...ORACLE_AGENTS_PEERS, ORACLE_BROWSER_CLIENT], { cwd: aside });
   });
   const nodeModules = path.join(installRoot, 'node_modules');
   return { wrangler: path.join(nodeModules, 'wrangler', 'bin', 'wrangler.js'), nodeModules };

@@ -193,10 +193,9 @@ function workingCopy(root: string, area: Area, tools: Tools): string {
   const folder = path.join(root, 'out', 'differential', 'work', area.name.replace(/[^\w-]+/g, '_'));
   fs.rmSync(folder, { recursive: true, force: true });
   const modules = tools.areaModules[area.folder];
-  if (area.prepare && !modules) throw new Error(`area ${area.name} is prepared from its own packages, and none were installed for ${area.folder} (npm run test:differential installs them)`);
   if (area.prepare) {
     fs.mkdirSync(folder, { recursive: true });
-    area.prepare(folder, { modules: modules!, oracleModules: tools.modules });
+    area.prepare(folder, { modules: modules ?? tools.modules, oracleModules: tools.modules });
   } else {
     const source = path.resolve(root, 'test', 'differential', 'areas', area.folder);
     fs.cpSync(source, folder, { recursive: true, filter: (file) => !file.includes(`${path.sep}.wrangler`) && !file.includes(`${path.sep}node_modules`) });

@@ -127,9 +127,10 @@ export interface Area {
   readonly hookbenchFlags?: readonly string[];
   /**
    * Fills the area's working copy instead of copying its folder: for a worker taken from an npm
-   * package (a public template). `modules` is the node_modules the area's own package.json and
-   * lockfile installed into the tools cache (linked into the copy for both runtimes); `oracleModules`
-   * is the oracle's (wrangler, workerd).
+   * package (a public template) or from elsewhere in the checkout (a fixture worker the unit tests
+   * run too). `modules` is the node_modules the area's own package.json and lockfile installed into
+   * the tools cache (linked into the copy for both runtimes), or the oracle's when the area has
+   * none; `oracleModules` is the oracle's (wrangler, workerd, agents).
    */
   readonly prepare?: (work: string, tools: { readonly modules: string; readonly oracleModules: string }) => void;
 }
