@@ -11,6 +11,12 @@ declare const Node: { TEXT_NODE: number; ELEMENT_NODE: number };
 declare const getComputedStyle: (element: DomNode) => { visibility: string; display: string };
 declare const location: { origin: string };
 declare const window: any;
+/** What the capture wait reads of an `<img>`. */
+interface PageImage {
+  readonly complete: boolean;
+  readonly naturalWidth: number;
+  decode(): Promise<void>;
+}
 
 export interface ScrapedElement {
   text: string;
@@ -149,6 +155,6 @@ export async function scrollThroughPage(): Promise<void> {
  * frame before a loaded image is drawn.
  */
 export function fontsReadyInPage(): Promise<void> {
-  const images = Array.from(document.images, (image) => (image.complete && image.naturalWidth > 0 ? image.decode().catch(() => undefined) : undefined));
+  const images = Array.from(document.images as ArrayLike<PageImage>, (image) => (image.complete && image.naturalWidth > 0 ? image.decode().catch(() => undefined) : undefined));
   return Promise.all([document.fonts.ready, ...images]).then(() => undefined);
 }
