@@ -14,6 +14,27 @@ export function parseFlags<O extends Options>(argv: string[], options: O) {
   }
 }
 
+/** Parses `--flag value` options strictly, and the arguments that are no flag's (files, folders). */
+export function parseFlagsAndPositionals<O extends Options>(argv: string[], options: O) {
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** `text` as an http(s) URL; a usage error naming `flag` otherwise. */
+export function httpUrl(text: string, flag: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol)) throw new UsageError(`${flag} ${text} is not an http(s) URL`);
+  return url;
+}
+
 /** Reads all of standard input as raw bytes (nothing is trimmed or re-encoded). */
 export async function readStdin(stream: NodeJS.ReadableStream = process.stdin): Promise<Buffer> {
   const chunks: Buffer[] = [];

@@ -8,7 +8,6 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
 import { chaosExitCode, isPerturbation, PERTURBATIONS, type ChaosReport, type Perturbation } from '../core/contract/chaos';
 import { runChaos } from '../core/chaos/engine';
@@ -19,7 +18,7 @@ import { loadSqlJs } from '../core/runtime/storage/sqljs';
 import { realTimers } from '../core/timers';
 import { chaosTarget } from '../serve/chaosTarget';
 import { routeConsole } from '../serve/consoleRoute';
-import { UsageError } from './args';
+import { parseFlagsAndPositionals, UsageError } from './args';
 import { envFileVars, loadFixtures, providerSecret } from './fixtureIo';
 import type { CliIo } from './io';
 import { resolveWorker, secretsFrom } from './serve';
@@ -43,27 +42,18 @@ export const chaosUsage = `Usage: hookbench chaos <fixtures-dir> [--worker FILE]
   Exits 0 when nothing diverged, 1 when something did, 2 on a usage error or a broken fixture.`;
 
 function flags(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        worker: { type: 'string' },
-        config: { type: 'string' },
-        'env-file': { type: 'string' },
-        seed: { type: 'string' },
-        runs: { type: 'string', default: '5' },
-        perturb: { type: 'string', default: PERTURBATIONS.join(',') },
-        json: { type: 'boolean', default: false },
-        progress: { type: 'boolean', default: false },
-        'no-replay': { type: 'boolean', default: false },
-        verbose: { type: 'boolean', default: false },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  return parseFlagsAndPositionals(argv, {
+    worker: { type: 'string' },
+    config: { type: 'string' },
+    'env-file': { type: 'string' },
+    seed: { type: 'string' },
+    runs: { type: 'string', default: '5' },
+    perturb: { type: 'string', default: PERTURBATIONS.join(',') },
+    json: { type: 'boolean', default: false },
+    progress: { type: 'boolean', default: false },
+    'no-replay': { type: 'boolean', default: false },
+    verbose: { type: 'boolean', default: false },
+  });
 }
 
 function wholeNumber(text: string, flag: string, max: number): number {

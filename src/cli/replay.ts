@@ -4,10 +4,9 @@
  * afterwards, read over the agents protocol) is checked against what the fixture recorded. One
  * line per fixture, a summary, exit 1 on any failure, 2 on usage errors.
  */
-import { parseArgs } from 'node:util';
 import { DEFAULT_RECEIVER_URL } from '../core/contract/webhookRoutes';
 import { burstGroups, burstNote, runGroup, type RunOptions } from '../core/fixtures/runFixture';
-import { UsageError } from './args';
+import { httpUrl, parseFlagsAndPositionals, UsageError } from './args';
 import { envFileVars, loadFixtures, providerSecret } from './fixtureIo';
 import type { CliIo } from './io';
 
@@ -27,35 +26,22 @@ export const replayUsage = `Usage: hookbench replay <dir|file>... [--to URL] [--
   summary; exits 0 when all passed, 1 when any failed, 2 on a usage error or a broken fixture.`;
 
 function flags(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        to: { type: 'string', default: DEFAULT_RECEIVER_URL },
-        'expect-status': { type: 'string' },
-        'expect-state': { type: 'boolean', default: false },
-        ignore: { type: 'string', multiple: true, default: [] },
-        agent: { type: 'string', default: 'webhook-agent' },
-        'new-ids': { type: 'boolean', default: false },
-        'env-file': { type: 'string' },
-        bail: { type: 'boolean', default: false },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  return parseFlagsAndPositionals(argv, {
+    to: { type: 'string', default: DEFAULT_RECEIVER_URL },
+    'expect-status': { type: 'string' },
+    'expect-state': { type: 'boolean', default: false },
+    ignore: { type: 'string', multiple: true, default: [] },
+    agent: { type: 'string', default: 'webhook-agent' },
+    'new-ids': { type: 'boolean', default: false },
+    'env-file': { type: 'string' },
+    bail: { type: 'boolean', default: false },
+  });
 }
 
 export async function replay(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = flags(argv);
   if (positionals.length === 0) throw new UsageError('name the fixture files or folders to replay (e.g. .hookbench/fixtures)');
-  try {
-    if (!/^https?:$/.test(new URL(values.to).protocol)) throw new Error();
-  } catch {
-    throw new UsageError(`--to ${values.to} is not an http(s) URL`);
-  }
+  httpUrl(values.to, '--to');
   const code = values['expect-status'];
   if (code !== undefined && !/^[1-5]\d\d$/.test(code)) throw new UsageError(`--expect-status ${code} is not an HTTP status`);
   if (!/^[a-z0-9][a-z0-9-]*$/.test(values.agent)) throw new UsageError(`--agent ${values.agent}: give the kebab-case name of /agents/<agent>/<name>`);

@@ -5,10 +5,10 @@
 import * as fs from 'node:fs';
 import { SOURCE_HEADER } from '../core/contract/deliveries';
 import { DEFAULT_RECEIVER_URL, webhookPath } from '../core/contract/webhookRoutes';
-import { answerLine } from '../core/fixtures/runFixture';
+import { answerText } from '../core/fixtures/runFixture';
 import { allTemplates, buildDelivery, findTemplate, templatesFor } from '../core/payloads';
 import { isProviderName, schemeFor, type ProviderName } from '../core/signing';
-import { parseFlags, UsageError } from './args';
+import { httpUrl, parseFlags, UsageError } from './args';
 import { post, secretFor } from './fixtureIo';
 import type { CliIo } from './io';
 import { sendFixture } from './sendFixture';
@@ -110,21 +110,13 @@ export async function send(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write(`hookbench send: ${(error as Error).message}\n`);
     return 1;
   }
-  io.stdout.write(`${answerLine(answer)}\n${answer.body}${answer.body.endsWith('\n') || answer.body === '' ? '' : '\n'}`);
+  io.stdout.write(answerText(answer));
   return answer.status >= 200 && answer.status < 300 ? 0 : 1;
 }
 
 /** --url as given, else the receiver (--to, or the local one) plus the provider's webhook route. */
 function targetUrl(values: { url?: string | undefined; to?: string | undefined; entity?: string | undefined }, provider: ProviderName): URL {
   if (values.url !== undefined && values.to !== undefined) throw new UsageError('give --url (the whole URL) or --to (the receiver, keeping the webhook route), not both');
-  const flag = values.url !== undefined ? '--url' : '--to';
-  const text = values.url ?? values.to ?? DEFAULT_RECEIVER_URL;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new UsageError(`${flag} ${text} is not a URL`);
-  }
-  if (!/^https?:$/.test(url.protocol)) throw new UsageError(`${flag} ${text} is not an http(s) URL`);
-  return values.url !== undefined ? url : new URL(webhookPath(provider, values.entity), url);
+  if (values.url !== undefined) return httpUrl(values.url, '--url');
+  return new URL(webhookPath(provider, values.entity), httpUrl(values.to ?? DEFAULT_RECEIVER_URL, '--to'));
 }

@@ -4,8 +4,8 @@
  * status, the response body and the time taken like `send` does.
  */
 import { signedRequest } from '../core/fixtures/signedRequest';
-import { UsageError } from './args';
-import { answerLine } from '../core/fixtures/runFixture';
+import { httpUrl, UsageError } from './args';
+import { answerText } from '../core/fixtures/runFixture';
 import { loadFixtures, post, secretFor } from './fixtureIo';
 import type { CliIo } from './io';
 
@@ -20,19 +20,10 @@ export interface SendFixtureFlags {
   readonly 'dry-run'?: boolean | undefined;
 }
 
-function checkUrl(text: string | undefined, flag: string): void {
-  if (text === undefined) return;
-  try {
-    if (!/^https?:$/.test(new URL(text).protocol)) throw new Error();
-  } catch {
-    throw new UsageError(`${flag} ${text} is not an http(s) URL`);
-  }
-}
-
 export async function sendFixture(values: SendFixtureFlags, io: CliIo): Promise<number> {
   if (values.url !== undefined && values.to !== undefined) throw new UsageError('give --url (the whole URL) or --to (the receiver, keeping the fixture\'s path), not both');
-  checkUrl(values.url, '--url');
-  checkUrl(values.to, '--to');
+  if (values.url !== undefined) httpUrl(values.url, '--url');
+  if (values.to !== undefined) httpUrl(values.to, '--to');
   const [{ fixture }] = loadFixtures([values.fixture]) as [ReturnType<typeof loadFixtures>[number]];
   const secret = secretFor(values, fixture.provider, io.env);
   let request;
@@ -52,6 +43,6 @@ export async function sendFixture(values: SendFixtureFlags, io: CliIo): Promise<
     io.stderr.write(`hookbench send: ${(error as Error).message}\n`);
     return 1;
   }
-  io.stdout.write(`${answerLine(answer)}\n${answer.body}${answer.body.endsWith('\n') || answer.body === '' ? '' : '\n'}`);
+  io.stdout.write(answerText(answer));
   return answer.status >= 200 && answer.status < 300 ? 0 : 1;
 }
