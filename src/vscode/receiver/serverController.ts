@@ -210,8 +210,7 @@ export class ServerController implements vscode.Disposable {
    * and wrangler dev read it), or none: a webhook for that worker is signed with its secret.
    */
   workerSecrets(): Record<string, string> {
-    const args = this.workerArgs(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
-    const config = args.includes('--config') ? args[args.indexOf('--config') + 1] : undefined;
+    const { config } = this.workspaceWorker(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
     return config ? secretsBeside(config) : {};
   }
 
@@ -220,23 +219,30 @@ export class ServerController implements vscode.Disposable {
    * with Durable Object bindings, or `hookbench.worker.entry`); otherwise the built-in worker.
    */
   private workerArgs(folder: string | undefined): string[] {
-    if (!folder || !vscode.workspace.isTrusted) return [];
+    const { worker, config, ignored } = this.workspaceWorker(folder);
+    if (ignored) this.logger.warn(ignored);
+    return [...(config ? ['--config', config] : []), ...(worker ? ['--worker', worker] : [])];
+  }
+
+  /** The worker serve runs for `folder` and its config (neither: the built-in worker), and why a config was passed over. */
+  private workspaceWorker(folder: string | undefined): { worker?: string; config?: string; ignored?: string } {
+    if (!folder || !vscode.workspace.isTrusted) return {};
     const settings = vscode.workspace.getConfiguration('hookbench', vscode.Uri.file(folder));
     const entry = settings.get<string>('worker.entry', '');
     const configSetting = settings.get<string>('worker.config', '');
     const config = configSetting ? path.resolve(folder, configSetting) : findWranglerConfig(folder);
-    if (entry) return ['--worker', path.resolve(folder, entry), ...(config ? ['--config', config] : [])];
-    if (!config || !fs.existsSync(config)) return [];
+    if (entry) return { worker: path.resolve(folder, entry), ...(config ? { config } : {}) };
+    if (!config || !fs.existsSync(config)) return {};
     try {
       const parsed = readWranglerConfig(config);
-      if (parsed.main && parsed.durableObjects.length > 0) return ['--config', config, '--worker', parsed.main];
+      if (parsed.main && parsed.durableObjects.length > 0) return { config, worker: parsed.main };
     } catch (error) {
       // A config that asks for what Hookbench does not emulate: serve reads it again and fails
       // at start with its one line, rather than the built-in worker running in its place.
-      if (error instanceof UnsupportedConfigError) return ['--config', config];
-      this.logger.warn(`ignoring ${config}: ${(error as Error).message}`);
+      if (error instanceof UnsupportedConfigError) return { config };
+      return { ignored: `ignoring ${config}: ${(error as Error).message}` };
     }
-    return [];
+    return {};
   }
 
   private render(state: ServeState): void {
