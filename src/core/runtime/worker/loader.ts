@@ -129,9 +129,10 @@ function buildError(entry: string, error: unknown): WorkerBuildError {
         ...(e.location ? { location: { file: path.resolve(e.location.file), line: e.location.line, column: e.location.column + 1 } } : {}),
       }))
     : [{ kind: 'build', message: String((error as Error).message) }];
-  const [first, ...more] = failure.errors ?? [];
-  const where = first?.location ? `${first.location.file}:${first.location.line}:${first.location.column + 1}: ` : '';
-  const detail = first ? `${where}${first.text.split('\n')[0]}` : String((error as Error).message).split('\n')[0];
+  // The line names the file as esbuild did: relative to its working directory, ours.
+  const [first, ...more] = problems as [WorkerProblem, ...WorkerProblem[]];
+  const where = first.location ? `${path.relative(process.cwd(), first.location.file)}:${first.location.line}:${first.location.column}: ` : '';
+  const detail = `${where}${first.message.split('\n')[0]}`;
   const others = more.length > 0 ? ` (and ${more.length} more error${more.length === 1 ? '' : 's'})` : '';
   return new WorkerBuildError(`cannot build ${entry}: ${detail}${others}`, problems);
 }
