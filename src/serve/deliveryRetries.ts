@@ -4,7 +4,8 @@
  * a local client that names no source, such as your own curl), and was answered 5xx or later than
  * the provider waits — is sent again on the provider's retry schedule (the one table chaos uses,
  * src/core/chaos/providerBehaviour.ts), compressed by `scale`, with the provider's delivery id and
- * retry headers, re-signed now, over HTTP to this receiver. Retrying stops at a 2xx, at the end of
+ * retry headers, re-signed now, over HTTP to this receiver — only an attempt that was signed with
+ * the secret when it came (a provider retries only what it sent). Retrying stops at a 2xx, at the end of
  * the schedule, or when serve stops. Every wait is on the injected timers.
  */
 import { delivered, failureReason, PROVIDER_BEHAVIOUR } from '../core/chaos/providerBehaviour';
@@ -27,10 +28,13 @@ export interface RetryOptions {
 /** What the receiver knows of a delivery once it answered, before it is recorded. */
 export type AnsweredDelivery = Pick<DeliveryRecord, 'provider' | 'status' | 'durationMs' | 'source' | 'requestHeaders'>;
 
+/** Header names lower-cased, as the signing schemes read them. */
+const lowerCased = (headers: Readonly<Record<string, string>>) => Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+
 /** The provider the worker named, or else the one whose signature header the request carries (a user's worker names none). */
 function providerOf(delivery: Pick<DeliveryRecord, 'provider' | 'requestHeaders'>): ProviderName | undefined {
   if (delivery.provider && isProviderName(delivery.provider)) return delivery.provider;
-  return detectProvider(Object.fromEntries(Object.entries(delivery.requestHeaders).map(([name, value]) => [name.toLowerCase(), value])));
+  return detectProvider(lowerCased(delivery.requestHeaders));
 }
 
 export class DeliveryRetries {
@@ -80,6 +84,10 @@ export class DeliveryRetries {
     const secret = this.options.secrets[schemeFor(provider).shape.secretEnv];
     const what = `retry ${next.retry} of ${next.retries} of ${recorded.method} ${recorded.path}`;
     if (!secret) return this.options.logger.warn(`[retries] ${what} not sent: no ${schemeFor(provider).shape.secretEnv} to sign it with`);
+    // A provider retries only what it sent: an attempt not signed with the secret when it came (a
+    // request anyone on the webhook route can make, naming itself a send) is never re-signed.
+    const signedThen = schemeFor(provider).verify({ secret, body, headers: lowerCased(recorded.requestHeaders) }, { now: () => Date.parse(recorded.time) });
+    if (!signedThen.valid) return this.options.logger.warn(`[retries] ${what} not sent: the failed attempt was not signed with ${schemeFor(provider).shape.secretEnv}`);
     try {
       const fixture = fixtureFromDelivery({ ...recorded, provider, requestBody: '', requestBodyBase64: body.toString('base64'), responseBody: '' }, { name: 'retry' });
       const request = signedRequest(fixture, { secret, base: this.origin });

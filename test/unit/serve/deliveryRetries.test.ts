@@ -127,3 +127,37 @@ describe('which deliveries a provider retries', () => {
     assert.equal(retries.plan({ provider: null, requestHeaders: { 'X-Shopify-Hmac-Sha256': 'x' }, source: { kind: 'public', name: 'example.ngrok.app' }, status: 500, durationMs: 5 })?.retries, 8);
   });
 });
+
+describe('a retry re-signs only what was signed', () => {
+  it('sends again an attempt signed with the secret, and never one anyone could make naming itself a send', async () => {
+    const http = await import('node:http');
+    const arrived: string[] = [];
+    const server = http.createServer((req, res) => {
+      arrived.push(String(req.headers['stripe-signature']));
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const timers = new ManualTimers(Date.now());
+    const retries = new DeliveryRetries({ scale: SCALE, timers, logger: nullLogger, secrets: { STRIPE_WEBHOOK_SECRET: SECRET } });
+    retries.listening(`http://127.0.0.1:${(server.address() as { port: number }).port}`);
+    try {
+      const attempt = (signature: string | undefined, id: string) => {
+        const request = signedRequest(fixtureOf(stripeEvent(id, id, 'cus_9', 'charge.succeeded', {}, '/webhooks/stripe/cus_9')), { secret: SECRET, base: 'http://127.0.0.1:1' });
+        const headers = { ...request.headers, ...(signature !== undefined ? { 'stripe-signature': signature } : {}) };
+        const failed = { provider: 'stripe', requestHeaders: headers, source: { kind: 'send' as const }, status: 500, durationMs: 5 };
+        const next = retries.plan(failed);
+        assert.ok(next, 'a 5xx from a send is planned');
+        const summary = { ...failed, id, time: new Date(timers.now()).toISOString(), method: 'POST', path: '/webhooks/stripe/cus_9', requestTruncated: false, responseHeaders: {}, entity: 'cus_9', verification: null, requestBytes: request.body.length };
+        retries.schedule(summary, request.body, next);
+      };
+      attempt(undefined, 'evt_signed');
+      attempt(`t=${Math.floor(timers.now() / 1000)},v1=${'0'.repeat(64)}`, 'evt_forged');
+      await timers.advance(HOUR);
+      await retries.stop();
+      assert.equal(arrived.length, 1, `one retry sent: ${arrived.join(' | ')}`);
+      assert.doesNotMatch(arrived[0]!, /v1=0{64}/);
+    } finally {
+      server.close();
+    }
+  });
+});
