@@ -102,7 +102,9 @@ export class SendEmail {
     if (builder.text) files.push(`Text: ${this.store(builder.text, 'txt', 'email-text')}`);
     if (builder.html) files.push(`HTML: ${this.store(builder.html, 'html', 'email-html')}`);
     for (const attachment of builder.attachments ?? []) {
-      const extension = /\.([^.]+)$/.exec(attachment.filename)?.[1] ?? 'bin';
+      // The file's own extension when it is one (letters and digits): a name is the worker's, maybe a
+      // payload's, and never a path into or out of the data folder.
+      const extension = /\.([A-Za-z0-9]{1,16})$/.exec(attachment.filename)?.[1] ?? 'bin';
       files.push(`Attachment (${attachment.disposition}): ${attachment.filename} -> ${this.store(attachment.content, extension, 'email-attachment')}`);
     }
     const lines = [`From: ${shown(builder.from)}`, `To: ${listOf(builder.to).map(shown).join(', ')}`];

@@ -89,4 +89,17 @@ describe('send_email: messages written to files, as wrangler dev does', () => {
     const text = /Text: (.*)\n/.exec(lines[0]!)![1]!;
     assert.equal(fs.readFileSync(text, 'utf8'), 'hello');
   });
+
+  it('keeps an attachment inside the data folder whatever its name says', async () => {
+    const dir = tmp();
+    const { logger, lines } = recordingLogger();
+    const hostile = 'invoice./../../../../../../../../tmp/hookbench-escaped';
+    await new SendEmail({ binding: 'MAIL' }, path.join(dir, 'data'), logger).send({ from: 'a@example.com', to: 'b@example.com', subject: 'x', text: 'x', attachments: [{ disposition: 'attachment', filename: hostile, content: 'payload' }, { disposition: 'attachment', filename: 'report.pdf', content: '%PDF' }] });
+    const stored = [...lines.join('\n').matchAll(/ -> (.*)$/gm)].map((m) => m[1]!);
+    assert.equal(stored.length, 2);
+    for (const file of stored) assert.ok(path.resolve(file).startsWith(path.join(dir, 'data', '_bindings', 'email') + path.sep), file);
+    assert.match(stored[0]!, /\.bin$/);
+    assert.match(stored[1]!, /\.pdf$/);
+    assert.equal(fs.readFileSync(stored[0]!, 'utf8'), 'payload');
+  });
 });
