@@ -34,7 +34,19 @@ export class MemoryBudget {
   used(instance: Sleeper): void {
     this.awake.delete(instance);
     this.awake.set(instance, true);
-    // Checked once per turn of events, not per event: a burst of wakes costs one pass.
+    this.checkSoon();
+  }
+
+  /**
+   * An instance has nothing left to do: if it could not be put to sleep at the last check, it
+   * may be now. Its place in the order stays.
+   */
+  idle(instance: Sleeper): void {
+    if (this.awake.has(instance)) this.checkSoon();
+  }
+
+  /** Checked once per turn of events, not per event: a burst of wakes costs one pass. */
+  private checkSoon(): void {
     this.check ??= this.timers.after(0, () => this.enforce(), { unref: true });
   }
 

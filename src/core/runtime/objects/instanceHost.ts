@@ -93,11 +93,11 @@ export interface SocketHandlers {
 }
 
 /**
- * What an awake instance holds beside its database, for the memory budget: the object and the
- * SDK's state, SQLite's connection and prepared statements, its share of its sql.js heap
- * (docs/performance.md, "Memory", measures it).
+ * What an awake instance holds beside its database's file and page cache, for the memory budget:
+ * SQLite's connection (schema, compiled statements, lookaside: 150–180 KiB of wasm heap) and about
+ * 140 KiB of process heap (docs/performance.md, "Memory", "Where it goes").
  */
-export const INSTANCE_OVERHEAD_BYTES = 256 * 1024;
+export const INSTANCE_OVERHEAD_BYTES = 320 * 1024;
 
 export class InstanceHost implements Sleeper {
   private live: Promise<Live> | undefined;
@@ -491,6 +491,7 @@ export class InstanceHost implements Sleeper {
     if (this.quietWaiters.length > 0 && this.isQuiet()) for (const quiet of this.quietWaiters.splice(0)) quiet();
     this.idleAt = 0;
     if (this.active > 0 || this.connections > 0 || this.background.size > 0 || !this.live) return;
+    this.platform.memory?.idle(this);
     // A job or alarm due soon keeps the instance awake; otherwise it is evicted when idle.
     if (this.jobTimer || this.alarms.armed) return;
     const idleMs = this.platform.limits.idleMs;
