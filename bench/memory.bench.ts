@@ -13,7 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { benchSeconds, interleavedLoad, loadFromProcess, pairedRatio, QUICK, report, startServeAsUser, type BenchResult, type ServerProcess } from './harness';
 import { BENCH_SECRET, signedPush } from './pushes';
-import { DEFAULT_MEMORY_BUDGET_MIB } from '../src/core/runtime/memoryBudget';
+import { DEFAULT_MEMORY_BUDGET_MIB } from '../src/core/contract/serveEnvironment';
 import { DurableDatabase } from '../src/core/runtime/storage/durableDatabase';
 import { loadSqlJs, separateSqlJsLoader } from '../src/core/runtime/storage/sqljs';
 
@@ -26,7 +26,7 @@ const CURVE_S = benchSeconds(10, 4);
 const CURVE_BUDGETS = [64, 128, DEFAULT_MEMORY_BUDGET_MIB, 512];
 const SERVE_ENV = { GITHUB_WEBHOOK_SECRET: BENCH_SECRET, HOOKBENCH_LOG_LEVEL: 'warn' };
 
-/** RSS of `pid` and its children (on a Node without `process.execve`, serve runs under a relaying parent). */
+/** RSS of `pid` and its children (on a Node without `process.execve`, serve runs under a relaying parent, src/serveAllocator.ts). */
 function treeRssMiB(pid: number): number {
   let kib = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
   for (const entry of fs.readdirSync('/proc')) {

@@ -9,7 +9,6 @@ import { randomBytes } from 'node:crypto';
 import * as esbuild from 'esbuild';
 import { lineLogger, type Logger } from '../core/log';
 import { SqlHeaps } from '../core/runtime/storage/sqlHeaps';
-import { DEFAULT_MEMORY_BUDGET_MIB } from '../core/runtime/memoryBudget';
 import { GcNudge } from '../serve/gcNudge';
 import { loadSqlJs, separateSqlJsLoader } from '../core/runtime/storage/sqljs';
 import { findWranglerConfig, parseDevVars, readWranglerConfig, secretsFileBeside, type WranglerConfig } from '../core/runtime/worker/wranglerConfig';
@@ -27,7 +26,7 @@ import { DEFAULT_RECEIVER_PORT, WEBHOOK_PATHS } from '../core/contract/webhookRo
 import { parseFlags, UsageError } from './args';
 import type { CliIo } from './io';
 import { listeningLine, loginFileLine, portInUseMessage, renderLine, renderTokenLine } from '../core/contract/serveHandshake';
-import { ADMIN_TOKEN_ENV, RENDER_TOKEN_ENV } from '../core/contract/serveEnvironment';
+import { ADMIN_TOKEN_ENV, DEFAULT_MEMORY_BUDGET_MIB, RENDER_TOKEN_ENV } from '../core/contract/serveEnvironment';
 
 export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port ${DEFAULT_RECEIVER_PORT}] [--data .hookbench]
          [--worker FILE] [--config wrangler.jsonc|toml] [--env-file .dev.vars] [--no-watch] [--test-scheduled]

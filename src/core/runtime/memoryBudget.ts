@@ -88,9 +88,6 @@ export class MemoryBudget {
   }
 }
 
-/** `serve`'s budget when `--memory-budget` is not given (docs/performance.md, "Memory", chose it). */
-export const DEFAULT_MEMORY_BUDGET_MIB = 256;
-
 /** `--memory-budget`'s MiB in bytes; 0 turns the budget off. */
 export function budgetBytesOf(mib: number): number {
   return Math.round(mib * 1024 * 1024);

@@ -575,9 +575,12 @@ export class InstanceHost implements Sleeper {
     return live.db.writeCount === live.db.durableWriteCount;
   }
 
-  /** Puts the instance to sleep for the memory budget: as an idle eviction, without a snapshot (docs/runtime.md, "Memory budget"). */
+  /**
+   * Puts the instance to sleep for the memory budget: as an idle eviction, with a snapshot only
+   * when it makes the next wake cheaper (an instance put to sleep under load wakes again soon).
+   */
   sleep(): void {
-    void this.evict({ snapshot: false });
+    void this.evict({ snapshot: this.awake?.db.snapshotPaysOff ?? true });
   }
 
   /** Closes a database no longer live; failures are logged (its journal holds what is durable). */

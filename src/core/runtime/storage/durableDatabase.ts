@@ -280,6 +280,16 @@ export class DurableDatabase {
     return this.fileBytes + Math.min(this.fileBytes, (this.cacheKiB ?? DEFAULT_CACHE_KIB) * 1024);
   }
 
+  /**
+   * Whether a snapshot at close makes the next open cheaper than it costs: an open replays the
+   * journal statement by statement (a new agent's schema alone took 17 ms), where loading a
+   * snapshot took 2 ms and writing one 5–9 ms (docs/performance.md, "Memory budget"); a journal
+   * small beside the snapshot (a quarter of it) replays in less.
+   */
+  get snapshotPaysOff(): boolean {
+    return this.snapshotBytes === 0 ? this.journal.size > 0 : this.journal.size * 4 > this.snapshotBytes;
+  }
+
   /** Write statements executed so far; output produced now must wait until this many are durable. */
   get writeCount(): number {
     return this.writes;
