@@ -19,8 +19,13 @@ export interface Sleeper {
 }
 
 export class MemoryBudget {
-  /** Awake instances, least recently used first (a Map keeps insertion order; `used` moves one to the end). */
-  private readonly awake = new Map<Sleeper, true>();
+  /**
+   * Awake instances, least recently used first (a Map keeps insertion order; `used` moves one to
+   * the end), each with the bytes it held when it last reported.
+   */
+  private readonly awake = new Map<Sleeper, number>();
+  /** The sum of what the awake instances last reported: kept as they report, never summed again. */
+  private total = 0;
   private check: TimerHandle | undefined;
   private slept = 0;
 
@@ -30,36 +35,48 @@ export class MemoryBudget {
     private readonly timers: Timers,
   ) {}
 
-  /** An instance woke or ran an event: it becomes the most recently used, and the budget is checked soon. */
+  /** An instance woke or ran an event: it becomes the most recently used. */
   used(instance: Sleeper): void {
+    const bytes = this.awake.get(instance);
     this.awake.delete(instance);
-    this.awake.set(instance, true);
-    this.checkSoon();
+    this.awake.set(instance, bytes ?? this.report(instance, 0));
+    if (bytes === undefined) this.checkIfOver();
   }
 
   /**
-   * An instance has nothing left to do: if it could not be put to sleep at the last check, it
-   * may be now. Its place in the order stays.
+   * An instance has nothing left to do: what it holds is measured again (its writes may have grown
+   * it), and if it could not be put to sleep at the last check, it may be now. Its place stays.
    */
   idle(instance: Sleeper): void {
-    if (this.awake.has(instance)) this.checkSoon();
-  }
-
-  /** Checked once per turn of events, not per event: a burst of wakes costs one pass. */
-  private checkSoon(): void {
-    this.check ??= this.timers.after(0, () => this.enforce(), { unref: true });
+    const bytes = this.awake.get(instance);
+    if (bytes === undefined) return;
+    this.awake.set(instance, this.report(instance, bytes));
+    this.checkIfOver();
   }
 
   /** An instance is asleep (evicted, reset, shut down): the budget no longer counts it. */
   asleep(instance: Sleeper): void {
+    const bytes = this.awake.get(instance);
+    if (bytes === undefined) return;
+    this.total -= bytes;
     this.awake.delete(instance);
   }
 
-  /** Awake instances' estimated memory, in bytes. */
+  /** What `instance` holds now, with the total moved from what it held (`before`). */
+  private report(instance: Sleeper, before: number): number {
+    const bytes = instance.memoryBytes();
+    this.total += bytes - before;
+    return bytes;
+  }
+
+  /** Checked once per turn of events, not per event, and only over budget: a burst of wakes costs one pass. */
+  private checkIfOver(): void {
+    if (this.total > this.budgetBytes) this.check ??= this.timers.after(0, () => this.enforce(), { unref: true });
+  }
+
+  /** Awake instances' estimated memory, in bytes, as they last reported it. */
   get awakeBytes(): number {
-    let total = 0;
-    for (const instance of this.awake.keys()) total += instance.memoryBytes();
-    return total;
+    return this.total;
   }
 
   get awakeCount(): number {
@@ -75,14 +92,12 @@ export class MemoryBudget {
   enforce(): void {
     this.check?.cancel();
     this.check = undefined;
-    let total = this.awakeBytes;
-    if (total <= this.budgetBytes) return;
-    for (const instance of [...this.awake.keys()]) {
-      if (total <= this.budgetBytes) return;
+    // Deleting the entry being visited is safe in a Map's iteration.
+    for (const instance of this.awake.keys()) {
+      if (this.total <= this.budgetBytes) return;
       if (!instance.canSleep()) continue;
-      total -= instance.memoryBytes();
-      this.awake.delete(instance);
       this.slept++;
+      this.asleep(instance);
       instance.sleep();
     }
   }
