@@ -71,9 +71,9 @@ export interface ServerProcess {
 }
 
 /** A Node process running `args` on this Node; resolves once it prints `listening on URL`. */
-export async function spawnServer(args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function spawnServer(args: string[], env: Record<string, string> = {}, base: NodeJS.ProcessEnv = process.env): Promise<ServerProcess> {
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, args, { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -86,6 +86,18 @@ export async function spawnServer(args: string[], env: Record<string, string> = 
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { url, pid: child.pid!, stop: () => child.kill('SIGTERM'), exited };
+}
+
+/**
+ * `hookbench serve` as a user starts it from a shell: dist/cli.js on port 0 without the
+ * environment the extension gives it (SERVE_PROCESS_ENV), which the CLI then sets itself.
+ */
+export async function startServeAsUser(args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
+  const path = await import('node:path');
+  const cli = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
+  const inherited = { ...process.env };
+  for (const name of Object.keys(SERVE_PROCESS_ENV)) delete inherited[name];
+  return spawnServer([cli, 'serve', '--port', '0', '--render-port', '0', ...args], { ...env }, inherited);
 }
 
 /** `hookbench serve` from dist/ as a child process on port 0; resolves once it listens. */
@@ -114,6 +126,11 @@ export interface LoadPlan {
   readonly seconds: number;
   /** The first request's index (delivery ids stay unique across rounds). */
   readonly startAt: number;
+  /**
+   * Skewed load: `share` of the requests go to the first `entities` (the hot ones), the rest
+   * spread over the others (the long tail). Without it, every entity in turn.
+   */
+  readonly hot?: { readonly entities: number; readonly share: number };
 }
 
 export interface LoadResult {

@@ -7,10 +7,18 @@ import type { LoadPlan, LoadResult } from './harness';
 import { signedPush } from './pushes';
 
 /** The i-th request of each kind of load the benches send. */
-const requests: Record<LoadPlan['requests'], (i: number, entities: number) => { path: string; body: string; headers?: Record<string, string> }> = {
-  'github-push': (i, entities) => ({ path: '/webhooks/github', ...signedPush(i, `${process.pid}`, entities) }),
-  counter: (i, entities) => ({ path: `/agents/counter-agent/entity-${i % entities}`, body: `user-${process.pid}-${i}` }),
+const requests: Record<LoadPlan['requests'], (i: number, entities: number, entity: number) => { path: string; body: string; headers?: Record<string, string> }> = {
+  'github-push': (i, entities, entity) => ({ path: '/webhooks/github', ...signedPush(i, `${process.pid}`, entities, entity) }),
+  counter: (i, _entities, entity) => ({ path: `/agents/counter-agent/entity-${entity}`, body: `user-${process.pid}-${i}` }),
 };
+
+/** The entity of the i-th request: each in turn, or with `hot`, mostly the hot ones and the rest spread over the tail. */
+function entityOf(i: number, plan: LoadPlan): number {
+  const hot = plan.hot;
+  if (!hot) return i % plan.entities;
+  if (i % 100 < hot.share * 100) return i % hot.entities;
+  return hot.entities + ((i * 7919) % (plan.entities - hot.entities));
+}
 
 async function run(plan: LoadPlan, seconds: number, startAt: number): Promise<LoadResult> {
   const make = requests[plan.requests];
@@ -23,7 +31,8 @@ async function run(plan: LoadPlan, seconds: number, startAt: number): Promise<Lo
   await Promise.all(
     Array.from({ length: plan.connections }, async () => {
       while (performance.now() < deadline) {
-        const { path, body, headers } = make(next++, plan.entities);
+        const i = next++;
+        const { path, body, headers } = make(i, plan.entities, entityOf(i, plan));
         const t = performance.now();
         const response = await pool.request({ method: 'POST', path, body, headers });
         await response.body.dump();

@@ -24,11 +24,11 @@ export function pushBody(entity: number, n: number): string {
 }
 
 /**
- * The n-th signed push over `entities` repositories; `tag` keeps delivery ids unique across the
+ * The n-th signed push over `entities` repositories (to `entity`, by default the n-th in turn); `tag` keeps delivery ids unique across the
  * processes that send them (a repeated id is a duplicate, which stores nothing).
  */
-export function signedPush(n: number, tag: string, entities = 100): { body: string; headers: Record<string, string> } {
-  const body = pushBody(n % entities, n);
+export function signedPush(n: number, tag: string, entities = 100, entity = n % entities): { body: string; headers: Record<string, string> } {
+  const body = pushBody(entity, n);
   const { headers } = schemeFor('github').sign({ secret: BENCH_SECRET, body: Buffer.from(body) });
   return { body, headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': `bench-${tag}-${n}`, 'x-hub-signature-256': headers['X-Hub-Signature-256']! } };
 }

@@ -5,5 +5,12 @@
  */
 import * as path from 'node:path';
 import { runFromCodeCache } from './codeCache';
+import { allocatorEnvironment, followParent, runAgainWith } from './serveAllocator';
 
-runFromCodeCache({ main: path.join(__dirname, 'cliMain.js'), name: 'cli', saveAfterMs: 2_000 });
+// `serve` started without its allocator settings runs again as a child that has them (src/serveAllocator.ts).
+const env = allocatorEnvironment(process.argv.slice(2), process.env, process.platform);
+if (env) runAgainWith(env);
+else {
+  followParent(process.env);
+  runFromCodeCache({ main: path.join(__dirname, 'cliMain.js'), name: 'cli', saveAfterMs: 2_000 });
+}

@@ -26,7 +26,7 @@ import { DEFAULT_RECEIVER_PORT, WEBHOOK_PATHS } from '../core/contract/webhookRo
 import { parseFlags, UsageError } from './args';
 import type { CliIo } from './io';
 import { listeningLine, loginFileLine, portInUseMessage, renderLine, renderTokenLine } from '../core/contract/serveHandshake';
-import { ADMIN_TOKEN_ENV, RENDER_TOKEN_ENV } from '../core/contract/serveEnvironment';
+import { ADMIN_TOKEN_ENV, DEFAULT_MEMORY_BUDGET_MIB, RENDER_TOKEN_ENV } from '../core/contract/serveEnvironment';
 
 export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port ${DEFAULT_RECEIVER_PORT}] [--data .hookbench]
          [--worker FILE] [--config wrangler.jsonc|toml] [--env-file .dev.vars] [--no-watch] [--test-scheduled]
@@ -34,7 +34,7 @@ export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port ${D
          [--outbound-url URL] [--chat-url URL] [--admin-token T] [--exit-with-parent]
          [--render-port 8788] [--no-render] [--render-rate 30] [--render-concurrency 4]
          [--secret-env NAME]... [--allow-origin ORIGIN]... [--allow-host HOST]... [--webhook-path /PREFIX/]...
-         [--require-token] [--retries [--retry-scale 0.001]]
+         [--require-token] [--retries [--retry-scale 0.001]] [--idle-ms 60000] [--memory-budget ${DEFAULT_MEMORY_BUDGET_MIB}]
   Runs a worker on the Agents SDK emulation: yours with --worker (its Durable Object bindings and
   vars from the wrangler config next to it or given with --config), otherwise the built-in
   webhook worker. The worker's secrets come from --env-file (default: the .dev.vars or .env beside
@@ -55,7 +55,9 @@ export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port ${D
   or a random one, printed. --render-rate is requests a second before 429 (0: no limit).
   --retries: a delivery from hookbench send, replay, a relay or a public URL (not your own curl)
   answered 5xx or later than its provider waits is sent again on the provider's retry schedule,
-  re-signed, with its retry headers; --retry-scale compresses the schedule (0.001: an hour is 3.6 s).`;
+  re-signed, with its retry headers; --retry-scale compresses the schedule (0.001: an hour is 3.6 s).
+  An instance is put to sleep after --idle-ms quiet, and sooner, least recently used first, when
+  the awake instances hold more than --memory-budget MiB (0: no budget); a request wakes it again.`;
 
 /** The receiver's port is taken; the message names the flag that picks another. */
 export class PortInUseError extends Error {
@@ -230,6 +232,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     'no-watch': { type: 'boolean', default: false },
     'test-scheduled': { type: 'boolean', default: false },
     'idle-ms': { type: 'string' },
+    'memory-budget': { type: 'string' },
     'retention-count': { type: 'string' },
     'retention-days': { type: 'string' },
     'public-url': { type: 'string' },
@@ -277,7 +280,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       heaps: new SqlHeaps(separateSqlJsLoader(), 128, () => gcNudge.soon()),
       logger,
       dataDir: path.resolve(values.data),
-      limits: { idleMs: values['idle-ms'] === undefined ? undefined : Number(values['idle-ms']) },
+      limits: { idleMs: values['idle-ms'] === undefined ? undefined : Number(values['idle-ms']), memoryBudgetMiB: optionalNumber(values['memory-budget'], '--memory-budget') ?? DEFAULT_MEMORY_BUDGET_MIB },
     }),
     esbuild,
   };

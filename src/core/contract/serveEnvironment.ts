@@ -3,6 +3,12 @@
  * (a user starting `hookbench serve` may set them too).
  */
 
+/**
+ * serve's `--memory-budget` (MiB) when it is not given, and the default of the setting
+ * `hookbench.receiver.memoryBudget` the extension passes as the flag (docs/performance.md, "Memory", chose it).
+ */
+export const DEFAULT_MEMORY_BUDGET_MIB = 192;
+
 /** The admin API's token: serve's admin routes and live feed answer only a client that shows it. */
 export const ADMIN_TOKEN_ENV = 'HOOKBENCH_ADMIN_TOKEN';
 

@@ -15,6 +15,7 @@ import { Emitter } from '../events';
 import type { Logger } from '../log';
 import { realTimers, type Timers } from '../timers';
 import type { BrowserService } from './browserService';
+import { budgetBytesOf, MemoryBudget } from './memoryBudget';
 import type { SqlHeaps } from './storage/sqlHeaps';
 
 /** The runtime's limits, the same for every instance of the process. */
@@ -23,9 +24,11 @@ export interface RuntimeLimits {
   readonly idleMs: number;
   /** Journal bytes after which an instance's database is snapshotted (undefined: durableDatabase.ts's default). */
   readonly snapshotAfterBytes: number | undefined;
+  /** The awake instances' memory budget in MiB (`--memory-budget`; 0: none), memoryBudget.ts. */
+  readonly memoryBudgetMiB: number;
 }
 
-export const DEFAULT_RUNTIME_LIMITS: RuntimeLimits = { idleMs: 60_000, snapshotAfterBytes: undefined };
+export const DEFAULT_RUNTIME_LIMITS: RuntimeLimits = { idleMs: 60_000, snapshotAfterBytes: undefined, memoryBudgetMiB: 0 };
 
 export interface Platform {
   /** sql.js for the process's own databases (bindings, workflows) and, without `heaps`, the instances'. */
@@ -38,6 +41,8 @@ export interface Platform {
   /** The data folder: one folder per namespace, binding and workflow, and serve's own `_hookbench`. */
   readonly dataDir: string;
   readonly limits: RuntimeLimits;
+  /** Puts idle instances to sleep when the awake ones hold more than `limits.memoryBudgetMiB`; undefined without a budget. */
+  readonly memory: MemoryBudget | undefined;
   /**
    * What happens to instances (created, woken, evicted, a state set, an event stored), fired where
    * it happens and read where it is shown (the admin API's live feed).
@@ -63,14 +68,17 @@ export function createPlatform(parts: PlatformParts): Platform {
   const limits: RuntimeLimits = {
     idleMs: parts.limits?.idleMs ?? DEFAULT_RUNTIME_LIMITS.idleMs,
     snapshotAfterBytes: parts.limits?.snapshotAfterBytes ?? DEFAULT_RUNTIME_LIMITS.snapshotAfterBytes,
+    memoryBudgetMiB: parts.limits?.memoryBudgetMiB ?? DEFAULT_RUNTIME_LIMITS.memoryBudgetMiB,
   };
+  const timers = parts.timers ?? realTimers;
   return {
     sql: parts.sql,
     heaps: parts.heaps,
     logger: parts.logger,
-    timers: parts.timers ?? realTimers,
+    timers,
     dataDir: parts.dataDir,
     limits,
+    memory: limits.memoryBudgetMiB > 0 ? new MemoryBudget(budgetBytesOf(limits.memoryBudgetMiB), timers) : undefined,
     instanceEvents: new Emitter<InstanceEvent>(),
     ...(parts.browser ? { browser: parts.browser } : {}),
   };

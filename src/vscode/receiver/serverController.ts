@@ -14,7 +14,7 @@ import { findWranglerConfig, readWranglerConfig, secretsBeside } from '../../cor
 import { UnsupportedConfigError } from '../../core/runtime/errors';
 import type { Secrets } from '../secrets';
 import { ServeProcess, type ServeLaunch, type ServeState } from './serveProcess';
-import { ADMIN_TOKEN_ENV, RENDER_TOKEN_ENV, SERVE_PROCESS_ENV } from '../../core/contract/serveEnvironment';
+import { ADMIN_TOKEN_ENV, DEFAULT_MEMORY_BUDGET_MIB, RENDER_TOKEN_ENV, SERVE_PROCESS_ENV } from '../../core/contract/serveEnvironment';
 import { DEFAULT_RECEIVER_PORT } from '../../core/contract/webhookRoutes';
 
 /**
@@ -25,7 +25,7 @@ export function privateStorage(context: vscode.ExtensionContext): string {
   return (context.storageUri ?? context.globalStorageUri).fsPath;
 }
 
-const RESTART_ON = ['hookbench.receiver.host', 'hookbench.receiver.port', 'hookbench.receiver.retries', 'hookbench.receiver.retryScale', 'hookbench.dataDirectory', 'hookbench.worker', 'hookbench.retention', 'hookbench.render.port'];
+const RESTART_ON = ['hookbench.receiver.host', 'hookbench.receiver.port', 'hookbench.receiver.retries', 'hookbench.receiver.retryScale', 'hookbench.receiver.memoryBudget', 'hookbench.dataDirectory', 'hookbench.worker', 'hookbench.retention', 'hookbench.render.port'];
 
 export class ServerController implements vscode.Disposable {
   private readonly store = new DisposableStore();
@@ -183,6 +183,7 @@ export class ServerController implements vscode.Disposable {
       '--retention-count', String(settings.get<number>('retention.maxEvents', 100)),
       '--retention-days', String(settings.get<number>('retention.maxAgeDays', 30)),
       '--render-port', String(settings.get<number>('render.port', 8788)),
+      '--memory-budget', String(settings.get<number>('receiver.memoryBudget', DEFAULT_MEMORY_BUDGET_MIB)),
       ...this.workerArgs(folder),
       ...settings.get<string[]>('security.allowedOrigins', []).flatMap((origin) => ['--allow-origin', origin]),
       ...(settings.get<boolean>('security.requireToken', false) ? ['--require-token'] : []),

@@ -245,8 +245,9 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         const entry = this.model.instance(node.namespace, node.name);
         const state = (entry?.state ?? {}) as ShownState;
         const count = entry?.eventCount;
-        const parts = [count === undefined ? undefined : `${count} event${count === 1 ? '' : 's'}`, state.lastEventType ?? undefined, state.lastEventAt ? relativeTime(state.lastEventAt) : undefined];
         const awake = entry?.summary.awake ?? false;
+        // Asleep: evicted when idle or for the memory budget; the next request wakes it.
+        const parts = [count === undefined ? undefined : `${count} event${count === 1 ? '' : 's'}`, state.lastEventType ?? undefined, state.lastEventAt ? relativeTime(state.lastEventAt) : undefined, awake ? undefined : 'asleep'];
         const read = this.model.readPath(node.namespace, node.name);
         const how = read.channel ? `read over the agents protocol${read.events === 'fallback' ? ' (events by SQL: the agent has no getEvents callable)' : ''}` : 'live from the receiver feed';
         const tooltip = textTooltip([[{ strong: node.name }, ` (${node.agent})`], [`${awake ? 'awake' : 'asleep'} · ${entry?.summary.connections ?? 0} connection(s)`], [how]]);

@@ -1,6 +1,9 @@
-// `hookbench serve` as a real child process (the built dist/cli.js), on port 0.
+// `hookbench serve` as a real child process (the built dist/cli.js), on port 0, started as the
+// extension starts it (with SERVE_PROCESS_ENV); a start from a shell, without it, is tested in
+// test/unit/launcher/serveAllocator.test.ts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
+import { SERVE_PROCESS_ENV } from '../../../src/core/contract/serveEnvironment';
 import { listeningUrl } from '../../../src/core/contract/serveHandshake';
 import { projectRoot } from './serveWorker';
 
@@ -16,7 +19,7 @@ export interface ServeProcess {
 export function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
   const cli = path.join(projectRoot(), 'dist', 'cli.js');
   const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--render-port', '0', ...args], {
-    env: { ...process.env, ...env },
+    env: { ...SERVE_PROCESS_ENV, ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

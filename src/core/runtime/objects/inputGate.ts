@@ -44,6 +44,11 @@ export class InputGate {
   private readonly waiting: Waiter[] = [];
   private pumpScheduled = false;
 
+  /** Nothing waits at the gate, holds it or has a critical section open. */
+  get quiet(): boolean {
+    return this.sections.size === 0 && this.held === 0 && this.waiting.length === 0;
+  }
+
   /** Resolves when code of `section` (none: an event of its own) may run on the instance. */
   enter(section?: object): Promise<void> {
     if (this.mayEnter(section) && !this.waiting.some((w) => this.mayEnter(w.section))) {

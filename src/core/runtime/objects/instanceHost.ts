@@ -21,6 +21,7 @@ import type { InstanceSummary } from '../../contract/instances';
 import { camelCaseToKebabCase } from '../../contract/agentsProtocol';
 import { provideInstanceNotices } from '../../contract/notes';
 import type { Platform } from '../platform';
+import type { Sleeper } from '../memoryBudget';
 
 export type DurableObjectClass = new (ctx: DurableObjectState, env: never) => object;
 
@@ -91,8 +92,17 @@ export interface SocketHandlers {
   readonly answersClose?: boolean;
 }
 
-export class InstanceHost {
+/**
+ * What an awake instance holds beside its database's file and page cache, for the memory budget:
+ * SQLite's connection (schema, compiled statements, lookaside: 150–180 KiB of wasm heap) and about
+ * 140 KiB of process heap (docs/performance.md, "Memory", "Where it goes").
+ */
+export const INSTANCE_OVERHEAD_BYTES = 320 * 1024;
+
+export class InstanceHost implements Sleeper {
   private live: Promise<Live> | undefined;
+  /** The live object once woken (for the memory budget, which asks without waiting). */
+  private awake: Live | undefined;
   private active = 0;
   private connections = 0;
   /**
@@ -251,7 +261,7 @@ export class InstanceHost {
       this.platform.instanceEvents.fire({ kind: 'woken', namespace: this.hosted.binding, name: this.name, instance: this.summary(true) });
       return live;
     })();
-    this.live.catch(() => (this.live = undefined));
+    this.live.catch(() => this.dropLive());
     return this.live;
   }
 
@@ -263,6 +273,10 @@ export class InstanceHost {
     this.idleAt = 0;
     try {
       const live = await this.wake();
+      if (!this.resets.has(live)) {
+        this.awake = live;
+        this.platform.memory?.used(this);
+      }
       // A reset (blockConcurrencyWhile failed, an event timed out) fails every event on the object.
       return await failedByReset(live, this.runOn(live, fn, props));
     } catch (error) {
@@ -321,7 +335,7 @@ export class InstanceHost {
     this.platform.logger.error(`${this.name}: reset: ${(error as Error)?.message ?? String(error)}`);
     void this.live?.then((current) => {
       if (current !== live) return;
-      this.live = undefined;
+      this.dropLive();
       this.clearTimers();
       this.hibernatable.hibernate();
       void this.retire(Promise.resolve(live), { snapshot: false, discard: true });
@@ -477,6 +491,7 @@ export class InstanceHost {
     if (this.quietWaiters.length > 0 && this.isQuiet()) for (const quiet of this.quietWaiters.splice(0)) quiet();
     this.idleAt = 0;
     if (this.active > 0 || this.connections > 0 || this.background.size > 0 || !this.live) return;
+    this.platform.memory?.idle(this);
     // A job or alarm due soon keeps the instance awake; otherwise it is evicted when idle.
     if (this.jobTimer || this.alarms.armed) return;
     const idleMs = this.platform.limits.idleMs;
@@ -502,7 +517,7 @@ export class InstanceHost {
   private dropBroken(): void {
     const live = this.live;
     if (!live) return;
-    this.live = undefined;
+    this.dropLive();
     this.clearTimers();
     this.platform.logger.error(`${this.name}: a journal write failed; closed, it reopens from disk on the next request`);
     void this.retire(live, { snapshot: false });
@@ -520,15 +535,52 @@ export class InstanceHost {
     this.alarms.stop();
   }
 
-  /** Closes the database (with a snapshot) and forgets the object; the next request wakes it. */
-  async evict(): Promise<void> {
+  /**
+   * Closes the database (with a snapshot, unless `snapshot: false`: the journal is durable and is
+   * replayed at the next wake) and forgets the object; the next request wakes it.
+   */
+  async evict({ snapshot = true } = {}): Promise<void> {
     const live = this.live;
     if (!live || this.active > 0 || this.connections > 0) return;
-    this.live = undefined;
+    this.dropLive();
     this.clearTimers();
     this.hibernatable.hibernate();
-    await this.retire(live, { snapshot: true });
+    await this.retire(live, { snapshot });
     this.evicted();
+  }
+
+  /** Forgets the live object (its database is closed by whoever calls this); the memory budget no longer counts it. */
+  private dropLive(): void {
+    this.live = undefined;
+    this.awake = undefined;
+    this.platform.memory?.asleep(this);
+  }
+
+  /** What the instance holds in memory, for the memory budget (memoryBudget.ts): its database, and the rest (INSTANCE_OVERHEAD_BYTES). */
+  memoryBytes(): number {
+    return this.awake && this.live ? this.awake.db.memoryBytes() + INSTANCE_OVERHEAD_BYTES : 0;
+  }
+
+  /**
+   * Whether the memory budget may put the instance to sleep now: awake, with nothing running, queued
+   * at its input gate or in a critical section, nothing in the background (waitUntil, a hibernation
+   * event), no write waiting to be durable (so no output held), no WebSocket it holds open (an
+   * Agent's connections, an accepted socket), no job or alarm armed (nothing would wake it for them).
+   * Hibernatable WebSockets do not keep it awake: they stay open while it sleeps, as on hibernation.
+   */
+  canSleep(): boolean {
+    const live = this.awake;
+    if (!live || !this.live || this.stopped || this.active > 0 || this.connections > 0 || this.background.size > 0) return false;
+    if (this.jobTimer || this.alarms.armed || !live.input.quiet) return false;
+    return live.db.writeCount === live.db.durableWriteCount;
+  }
+
+  /**
+   * Puts the instance to sleep for the memory budget: as an idle eviction, with a snapshot only
+   * when it makes the next wake cheaper (an instance put to sleep under load wakes again soon).
+   */
+  sleep(): void {
+    void this.evict({ snapshot: this.awake?.db.snapshotPaysOff ?? true });
   }
 
   /** Closes a database no longer live; failures are logged (its journal holds what is durable). */
@@ -568,7 +620,7 @@ export class InstanceHost {
     const settled = await withDeadline(Promise.allSettled([...this.background]).then(() => true), Math.max(0, deadline - Date.now()));
     if (!settled) this.platform.logger.warn(`${this.name}: closed with ${this.background.size} background task(s) still running after ${drainMs} ms`);
     const live = this.live;
-    this.live = undefined;
+    this.dropLive();
     if (live) await this.retire(live, { snapshot: true });
     await this.closing;
   }

@@ -24,6 +24,9 @@ const SNAPSHOT = 'db.snapshot';
  * (still there for statement and savepoint rollback) instead of being a file that sql.js's
  * in-memory file system creates and deletes on every write.
  */
+/** SQLite's page cache when nobody set one (`cache_size = -2000`). */
+const DEFAULT_CACHE_KIB = 2000;
+
 function tune(db: Database, cacheKiB: number | undefined): void {
   // One connection per database: holding the lock spares the hot-journal check of every transaction.
   db.run('PRAGMA locking_mode = EXCLUSIVE');
@@ -75,6 +78,9 @@ export class DurableDatabase {
   /** SQLite's page cache as set by `setCacheSize` (KiB); undefined keeps SQLite's default. */
   private cacheKiB: number | undefined;
   private closed = false;
+  /** The file's size as last measured, and the write count it was measured at (memoryBytes). */
+  private fileBytes = 0;
+  private sizedAtWrite = -1;
 
   private constructor(
     private readonly db: Database,
@@ -257,6 +263,31 @@ export class DurableDatabase {
     if (this.closed || !(kib > 0)) return;
     this.cacheKiB = Math.round(kib);
     this.db.run(`PRAGMA cache_size = -${this.cacheKiB}`);
+  }
+
+  /**
+   * What the database holds in memory, in bytes: its file, which sql.js keeps in memory whole (with
+   * at most 1/8 of slack, sqljs.ts), and its page cache, which holds at most the file's pages up to
+   * its size (`cache_size`, SQLite's default about 2 MiB). Measured again only after new writes.
+   */
+  memoryBytes(): number {
+    if (this.closed) return 0;
+    if (this.sizedAtWrite !== this.writes) {
+      const [pages, pageSize] = [this.db.exec('PRAGMA page_count'), this.db.exec('PRAGMA page_size')].map((result) => Number(result[0]?.values[0]?.[0] ?? 0));
+      this.fileBytes = pages! * pageSize!;
+      this.sizedAtWrite = this.writes;
+    }
+    return this.fileBytes + Math.min(this.fileBytes, (this.cacheKiB ?? DEFAULT_CACHE_KIB) * 1024);
+  }
+
+  /**
+   * Whether a snapshot at close makes the next open cheaper than it costs: an open replays the
+   * journal statement by statement (a new agent's schema alone took 17 ms), where loading a
+   * snapshot took 2 ms and writing one 5–9 ms (docs/performance.md, "Memory budget"); a journal
+   * small beside the snapshot (a quarter of it) replays in less.
+   */
+  get snapshotPaysOff(): boolean {
+    return this.snapshotBytes === 0 ? this.journal.size > 0 : this.journal.size * 4 > this.snapshotBytes;
   }
 
   /** Write statements executed so far; output produced now must wait until this many are durable. */
