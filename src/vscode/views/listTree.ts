@@ -60,8 +60,12 @@ export abstract class ListTree<T> implements vscode.TreeDataProvider<T | MoreIte
     // While the receiver is stopped or restarting, what the list showed last stays readable.
     await this.session.model.ready();
     const items = this.items(this.session.model);
+    // Each id once, whatever the feed and a page read both brought: VS Code refuses a list that
+    // registers an id twice ("Element with id … is already registered").
+    const seen = new Set<string>();
+    const shown = items.filter((item) => this.shows(item) && !seen.has(this.keyOf(item)) && seen.add(this.keyOf(item)));
     // A full list may have more behind it on the serve process.
-    const children: (T | MoreItem | NoteItem)[] = items.length >= this.session.model.listLimit ? [...items, this.more] : [...items];
+    const children: (T | MoreItem | NoteItem)[] = items.length >= this.session.model.listLimit ? [...shown, this.more] : shown;
     const note = this.note(this.session.model);
     if (note !== undefined) children.push({ kind: 'note', list: this.list, text: note });
     return children;
@@ -83,6 +87,14 @@ export abstract class ListTree<T> implements vscode.TreeDataProvider<T | MoreIte
   protected note(_model: ExplorerModel): string | undefined {
     return undefined;
   }
+
+  /** False for an item the view's filter hides. */
+  protected shows(_item: T): boolean {
+    return true;
+  }
+
+  /** The item's id in the list (its `TreeItem.id` without the view's prefix). */
+  protected abstract keyOf(item: T): string;
 
   protected abstract affectedBy(change: ExplorerChange): boolean;
 
