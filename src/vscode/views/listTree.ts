@@ -19,6 +19,12 @@ const isNote = (item: unknown): item is NoteItem => (item as Partial<NoteItem> |
 /** The command a "Show 100 more" node runs, with the node as its argument (one for every view). */
 export const SHOW_MORE_COMMAND = 'hookbench.views.showMore';
 
+/**
+ * The command a list's "Show 100 more" node runs, with no argument: both lists page the same model,
+ * and a command without arguments has nothing VS Code could drop in a refresh before the click.
+ */
+export const SHOW_MORE_LISTED_COMMAND = 'hookbench.views.showMoreListed';
+
 /** A list's "Show 100 more" node (the Agents view's have a namespace instead of a list). */
 export const isMore = (item: unknown): item is MoreItem => (item as Partial<MoreItem> | undefined)?.kind === 'more' && typeof (item as MoreItem).list === 'string';
 
@@ -79,7 +85,7 @@ export abstract class ListTree<T> implements vscode.TreeDataProvider<T | MoreIte
       description: `${PAGE} shown per page`,
       iconPath: new vscode.ThemeIcon('ellipsis'),
       contextValue: 'hookbench.more',
-      command: { command: SHOW_MORE_COMMAND, title: 'Show 100 More', arguments: [item] },
+      command: { command: SHOW_MORE_LISTED_COMMAND, title: 'Show 100 More' },
     });
   }
 

@@ -7,7 +7,7 @@ import { BindingsTree } from './bindingsTree';
 import { DeliveriesTree } from './deliveriesTree';
 import { FILTER_KEYS, parseDeliveryFilter } from './deliveryFilter';
 import { registerCommand } from '../commands';
-import { isMore, SHOW_MORE_COMMAND } from './listTree';
+import { isMore, SHOW_MORE_COMMAND, SHOW_MORE_LISTED_COMMAND } from './listTree';
 import type { AttachedWorkers } from './attachedWorkers';
 import type { ExplorerSession } from './explorerSession';
 import { registerKvValues } from './kvValues';
@@ -70,6 +70,7 @@ export function registerViews(store: DisposableStore, session: ExplorerSession, 
     }),
   );
   registerDeliveryFilter(store, logger, trees.deliveries, deliveries);
+  store.add(vscode.commands.registerCommand(SHOW_MORE_LISTED_COMMAND, () => trees.deliveries.showMore()));
   const showState = (state: ServeState) => {
     for (const view of [agents, bindings, deliveries, outbound]) view.message = stateMessage(state);
   };
