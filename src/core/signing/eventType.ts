@@ -26,12 +26,19 @@ function payloadOf(body: Uint8Array): unknown {
   }
 }
 
-/** The event type a request carries by its provider's scheme (`push`, `invoice.paid`); undefined for an unknown provider or none found. */
+/** What an event type may be to name a delivery: a short line (it comes from the request, and names rows and tabs). */
+export const EVENT_TYPE = /^[^\p{Cc}]{1,100}$/u;
+
+/**
+ * The event type a request carries by its provider's scheme (`push`, `invoice.paid`); undefined
+ * for an unknown provider, none found, or one that is not a short line of text.
+ */
 export function requestEventType(provider: string | null | undefined, headers: Record<string, string>, body: Uint8Array): string | undefined {
   if (!provider || !isProviderName(provider)) return undefined;
   const { shape } = schemeFor(provider);
   const header = normalizeHeaders(headers);
   // Header locators need no body: only a scheme that reads the payload parses it.
   const needsPayload = shape.eventType.some((l) => l.from === 'payload');
-  return locate(shape.eventType, header, needsPayload ? payloadOf(body) : undefined);
+  const found = locate(shape.eventType, header, needsPayload ? payloadOf(body) : undefined);
+  return found !== undefined && EVENT_TYPE.test(found) ? found : undefined;
 }

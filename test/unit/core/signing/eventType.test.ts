@@ -18,5 +18,8 @@ describe('the event type of a request', () => {
     assert.equal(requestEventType('unknown', {}, bytes('{}')), undefined);
     assert.equal(requestEventType('stripe', {}, bytes('{not json')), undefined);
     assert.equal(requestEventType('github', {}, bytes('{}')), undefined);
+    // It names rows and tabs: a line break or a page of text from a payload is no event type.
+    assert.equal(requestEventType('stripe', {}, bytes('{"type":"paid\\nforged line"}')), undefined);
+    assert.equal(requestEventType('stripe', {}, bytes(JSON.stringify({ type: 'x'.repeat(101) }))), undefined);
   });
 });
