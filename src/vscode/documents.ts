@@ -83,12 +83,11 @@ export class HookbenchDocuments implements vscode.TextDocumentContentProvider {
   }
 }
 
-/** The documents' provider, and their language: a tab `vscode.open` opened, or one restored, shows as an HTTP exchange. */
+/**
+ * The documents' provider. Their language comes with their name: a title ends in " · 12:03:04.http",
+ * which `package.json` gives to the hookbench-http language, so a tab `vscode.open` opens, or one
+ * restored after a reload, is highlighted from the start.
+ */
 export function registerDocuments(store: DisposableStore, session: ExplorerSession): void {
   store.add(vscode.workspace.registerTextDocumentContentProvider(SCHEME, new HookbenchDocuments(session)));
-  const highlight = (doc: vscode.TextDocument) => {
-    if (doc.uri.scheme === SCHEME && doc.uri.path.endsWith('.http') && doc.languageId !== HTTP_LANGUAGE) void vscode.languages.setTextDocumentLanguage(doc, HTTP_LANGUAGE);
-  };
-  store.add(vscode.workspace.onDidOpenTextDocument(highlight));
-  vscode.workspace.textDocuments.forEach(highlight);
 }

@@ -30,11 +30,6 @@ async function errorNotifications(): Promise<string[]> {
   return shown;
 }
 
-/** The label of the row selected in the Deliveries view (a click selects the row it lands on). */
-function selectedDelivery(): Promise<string | undefined> {
-  return readWorkbench<string | undefined>(`document.querySelector(${JSON.stringify(`${viewList('Deliveries')} > .monaco-list-row[aria-selected="true"] .label-name`)})?.textContent ?? undefined`);
-}
-
 /** What the Deliveries view's title shows beside its name ("filtered: …"). */
 function deliveriesTitle(): Promise<string> {
   return readWorkbench<string>(`document.querySelector('.pane-header[aria-label^="Deliveries"]')?.textContent ?? ''`);
@@ -77,11 +72,14 @@ describe('Deliveries under traffic, filtered, opened and sent again', () => {
         // A row near the top, clicked as the list moves down under it (a row lives about 2 s in
         // the newest 100 at this rate): its document opens, the document of the row it landed on.
         const row = `${viewList('Deliveries')} > .monaco-list-row[data-index="${i % 3}"]`;
-        const editor = await editorOpenedBy(() => userDoes({ click: row }), (e) => e.document.uri.scheme === 'hookbench');
-        const clicked = await selectedDelivery();
-        const entity = /(rush-\d+)$/.exec(clicked ?? '')?.[1];
-        assert.ok(entity, `a delivery row is selected after the click (${String(clicked)})`);
-        assert.match(editor.document.getText(), new RegExp(`^POST /webhooks/github/${entity}\n`));
+        const editor = await editorOpenedBy(() => userDoes({ click: row }), (e) => e.document.uri.scheme === 'hookbench').catch(async (error: Error) => {
+          throw new Error(`click ${i + 1}: ${error.message}; error notifications: ${JSON.stringify(await errorNotifications())}`);
+        });
+        // A delivery of the traffic, read from the receiver: its tab, its request line, its answer.
+        const entity = /\/push · (rush-\d) · \d\d:\d\d:\d\d\.http$/.exec(editor.document.uri.path)?.[1];
+        assert.ok(entity, editor.document.uri.path);
+        assert.equal(editor.document.languageId, 'hookbench-http');
+        assert.match(editor.document.getText(), new RegExp(`^POST /webhooks/github/${entity}\n[^]*\n### 200 · `));
         clicks++;
         // Every other click, an instance expanded for the first time as its events keep coming.
         if (i % 2 === 1) {
