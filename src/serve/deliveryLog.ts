@@ -13,6 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { DeliveryRecord, DeliverySummary } from '../core/contract/deliveries';
 import { Emitter } from '../core/events';
+import { EVENT_TYPE } from '../core/signing';
 import { APPEND, mkdirPrivate, PRIVATE_FILE_MODE, READ, readPrivate, writePrivate } from '../core/runtime/storage/privateFiles';
 
 export type { DeliveryRecord, DeliverySummary } from '../core/contract/deliveries';
@@ -255,6 +256,7 @@ export function isStored(value: unknown): value is Stored {
     isText(d['body']) && /^[A-Za-z0-9+/]*={0,2}$/.test(d['body']) &&
     isText(d['responseBody']) &&
     isTextOrNull(d['provider']) && isTextOrNull(d['entity']) && isTextOrNull(d['verification']) && isTextOrNull(d['event']) &&
+    (d['eventType'] === undefined || d['eventType'] === null || (isText(d['eventType']) && EVENT_TYPE.test(d['eventType']))) &&
     (d['duplicate'] === undefined || typeof d['duplicate'] === 'boolean') &&
     (d['source'] === undefined || isSource(d['source'])) &&
     (d['nextRetry'] === undefined || isNextRetry(d['nextRetry']))

@@ -1,51 +1,93 @@
 /**
- * Read-only virtual documents for event payloads and deliveries (scheme `hookbench`), so they open
- * as JSON or HTTP in an editor without touching the disk.
+ * Read-only virtual documents for deliveries and events (scheme `hookbench`), read from the
+ * receiver when they open, so a tab restored after a reload reads them again. A delivery opens as
+ * one document (deliveryDocument.ts); an Agents-view event opens as the delivery that stored it,
+ * or as its payload when the deliveries log no longer has that request.
  */
 import * as vscode from 'vscode';
+import type { DisposableStore } from '../core/events';
+import type { DeliverySummary } from '../core/contract/deliveries';
+import type { EventRow } from '../core/contract/instances';
+import type { AdminClient } from './client/adminClient';
+import { deliveryText, deliveryTitle, prettyBody, sourceLabel } from './deliveryDocument';
+
 import type { ExplorerSession } from './views/explorerSession';
 
 export const SCHEME = 'hookbench';
 
+/** The language a delivery or event document is shown in (media/http: a small grammar of our own). */
+export const HTTP_LANGUAGE = 'hookbench-http';
+
+/** How long a document opened before the receiver runs (a tab restored at start) waits for it. */
+const WAIT_FOR_RECEIVER_MS = 20_000;
+
+/** The delivery that stored event `id` (accepted, not a duplicate), newest first; undefined when the log no longer has it. */
+export async function deliveryOfEvent(client: AdminClient, id: string): Promise<DeliverySummary | undefined> {
+  return (await client.deliveries(10_000)).find((d) => d.event === id && d.status < 400 && !d.duplicate);
+}
+
+/** What a delivery or event document's URI names. */
+export type DocumentTarget = { readonly kind: 'delivery'; readonly id: string } | { readonly kind: 'event'; readonly namespace: string; readonly name: string; readonly id: string };
+
+/** The delivery or event a `hookbench:` URI names; undefined for any other URI. */
+export function documentTarget(uri: vscode.Uri): DocumentTarget | undefined {
+  if (uri.scheme !== SCHEME) return undefined;
+  const parts = uri.path.split('/').slice(1).map(decodeURIComponent);
+  if (parts[0] === 'delivery' && parts[1]) return { kind: 'delivery', id: parts[1] };
+  // Earlier tabs named the event in the file name (`<id>.json`); now a folder holds it, the title follows.
+  if (parts[0] === 'event' && parts.length >= 4) return { kind: 'event', namespace: parts[1]!, name: parts[2]!, id: parts.length === 4 ? parts[3]!.replace(/\.json$/, '') : parts[3]! };
+  return undefined;
+}
+
 export class HookbenchDocuments implements vscode.TextDocumentContentProvider {
   constructor(private readonly session: ExplorerSession) {}
 
-  static eventUri(namespace: string, name: string, id: string): vscode.Uri {
-    return vscode.Uri.from({ scheme: SCHEME, path: `/event/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/${encodeURIComponent(id)}.json` });
+  /** An event's document: the tab reads "push · acme · 12:03:04". */
+  static eventUri(namespace: string, name: string, event: Pick<EventRow, 'id' | 'type' | 'timestamp'>): vscode.Uri {
+    const title = deliveryTitle({ eventType: event.type, entity: name, method: '', path: '', time: event.timestamp, status: 0 });
+    return vscode.Uri.from({ scheme: SCHEME, path: `/event/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/${encodeURIComponent(event.id)}/${title}.http` });
   }
 
-  /** The tab reads "401 POST webhooks∕stripe∕cus_1.http"; the id in the folder part finds the delivery. */
-  static deliveryUri(id: string, status: number, method: string, path: string): vscode.Uri {
-    let readable = path;
-    try {
-      readable = decodeURIComponent(path);
-    } catch {
-      // Shown as written.
-    }
-    // A division slash reads as "/" in the tab without making folders of the title.
-    const title = `${status} ${method} ${readable.replace(/^\//, '').replace(/\//g, '∕').replace(/[?#%\\]/g, '-') || 'root'}`;
-    return vscode.Uri.from({ scheme: SCHEME, path: `/delivery/${encodeURIComponent(id)}/${title}.http` });
+  /** A delivery's document: the tab reads "push · acme · 12:03:04"; the id in the folder part finds the delivery. */
+  static deliveryUri(d: Pick<DeliverySummary, 'id' | 'eventType' | 'entity' | 'method' | 'path' | 'time' | 'status'>): vscode.Uri {
+    return vscode.Uri.from({ scheme: SCHEME, path: `/delivery/${encodeURIComponent(d.id)}/${deliveryTitle(d)}.http` });
+  }
+
+  private async client(): Promise<AdminClient | undefined> {
+    if (this.session.client) return this.session.client;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(undefined), WAIT_FOR_RECEIVER_MS);
+      const listener = this.session.onDidChange(() => this.session.client && done(this.session.client));
+      const done = (client: AdminClient | undefined) => {
+        clearTimeout(timer);
+        listener.dispose();
+        resolve(client);
+      };
+    });
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    const client = this.session.client;
-    if (!client) return '// The Hookbench receiver is not running.';
-    const parts = uri.path.split('/').slice(1).map(decodeURIComponent);
-    if (parts[0] === 'event') {
-      const [, namespace, name, file] = parts;
-      const payload = await client.payload(namespace!, name!, file!.replace(/\.json$/, ''));
-      if (payload === undefined) return '// This event is no longer stored (retention).';
-      try {
-        return JSON.stringify(JSON.parse(payload), null, 2);
-      } catch {
-        return payload;
-      }
+    const target = documentTarget(uri);
+    if (!target) return '';
+    const client = await this.client();
+    if (!client) return '# The Hookbench receiver is not running: start it (Hookbench: Restart Receiver), then reopen this tab.';
+    const id = target.kind === 'delivery' ? target.id : (await deliveryOfEvent(client, target.id))?.id;
+    if (id !== undefined) {
+      const d = await client.delivery(id).catch(() => undefined);
+      return d ? deliveryText(d, sourceLabel(d.source, new Map())) : `# Delivery ${id} is no longer in the deliveries log.`;
     }
-    if (parts[0] === 'delivery') {
-      const d = await client.delivery(parts[1]!);
-      const headers = (h: Record<string, string>) => Object.entries(h).map(([k, v]) => `${k}: ${v}`).join('\n');
-      return `${d.method} ${d.path}\n${headers(d.requestHeaders)}\n\n${d.requestBody}\n\n### ${d.status} · ${d.durationMs.toFixed(1)} ms · ${d.verification ?? ''}\n${headers(d.responseHeaders)}\n\n${d.responseBody}\n`;
-    }
-    return '';
+    const event = target as Extract<DocumentTarget, { kind: 'event' }>;
+    const payload = await client.payload(event.namespace, event.name, event.id);
+    if (payload === undefined) return `# Event ${event.id} of ${event.name} is no longer stored (retention).`;
+    return `# Event ${event.id} of ${event.name}: the request that stored it is no longer in the deliveries log; its payload:\n\n${prettyBody(payload)}\n`;
   }
+}
+
+/**
+ * The documents' provider. Their language comes with their name: a title ends in " · 12:03:04.http",
+ * which `package.json` gives to the hookbench-http language, so a tab `vscode.open` opens, or one
+ * restored after a reload, is highlighted from the start.
+ */
+export function registerDocuments(store: DisposableStore, session: ExplorerSession): void {
+  store.add(vscode.workspace.registerTextDocumentContentProvider(SCHEME, new HookbenchDocuments(session)));
 }

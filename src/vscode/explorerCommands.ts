@@ -4,7 +4,8 @@ import type { DisposableStore } from '../core/events';
 import type { Logger } from '../core/log';
 import type { DeliverySummary } from '../core/contract/deliveries';
 import { registerCommand } from './commands';
-import { HookbenchDocuments } from './documents';
+import { prettyBody } from './deliveryDocument';
+import { HookbenchDocuments, HTTP_LANGUAGE } from './documents';
 import type { AgentNode } from './views/agentsTree';
 import type { AttachedWorker, AttachedWorkers } from './views/attachedWorkers';
 import type { ExplorerSession } from './views/explorerSession';
@@ -13,12 +14,9 @@ export function registerExplorerCommands(store: DisposableStore, logger: Logger,
   registerCommand(store, logger, 'hookbench.event.openPayload', async (node: unknown) => {
     const n = node as AgentNode;
     if (n?.kind !== 'event') return;
-    // A deployed worker's event carries its payload (from getEvents); local ones are read on demand.
-    const doc =
-      typeof n.event.payload === 'string'
-        ? await vscode.workspace.openTextDocument({ language: 'json', content: prettyJson(n.event.payload) })
-        : await vscode.workspace.openTextDocument(HookbenchDocuments.eventUri(n.namespace, n.name, n.event.id));
-    await vscode.languages.setTextDocumentLanguage(doc, 'json');
+    // A deployed worker's event carries its payload (from getEvents); a local one opens as the delivery that stored it.
+    if (typeof n.event.payload !== 'string') return openHttpDocument(HookbenchDocuments.eventUri(n.namespace, n.name, n.event));
+    const doc = await vscode.workspace.openTextDocument({ language: 'json', content: prettyBody(n.event.payload) });
     await vscode.window.showTextDocument(doc, { preview: true });
   });
 
@@ -32,13 +30,12 @@ export function registerExplorerCommands(store: DisposableStore, logger: Logger,
     return payload;
   });
 
+  // A delivery, or its id: the document reads it from the receiver.
   registerCommand(store, logger, 'hookbench.delivery.open', async (delivery: unknown) => {
-    const d = delivery as DeliverySummary;
-    if (!d?.id) return;
-    const doc = await vscode.workspace.openTextDocument(HookbenchDocuments.deliveryUri(d.id, d.status, d.method, d.path));
-    // Request line, headers and JSON bodies highlighted (media/http: a small grammar of our own).
-    await vscode.languages.setTextDocumentLanguage(doc, 'hookbench-http');
-    await vscode.window.showTextDocument(doc, { preview: true });
+    const id = typeof delivery === 'string' ? delivery : (delivery as DeliverySummary | undefined)?.id;
+    if (!id) return;
+    const known = typeof delivery === 'object' ? (delivery as DeliverySummary) : session.model.deliveries.find((d) => d.id === id);
+    await openHttpDocument(HookbenchDocuments.deliveryUri(known ?? { id, eventType: null, entity: null, method: 'delivery', path: id, time: '', status: 0 }));
   });
 
   registerCommand(store, logger, 'hookbench.instance.delete', async (node: unknown) => {
@@ -80,10 +77,8 @@ export function registerExplorerCommands(store: DisposableStore, logger: Logger,
   });
 }
 
-function prettyJson(text: string): string {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
+async function openHttpDocument(uri: vscode.Uri): Promise<void> {
+  const doc = await vscode.workspace.openTextDocument(uri);
+  await vscode.languages.setTextDocumentLanguage(doc, HTTP_LANGUAGE);
+  await vscode.window.showTextDocument(doc, { preview: true });
 }

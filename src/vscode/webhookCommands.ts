@@ -14,6 +14,7 @@ import { asNewDelivery, buildDelivery, findTemplate, templatesFor } from '../cor
 import { PROVIDERS, schemeFor, type ProviderName } from '../core/signing';
 import type { DeliverySummary } from '../core/contract/deliveries';
 import { registerCommand } from './commands';
+import { deliveryOfEvent } from './documents';
 import { localTarget } from './drafts/draftCommands';
 import { workspaceFixtures } from './fixtures/fixtureCommands';
 import { fixtureFolder } from './fixtures/saveFixtures';
@@ -133,7 +134,7 @@ export function registerWebhookCommands(store: DisposableStore, logger: Logger, 
     const node = raw as AgentNode | DeliverySummary | undefined;
     if (node && 'kind' in node) {
       if (node.kind !== 'event' || !session.client) return undefined;
-      const found = (await session.client.deliveries(10_000)).find((d) => d.event === node.event.id && d.status < 400 && !d.duplicate);
+      const found = await deliveryOfEvent(session.client, node.event.id);
       if (!found) throw new Error(`the request that stored ${node.event.id} is no longer in the deliveries log`);
       return found;
     }

@@ -37,7 +37,7 @@ describe('Expose Receiver (smee, against a local relay)', () => {
     const relayed = (await (await adminClient(hookbench)).deliveries(50)).find((d) => d.path === '/webhooks/github' && d.source?.name === 'smee');
     assert.equal(relayed?.status, 200);
     // The Deliveries view says it came through smee.
-    const rows = await untilRows('Deliveries', [], (list) => list.some((row) => row.label === '200 POST /webhooks/github' && /smee/.test(row.description)));
+    const rows = await untilRows('Deliveries', [], (list) => list.some((row) => row.label === 'push · acme-relayed' && /^200 verified · via smee/.test(row.description)));
     assert.match(rows.find((row) => /smee/.test(row.description))!.description, /smee/);
   });
 });

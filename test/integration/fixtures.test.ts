@@ -27,7 +27,7 @@ describe('fixtures: save a delivery, send it again', () => {
     // The delivery as the receiver logged it (what the Deliveries view's item holds), once the view shows it.
     const client = await adminClient(hookbench);
     const ofEntity = async () => (await client.deliveries(200)).filter((d: DeliverySummary) => d.entity === 'acme-fixtures');
-    await untilRows('Deliveries', [], (rows) => rows.some((row) => row.label === '200 POST /webhooks/github' && /acme-fixtures/.test(row.description)));
+    await untilRows('Deliveries', [], (rows) => rows.some((row) => row.label === 'push · acme-fixtures' && /^200 verified/.test(row.description)));
     const first = await ofEntity();
     assert.equal(first.length, 1);
     const [received] = first;

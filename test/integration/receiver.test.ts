@@ -82,11 +82,13 @@ describe('Explorer', () => {
     const eventRows = await shownUnder('Agents', [...instance, 'Events']);
     assert.equal(eventRows.length, 1);
     assert.match(eventRows[0]!.label, /^push · /);
-    // Clicking the event opens its payload.
-    const editor = await editorOpenedBy(() => clickRow('Agents', [...instance, 'Events', eventRows[0]!.label]), (e) => e.document.languageId === 'json');
+    // Clicking the event opens the delivery that stored it: the request, its payload, the answer.
+    const editor = await editorOpenedBy(() => clickRow('Agents', [...instance, 'Events', eventRows[0]!.label]), (e) => e.document.languageId === 'hookbench-http');
     const doc = editor.document;
-    assert.equal(doc.languageId, 'json');
-    assert.deepEqual(JSON.parse(doc.getText()), JSON.parse(push.body));
+    assert.match(doc.uri.path, /\/push · tree-entity · \d\d:\d\d:\d\d\.http$/);
+    assert.match(doc.getText(), /^POST \/webhooks\/github\/tree-entity\n/);
+    assert.ok(doc.getText().includes(JSON.stringify(JSON.parse(push.body), null, 2)), doc.getText());
+    assert.match(doc.getText(), /\n### 200 · /);
   });
 
   it('shows payload text in hovers as text: no image, link or code span from a payload is rendered', async () => {
@@ -152,12 +154,12 @@ describe('Explorer', () => {
     const client = await adminClient(hookbench);
     const rejected = (await client.deliveries(20)).find((d) => d.requestHeaders['x-github-delivery'] === 'tree-bad')!;
     assert.ok(rejected.verification?.startsWith('mismatch'), JSON.stringify(rejected));
-    const rows = await untilRows('Deliveries', [], (list) => list[0]?.label === '401 POST /webhooks/github/tree-entity' && /mismatch/.test(list[0].description));
-    assert.equal(rows[0]!.label, '401 POST /webhooks/github/tree-entity');
-    assert.match(rows[0]!.description, /github · tree-entity · mismatch/);
+    const rows = await untilRows('Deliveries', [], (list) => list[0]?.label === 'push · tree-entity' && /mismatch/.test(list[0].description));
+    assert.equal(rows[0]!.label, 'push · tree-entity');
+    assert.match(rows[0]!.description, /^401 bad signature \(mismatch\) · outside · github · /);
     const editor = await editorOpenedBy(() => clickRow('Deliveries', [rows[0]!.label]), (e) => e.document.languageId === 'hookbench-http');
     const doc = editor.document;
-    assert.match(doc.uri.path, /401 POST webhooks∕github∕tree-entity\.http$/);
+    assert.match(doc.uri.path, /\/push · tree-entity · \d\d:\d\d:\d\d\.http$/);
     assert.match(doc.getText(), /^POST \/webhooks\/github\/tree-entity\n/);
     assert.match(doc.getText(), /### 401 · [\d.]+ ms · mismatch: X-Hub-Signature-256 does not match/);
   });

@@ -93,7 +93,7 @@ describe('Restricted mode (an untrusted clone with a planted .hookbench/)', () =
       const response = await fetch(`${url}/webhooks/github`, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'restricted-fixture-1' } });
       assert.equal(response.status, 200);
       // The delivery as the receiver logged it (what the Deliveries view's item holds), once the view shows it.
-      await untilRows('Deliveries', [], (rows) => rows.some((row) => /acme-fixtures/.test(row.description)));
+      await untilRows('Deliveries', [], (rows) => rows.some((row) => row.label === 'push · acme-fixtures'));
       const list = (await (await adminClient(hookbench)).deliveries(200)).filter((d: DeliverySummary) => d.entity === 'acme-fixtures');
       assert.equal(list.length, 1);
       const [received] = list;

@@ -22,6 +22,8 @@ export interface DeliveryRecord {
   readonly verification: string | null;
   /** The id of the event the delivery was stored as (or recognised as a duplicate of). */
   readonly event?: string | null;
+  /** The event type the provider's scheme locates in the request (`push`, `invoice.paid`), when the provider is known. */
+  readonly eventType?: string | null;
   /**
    * True when the delivery id had been processed already: the answer was still 200 (so the
    * provider stops retrying), but nothing was stored or processed again.

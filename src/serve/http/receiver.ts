@@ -14,6 +14,7 @@ import { answerCloseByWorker } from './closeAnswer';
 import { agreeDeflate } from './deflateOffer';
 import { DUPLICATE_NOTE, OUTCOME_HEADER } from '../../core/contract/deliveries';
 import { notesOf, type DeliveryNotes } from '../../core/contract/notes';
+import { requestEventType } from '../../core/signing';
 import type { Logger } from '../../core/log';
 import { InstanceClosedError, StorageWriteError } from '../../core/runtime/errors';
 import { UPGRADE, type UpgradeResponse } from '../../core/runtime/objects/instanceHost';
@@ -300,6 +301,7 @@ export class Receiver {
         entity: notes.entity ?? null,
         verification: notes.verification ?? null,
         event: notes.event ?? null,
+        eventType: requestEventType(notes.provider, requestHeaders, body) ?? null,
         ...(notes.stored === false ? { duplicate: true } : {}),
         ...(source ? { source } : {}),
         ...(nextRetry ? { nextRetry } : {}),

@@ -12,6 +12,7 @@ import { instanceKey, PAGE, type ExplorerChange, type ExplorerFeed, type Explore
 import { relativeTime } from './explorerSession';
 import { SHOW_MORE_COMMAND } from './listTree';
 import { textTooltip } from './tooltip';
+import { HookbenchDocuments } from '../documents';
 import { tablesChildren, tablesNodeId, tablesTreeItem, type TablesNode } from '../inspector/tablesNodes';
 
 export type AgentNode =
@@ -77,6 +78,8 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
   private readonly nodes = new Map<string, AgentNode>();
   /** How many instances each namespace shows (a page, more once asked). */
   private readonly shown = new Map<string, number>();
+  /** The number of the latest read of each node's children, by node id ('' for the roots). */
+  private readonly reads = new Map<string, number>();
 
   constructor(
     private readonly session: ExplorerFeed,
@@ -138,7 +141,23 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
     return fresh;
   }
 
+  /**
+   * The children of `node`, each id once. VS Code registers every answer it gets, and a read that
+   * waits (a first expansion reads the instance) can be overtaken by a second read of the same node
+   * (its channel's first message refreshes it): the earlier read then answers nothing, so no id is
+   * registered twice ("Element with id … is already registered").
+   */
   async getChildren(node?: AgentNode): Promise<AgentNode[]> {
+    const key = node ? nodeId(node) : '';
+    const read = (this.reads.get(key) ?? 0) + 1;
+    this.reads.set(key, read);
+    const children = await this.readChildren(node);
+    if (this.reads.get(key) !== read) return [];
+    const seen = new Set<string>();
+    return children.filter((child) => !seen.has(nodeId(child)) && seen.add(nodeId(child)));
+  }
+
+  private async readChildren(node?: AgentNode): Promise<AgentNode[]> {
     if (!node) {
       const remote: AgentNode[] = this.attached.list().map((worker) => ({ kind: 'attached', worker }));
       // Stopped or restarting: the last known namespaces and instances stay readable.
@@ -294,7 +313,7 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
           tooltip: textTooltip([[{ strong: event.title }], [`${event.id} · ${event.timestamp}`]]),
           iconPath: new vscode.ThemeIcon('mail'),
           contextValue: 'hookbench.event',
-          command: { command: 'hookbench.event.openPayload', title: 'Open Payload', arguments: [node] },
+          command: eventCommand(node),
         });
       }
       default:
@@ -305,5 +324,16 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
 
 function valueChildren(id: string, value: unknown): AgentNode[] {
   if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value as Record<string, unknown>).map(([key, v]) => ({ kind: 'value' as const, id: `${id}/${key}`, key, value: v }));
+  // Encoded: a key with "/" in it must not name the same node as a nested key.
+  return Object.entries(value as Record<string, unknown>).map(([key, v]) => ({ kind: 'value' as const, id: `${id}/${encodeURIComponent(key)}`, key, value: v }));
+}
+
+/**
+ * A local event opens as the delivery that stored it, by its URI (`vscode.open`, which VS Code
+ * passes as it is: no reference to a row a refresh may have dropped); a deployed worker's event
+ * carries its payload and opens that.
+ */
+function eventCommand(node: Extract<AgentNode, { kind: 'event' }>): vscode.Command {
+  if (node.namespace.startsWith('remote:')) return { command: 'hookbench.event.openPayload', title: 'Open Payload', arguments: [node] };
+  return { command: 'vscode.open', title: 'Open Event', arguments: [HookbenchDocuments.eventUri(node.namespace, node.name, node.event), { preview: true }] };
 }

@@ -1,34 +1,24 @@
 /**
- * The Deliveries view: every request the receiver saw, newest first; rejected ones show their
- * status and why (a 401 says "stale", "mismatch", "no_secret"…). The newest 100 first, then
- * "Show 100 more".
+ * The Deliveries view: every request the receiver saw, newest first, each row named by what it was
+ * (event type · entity) and how it went (status and outcome, where it came from, when); the full
+ * detail is in its tooltip. The newest 100 first, then "Show 100 more". A filter (provider, entity,
+ * status, outcome, source, free words) and Clear narrow what it shows; the view's title says so.
+ * A click opens the delivery's document by its URI (`vscode.open`), which names the delivery by id:
+ * nothing the click runs refers to a row VS Code may have dropped in a refresh.
  */
 import * as vscode from 'vscode';
 import type { DeliverySummary } from '../../core/contract/deliveries';
-import { verificationReason } from '../../core/contract/notes';
+import { VERIFIED_NOTE, verificationReason } from '../../core/contract/notes';
+import { decodePath, sourceLabel } from '../deliveryDocument';
+import { HookbenchDocuments } from '../documents';
+import { matchesDelivery, type DeliveryFilter } from './deliveryFilter';
 import type { ExplorerChange, ExplorerFeed, ExplorerModel } from './explorerModel';
 import { relativeTime } from './explorerSession';
 import { ListTree } from './listTree';
 import { textTooltip } from './tooltip';
-import { DUPLICATE_NOTE, type DeliverySource, type NextRetry } from '../../core/contract/deliveries';
+import { DUPLICATE_NOTE, type NextRetry } from '../../core/contract/deliveries';
 
-/** Where a delivery came from, in words: "local send", "replay", "via smee", "via ngrok". */
-export function sourceLabel(source: DeliverySource | undefined, publicHosts: ReadonlyMap<string, string>): string | undefined {
-  switch (source?.kind) {
-    case 'send':
-      return 'local send';
-    case 'replay':
-      return 'replay';
-    case 'relay':
-      return `via ${source.name === 'stripe' ? 'stripe listen' : (source.name ?? 'a relay')}`;
-    case 'public':
-      return `via ${publicHosts.get(source.name ?? '') ?? source.name ?? 'a public host'}`;
-    case 'retry':
-      return `provider retry ${source.retry ?? ''}`.trim();
-    default:
-      return undefined;
-  }
-}
+export { sourceLabel } from '../deliveryDocument';
 
 /** "retry 2 of 8 in 4 s" (or "retry 2 of 8 sent" once its time is past). */
 export function retryLabel(next: NextRetry | undefined, now: number): string | undefined {
@@ -38,12 +28,79 @@ export function retryLabel(next: NextRetry | undefined, now: number): string | u
   return `retry ${next.retry} of ${next.retries} in ${ms < 10_000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000)} s`;
 }
 
+/** A row's label: "push · acme-widgets", or the method and the decoded path when the worker named neither. */
+export function deliveryLabel(d: DeliverySummary): string {
+  if (!d.eventType && !d.entity) return `${d.method} ${decodePath(d.path)}`;
+  return [d.eventType ?? d.method, d.entity ?? decodePath(d.path)].join(' · ');
+}
+
+/** How it went, in words: "200 verified", "401 bad signature (mismatch)", "200 duplicate". */
+export function outcomeLabel(d: DeliverySummary): string {
+  const reason = verificationReason(d.verification);
+  // A relay's note explains a mismatch; another reason (no_secret, stale) says more than the note.
+  const why = reason === undefined ? undefined : d.source?.note && reason === 'mismatch' ? d.source.note : reason === 'mismatch' ? 'bad signature (mismatch)' : reason;
+  const verdict = d.duplicate ? 'duplicate' : (why ?? (d.verification === VERIFIED_NOTE ? 'verified' : undefined));
+  return [String(d.status), verdict].filter(Boolean).join(' ');
+}
+
 export class DeliveriesTree extends ListTree<DeliverySummary> {
   /** Public host names of the running tunnel, by provider: a delivery through it says "via ngrok". */
   readonly publicHosts = new Map<string, string>();
+  private filter: DeliveryFilter | undefined;
+  /** Deliveries received at or before this time are cleared from the view (the log keeps them). */
+  private clearedAt: string | undefined;
+  private readonly states = new vscode.EventEmitter<void>();
+  /** The filter or the clear changed: the view's title and its Clear Filter button follow. */
+  readonly onDidChangeFilter = this.states.event;
 
   constructor(session: ExplorerFeed) {
     super(session, 'deliveries');
+  }
+
+  get activeFilter(): DeliveryFilter | undefined {
+    return this.filter;
+  }
+
+  /** Shows only the deliveries `filter` matches (none: all). */
+  setFilter(filter: DeliveryFilter | undefined): void {
+    this.filter = filter && (filter.terms.length > 0 || filter.words.length > 0) ? filter : undefined;
+    this.states.fire();
+    this.refresh();
+  }
+
+  /** Clears the view: what was received until now is no longer shown; what comes next is. */
+  clear(now = new Date()): void {
+    this.clearedAt = now.toISOString();
+    this.states.fire();
+    this.refresh();
+  }
+
+  /** The view's description: "filtered: status:4xx", "cleared 12:03:04", or nothing. */
+  describe(): string | undefined {
+    const parts = [this.filter ? `filtered: ${this.filter.text}` : undefined, this.clearedAt ? `cleared ${new Date(this.clearedAt).toTimeString().slice(0, 8)}` : undefined];
+    return parts.filter(Boolean).join(' · ') || undefined;
+  }
+
+  /** True while a filter or a clear hides deliveries. */
+  get narrowed(): boolean {
+    return this.filter !== undefined || this.clearedAt !== undefined;
+  }
+
+  /** Shows everything again: no filter, no clear. */
+  showAll(): void {
+    this.filter = undefined;
+    this.clearedAt = undefined;
+    this.states.fire();
+    this.refresh();
+  }
+
+  protected override shows(d: DeliverySummary): boolean {
+    if (this.clearedAt !== undefined && d.time <= this.clearedAt) return false;
+    return this.filter === undefined || matchesDelivery(d, this.filter);
+  }
+
+  protected keyOf(d: DeliverySummary): string {
+    return d.id;
   }
 
   protected affectedBy(change: ExplorerChange): boolean {
@@ -57,29 +114,29 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
   protected treeItem(d: DeliverySummary): vscode.TreeItem {
     const ok = d.status >= 200 && d.status < 300;
     const reason = verificationReason(d.verification);
-    const item = new vscode.TreeItem(`${d.status} ${d.method} ${d.path}`, vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(deliveryLabel(d), vscode.TreeItemCollapsibleState.None);
     item.id = `d:${d.id}`;
     const from = sourceLabel(d.source, this.publicHosts);
-    // A relay's note explains a mismatch; another reason (no_secret, stale) says more than the note.
-    const why = d.source?.note && (reason === undefined || reason === 'mismatch') ? d.source.note : reason;
-    item.description = [d.provider, d.entity, why, d.duplicate ? DUPLICATE_NOTE : undefined, from, retryLabel(d.nextRetry, Date.now()), relativeTime(d.time)].filter(Boolean).join(' · ');
+    item.description = [outcomeLabel(d), from ?? 'outside', d.provider, retryLabel(d.nextRetry, Date.now()), relativeTime(d.time)].filter(Boolean).join(' · ');
     item.iconPath = ok
       ? new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'))
       : new vscode.ThemeIcon(d.status >= 500 ? 'error' : 'warning', new vscode.ThemeColor(d.status >= 500 ? 'testing.iconFailed' : 'problemsWarningIcon.foreground'));
     item.tooltip = textTooltip([
-      [{ strong: String(d.status) }, ` ${d.method} ${d.path}`],
+      [{ strong: String(d.status) }, ` ${d.method} ${decodePath(d.path)}`],
       [`${d.time} · ${d.durationMs.toFixed(1)} ms · ${d.requestBytes} bytes`],
+      d.provider || d.eventType ? [`${d.provider ?? 'unknown provider'}${d.eventType ? ` · ${d.eventType}` : ''}`] : undefined,
       d.verification ? [`verification: ${d.verification}`] : undefined,
       reason === 'no_secret' ? ['Set the secret with Hookbench: Set Webhook Secret, then replay this delivery.'] : undefined,
       d.entity ? [`entity: ${d.entity}`] : undefined,
-      from ? [`from: ${from}${d.source?.kind === 'public' ? ` (${d.source.name ?? ''}, a public URL)` : ''}`] : undefined,
+      [`from: ${from ?? 'another client (outside Hookbench)'}${d.source?.kind === 'public' ? ` (${d.source.name ?? ''}, a public URL)` : ''}`],
       d.source?.note ? [`${d.source.note}: the relay forwarded parsed JSON, not the bytes the provider signed, so the signature cannot match them. Use ngrok or a Cloudflare tunnel (Hookbench: Choose Expose Provider) to check signatures.`] : undefined,
       d.duplicate ? [`${DUPLICATE_NOTE}: the delivery id ${d.event ?? ''} was processed before`] : undefined,
       d.source?.kind === 'retry' ? [`the provider's retry ${d.source.retry ?? ''} of delivery ${d.source.of ?? ''} (serve --retries)`] : undefined,
       d.nextRetry ? [`retry ${d.nextRetry.retry} of ${d.nextRetry.retries} at ${d.nextRetry.at}, as the provider would (hookbench.receiver.retries)`] : undefined,
     ]);
     item.contextValue = ok ? 'hookbench.delivery' : 'hookbench.delivery.rejected';
-    item.command = { command: 'hookbench.delivery.open', title: 'Open Request and Response', arguments: [d] };
+    // `vscode.open` and a URI: VS Code passes the URI as it is, and the document reads the delivery by id.
+    item.command = { command: 'vscode.open', title: 'Open Delivery', arguments: [HookbenchDocuments.deliveryUri(d), { preview: true }] };
     return item;
   }
 }

@@ -19,6 +19,12 @@ const isNote = (item: unknown): item is NoteItem => (item as Partial<NoteItem> |
 /** The command a "Show 100 more" node runs, with the node as its argument (one for every view). */
 export const SHOW_MORE_COMMAND = 'hookbench.views.showMore';
 
+/**
+ * The command a list's "Show 100 more" node runs, with no argument: both lists page the same model,
+ * and a command without arguments has nothing VS Code could drop in a refresh before the click.
+ */
+export const SHOW_MORE_LISTED_COMMAND = 'hookbench.views.showMoreListed';
+
 /** A list's "Show 100 more" node (the Agents view's have a namespace instead of a list). */
 export const isMore = (item: unknown): item is MoreItem => (item as Partial<MoreItem> | undefined)?.kind === 'more' && typeof (item as MoreItem).list === 'string';
 
@@ -60,8 +66,12 @@ export abstract class ListTree<T> implements vscode.TreeDataProvider<T | MoreIte
     // While the receiver is stopped or restarting, what the list showed last stays readable.
     await this.session.model.ready();
     const items = this.items(this.session.model);
+    // Each id once, whatever the feed and a page read both brought: VS Code refuses a list that
+    // registers an id twice ("Element with id … is already registered").
+    const seen = new Set<string>();
+    const shown = items.filter((item) => this.shows(item) && !seen.has(this.keyOf(item)) && seen.add(this.keyOf(item)));
     // A full list may have more behind it on the serve process.
-    const children: (T | MoreItem | NoteItem)[] = items.length >= this.session.model.listLimit ? [...items, this.more] : [...items];
+    const children: (T | MoreItem | NoteItem)[] = items.length >= this.session.model.listLimit ? [...shown, this.more] : shown;
     const note = this.note(this.session.model);
     if (note !== undefined) children.push({ kind: 'note', list: this.list, text: note });
     return children;
@@ -75,7 +85,7 @@ export abstract class ListTree<T> implements vscode.TreeDataProvider<T | MoreIte
       description: `${PAGE} shown per page`,
       iconPath: new vscode.ThemeIcon('ellipsis'),
       contextValue: 'hookbench.more',
-      command: { command: SHOW_MORE_COMMAND, title: 'Show 100 More', arguments: [item] },
+      command: { command: SHOW_MORE_LISTED_COMMAND, title: 'Show 100 More' },
     });
   }
 
@@ -83,6 +93,14 @@ export abstract class ListTree<T> implements vscode.TreeDataProvider<T | MoreIte
   protected note(_model: ExplorerModel): string | undefined {
     return undefined;
   }
+
+  /** False for an item the view's filter hides. */
+  protected shows(_item: T): boolean {
+    return true;
+  }
+
+  /** The item's id in the list (its `TreeItem.id` without the view's prefix). */
+  protected abstract keyOf(item: T): string;
 
   protected abstract affectedBy(change: ExplorerChange): boolean;
 

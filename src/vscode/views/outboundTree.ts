@@ -16,6 +16,10 @@ export class OutboundTree extends ListTree<CaptureSummary> {
     return change.captures;
   }
 
+  protected keyOf(c: CaptureSummary): string {
+    return c.id;
+  }
+
   protected items(model: ExplorerModel): readonly CaptureSummary[] {
     return model.captures;
   }

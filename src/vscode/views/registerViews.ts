@@ -5,7 +5,9 @@ import { AgentsTree, type AgentNode } from './agentsTree';
 import { isBindingsMore, type BindingNode } from './bindingNodes';
 import { BindingsTree } from './bindingsTree';
 import { DeliveriesTree } from './deliveriesTree';
-import { isMore, SHOW_MORE_COMMAND } from './listTree';
+import { FILTER_KEYS, parseDeliveryFilter } from './deliveryFilter';
+import { registerCommand } from '../commands';
+import { isMore, SHOW_MORE_COMMAND, SHOW_MORE_LISTED_COMMAND } from './listTree';
 import type { AttachedWorkers } from './attachedWorkers';
 import type { ExplorerSession } from './explorerSession';
 import { registerKvValues } from './kvValues';
@@ -67,6 +69,8 @@ export function registerViews(store: DisposableStore, session: ExplorerSession, 
       return trees.agents.showMore(node as AgentNode);
     }),
   );
+  registerDeliveryFilter(store, logger, trees.deliveries, deliveries);
+  store.add(vscode.commands.registerCommand(SHOW_MORE_LISTED_COMMAND, () => trees.deliveries.showMore()));
   const showState = (state: ServeState) => {
     for (const view of [agents, bindings, deliveries, outbound]) view.message = stateMessage(state);
   };
@@ -81,4 +85,35 @@ export function registerViews(store: DisposableStore, session: ExplorerSession, 
     trees,
     views: { 'hookbench.agents': agents, 'hookbench.bindings': bindings, 'hookbench.deliveries': deliveries, 'hookbench.outbound': outbound } as Record<ViewId, vscode.TreeView<unknown>>,
   };
+}
+
+/** Filter, Clear Filter and Clear of the Deliveries view; its title says "filtered: …" while one holds. */
+function registerDeliveryFilter(store: DisposableStore, logger: Logger, tree: DeliveriesTree, view: vscode.TreeView<unknown>): void {
+  const show = () => {
+    view.description = tree.describe();
+    void vscode.commands.executeCommand('setContext', 'hookbench.deliveries.narrowed', tree.narrowed);
+  };
+  store.add(tree.onDidChangeFilter(show));
+  // `text`: the filter as typed (scripts and tests); without it, the user types it.
+  registerCommand(store, logger, 'hookbench.deliveries.filter', async (text?: unknown) => {
+    const typed =
+      typeof text === 'string'
+        ? text
+        : await vscode.window.showInputBox({
+            title: 'Filter Deliveries',
+            prompt: `Words to search, and ${FILTER_KEYS.map((k) => `${k}:`).join(' ')} (e.g. status:4xx outcome:duplicate source:replay). Empty shows all.`,
+            placeHolder: 'provider:github status:4xx acme',
+            value: tree.activeFilter?.text ?? '',
+            validateInput: (v) => {
+              const parsed = parseDeliveryFilter(v);
+              return 'error' in parsed ? parsed.error : undefined;
+            },
+          });
+    if (typed === undefined) return;
+    const parsed = parseDeliveryFilter(typed);
+    if ('error' in parsed) throw new Error(parsed.error);
+    tree.setFilter(parsed);
+  });
+  registerCommand(store, logger, 'hookbench.deliveries.clearFilter', () => tree.showAll());
+  registerCommand(store, logger, 'hookbench.deliveries.clear', () => tree.clear());
 }

@@ -54,6 +54,20 @@ class ThemeIcon {
   ) {}
 }
 
+/** A URI as the trees build them for a row's command (`vscode.open`): its parts and its text. */
+class Uri {
+  private constructor(
+    readonly scheme: string,
+    readonly path: string,
+  ) {}
+  static from(parts: { scheme: string; path: string }): Uri {
+    return new Uri(parts.scheme, parts.path);
+  }
+  toString(): string {
+    return `${this.scheme}:${this.path}`;
+  }
+}
+
 class ThemeColor {
   constructor(readonly id: string) {}
 }
@@ -85,6 +99,7 @@ export const vscodeShim = {
   MarkdownString,
   ThemeIcon,
   ThemeColor,
+  Uri,
   TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
   workspace: { getConfiguration: () => ({ get: <T>(_key: string, fallback: T) => fallback }) },
 };
