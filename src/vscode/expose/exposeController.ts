@@ -68,7 +68,8 @@ export class ExposeController implements vscode.Disposable {
     return this.context.workspaceState.get<ExposeProvider>(PROVIDER_KEY);
   }
 
-  async rememberProvider(provider: ExposeProvider): Promise<void> {
+  /** Remembers the provider for this workspace's next Expose Receiver; undefined forgets it (the next one asks). */
+  async rememberProvider(provider: ExposeProvider | undefined): Promise<void> {
     await this.context.workspaceState.update(PROVIDER_KEY, provider);
   }
 
