@@ -99,7 +99,7 @@ export async function expose(argv: string[], io: CliIo): Promise<number> {
   } catch (error) {
     if (!(error instanceof ExposeError)) throw error;
     if (starting.signal.aborted) return 0;
-    io.stderr.write(`${exposeFailureLine(provider, error.message + channelHint(provider, error))}\n`);
+    io.stderr.write(`${exposeFailureLine(provider, error.message, channelHint(provider, error))}\n`);
     exitSoon(1);
     return 1;
   }
@@ -116,8 +116,8 @@ export async function expose(argv: string[], io: CliIo): Promise<number> {
 }
 
 /** Where smee.io could not make a channel, the way out on the command line: bring one. */
-function channelHint(provider: ExposeProvider, error: ExposeError): string {
-  return provider === 'smee' && (error.code === 'unreachable' || error.code === 'refused') ? ', or give --channel URL' : '';
+function channelHint(provider: ExposeProvider, error: ExposeError): string | undefined {
+  return provider === 'smee' && (error.code === 'unreachable' || error.code === 'refused') ? '--channel URL' : undefined;
 }
 
 /** A native tunnel library, a lingering socket or the signal listeners must not keep a stopped relay alive. */
