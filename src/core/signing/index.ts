@@ -5,4 +5,5 @@ export { normalizeHeaders } from './headers';
 export { atPath, locate } from './locate';
 export { detectProvider, isProviderName, schemeFor } from './registry';
 export { DEFAULT_TOLERANCE_SECONDS } from './timestamps';
+export { entityOf, parsedBody } from './entity';
 export { parseForm } from './twilio';

@@ -286,11 +286,11 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         });
       case 'event': {
         const { event } = node;
-        const label = [event.type, event.action, event.title].filter(Boolean).join(' · ');
+        const label = eventLabel(event);
         return Object.assign(new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None), {
           id: `ev:${node.namespace}/${node.name}/${event.id}`,
           description: relativeTime(event.timestamp),
-          tooltip: textTooltip([[{ strong: event.title }], [`${event.id} · ${event.timestamp}`]]),
+          tooltip: textTooltip([[{ strong: event.title }], [[event.type, event.action].filter(Boolean).join(' · ')], [`${event.id} · ${event.timestamp}`]]),
           iconPath: new vscode.ThemeIcon('mail'),
           contextValue: 'hookbench.event',
           command: { command: 'hookbench.event.openPayload', title: 'Open Payload', arguments: [node] },
@@ -305,4 +305,14 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
 function valueChildren(id: string, value: unknown): AgentNode[] {
   if (value === null || typeof value !== 'object') return [];
   return Object.entries(value as Record<string, unknown>).map(([key, v]) => ({ kind: 'value' as const, id: `${id}/${key}`, key, value: v }));
+}
+
+/**
+ * An event's row: its type and action, then its title, leaving out the type or action where the
+ * title already says it (`PR #1 opened: …` needs no `opened` before it, `orders/create · #1001`
+ * no `orders/create`); the tooltip keeps both.
+ */
+export function eventLabel(event: { readonly type: string; readonly action: string | null; readonly title: string }): string {
+  const said = (word: string | null) => word !== null && word !== '' && new RegExp(`(^|\\W)${word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}($|\\W)`, 'i').test(event.title);
+  return [said(event.type) ? null : event.type, said(event.action) ? null : event.action, event.title].filter(Boolean).join(' · ');
 }
