@@ -4,7 +4,7 @@
  * SIGINT/SIGTERM (or, with --exit-with-parent, until standard input closes). A provider that
  * cannot start (a missing binary or token) is one line on standard error and exit 1.
  */
-import { exposeFailureLine, forwardingLine, isExposeProvider, EXPOSE_PROVIDERS, SMEE_CHANNEL_ENV } from '../core/contract/expose';
+import { exposeFailureLine, forwardingLine, isExposeProvider, EXPOSE_PROVIDERS, SMEE_CHANNEL_ENV, type ExposeProvider } from '../core/contract/expose';
 import { DEFAULT_RECEIVER_URL, webhookPath } from '../core/contract/webhookRoutes';
 import { ExposeError } from '../core/expose/errors';
 import { lineLogger } from '../core/log';
@@ -99,7 +99,7 @@ export async function expose(argv: string[], io: CliIo): Promise<number> {
   } catch (error) {
     if (!(error instanceof ExposeError)) throw error;
     if (starting.signal.aborted) return 0;
-    io.stderr.write(`${exposeFailureLine(provider, error.message)}\n`);
+    io.stderr.write(`${exposeFailureLine(provider, error.message, channelHint(provider, error))}\n`);
     exitSoon(1);
     return 1;
   }
@@ -113,6 +113,11 @@ export async function expose(argv: string[], io: CliIo): Promise<number> {
   await session.stop();
   exitSoon(ended ? 1 : 0);
   return ended ? 1 : 0;
+}
+
+/** Where smee.io could not make a channel, the way out on the command line: bring one. */
+function channelHint(provider: ExposeProvider, error: ExposeError): string | undefined {
+  return provider === 'smee' && (error.code === 'unreachable' || error.code === 'refused') ? '--channel URL' : undefined;
 }
 
 /** A native tunnel library, a lingering socket or the signal listeners must not keep a stopped relay alive. */

@@ -61,13 +61,13 @@ export async function startServer(platform: ServePlatform, options: ServerOption
 }
 
 async function startLocked(platform: ServePlatform, options: ServerOptions, lock: DataLock): Promise<RunningServer> {
-  const { dataDir, logger, instanceEvents } = platform;
+  const { dataDir, logger, instanceEvents, bindingChanges } = platform;
   noteDataFormat(dataDir, internalDir(dataDir, 'format'), logger);
   const worker = await WorkerHost.start(platform, options.worker);
   const deliveries = await DeliveryLog.open({ dir: internalDir(dataDir, 'deliveries') });
   const sink = await Sink.open(platform.sql, internalDir(dataDir, 'sink'), { ...options.sinkLimits, secret: options.sinkSecret });
   const runtime = () => worker.runtime();
-  const admin = new AdminApi({ token: options.adminToken, runtime, deliveries, sink, instanceEvents, logger, lock });
+  const admin = new AdminApi({ token: options.adminToken, runtime, deliveries, sink, instanceEvents, bindingChanges, logger, lock });
   const retries = options.retries ? new DeliveryRetries({ scale: options.retries.scale, timers: platform.timers, logger, secrets: options.worker.secrets }) : undefined;
   const receiver = new Receiver({ host: options.host, port: options.port, runtime, logger, bodyLimit: options.bodyLimit, admin, deliveries, access: options.access, timers: platform.timers, retries, onHandlerError: (method, requestPath, error) => worker.reportException(method, requestPath, error) });
   /** Everything behind the receiver, closed in order. */

@@ -43,6 +43,8 @@ export class WorkerHost {
   /** Stack traces in the user's files, relative to the project (the wrangler config's folder, or where serve runs). */
   private readonly stacks: SourceStacks;
   private readonly mapping: { dispose(): void };
+  /** The platform's own calls that threw (queue, alarm, cron), reported as exceptions. */
+  private readonly handlerErrors: { dispose(): void };
   /** The running build's script name and its source files. */
   private build: { readonly fileName: string; readonly sources: ReadonlySet<string> } | undefined;
   private builds = 0;
@@ -55,6 +57,7 @@ export class WorkerHost {
   ) {
     this.stacks = new SourceStacks(options.config ? path.dirname(options.config.file) : process.cwd());
     this.mapping = this.stacks.install();
+    this.handlerErrors = platform.handlerErrors.event(({ handler, target, error }) => this.reportException(`${handler}()`, target, error));
   }
 
   static async start(platform: ServePlatform, options: WorkerHostOptions): Promise<WorkerHost> {
@@ -63,6 +66,7 @@ export class WorkerHost {
       await host.load();
     } catch (error) {
       host.mapping.dispose();
+      host.handlerErrors.dispose();
       throw error;
     }
     return host;
@@ -227,5 +231,6 @@ export class WorkerHost {
     await this.swapping;
     await this.current?.shutdown();
     this.mapping.dispose();
+    this.handlerErrors.dispose();
   }
 }

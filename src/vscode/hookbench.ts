@@ -81,10 +81,16 @@ export function createHookbench(context: vscode.ExtensionContext, moduleStart?: 
   registerEditResend(store, logger, explorer, drafts);
   registerFixtureCommands(store, logger, sender, explorer, views['hookbench.deliveries'], privateStorage(context));
   registerChaosCommands(store, tagged(log, 'chaos'), server, sender, privateStorage(context));
-  trackWalkthrough(store, secrets, explorer);
   registerRenderCommands(store, tagged(log, 'render'), context, server);
   const expose = store.add(new ExposeController(context, tagged(log, 'expose'), server, secrets, { view: views['hookbench.deliveries'], tree: trees.deliveries }));
   registerExposeCommands(store, logger, expose, secrets);
+  trackWalkthrough(store, {
+    secrets,
+    explorer,
+    receiverRunning: (listener) => server.onDidChangeState((state) => listener(state.kind === 'running')),
+    receiverRunningNow: server.state.kind === 'running',
+    exposed: (listener) => expose.onDidChange((state) => listener(state.kind === 'on')),
+  });
 
   const activationMs = performance.now() - started;
   logger.info(`Hookbench ${String(context.extension.packageJSON.version)} activated in ${activationMs.toFixed(1)} ms (bundle evaluated in ${loadMs.toFixed(1)} ms before)`);

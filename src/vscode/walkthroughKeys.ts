@@ -1,25 +1,60 @@
 /**
- * Context keys the walkthrough's steps complete on, so a step is ticked when it is really done
- * (a secret stored, a delivery received), not when its command was merely opened and cancelled.
+ * The walkthrough's steps tick when what they ask for is really done (the receiver runs, a secret
+ * is stored, a delivery arrived, a public URL is up), not when their command was merely opened and
+ * cancelled. Each is said twice: a context key (the step's completion event, and what `when`
+ * clauses read) and VS Code's own "mark step complete". The second is needed because VS Code's
+ * walkthrough service may be created only when the walkthrough is first shown: a key that was
+ * already true then never counts as an event (docs/architecture.md, "The walkthrough").
  */
 import * as vscode from 'vscode';
-import type { DisposableStore } from '../core/events';
+import type { DisposableStore, Event } from '../core/events';
 import type { Secrets } from './secrets';
 import type { ExplorerSession } from './views/explorerSession';
 
-export function trackWalkthrough(store: DisposableStore, secrets: Secrets, explorer: ExplorerSession): void {
+const WALKTHROUGH = 'hookbench.hookbench#hookbench.gettingStarted';
+
+/** What the walkthrough's steps wait for. */
+export interface WalkthroughSignals {
+  readonly secrets: Secrets;
+  readonly explorer: ExplorerSession;
+  /** Fires with true whenever the receiver is running. */
+  readonly receiverRunning: Event<boolean>;
+  readonly receiverRunningNow: boolean;
+  /** Fires with true whenever a public URL is up. */
+  readonly exposed: Event<boolean>;
+}
+
+export function trackWalkthrough(store: DisposableStore, signals: WalkthroughSignals): void {
+  const done = new Set<string>();
+  /** Ticks `step` once per window (its context key too); VS Code keeps the tick across sessions. */
+  const tick = (step: string, key: string) => {
+    void vscode.commands.executeCommand('setContext', key, true);
+    if (done.has(step)) return;
+    done.add(step);
+    // An older VS Code without the command still has the context key's completion event.
+    void Promise.resolve(vscode.commands.executeCommand('welcome.markStepComplete', `${WALKTHROUGH}#${step}`)).catch(() => undefined);
+  };
   const secretKey = async () => {
-    const set = Object.keys(await secrets.asEnvironment()).length > 0;
-    await vscode.commands.executeCommand('setContext', 'hookbench.hasSecret', set);
+    const set = Object.keys(await signals.secrets.asEnvironment()).length > 0;
+    if (set) tick('secret', 'hookbench.hasSecret');
+    else void vscode.commands.executeCommand('setContext', 'hookbench.hasSecret', false);
   };
   void secretKey();
-  store.add(secrets.onDidChange(() => void secretKey()));
-  let delivered = false;
+  store.add(signals.secrets.onDidChange(() => void secretKey()));
+  if (signals.receiverRunningNow) tick('start', 'hookbench.receiverRunning');
   store.add(
-    explorer.onLive((message) => {
-      if (delivered || message.type !== 'delivery') return;
-      delivered = true;
-      void vscode.commands.executeCommand('setContext', 'hookbench.hasDelivery', true);
+    signals.receiverRunning((running) => {
+      if (running) tick('start', 'hookbench.receiverRunning');
+    }),
+  );
+  store.add(
+    signals.exposed((on) => {
+      if (on) tick('expose', 'hookbench.exposed');
+    }),
+  );
+  store.add(
+    signals.explorer.onLive((message) => {
+      if (message.type === 'delivery') tick('send', 'hookbench.hasDelivery');
     }),
   );
 }

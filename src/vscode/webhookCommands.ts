@@ -10,8 +10,8 @@ import * as vscode from 'vscode';
 import { curlCommand, HOP_BY_HOP } from '../core/curl';
 import type { DisposableStore } from '../core/events';
 import type { Logger } from '../core/log';
-import { asNewDelivery, buildDelivery, findTemplate, templatesFor } from '../core/payloads';
-import { PROVIDERS, schemeFor, type ProviderName } from '../core/signing';
+import { asNewDelivery, buildDelivery, findTemplate, templatesFor, type Template } from '../core/payloads';
+import { entityOf, PROVIDERS, schemeFor, type ProviderName } from '../core/signing';
 import type { DeliverySummary } from '../core/contract/deliveries';
 import { registerCommand } from './commands';
 import { deliveryOfEvent } from './documents';
@@ -97,6 +97,17 @@ async function pickProvider(secrets: Secrets, privateStorage: string): Promise<P
   });
 }
 
+/** The entity prompt, showing the template's own (what an empty answer keeps). */
+function askEntity(template: Template): Thenable<string | undefined> {
+  const example = buildDelivery(template);
+  const own = entityOf(template.provider, example.headers, example.body);
+  return vscode.window.showInputBox({
+    title: 'Send Test Webhook (3/3)',
+    prompt: `Entity: where ${template.provider} keeps it (repository, customer, account, team, shop). ${own ? `Empty keeps the template's: ${own}` : 'Empty keeps the template as it is.'}`,
+    placeHolder: own,
+  });
+}
+
 /** `privateStorage`: VS Code's storage for this workspace, where an untrusted one's fixtures are. */
 export function registerWebhookCommands(store: DisposableStore, logger: Logger, sender: Sender, secrets: Secrets, session: ExplorerSession, drafts: DraftFiles, privateStorage: string): void {
   registerCommand(store, logger, 'hookbench.webhook.send', async (raw?: unknown): Promise<SendResult | vscode.Uri | undefined> => {
@@ -111,7 +122,7 @@ export function registerWebhookCommands(store: DisposableStore, logger: Logger, 
       (await vscode.window.showQuickPick(templatesFor(provider).map((t) => ({ label: t.event, description: t.description })), { title: 'Send Test Webhook (2/3)', placeHolder: 'Event', matchOnDescription: true }))?.label;
     const template = event ? findTemplate(provider, event) : undefined;
     if (!template || !event) return undefined;
-    const entity = args.entity ?? (await vscode.window.showInputBox({ title: 'Send Test Webhook (3/3)', prompt: 'Entity: where this provider keeps it (repository, customer, account, team, shop). Empty keeps the template’s.' }));
+    const entity = args.entity ?? (await askEntity(template));
     if (entity === undefined) return undefined;
     const delivery = buildDelivery(template, { entity: entity || undefined });
     const meta = { provider, event, entity, headers: delivery.headers, url: args.url };

@@ -58,6 +58,38 @@ export interface FormView {
 /** The name of the file a form's HTML comes from, for the line under the HTML field. */
 const fileName = (uri: string) => decodeURIComponent(uri.split('/').pop() ?? uri);
 
+/**
+ * Enter in the font box takes what was typed: the choice it names, else the first whose name
+ * contains it (the top of the filtered list), else the typed family itself as a new choice. The
+ * element's own Enter takes only a highlighted option, so a typed name was dropped.
+ */
+function acceptTypedFont(control: Field): void {
+  control.addEventListener(
+    'keydown',
+    (event) => {
+      const typed = (event.key === 'Enter' && control.shadowRoot?.querySelector('input')?.value.trim()) || '';
+      if (typed === '') return;
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      const lower = typed.toLowerCase();
+      const options = [...control.querySelectorAll<HTMLElement>('vscode-option:not([disabled])')];
+      const name = (option: HTMLElement) => (option.textContent ?? '').trim().toLowerCase();
+      let match = options.find((o) => name(o) === lower || o.getAttribute('value')?.toLowerCase() === lower) ?? options.find((o) => name(o).includes(lower));
+      if (!match) {
+        match = el('vscode-option', { value: typed, description: 'typed' }, [typed]);
+        control.lastElementChild?.before(match);
+      }
+      (control as Field & { open: boolean }).open = false;
+      control.value = match.getAttribute('value') ?? typed;
+      control.dispatchEvent(new Event('change', { bubbles: true }));
+      // The box shows the chosen name, not the letters typed (the element's own Enter does this).
+      const shown = control as Field & { updateComplete?: Promise<unknown>; updateInputValue?: () => void };
+      void shown.updateComplete?.then(() => shown.updateInputValue?.());
+    },
+    { capture: true },
+  );
+}
+
 export function buildForm(initial: PreviewForm, catalog: CatalogEntry[], onChange: () => void): FormView {
   let customSource = initial.customSource;
   let htmlFile = initial.source === 'html' ? initial.htmlFile : undefined;
@@ -74,7 +106,11 @@ export function buildForm(initial: PreviewForm, catalog: CatalogEntry[], onChang
   const height = side();
   height.value = Number.isFinite(initial.height) ? String(initial.height) : '';
   const scale = select(['1', '1.5', '2', '3'].map((v) => ({ value: v, label: `${v}×` })), String(initial.scale));
-  const font = select(fontOptions(catalog), initial.font || 'page', { combobox: '' });
+  const fontChoices = fontOptions(catalog);
+  // A family typed before (restored with the form) is a choice of its own.
+  if (initial.font && !fontChoices.some((o) => o.value === initial.font)) fontChoices.splice(fontChoices.length - 1, 0, { value: initial.font, label: initial.font, description: 'typed' });
+  const font = select(fontChoices, initial.font || 'page', { combobox: '' });
+  acceptTypedFont(font);
   const family = el<Field>('vscode-textfield', { placeholder: 'Family name (default: the file name)' });
   family.value = initial.customFamily;
   const fontUrl = el<Field>('vscode-textfield', { placeholder: 'https://…/font.woff2' });

@@ -64,6 +64,9 @@ describe('bindings view: what a worker’s bindings hold', () => {
     const keys = await childrenOf('kv', 'CACHE');
     assert.deepEqual(keys.map((k) => k.label), ['../not-a-path', 'customer:acme']);
     assert.match(keys[1]!.description, /"from":"test"/);
+    // Live, without Refresh: a key the worker puts now shows under the opened binding.
+    await put(url, 'PUT', '/kv?key=customer%3Aglobex', '{"plan":"free"}');
+    await until(() => shownUnder('Bindings', ['CACHE']), (rows) => rows.some((row) => row.label === 'customer:globex'), 'the new KV key to show without Refresh');
     const objects = await childrenOf('r2', 'FILES');
     assert.deepEqual(objects.map((o) => [o.label, o.description.split(' · ')[0]]), [['invoices/2026-11.pdf', '12 B']]);
     // The retried message is retried at once by the consumer, then waits an hour: refresh until then.

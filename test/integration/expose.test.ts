@@ -2,10 +2,13 @@
 // speaks smee.io's protocol; a provider's delivery posted to the channel reaches its agent, and the
 // Deliveries view says it came through smee.
 import assert from 'node:assert/strict';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
 import { SmeeRelay } from '../unit/helpers/smeeRelay';
 import { adminClient, api, withSecret } from './helpers';
+import { readWorkbench, userDoes } from './reporter';
 import { untilRows } from './treeViews';
 
 describe('Expose Receiver (smee, against a local relay)', () => {
@@ -39,5 +42,36 @@ describe('Expose Receiver (smee, against a local relay)', () => {
     // The Deliveries view says it came through smee.
     const rows = await untilRows('Deliveries', [], (list) => list.some((row) => row.label === 'push · acme-relayed' && /^200 verified · via smee/.test(row.description)));
     assert.match(rows.find((row) => /smee/.test(row.description))!.description, /smee/);
+  });
+
+  it('when smee cannot make a channel: one line without CLI flags, and the next Expose Receiver asks which provider', async () => {
+    const hookbench = await api();
+    await withSecret(hookbench, 'GITHUB_WEBHOOK_SECRET', 'expose-secret');
+    await vscode.commands.executeCommand('hookbench.expose.stop');
+    await vscode.commands.executeCommand('hookbench.expose.forgetChannel');
+    // A smee server that is not there: a port that was free a moment ago.
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const settings = vscode.workspace.getConfiguration('hookbench.expose');
+    await settings.update('smeeServer', `http://127.0.0.1:${port}`, vscode.ConfigurationTarget.Global);
+    try {
+      await vscode.commands.executeCommand('notifications.clearAll');
+      const started = vscode.commands.executeCommand<string | undefined>('hookbench.expose.start', 'smee');
+      const messages = `[...document.querySelectorAll('.notification-list-item-message')].map((e) => e.textContent ?? '')`;
+      const shown = await readWorkbench<string[]>(messages, `${messages}.some((text) => text.includes('create a smee channel'))`);
+      const failure = shown.find((text) => text.includes('create a smee channel'))!;
+      assert.match(failure, new RegExp(`could not reach http://127\\.0\\.0\\.1:${port} to create a smee channel`));
+      assert.doesNotMatch(failure, /--\w/, `a VS Code user is not told about command-line flags: ${failure}`);
+      await vscode.commands.executeCommand('notifications.clearAll');
+      assert.equal(await started, undefined);
+      // smee did not work: the next Expose Receiver asks again instead of trying it once more.
+      const again = vscode.commands.executeCommand<string | undefined>('hookbench.expose.start');
+      await userDoes({ waitFor: 'Expose Receiver: where should the public URL come from?', press: ['Escape'] });
+      assert.equal(await again, undefined);
+    } finally {
+      await settings.update('smeeServer', undefined, vscode.ConfigurationTarget.Global);
+    }
   });
 });

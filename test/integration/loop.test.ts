@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { buildDelivery, findTemplate } from '../../src/core/payloads';
 import { schemeFor } from '../../src/core/signing';
 import { adminClient, api, deliveryIds, newDeliveries, withSecret } from './helpers';
-import { userDoes } from './reporter';
+import { readWorkbench, userDoes } from './reporter';
 import { collapseAgents, rowMenu, rowsUnder, shownUnder, untilRows } from './treeViews';
 
 /** The Events row of acme-loop in the Agents view. */
@@ -29,6 +29,9 @@ describe('The daily loop, as a user', () => {
     const opened = vscode.commands.executeCommand<vscode.Uri>('hookbench.webhook.send');
     await userDoes({ waitFor: 'Send Test Webhook (1/3)', type: 'github', press: ['Enter'] });
     await userDoes({ waitFor: 'Send Test Webhook (2/3)', type: 'push', press: ['Enter'] });
+    // The entity prompt shows what an empty answer keeps: the template's own repository.
+    const input = `document.querySelector('.quick-input-widget .quick-input-box input')`;
+    assert.equal(await readWorkbench<string>(`${input}.placeholder`, `${input}?.placeholder === 'Codertocat/Hello-World'`), 'Codertocat/Hello-World');
     await userDoes({ waitFor: 'Send Test Webhook (3/3)', type: 'Acme/Loop', press: ['Enter'] });
     const draft = await opened;
 

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { parsePreviewTiming, type PreviewForm, type PreviewOutcome, type PreviewTiming, type ToWebview } from '../../src/core/browserRendering/previewProtocol';
 import { api, startReceiver, type HookbenchApi } from './helpers';
 import { clickInPreview, previewShows, previewShowsNext, previewShowsOutcome, type PreviewShown } from './previewShown';
-import { readWebview, reportFigure, requestScreenshot } from './reporter';
+import { readWebview, reportFigure, requestScreenshot, userDoes } from './reporter';
 
 const extensionRoot = () => vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath;
 
@@ -171,6 +171,19 @@ describe('Render preview', () => {
     await clickInPreview('vscode-button#zoom-fit');
     const fitted = await previewShows(`document.querySelector('#capture img')?.style.width === ''`);
     assert.deepEqual([fitted.zoom, fitted.drawnWidth], ['fit', shown.drawnWidth]);
+  });
+
+  it('the font box takes what is typed on Enter: a listed font by part of its name, or a family of your own', async () => {
+    await renderInPreview(FORM);
+    const box = `document.querySelector('#f-font')`;
+    // The user clicks the box, types part of a listed name and presses Enter; then a family of their own.
+    await clickInPreview('#f-font');
+    await userDoes({ type: 'dejavu ser', press: ['Enter'] });
+    await readWebview<string>('Render Preview', `${box}.value`, `${box}.value === 'DejaVu Serif'`);
+    await clickInPreview('#f-font');
+    await userDoes({ type: 'Inter Display', press: ['Enter'] });
+    const chosen = await readWebview<{ value: string; shown: string }>('Render Preview', `({ value: ${box}.value, shown: ${box}.shadowRoot.querySelector('input').value })`, `${box}.value === 'Inter Display'`);
+    assert.deepEqual(chosen, { value: 'Inter Display', shown: 'Inter Display' });
   });
 
   it('renders the active HTML file, and renders it again when it is saved', async () => {

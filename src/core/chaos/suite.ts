@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import { fixtureBody, type Fixture } from '../contract/fixtures';
 import type { FixtureFile } from '../fixtures/fixtureFiles';
-import { locate, normalizeHeaders, parseForm, schemeFor } from '../signing';
+import { locate, normalizeHeaders, parsedBody, schemeFor } from '../signing';
 
 export interface ChaosDelivery {
   /** Its place in the suite, from 0. */
@@ -22,20 +22,11 @@ export interface ChaosDelivery {
   readonly deliveryId: string | undefined;
 }
 
-function payloadOf(fixture: Fixture): unknown {
-  const body = fixtureBody(fixture.request);
-  try {
-    return JSON.parse(body.toString('utf8')) as unknown;
-  } catch {
-    return parseForm(body);
-  }
-}
-
 export function chaosSuite(files: readonly FixtureFile[], root: string): ChaosDelivery[] {
   return files.map(({ file, fixture }, index) => {
     const { shape } = schemeFor(fixture.provider);
     const headers = normalizeHeaders(Object.entries(fixture.request.headers));
-    const payload = payloadOf(fixture);
+    const payload = parsedBody(fixtureBody(fixture.request));
     return {
       index,
       fixture,

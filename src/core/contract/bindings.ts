@@ -20,6 +20,21 @@ export interface BindingSummary {
   readonly target: string;
 }
 
+/**
+ * A binding's data changed (a KV key put or deleted, a D1 write, an R2 object, a queue's backlog):
+ * what shows it may read it again. `target` is the data's id as in `BindingSummary`; undefined:
+ * every binding of the kind (the queues share one backlog).
+ */
+export interface BindingChange {
+  readonly kind: BindingKind;
+  readonly target?: string;
+}
+
+/** Whether the binding `summary` shows the data `change` is about. */
+export function changeReaches(change: BindingChange, summary: BindingSummary): boolean {
+  return change.kind === summary.kind && (change.target === undefined || change.target === summary.target);
+}
+
 /** The longest key KV takes, in bytes (Workers KV's limit), and R2's. */
 export const KV_MAX_KEY_BYTES = 512;
 export const R2_MAX_KEY_BYTES = 1024;

@@ -50,12 +50,15 @@ export const REDELIVER_ADVICE =
 export const newChannelLine = (channel: string): string => `new smee channel ${channel}`;
 export const NEW_CHANNEL_LINE = /^new smee channel (\S+)$/;
 
-/** `hookbench expose <provider>: <why>` on standard error: why it could not start, or why it ended. */
-export const exposeFailureLine = (provider: ExposeProvider, why: string): string => `hookbench expose ${provider}: ${why}`;
+/**
+ * `hookbench expose <provider>: <why>[; or give <flag> …]` on standard error: why it could not start,
+ * or why it ended, and the way out on the command line when there is one.
+ */
+export const exposeFailureLine = (provider: ExposeProvider, why: string, flagHint?: string): string => `hookbench expose ${provider}: ${why}${flagHint ? `; or give ${flagHint}` : ''}`;
 
-/** The why of a failure line; any other line as it is. */
+/** The why of a failure line, without its command-line way out (VS Code offers its own); any other line as it is. */
 export function exposeFailure(line: string): string {
-  return line.replace(/^hookbench expose \w+: /, '');
+  return line.replace(/^hookbench expose \w+: /, '').replace(/; or give --\S.*$/, '');
 }
 
 /** The smee.io channel to reuse (whoever has its URL can read the deliveries: the extension keeps it secret). */

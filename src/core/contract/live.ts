@@ -1,4 +1,5 @@
 /** The admin API's live feed (WebSocket `/__hookbench/live`, the route `live` of admin.ts): one JSON message per change. */
+import type { BindingChange } from './bindings';
 import type { DeliverySummary } from './deliveries';
 import type { EventRow, InstanceEvent, InstanceLifecycle, InstanceRef } from './instances';
 import type { CaptureSummary } from './sink';
@@ -14,13 +15,15 @@ export type LiveMessage =
   | (InstanceRef & { readonly type: 'state'; readonly state: unknown })
   /** An event row the agent stored, without its payload. */
   | (InstanceRef & { readonly type: 'event'; readonly event: EventRow })
+  /** A binding's data changed (written by the worker): an open view of it reads it again. */
+  | ({ readonly type: 'binding' } & BindingChange)
   /** Every request the outbound sink captured, and how many older captures its bounds dropped so far (all sinks). */
   | { readonly type: 'outbound'; readonly capture: CaptureSummary; readonly dropped: number };
 
 export type LiveMessageType = LiveMessage['type'];
 
 /** The message types as values, for the doc check; the type below fails to compile when one is missing. */
-export const LIVE_MESSAGE_TYPES = ['hello', 'delivery', 'instance', 'state', 'event', 'outbound'] as const satisfies readonly LiveMessageType[];
+export const LIVE_MESSAGE_TYPES = ['hello', 'delivery', 'instance', 'state', 'event', 'binding', 'outbound'] as const satisfies readonly LiveMessageType[];
 
 type Exhaustive<Missing extends never> = Missing;
 export type LiveMessageTypesListed = Exhaustive<Exclude<LiveMessageType, (typeof LIVE_MESSAGE_TYPES)[number]>>;

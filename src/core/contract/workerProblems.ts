@@ -28,7 +28,11 @@ export type WorkerStatus =
   | { readonly state: 'ok' }
   | { readonly state: 'failed'; readonly serving: 'previous' | 'none'; readonly problems: readonly WorkerProblem[] };
 
-/** A handler that threw: the request, the error's first line, and where the user's code threw. */
+/**
+ * A handler that threw: the request (`POST`, `/webhooks/github`) or, for a handler the platform
+ * called, its name and what for (`queue()`, the queue; `alarm()`, `BINDING/name`; `scheduled()`,
+ * the cron), the error's first line, and where the user's code threw.
+ */
 export interface WorkerException {
   readonly method: string;
   readonly path: string;

@@ -241,10 +241,10 @@ export async function createChannel(server: string, fetchFn: typeof fetch = fetc
   try {
     response = await fetchFn(url, { method: 'GET', redirect: 'manual' });
   } catch (error) {
-    throw new ExposeError(`could not reach ${url.origin} to create a smee channel (${causeOf(error)}): check the network, or give --channel URL`, 'unreachable');
+    throw new ExposeError(`could not reach ${url.origin} to create a smee channel (${causeOf(error)}): check the network`, 'unreachable');
   }
   await response.body?.cancel();
   const location = response.headers.get('location');
-  if (response.status < 300 || response.status >= 400 || !location) throw new ExposeError(`${url.origin}/new answered ${response.status} instead of a new channel: give --channel URL`, 'refused');
+  if (response.status < 300 || response.status >= 400 || !location) throw new ExposeError(`${url.origin}/new answered ${response.status} instead of a new channel`, 'refused');
   return new URL(location, url).toString();
 }

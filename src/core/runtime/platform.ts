@@ -10,6 +10,7 @@
  * rooms it names only storage, which every other one may reach.
  */
 import type { SqlJsStatic } from 'sql.js';
+import type { BindingChange } from '../contract/bindings';
 import type { InstanceEvent } from '../contract/instances';
 import { Emitter } from '../events';
 import type { Logger } from '../log';
@@ -48,8 +49,23 @@ export interface Platform {
    * it happens and read where it is shown (the admin API's live feed).
    */
   readonly instanceEvents: Emitter<InstanceEvent>;
+  /**
+   * A handler the platform called on its own threw: a queue() batch, an alarm(), a cron's
+   * scheduled(). Read by serve, which reports it as a worker exception (the extension's toast).
+   */
+  readonly handlerErrors: Emitter<HandlerError>;
+  /** A binding's data written (KV, D1, R2, queues), fired once it is durable; read by the live feed. */
+  readonly bindingChanges: Emitter<BindingChange>;
   /** The browser the Browser Rendering binding drives (serve's render emulator), when it runs. */
   readonly browser?: () => BrowserService | undefined;
+}
+
+/** A handler called by the platform, not by a request, that threw. */
+export interface HandlerError {
+  readonly handler: 'queue' | 'alarm' | 'scheduled';
+  /** What it ran for: the queue, the instance (`BINDING/name`), the cron expression. */
+  readonly target: string;
+  readonly error: unknown;
 }
 
 /** What a platform is built from; what is left out takes the serve process's default. */
@@ -80,6 +96,8 @@ export function createPlatform(parts: PlatformParts): Platform {
     limits,
     memory: limits.memoryBudgetMiB > 0 ? new MemoryBudget(budgetBytesOf(limits.memoryBudgetMiB), timers) : undefined,
     instanceEvents: new Emitter<InstanceEvent>(),
+    bindingChanges: new Emitter<BindingChange>(),
+    handlerErrors: new Emitter<HandlerError>(),
     ...(parts.browser ? { browser: parts.browser } : {}),
   };
 }

@@ -6,4 +6,5 @@ export { atPath, locate } from './locate';
 export { EVENT_TYPE, requestEventType } from './eventType';
 export { detectProvider, isProviderName, schemeFor } from './registry';
 export { DEFAULT_TOLERANCE_SECONDS } from './timestamps';
+export { entityOf, parsedBody } from './entity';
 export { parseForm } from './twilio';

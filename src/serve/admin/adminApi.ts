@@ -12,6 +12,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ADMIN_API, ADMIN_PREFIX, adminRoutesAt } from '../../core/contract/admin';
 import { RouteError, type RouteMessage } from '../../core/contract/adminRoute';
+import type { BindingChange } from '../../core/contract/bindings';
 import type { InstanceEvent } from '../../core/contract/instances';
 import { instanceMessage } from '../../core/contract/live';
 import type { Emitter } from '../../core/events';
@@ -32,6 +33,7 @@ export interface AdminDeps {
   readonly deliveries: DeliveryLog;
   readonly sink: Sink;
   readonly instanceEvents: Emitter<InstanceEvent>;
+  readonly bindingChanges: Emitter<BindingChange>;
   readonly logger: Logger;
   /** The data folder's lock, whose holder this process proves to be (`POST /__hookbench/lock/confirm`). */
   readonly lock?: Pick<DataLock, 'confirm'>;
@@ -137,6 +139,7 @@ export class AdminApi {
       const subscriptions = [
         this.deps.deliveries.onDidRecord((delivery) => send({ type: 'delivery', delivery })),
         this.deps.instanceEvents.event((event) => send(instanceMessage(event))),
+        this.deps.bindingChanges.event((change) => send({ type: 'binding', ...change })),
         this.deps.sink.onDidCapture(({ bodyBase64: _b, ...capture }) => send({ type: 'outbound', capture, dropped: this.deps.sink.dropped() })),
       ];
       ws.on('close', () => subscriptions.forEach((s) => s.dispose()));

@@ -77,7 +77,6 @@ export function registerExposeCommands(store: DisposableStore, logger: Logger, e
   const start = async (chosen?: unknown): Promise<string | undefined> => {
     const provider = (typeof chosen === 'string' && (EXPOSE_PROVIDERS as readonly string[]).includes(chosen) ? (chosen as ExposeProvider) : undefined) ?? expose.provider ?? (await pickProvider(undefined));
     if (!provider) return undefined;
-    await expose.rememberProvider(provider);
     const env = await environment(provider);
     if (!env) return undefined;
     let forwarding;
@@ -86,6 +85,7 @@ export function registerExposeCommands(store: DisposableStore, logger: Logger, e
     } catch (error) {
       const message = (error as Error).message;
       logger.warn(`could not expose the receiver with ${provider}: ${message}`);
+      await expose.rememberProvider(undefined);
       const actions = provider === 'ngrok' && /authtoken/i.test(message) ? ['Set ngrok Authtoken', 'Choose Another Provider'] : ['Choose Another Provider', 'Show Log'];
       const choice = await vscode.window.showErrorMessage(`Hookbench: ${message}`, ...actions);
       if (choice === 'Set ngrok Authtoken') await vscode.commands.executeCommand('hookbench.expose.setNgrokToken');
@@ -94,6 +94,8 @@ export function registerExposeCommands(store: DisposableStore, logger: Logger, e
       return undefined;
     }
     if (!forwarding) return undefined;
+    // Remembered once it worked: after a failure the next Expose Receiver asks again.
+    await expose.rememberProvider(provider);
     const shown = provider === 'stripe' ? 'stripe listen is forwarding your test events; the receiver now checks them with its signing secret.' : `Public URL ready: ${expose.publicWebhookUrl('github')}`;
     void vscode.window.showInformationMessage(`Hookbench: ${shown}`, ...(provider === 'stripe' ? [] : ['Copy Webhook URL'])).then((choice) => {
       if (choice) void copy();
@@ -106,9 +108,7 @@ export function registerExposeCommands(store: DisposableStore, logger: Logger, e
   registerCommand(store, logger, 'hookbench.expose.copyUrl', (route?: unknown) => copy(typeof route === 'string' ? route : undefined));
   registerCommand(store, logger, 'hookbench.expose.chooseProvider', async () => {
     const provider = await pickProvider(expose.provider);
-    if (!provider) return undefined;
-    await expose.rememberProvider(provider);
-    return start(provider);
+    return provider ? start(provider) : undefined;
   });
   registerCommand(store, logger, 'hookbench.expose.setNgrokToken', async () => {
     if (!(await askNgrokToken(secrets))) return;

@@ -68,7 +68,8 @@ export class ExposeController implements vscode.Disposable {
     return this.context.workspaceState.get<ExposeProvider>(PROVIDER_KEY);
   }
 
-  async rememberProvider(provider: ExposeProvider): Promise<void> {
+  /** Remembers the provider for this workspace's next Expose Receiver; undefined forgets it (the next one asks). */
+  async rememberProvider(provider: ExposeProvider | undefined): Promise<void> {
     await this.context.workspaceState.update(PROVIDER_KEY, provider);
   }
 
@@ -83,7 +84,8 @@ export class ExposeController implements vscode.Disposable {
     const cli = this.context.asAbsolutePath(path.join('dist', 'cli.js'));
     const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? this.context.globalStorageUri.fsPath;
     try {
-      const forwarding = await this.process.start({ cli, provider, to, env: { ...process.env, ...env }, cwd });
+      const smeeServer = vscode.workspace.getConfiguration('hookbench.expose').get<string>('smeeServer');
+      const forwarding = await this.process.start({ cli, provider, to, env: { ...process.env, ...env }, cwd, ...(smeeServer ? { smeeServer } : {}) });
       this.set({ kind: 'on', provider, to, ...forwarding });
       this.logger.info(`public URL (${provider}): ${forwarding.publicUrl} → ${forwarding.target}`);
       return forwarding;

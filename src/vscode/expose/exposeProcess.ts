@@ -18,6 +18,8 @@ export interface ExposeLaunch {
   /** NGROK_AUTHTOKEN, HOOKBENCH_SMEE_CHANNEL and the like, over the extension host's environment. */
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
+  /** Where smee makes a channel when it has none (`--smee-server`). */
+  readonly smeeServer?: string;
 }
 
 export interface Forwarding {
@@ -51,7 +53,7 @@ export class ExposeProcess {
   start(launch: ExposeLaunch): Promise<Forwarding> {
     if (this.child) throw new Error('a public URL is already being served');
     this.stopping = false;
-    const child = spawn(process.execPath, [launch.cli, 'expose', launch.provider, '--to', launch.to, '--exit-with-parent'], { cwd: launch.cwd, env: launch.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [launch.cli, 'expose', launch.provider, '--to', launch.to, ...(launch.provider === 'smee' && launch.smeeServer ? ['--smee-server', launch.smeeServer] : []), '--exit-with-parent'], { cwd: launch.cwd, env: launch.env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.child = child;
     let failure = '';
     forEachLine(child.stderr!, (line) => {

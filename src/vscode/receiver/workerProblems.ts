@@ -68,7 +68,9 @@ export class WorkerProblems implements vscode.Disposable {
     for (const [seen, at] of this.exceptionsShown) if (now - at >= EXCEPTION_QUIET_MS) this.exceptionsShown.delete(seen);
     const location = exception.location;
     const action = location ? `Open ${path.basename(location.file)}:${location.line}` : undefined;
-    void vscode.window.showErrorMessage(`Hookbench: ${exception.method} ${exception.path} threw ${exception.message}`, ...(action ? [action] : []), 'Show Log').then((choice) => {
+    // A request's (`POST /webhooks/github`) or a handler the platform called (`queue() of jobs`).
+    const what = exception.method.endsWith('()') ? `${exception.method} of ${exception.path}` : `${exception.method} ${exception.path}`;
+    void vscode.window.showErrorMessage(`Hookbench: ${what} threw ${exception.message}`, ...(action ? [action] : []), 'Show Log').then((choice) => {
       if (choice === 'Show Log') void vscode.commands.executeCommand('hookbench.showLog');
       else if (choice && location) void reveal(location);
     });

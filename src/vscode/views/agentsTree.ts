@@ -306,11 +306,11 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         });
       case 'event': {
         const { event } = node;
-        const label = [event.type, event.action, event.title].filter(Boolean).join(' · ');
+        const label = eventLabel(event);
         return Object.assign(new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None), {
           id: `ev:${node.namespace}/${node.name}/${event.id}`,
           description: relativeTime(event.timestamp),
-          tooltip: textTooltip([[{ strong: event.title }], [`${event.id} · ${event.timestamp}`]]),
+          tooltip: textTooltip([[{ strong: event.title }], [[event.type, event.action].filter(Boolean).join(' · ')], [`${event.id} · ${event.timestamp}`]]),
           iconPath: new vscode.ThemeIcon('mail'),
           contextValue: 'hookbench.event',
           command: eventCommand(node),
@@ -336,4 +336,14 @@ function valueChildren(id: string, value: unknown): AgentNode[] {
 function eventCommand(node: Extract<AgentNode, { kind: 'event' }>): vscode.Command {
   if (node.namespace.startsWith('remote:')) return { command: 'hookbench.event.openPayload', title: 'Open Payload', arguments: [node] };
   return { command: 'vscode.open', title: 'Open Event', arguments: [HookbenchDocuments.eventUri(node.namespace, node.name, node.event), { preview: true }] };
+}
+
+/**
+ * An event's row: its type and action, then its title, leaving out the type or action where the
+ * title already says it (`PR #1 opened: …` needs no `opened` before it, `orders/create · #1001`
+ * no `orders/create`); the tooltip keeps both.
+ */
+export function eventLabel(event: { readonly type: string; readonly action: string | null; readonly title: string }): string {
+  const said = (word: string | null) => word !== null && word !== '' && new RegExp(`(^|\\W)${word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}($|\\W)`, 'i').test(event.title);
+  return [said(event.type) ? null : event.type, said(event.action) ? null : event.action, event.title].filter(Boolean).join(' · ');
 }

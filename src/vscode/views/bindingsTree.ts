@@ -1,12 +1,14 @@
 /**
  * The Bindings view: the worker's bindings (KV, D1, R2, queues, workflows, Durable Object alarms),
  * each with what it holds as children, a page (100) at a time with "Show 100 more". It is its own
- * view rather than a section of Agents: the Agents view is instances, kept live by the receiver's
- * feed, while binding data has no feed event and is read on demand — on expand, and again on the
- * views' Refresh or when the receiver restarts (never once per webhook).
+ * view rather than a section of Agents. Binding data is read on demand — on expand, and again on
+ * the views' Refresh or when the receiver restarts — and kept live for what the user opened: when
+ * the feed says a binding's data changed (`binding` messages), a binding whose children were read
+ * reads its first page again, at most once per `LIVE_DEBOUNCE_MS`; one never opened costs nothing.
  */
 import * as vscode from 'vscode';
-import type { BindingSummary } from '../../core/contract/bindings';
+import { changeReaches, type BindingChange, type BindingSummary } from '../../core/contract/bindings';
+import { realTimers, type TimerHandle, type Timers } from '../../core/timers';
 import type { AdminClient } from '../client/adminClient';
 import { bindingId, bindingTreeItem, pageOf, type BindingItem, type BindingNode } from './bindingNodes';
 import type { ExplorerSession } from './explorerSession';
@@ -19,6 +21,9 @@ interface Loaded {
 
 type BindingRoot = Extract<BindingNode, { kind: 'binding' }>;
 
+/** How long a binding waits after a change before reading again, so a burst of writes is one read. */
+export const LIVE_DEBOUNCE_MS = 300;
+
 export class BindingsTree implements vscode.TreeDataProvider<BindingNode> {
   private readonly changed = new vscode.EventEmitter<BindingNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
@@ -26,12 +31,18 @@ export class BindingsTree implements vscode.TreeDataProvider<BindingNode> {
   /** What each binding shows, by binding id: the pages read so far. */
   private readonly loaded = new Map<string, Loaded>();
   private client: AdminClient | undefined;
+  /** Bindings waiting to read again after a change, by binding id. */
+  private readonly pending = new Map<string, TimerHandle>();
 
   constructor(
-    private readonly session: Pick<ExplorerSession, 'client' | 'onDidChange' | 'onDidReload'>,
+    private readonly session: Pick<ExplorerSession, 'client' | 'onDidChange' | 'onDidReload' | 'onLive'>,
     private readonly logError: (message: string) => void,
+    private readonly timers: Timers = realTimers,
   ) {
     this.client = session.client;
+    session.onLive((message) => {
+      if (message.type === 'binding') this.changedData(message);
+    });
     session.onDidReload(() => this.refresh());
     // A new receiver (a restart, a new worker): its bindings are read again.
     session.onDidChange(() => {
@@ -41,8 +52,25 @@ export class BindingsTree implements vscode.TreeDataProvider<BindingNode> {
     });
   }
 
+  /** The bindings whose children were read and whose data `change` is about: read again, soon. */
+  private changedData(change: BindingChange): void {
+    for (const root of this.roots ?? []) {
+      if (!changeReaches(change, root.binding) || !this.loaded.has(root.id) || this.pending.has(root.id)) continue;
+      this.pending.set(
+        root.id,
+        this.timers.after(LIVE_DEBOUNCE_MS, () => {
+          this.pending.delete(root.id);
+          this.loaded.delete(root.id);
+          this.changed.fire(root);
+        }),
+      );
+    }
+  }
+
   /** Forgets what was read: the next look reads again. */
   refresh(): void {
+    for (const timer of this.pending.values()) timer.cancel();
+    this.pending.clear();
     this.roots = undefined;
     this.loaded.clear();
     this.changed.fire(undefined);

@@ -109,6 +109,34 @@ describe('stack traces of the user worker', () => {
   });
 });
 
+describe('handlers the platform calls', () => {
+  it("reports a queue() that throws as an exception of the queue, at its source line, as a request's is", async () => {
+    const root = project(`export default {
+  async fetch(request: Request, env: { JOBS: Queue }) {
+    await env.JOBS.send({ job: 1 });
+    return new Response('queued');
+  },
+  async queue(batch: MessageBatch) {
+    throw new Error(\`cannot run \${batch.messages.length} job\`);
+  },
+};
+`);
+    fs.writeFileSync(
+      path.join(root, 'wrangler.jsonc'),
+      JSON.stringify({ name: 'errors', main: 'src/index.ts', compatibility_date: '2025-06-01', queues: { producers: [{ binding: 'JOBS', queue: 'jobs' }], consumers: [{ queue: 'jobs', max_batch_size: 1, max_batch_timeout: 0, max_retries: 0 }] } }),
+    );
+    const served = await serveFixture('errors', { root });
+    try {
+      assert.equal(await (await fetch(`${served.url}/`)).text(), 'queued');
+      const exceptions = () => served.logs.map((line) => parseWorkerException(parseLogLine(line)?.message ?? '')).filter((e) => e !== undefined);
+      await until('the queue() exception report', () => exceptions().length > 0, served);
+      assert.deepEqual(exceptions()[0], { method: 'queue()', path: 'jobs', message: 'cannot run 1 job', location: { file: path.join(root, 'src', 'index.ts'), line: 7, column: 11 } });
+    } finally {
+      await served.stop();
+    }
+  });
+});
+
 describe('build and load failures of the user worker', () => {
   it('reports a syntax error after a save with its file, line and column, keeps serving the previous build, and reports the recovery', async () => {
     const root = project();

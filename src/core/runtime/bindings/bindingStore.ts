@@ -15,6 +15,8 @@ export interface BindingStoreOptions {
   readonly dir: string;
   /** Statements that create the binding's tables (idempotent: IF NOT EXISTS). */
   readonly schema: readonly string[];
+  /** Called once a write that changed something is durable (not for reads, nor for writes that failed). */
+  readonly written?: () => void;
 }
 
 /** The folder of one binding's data: `<data>/_bindings/<kind>/<encoded id>`, apart from instances. */
@@ -47,8 +49,10 @@ export class BindingStore {
   /** Runs `fn` on the database and resolves once what it wrote is durable. */
   async write<T>(fn: (db: DurableDatabase) => T): Promise<T> {
     const db = await this.database();
+    const before = db.writeCount;
     const result = db.transactionSync(() => fn(db));
     await db.commit();
+    if (db.writeCount > before) this.options.written?.();
     return result;
   }
 

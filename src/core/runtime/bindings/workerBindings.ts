@@ -4,7 +4,7 @@
  * feeds the worker's `queue()` handler, the cron triggers that call `scheduled()`, and the service
  * bindings to the worker's own entrypoints. Closed (committed) with the runtime.
  */
-import type { BindingSummary } from '../../contract/bindings';
+import type { BindingChange, BindingSummary } from '../../contract/bindings';
 import type { TimerHandle } from '../../timers';
 import type { Platform } from '../platform';
 import type { BindingsConfig } from './bindingsConfig';
@@ -47,7 +47,9 @@ export class WorkerBindings {
     const { config } = options;
     const now = () => timers.now();
     const store = (kind: 'kv' | 'd1' | 'r2' | 'queues', id: string, schema: readonly string[]) => {
-      const made = new BindingStore({ sql, dir: bindingDir(dataDir, kind, id), schema });
+      const change: BindingChange = kind === 'queues' ? { kind: 'queue' } : { kind, target: id };
+      const written = () => platform.bindingChanges.fire(change);
+      const made = new BindingStore({ sql, dir: bindingDir(dataDir, kind, id), schema, written });
       this.stores.push(made);
       return made;
     };
@@ -110,7 +112,12 @@ export class WorkerBindings {
     if (!this.options.entrypoints.has('default', 'queue')) {
       throw new Error(`the worker consumes the queue "${batch.queue}" (queues.consumers) but exports no queue() handler`);
     }
-    await this.options.entrypoints.call('default', 'queue', [batch]);
+    try {
+      await this.options.entrypoints.call('default', 'queue', [batch]);
+    } catch (error) {
+      this.platform.handlerErrors.fire({ handler: 'queue', target: batch.queue, error });
+      throw error;
+    }
   }
 
   /** Starts queue delivery (the backlog a previous run left included) and the cron triggers. */
@@ -132,7 +139,10 @@ export class WorkerBindings {
         cron,
         this.platform.timers.after(Math.max(0, wait), () => {
           void this.scheduled(cron, due)
-            .catch((error: unknown) => this.platform.logger.error(`[cron] scheduled() for "${cron}" threw: ${(error as Error)?.stack ?? String(error)}`))
+            .catch((error: unknown) => {
+              this.platform.logger.error(`[cron] scheduled() for "${cron}" threw: ${(error as Error)?.stack ?? String(error)}`);
+              this.platform.handlerErrors.fire({ handler: 'scheduled', target: cron, error });
+            })
             .finally(() => this.armCron(cron));
         }),
       );

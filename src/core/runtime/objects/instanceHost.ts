@@ -154,8 +154,10 @@ export class InstanceHost implements Sleeper {
         this.run(async ({ db }) => {
           db.exec('DELETE FROM _cf_ALARM WHERE id = 1 AND time = ?', [time]);
         }),
-      onError: (error, info, willRetry) =>
-        this.platform.logger.error(`${this.name}: alarm() failed (retry ${info.retryCount})${willRetry ? ', retrying' : ', giving up after 6 retries'}: ${(error as Error)?.stack ?? String(error)}`),
+      onError: (error, info, willRetry) => {
+        this.platform.logger.error(`${this.name}: alarm() failed (retry ${info.retryCount})${willRetry ? ', retrying' : ', giving up after 6 retries'}: ${(error as Error)?.stack ?? String(error)}`);
+        this.platform.handlerErrors.fire({ handler: 'alarm', target: `${this.hosted.binding}/${this.name}`, error });
+      },
       track: (promise) => this.track(promise),
     });
     this.hibernatable = new HibernatableSockets(
