@@ -3,6 +3,7 @@
  * their commands. Both read through the admin API; only a console the user switched to
  * read-write sends writes, and those run through the instance itself.
  */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { DisposableStore } from '../../core/events';
 import type { Logger } from '../../core/log';
@@ -10,12 +11,14 @@ import type { InstanceRef } from '../../core/contract/instances';
 import { registerCommand } from '../commands';
 import type { ExplorerSession } from '../views/explorerSession';
 import { registerSqlConsole } from './sqlConsole';
-import { STATE_SCHEME, Timelines } from './timelinePanel';
+import { STATE_SCHEME, TIMELINE_VIEW_TYPE, Timelines } from './timelinePanel';
 
-export function registerInspector(store: DisposableStore, logger: Logger, session: ExplorerSession, state: vscode.Memento): void {
-  registerSqlConsole(store, logger, session, state);
+/** `storage`: the workspace's private storage, where the consoles' text is kept across reloads. */
+export function registerInspector(store: DisposableStore, logger: Logger, session: ExplorerSession, state: vscode.Memento, storage: string): void {
+  registerSqlConsole(store, logger, session, state, path.join(storage, 'consoles'));
   const timelines = store.add(new Timelines(session));
   store.add(vscode.workspace.registerTextDocumentContentProvider(STATE_SCHEME, timelines));
+  store.add(vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, { deserializeWebviewPanel: (panel, raw) => timelines.revive(panel, raw) }));
 
   // Answers what the timeline shows: its steps and the one shown (other extensions, scripts).
   registerCommand(store, logger, 'hookbench.timeline.open', async (node: unknown) => {
