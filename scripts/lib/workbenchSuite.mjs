@@ -208,15 +208,31 @@ export async function runWorkbenchSuite(suite) {
   for (const folder of suite.otherExtensions ?? []) placeExtensionFolder(stateDir, folder);
   const installed = suite.install && (await installExtension({ codeServerDir: vscode.dir, node: vscode.node, stateDir, ...suite.install }));
 
-  const server = await startCodeServer({
+  const serverOptions = {
     codeServerDir: vscode.dir,
     node: vscode.node,
     args: vscode.serverArgs,
     stateDir,
     restricted: suite.restricted ?? false,
     env: { HOOKBENCH_TEST_REPORT: report, HOOKBENCH_TEST_SUITE: suite.name, ...(installed ? { HOOKBENCH_INSTALLED_EXTENSION: installed } : {}), ...extraEnv },
-    onLog: (line) => serverLog.write(line + '\n'),
-  });
+    onLog: (/** @type {string} */ line) => serverLog.write(line + '\n'),
+  };
+  let server = await startCodeServer(serverOptions);
+  /**
+   * Reloads the workbench as a user does (the suite asked with "reload: KIND"): the browser's
+   * reload, after restarting code-server on the same port (its address names the workspace's
+   * stored state) for `server`. VS Code runs the suite again in the new window; the phase file
+   * tells it which reload it comes after.
+   * @param {string} kind
+   */
+  const reload = async (kind) => {
+    fs.writeFileSync(`${report}.phase`, kind);
+    if (kind === 'server') {
+      await server.stop();
+      server = await startCodeServer({ ...serverOptions, port: server.port });
+    }
+    await workbench?.reload({ waitUntil: 'domcontentloaded' });
+  };
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -237,9 +253,15 @@ export async function runWorkbenchSuite(suite) {
       const file = path.join(screenshots, `${match[1]}.png`);
       void capture(workbench, file).catch((error) => console.error(`screenshot ${match[1]}: ${String(error)}`));
     }
-    // A test asks the user to act ("user: {json}"): done in order, each acknowledged in the acks file.
-    for (const match of fresh.matchAll(/^user: (\{.*\})$/gm)) {
-      const step = JSON.parse(match[1] ?? '{}');
+    // A test asks the user to act ("user: {json}") or to reload ("reload: KIND"): done in order,
+    // each step acknowledged in the acks file (a reload ends the extension host that asked).
+    for (const match of fresh.matchAll(/^(?:reload: (window|server)|user: (\{.*\}))$/gm)) {
+      const kind = match[1];
+      if (kind) {
+        userSteps = userSteps.then(() => reload(kind)).catch((error) => console.error(`reload (${kind}): ${String(error)}`));
+        continue;
+      }
+      const step = JSON.parse(match[2] ?? '{}');
       userSteps = userSteps.then(async () => {
         let outcome = 'done';
         try {
