@@ -27,8 +27,6 @@ async function deliver(url: string, event: string, delivery: string, payload: ob
 /** The text tabs of a scheme, in every group. */
 const textTabs = (scheme: string) =>
   vscode.window.tabGroups.all.flatMap((group) => group.tabs).flatMap((tab) => (tab.input instanceof vscode.TabInputText && tab.input.uri.scheme === scheme ? [tab.input.uri] : []));
-/** The webview tabs of a view type (the extension host may see it prefixed). */
-const webviewTabs = (viewType: string) => vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter((tab) => tab.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith(viewType));
 
 /** What the timeline webview shows once it shows `position`: its page, and whether its After column fits the panel. */
 function timelineShown(position: string): Promise<{ html: string; afterFits: boolean }> {
@@ -44,11 +42,15 @@ async function noneNotFound(): Promise<void> {
 
 /** Every Hookbench tab is back with what it showed, and the draft with its edit. */
 async function findsEachTabBack(): Promise<void> {
-  await api();
-  const [draft] = await until(() => textTabs('hookbench-draft'), (tabs) => tabs.length === 1, 'the draft’s tab is back');
-  const [sqlConsole] = await until(() => textTabs('hookbench-sql'), (tabs) => tabs.length === 1, 'the console’s tab is back');
-  assert.equal(webviewTabs('hookbench.sqlResults').length, 1, 'the results’ tab is back');
-  assert.equal(webviewTabs('hookbench.stateTimeline').length, 1, 'the timeline’s tab is back');
+  const hookbench = await api();
+  // The tabs as the groups list them (what a failure shows): a label, and a URI or a view type.
+  const tabs = () => vscode.window.tabGroups.all.flatMap((group) => group.tabs.map((tab) => `${group.viewColumn}: ${tab.label} ${tab.input instanceof vscode.TabInputText ? tab.input.uri.toString() : tab.input instanceof vscode.TabInputWebview ? tab.input.viewType : ''}`));
+  const back = (shown: string[]) => ['hookbench-draft:', 'hookbench-sql:', 'hookbench.sqlResults', 'hookbench.stateTimeline'].every((what) => shown.filter((tab) => tab.includes(what)).length === 1);
+  await until(tabs, back, 'each tab is back, once').catch((error: Error) => {
+    throw new Error(`${error.message}; the log: ${hookbench.recentLog().filter((line) => /restored|inspector|error/i.test(line)).join(' | ')}`);
+  });
+  const [draft] = textTabs('hookbench-draft');
+  const [sqlConsole] = textTabs('hookbench-sql');
   const results = await resultsShown(STATEMENT);
   assert.deepEqual(results.error === null && results.rows, ROWS, 'the results show the rows they showed');
 

@@ -17,7 +17,7 @@ import type { ExplorerSession } from '../views/explorerSession';
 import { ConsoleFiles, consoleKey, consoleLabel, consoleName, isD1, SQL_SCHEME, type ConsoleRef, type D1Ref } from './consoleFiles';
 import { QueryHistory } from './queryHistory';
 import type { RunOutcome } from './resultsHtml';
-import { RESULTS_VIEW_TYPE, ResultsPanel } from './resultsPanel';
+import { ResultsPanel } from './resultsPanel';
 
 /** What opens a console: an instance or D1 node, a table node, or the same fields from a caller. */
 type ConsoleTarget = (InstanceRef & { readonly agent?: string }) | D1Ref;
@@ -132,14 +132,18 @@ export class SqlConsoles implements vscode.Disposable {
     return panel;
   }
 
-  /** A results panel VS Code gives back after a reload: it shows what it showed, or closes when its state names no console. */
-  revive(webview: vscode.WebviewPanel, raw: unknown): void {
+  /** A results panel VS Code gives back after a reload: it shows what it showed (true), or closes when its state names no console. */
+  revive(webview: vscode.WebviewPanel, raw: unknown): boolean {
     const state = parseResultsPanelState(raw);
     const uri = state && vscode.Uri.parse(state.console);
     const ref = uri && ConsoleFiles.targetOf(uri);
-    if (!uri || !ref || this.panels.has(consoleKey(ref))) return webview.dispose();
+    if (!uri || !ref || this.panels.has(consoleKey(ref))) {
+      webview.dispose();
+      return false;
+    }
     const key = consoleKey(ref);
     this.panels.set(key, new ResultsPanel(webview, ref, uri, () => this.panels.delete(key), state.outcome));
+    return true;
   }
 
   async allowWrites(given?: unknown, confirmed?: unknown): Promise<string> {
@@ -226,13 +230,12 @@ async function speakSql(document: vscode.TextDocument): Promise<void> {
 }
 
 /** `folder`: where the consoles' text is kept (the workspace's private storage). */
-export function registerSqlConsole(store: DisposableStore, logger: Logger, session: ExplorerSession, state: vscode.Memento, folder: string): void {
+export function registerSqlConsole(store: DisposableStore, logger: Logger, session: ExplorerSession, state: vscode.Memento, folder: string): SqlConsoles {
   const consoles = store.add(new SqlConsoles(session, state, folder));
   store.add(vscode.workspace.registerFileSystemProvider(SQL_SCHEME, consoles.files, { isCaseSensitive: true }));
   // A restored console tab opens its document as a `.sql` file: it is given the consoles' language again.
   store.add(vscode.workspace.onDidOpenTextDocument((document) => void speakSql(document)));
   for (const document of vscode.workspace.textDocuments) void speakSql(document);
-  store.add(vscode.window.registerWebviewPanelSerializer(RESULTS_VIEW_TYPE, { deserializeWebviewPanel: async (panel, raw) => consoles.revive(panel, raw) }));
   // Consoles save themselves to memory as they change: never a "save changes?" prompt.
   const timers = new Map<string, NodeJS.Timeout>();
   store.add(
@@ -257,4 +260,5 @@ export function registerSqlConsole(store: DisposableStore, logger: Logger, sessi
   registerCommand(store, logger, 'hookbench.sql.history', (uri: unknown, index: unknown) => consoles.rerun(uri, index));
   registerCommand(store, logger, 'hookbench.sql.exportCsv', (uri: unknown, target: unknown) => consoles.export('csv', uri, target));
   registerCommand(store, logger, 'hookbench.sql.exportJson', (uri: unknown, target: unknown) => consoles.export('json', uri, target));
+  return consoles;
 }

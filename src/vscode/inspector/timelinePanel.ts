@@ -158,18 +158,19 @@ export class Timelines implements vscode.TextDocumentContentProvider, vscode.Dis
     return panel;
   }
 
-  /** A timeline VS Code gives back after a reload: read again at the step it showed, or closed when its state names no instance. */
-  revive(webview: vscode.WebviewPanel, raw: unknown): Promise<void> {
+  /** A timeline VS Code gives back after a reload: read again at the step it showed (true), or closed when its state names no instance. */
+  async revive(webview: vscode.WebviewPanel, raw: unknown): Promise<boolean> {
     const state = parseTimelinePanelState(raw);
     const ref = state && { namespace: state.namespace, name: state.name };
     if (!ref || this.panels.has(consoleKey(ref))) {
       webview.dispose();
-      return Promise.resolve();
+      return false;
     }
     const key = consoleKey(ref);
     const panel = new TimelinePanel(webview, ref, this.session, () => this.panels.delete(key), state.seq);
     this.panels.set(key, panel);
-    return panel.reload();
+    await panel.reload();
+    return true;
   }
 
   /** The panel a command is about: the one given, the active one, or the only one. */
