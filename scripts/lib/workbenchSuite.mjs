@@ -11,6 +11,8 @@ import { installExtension, placeExtensionFolder, startCodeServer, workbenchUrl }
 import { treeStep } from './workbenchTree.mjs';
 
 export const CHROMIUM = process.env.HOOKBENCH_CHROMIUM ?? '/usr/bin/chromium';
+/** How long the workbench takes at most to save its state on its own (VS Code flushes it every minute). */
+const SAVED_STATE_MS = 65_000;
 const TIMEOUT_MS = Number(process.env.HOOKBENCH_TEST_TIMEOUT_MS ?? 10 * 60_000);
 /** Flags that keep Chromium off the (closed) network and working as root in a container. */
 export const CHROMIUM_ARGS = [
@@ -219,19 +221,33 @@ export async function runWorkbenchSuite(suite) {
   };
   let server = await startCodeServer(serverOptions);
   /**
-   * Reloads the workbench as a user does (the suite asked with "reload: KIND"): the browser's
-   * reload, after restarting code-server on the same port (its address names the workspace's
-   * stored state) for `server`. VS Code runs the suite again in the new window; the phase file
-   * tells it which reload it comes after.
+   * Reloads the workbench as a user does (the suite asked with "reload: KIND"). `window`: the
+   * command palette's Developer: Reload Window, which has the workbench save its state first.
+   * `server`: code-server stopped and started again on the same port (its address names the
+   * workspace's stored state), then the browser's reload, as after restarting `npm start`; the
+   * workbench saves its state once a minute, as it had for a user whose tabs were open a while
+   * (the browser's reload alone may not finish saving it). VS Code runs the suite again in the new
+   * window; the phase file tells it which reload it comes after.
    * @param {string} kind
    */
   const reload = async (kind) => {
+    const page = workbench;
+    if (!page) return;
     fs.writeFileSync(`${report}.phase`, kind);
     if (kind === 'server') {
+      await new Promise((resolve) => setTimeout(resolve, SAVED_STATE_MS));
       await server.stop();
       server = await startCodeServer({ ...serverOptions, port: server.port });
+      await page.reload({ waitUntil: 'domcontentloaded' });
+      return;
     }
-    await workbench?.reload({ waitUntil: 'domcontentloaded' });
+    const navigated = page.waitForNavigation({ waitUntil: 'domcontentloaded', timeout: 60_000 });
+    await page.keyboard.press('F1');
+    await page.waitForFunction(`[...document.querySelectorAll('.quick-input-widget')].some((w) => w.style.display !== 'none')`, { timeout: 20_000 });
+    await page.keyboard.type('Developer: Reload Window', { delay: 10 });
+    await page.waitForFunction(`document.querySelector('.quick-input-list .monaco-list-row.focused')?.textContent.includes('Reload Window')`, { timeout: 20_000 });
+    await page.keyboard.press('Enter');
+    await navigated;
   };
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
