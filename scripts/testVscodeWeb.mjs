@@ -3,7 +3,7 @@
 // The workbench runs the Mocha suite in its Node extension host and calls `codeAutomationExit`
 // with the result; this script streams the suite's report and exits with that code. It runs on
 // the VS Codes HOOKBENCH_VSCODE picks (min: the engines minimum; latest: the newest code-server;
-// both, the default), each with a trusted workspace and then a restricted one.
+// both, the default), each with a trusted workspace, one it reloads and restarts, and a restricted one.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { chosenVscodes, ensureVscode, ensureWrangler, root } from './lib/setup.mjs';
@@ -50,11 +50,11 @@ async function runOn(which) {
   };
   /** @param {string} workspace */
   const fixture = (workspace) => fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
-  // HOOKBENCH_TEST_ONLY=trusted|restricted runs one of the two.
+  // HOOKBENCH_TEST_ONLY=trusted|reload|restricted runs one of the three.
   const only = process.env.HOOKBENCH_TEST_ONLY;
   console.log(`\nVS Code ${vscode.vscodeVersion} (code-server ${vscode.version}) on Node ${vscode.nodeVersion}:`);
   // The real local runtime (wrangler dev, the differential suite's oracle) for "attach to wrangler dev".
-  const oracle = only === 'restricted' ? undefined : await ensureWrangler();
+  const oracle = only === 'restricted' || only === 'reload' ? undefined : await ensureWrangler();
   /** @param {string} workspace */
   const trustedFixture = (workspace) => {
     fixture(workspace);
@@ -62,8 +62,12 @@ async function runOn(which) {
   };
   // An empty extension beside Hookbench: the floor of its activation time (test/integration/activation.test.ts).
   const floor = path.join(root, 'test', 'fixtures', 'activationFloor');
-  const trusted = only === 'restricted' ? 0 : await runWorkbenchSuite({ ...suite, name: 'trusted', artifacts: path.join(out, base), otherExtensions: [floor], prepare: trustedFixture });
+  const trusted = only === 'restricted' || only === 'reload' ? 0 : await runWorkbenchSuite({ ...suite, name: 'trusted', artifacts: path.join(out, base), otherExtensions: [floor], prepare: trustedFixture });
   if (only === 'trusted') return trusted;
+  // Hookbench's tabs across a window reload and a restart of code-server (test/integration/reload.test.ts).
+  if (only !== 'restricted') console.log(`\nReloaded (a window reload, then code-server restarted), code-server ${vscode.version}:`);
+  const reloaded = only === 'restricted' ? 0 : await runWorkbenchSuite({ ...suite, name: 'reload', artifacts: path.join(out, `${base}-reload`), prepare: fixture });
+  if (only === 'reload') return reloaded;
   console.log(`\nRestricted mode (an untrusted workspace with a planted .hookbench/), code-server ${vscode.version}:`);
   const restricted = await runWorkbenchSuite({
     ...suite,
@@ -77,7 +81,7 @@ async function runOn(which) {
       return { HOOKBENCH_TEST_VICTIM: victim };
     },
   });
-  return trusted || restricted;
+  return trusted || reloaded || restricted;
 }
 
 async function main() {

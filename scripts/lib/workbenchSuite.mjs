@@ -11,6 +11,8 @@ import { installExtension, placeExtensionFolder, startCodeServer, workbenchUrl }
 import { treeStep } from './workbenchTree.mjs';
 
 export const CHROMIUM = process.env.HOOKBENCH_CHROMIUM ?? '/usr/bin/chromium';
+/** How long the workbench takes at most to save its state on its own (VS Code flushes it every minute). */
+const SAVED_STATE_MS = 65_000;
 const TIMEOUT_MS = Number(process.env.HOOKBENCH_TEST_TIMEOUT_MS ?? 10 * 60_000);
 /** Flags that keep Chromium off the (closed) network and working as root in a container. */
 export const CHROMIUM_ARGS = [
@@ -208,15 +210,45 @@ export async function runWorkbenchSuite(suite) {
   for (const folder of suite.otherExtensions ?? []) placeExtensionFolder(stateDir, folder);
   const installed = suite.install && (await installExtension({ codeServerDir: vscode.dir, node: vscode.node, stateDir, ...suite.install }));
 
-  const server = await startCodeServer({
+  const serverOptions = {
     codeServerDir: vscode.dir,
     node: vscode.node,
     args: vscode.serverArgs,
     stateDir,
     restricted: suite.restricted ?? false,
     env: { HOOKBENCH_TEST_REPORT: report, HOOKBENCH_TEST_SUITE: suite.name, ...(installed ? { HOOKBENCH_INSTALLED_EXTENSION: installed } : {}), ...extraEnv },
-    onLog: (line) => serverLog.write(line + '\n'),
-  });
+    onLog: (/** @type {string} */ line) => serverLog.write(line + '\n'),
+  };
+  let server = await startCodeServer(serverOptions);
+  /**
+   * Reloads the workbench as a user does (the suite asked with "reload: KIND"). `window`: the
+   * command palette's Developer: Reload Window, which has the workbench save its state first.
+   * `server`: code-server stopped and started again on the same port (its address names the
+   * workspace's stored state), then the browser's reload, as after restarting `npm start`; the
+   * workbench saves its state once a minute, as it had for a user whose tabs were open a while
+   * (the browser's reload alone may not finish saving it). VS Code runs the suite again in the new
+   * window; the phase file tells it which reload it comes after.
+   * @param {string} kind
+   */
+  const reload = async (kind) => {
+    const page = workbench;
+    if (!page) return;
+    fs.writeFileSync(`${report}.phase`, kind);
+    if (kind === 'server') {
+      await new Promise((resolve) => setTimeout(resolve, SAVED_STATE_MS));
+      await server.stop();
+      server = await startCodeServer({ ...serverOptions, port: server.port });
+      await page.reload({ waitUntil: 'domcontentloaded' });
+      return;
+    }
+    const navigated = page.waitForNavigation({ waitUntil: 'domcontentloaded', timeout: 60_000 });
+    await page.keyboard.press('F1');
+    await page.waitForFunction(`[...document.querySelectorAll('.quick-input-widget')].some((w) => w.style.display !== 'none')`, { timeout: 20_000 });
+    await page.keyboard.type('Developer: Reload Window', { delay: 10 });
+    await page.waitForFunction(`document.querySelector('.quick-input-list .monaco-list-row.focused')?.textContent.includes('Reload Window')`, { timeout: 20_000 });
+    await page.keyboard.press('Enter');
+    await navigated;
+  };
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -237,9 +269,15 @@ export async function runWorkbenchSuite(suite) {
       const file = path.join(screenshots, `${match[1]}.png`);
       void capture(workbench, file).catch((error) => console.error(`screenshot ${match[1]}: ${String(error)}`));
     }
-    // A test asks the user to act ("user: {json}"): done in order, each acknowledged in the acks file.
-    for (const match of fresh.matchAll(/^user: (\{.*\})$/gm)) {
-      const step = JSON.parse(match[1] ?? '{}');
+    // A test asks the user to act ("user: {json}") or to reload ("reload: KIND"): done in order,
+    // each step acknowledged in the acks file (a reload ends the extension host that asked).
+    for (const match of fresh.matchAll(/^(?:reload: (window|server)|user: (\{.*\}))$/gm)) {
+      const kind = match[1];
+      if (kind) {
+        userSteps = userSteps.then(() => reload(kind)).catch((error) => console.error(`reload (${kind}): ${String(error)}`));
+        continue;
+      }
+      const step = JSON.parse(match[2] ?? '{}');
       userSteps = userSteps.then(async () => {
         let outcome = 'done';
         try {

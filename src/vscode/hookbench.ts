@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DisposableStore } from '../core/events';
 import { recording, tagged } from '../core/log';
@@ -74,13 +75,14 @@ export function createHookbench(context: vscode.ExtensionContext, moduleStart?: 
   const { views, trees } = registerViews(store, explorer, attached, server, tagged(log, 'explorer'));
   registerDocuments(store, explorer);
   registerExplorerCommands(store, logger, explorer, attached);
-  registerInspector(store, logger, explorer, context.workspaceState);
+  const storage = privateStorage(context);
+  registerInspector(store, logger, explorer, context.workspaceState, storage);
   const sender = new Sender(logger, server, secrets);
-  const drafts = registerDraftCommands(store, logger, sender);
-  registerWebhookCommands(store, logger, sender, secrets, explorer, drafts, privateStorage(context));
+  const drafts = registerDraftCommands(store, logger, sender, path.join(storage, 'drafts'));
+  registerWebhookCommands(store, logger, sender, secrets, explorer, drafts, storage);
   registerEditResend(store, logger, explorer, drafts);
-  registerFixtureCommands(store, logger, sender, explorer, views['hookbench.deliveries'], privateStorage(context));
-  registerChaosCommands(store, tagged(log, 'chaos'), server, sender, privateStorage(context));
+  registerFixtureCommands(store, logger, sender, explorer, views['hookbench.deliveries'], storage);
+  registerChaosCommands(store, tagged(log, 'chaos'), server, sender, storage);
   registerRenderCommands(store, tagged(log, 'render'), context, server);
   const expose = store.add(new ExposeController(context, tagged(log, 'expose'), server, secrets, { view: views['hookbench.deliveries'], tree: trees.deliveries }));
   registerExposeCommands(store, logger, expose, secrets);

@@ -45,7 +45,7 @@ describe('inspector: SQL console and state timeline', () => {
     // The results panel, as the user sees it: it shows the rows of the statement the console ran.
     const shown = await resultsShown('SELECT * FROM "events" LIMIT 100');
     assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), uri.toString());
-    assert.equal(vscode.window.activeTextEditor?.document.languageId, 'sql');
+    assert.equal(vscode.window.activeTextEditor?.document.languageId, 'hookbench-sql', 'the console speaks SQLite');
     assert.match(vscode.window.activeTextEditor!.document.getText(), /^SELECT \* FROM "events" LIMIT 100/);
     assert.equal(shown.error, null, JSON.stringify(shown));
     assert.equal(shown.rows.length, 1);

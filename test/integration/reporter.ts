@@ -86,6 +86,31 @@ export function userDoes(step: UserStep, timeoutMs = 30_000): Promise<unknown> {
   });
 }
 
+/** How the workbench was reloaded before this run of the suite (the launcher writes it), if it was. */
+export type ReloadKind = 'window' | 'server';
+
+/**
+ * The reload this run of the suite comes after: `window` (the browser's reload, as Developer:
+ * Reload Window does), `server` (code-server restarted, then the page reloaded, as after
+ * restarting `npm start`), or undefined in the suite's first run.
+ */
+export function reloadPhase(): ReloadKind | undefined {
+  const file = process.env['HOOKBENCH_TEST_REPORT'];
+  const phase = file && fs.existsSync(`${file}.phase`) ? fs.readFileSync(`${file}.phase`, 'utf8').trim() : undefined;
+  return phase === 'window' || phase === 'server' ? phase : undefined;
+}
+
+/**
+ * Asks the launcher to reload the workbench (`kind`, see {@link reloadPhase}): this extension host
+ * ends with it, so the promise never settles; VS Code runs the suite again in the new window.
+ */
+export function reloadWorkbench(kind: ReloadKind): Promise<never> {
+  const file = process.env['HOOKBENCH_TEST_REPORT'];
+  if (!file) return Promise.reject(new Error('no launcher to reload the workbench (HOOKBENCH_TEST_REPORT is unset)'));
+  fs.appendFileSync(file, `reload: ${kind}\n`);
+  return new Promise<never>(() => undefined);
+}
+
 /**
  * A spec-style reporter that writes every line to the extension host's console and, when the
  * launcher sets `HOOKBENCH_TEST_REPORT`, appends it to that file: the launcher streams the file to

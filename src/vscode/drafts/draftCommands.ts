@@ -33,9 +33,29 @@ export function jsonProblem(text: string): string | undefined {
   }
 }
 
-export function registerDraftCommands(store: DisposableStore, logger: Logger, sender: Sender): DraftFiles {
-  const files = new DraftFiles();
+/** `folder`: where drafts are kept (the workspace's private storage), so their tabs come back after a reload. */
+/** The URIs of the text documents the tabs of every group show now. */
+function openTabUris(): Set<string> {
+  return new Set(vscode.window.tabGroups.all.flatMap((group) => group.tabs.map((tab) => (tab.input instanceof vscode.TabInputText ? tab.input.uri.toString() : ''))));
+}
+
+/**
+ * A draft whose last tab the user closes is discarded, as an untitled file closed without saving
+ * is. A window that reloads or closes keeps its tabs, so its drafts stay for their restored tabs.
+ */
+function discardClosedDrafts(files: DraftFiles): vscode.Disposable {
+  return vscode.window.tabGroups.onDidChangeTabs(({ closed }) => {
+    const open = openTabUris();
+    for (const tab of closed) {
+      if (tab.input instanceof vscode.TabInputText && tab.input.uri.scheme === DRAFT_SCHEME && !open.has(tab.input.uri.toString())) files.delete(tab.input.uri);
+    }
+  });
+}
+
+export function registerDraftCommands(store: DisposableStore, logger: Logger, sender: Sender, folder: string): DraftFiles {
+  const files = new DraftFiles(folder);
   store.add(vscode.workspace.registerFileSystemProvider(DRAFT_SCHEME, files, { isCaseSensitive: true }));
+  store.add(discardClosedDrafts(files));
 
   // Drafts save themselves to memory as they change: never a "save changes?" prompt.
   const timers = new Map<string, NodeJS.Timeout>();
@@ -107,7 +127,7 @@ export function registerDraftCommands(store: DisposableStore, logger: Logger, se
       validateInput: (v) => (v === '' || /^https?:\/\/[^/]/.test(v) ? undefined : 'An http(s) URL'),
     });
     if (url === undefined) return undefined;
-    meta.url = url || undefined;
+    files.setUrl(document.uri, url || undefined);
     lenses.fire();
     return url ? send(document.uri) : undefined;
   });

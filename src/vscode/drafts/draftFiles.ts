@@ -1,92 +1,75 @@
 /**
- * Payload drafts as real editor documents, kept in memory (scheme `hookbench-draft`): a tab titled
- * by provider, event and entity ("github push · acme-widgets.json"), JSON highlighting and
- * validation, Send in the editor title, and no "save changes?" prompt, because the draft saves
- * itself to memory as it is edited. A draft lives until VS Code closes.
+ * Payload drafts as real editor documents (scheme `hookbench-draft`): a tab titled by provider,
+ * event and entity ("github push · acme-widgets.json"), JSON highlighting and validation, Send in
+ * the editor title, and no "save changes?" prompt, because the draft saves itself as it is edited.
+ * A draft's text and record are kept in the workspace's private storage, so a window reload or a
+ * restart of VS Code gives its tab back with the last edit (docs/explorer.md, "Payload drafts");
+ * closing the tab discards it.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ProviderName } from '../../core/signing';
+import { formatDraftRecord, parseDraftRecord, type DraftMeta } from '../../core/contract/editors';
+import { StoredFiles } from '../storedFiles';
+
+export type { DraftMeta } from '../../core/contract/editors';
 
 export const DRAFT_SCHEME = 'hookbench-draft';
 
-/** What a draft is for: the send reads it, the CodeLens shows it. */
-export interface DraftMeta {
-  readonly provider: ProviderName;
-  readonly event: string;
-  /** Empty: the receiver takes the entity from the payload. */
-  readonly entity: string;
-  /** The template's own headers (event type, content type, delivery id); never a signature. */
-  readonly headers: Record<string, string>;
-  /** Where to send; undefined means the local receiver. */
-  url?: string;
-}
+const RECORD = '.json';
 
-interface Draft {
-  readonly meta: DraftMeta;
-  content: Uint8Array;
-  mtime: number;
-}
-
-export class DraftFiles implements vscode.FileSystemProvider {
-  private readonly drafts = new Map<string, Draft>();
-  private readonly changed = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
-  readonly onDidChangeFile = this.changed.event;
+export class DraftFiles extends StoredFiles {
+  private readonly metas = new Map<string, DraftMeta>();
   private next = 1;
+
+  /** The drafts kept in `folder` are read back: their tabs may be restored. */
+  constructor(folder: string) {
+    super(folder, 2, 'drafts');
+    for (const name of fs.existsSync(folder) ? fs.readdirSync(folder) : []) {
+      if (!name.endsWith(RECORD)) continue;
+      const record = parseDraftRecord(fs.readFileSync(path.join(folder, name), 'utf8'));
+      if (!record) continue;
+      this.metas.set(record.path, record.meta);
+      this.next = Math.max(this.next, Number(record.path.split('/')[1]) + 1 || 0);
+    }
+  }
 
   /** A new draft's URI, its content stored. */
   create(meta: DraftMeta, content: Uint8Array): vscode.Uri {
     const json = (meta.headers['content-type'] ?? 'application/json').includes('json');
     const title = `${meta.provider} ${meta.event.replace(/\//g, '∕')}${meta.entity ? ` · ${meta.entity.replace(/\//g, '∕')}` : ''}`;
     const uri = vscode.Uri.from({ scheme: DRAFT_SCHEME, path: `/${this.next++}/${title}.${json ? 'json' : 'txt'}` });
-    this.drafts.set(uri.path, { meta, content, mtime: Date.now() });
+    this.metas.set(uri.path, meta);
+    super.writeFile(uri, content);
+    this.saveRecord(uri);
     return uri;
   }
 
   meta(uri: vscode.Uri): DraftMeta | undefined {
-    return this.drafts.get(uri.path)?.meta;
+    return this.metas.get(uri.path);
   }
 
-  private draft(uri: vscode.Uri): Draft {
-    const found = this.drafts.get(uri.path);
-    if (!found) throw vscode.FileSystemError.FileNotFound(uri);
-    return found;
+  /** Changes where the draft is sent (undefined: the local receiver), for now and after a reload. */
+  setUrl(uri: vscode.Uri, url: string | undefined): void {
+    const meta = this.metas.get(uri.path);
+    if (!meta) return;
+    meta.url = url;
+    this.saveRecord(uri);
   }
 
-  stat(uri: vscode.Uri): vscode.FileStat {
-    const parts = uri.path.split('/').filter(Boolean);
-    if (parts.length < 2) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
-    const draft = this.draft(uri);
-    return { type: vscode.FileType.File, ctime: draft.mtime, mtime: draft.mtime, size: draft.content.byteLength };
+  private saveRecord(uri: vscode.Uri): void {
+    fs.writeFileSync(this.storedPath(uri, RECORD), formatDraftRecord({ path: uri.path, meta: this.metas.get(uri.path)! }));
   }
 
-  readFile(uri: vscode.Uri): Uint8Array {
-    return this.draft(uri).content;
+  /** Only a draft that exists is written: a discarded one is not brought back by a late save. */
+  override writeFile(uri: vscode.Uri, content: Uint8Array): void {
+    if (!this.metas.has(uri.path)) throw vscode.FileSystemError.FileNotFound(uri);
+    super.writeFile(uri, content);
   }
 
-  writeFile(uri: vscode.Uri, content: Uint8Array): void {
-    const draft = this.draft(uri);
-    draft.content = content;
-    draft.mtime = Date.now();
-    this.changed.fire([{ type: vscode.FileChangeType.Changed, uri }]);
-  }
-
-  delete(uri: vscode.Uri): void {
-    this.drafts.delete(uri.path);
-  }
-
-  watch(): vscode.Disposable {
-    return new vscode.Disposable(() => undefined);
-  }
-
-  readDirectory(): [string, vscode.FileType][] {
-    return [];
-  }
-
-  createDirectory(): void {
-    throw vscode.FileSystemError.NoPermissions('drafts have no folders');
-  }
-
-  rename(): void {
-    throw vscode.FileSystemError.NoPermissions('drafts cannot be renamed');
+  override delete(uri: vscode.Uri): void {
+    this.metas.delete(uri.path);
+    super.delete(uri);
+    fs.rmSync(this.storedPath(uri, RECORD), { force: true });
   }
 }

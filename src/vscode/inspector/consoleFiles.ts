@@ -1,19 +1,16 @@
 /**
- * SQL consoles as editor documents kept in memory (scheme `hookbench-sql`), one per target — an
+ * SQL consoles as editor documents (scheme `hookbench-sql`), one per target — an
  * instance, or a D1 database of the worker: a tab titled by instance and agent ("acme-widgets ·
  * webhook-agent.sql", "DB · D1.sql"), SQL highlighting, Run in the editor title, and no "save
- * changes?" prompt, because the console saves itself to memory as it is edited. The target is part
+ * changes?" prompt, because the console saves itself as it is edited. Its text is kept in the
+ * workspace's private storage: the tab VS Code restores after a reload finds it. The target is part
  * of the URI, so a console names what it queries by itself.
  */
 import * as vscode from 'vscode';
 import type { InstanceRef } from '../../core/contract/instances';
+import { StoredFiles } from '../storedFiles';
 
 export const SQL_SCHEME = 'hookbench-sql';
-
-interface ConsoleFile {
-  content: Uint8Array;
-  mtime: number;
-}
 
 /** A D1 database of the worker, by its binding. */
 export interface D1Ref {
@@ -46,10 +43,11 @@ export function consoleName(ref: ConsoleRef): string {
   return isD1(ref) ? ref.d1 : ref.name;
 }
 
-export class ConsoleFiles implements vscode.FileSystemProvider {
-  private readonly files = new Map<string, ConsoleFile>();
-  private readonly changed = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
-  readonly onDidChangeFile = this.changed.event;
+export class ConsoleFiles extends StoredFiles {
+  /** The consoles kept in `folder`: a console's text is there when its tab is restored or it opens again. */
+  constructor(folder: string) {
+    super(folder, 3, 'consoles');
+  }
 
   /** The console of `ref`; `agent` only titles an instance's tab. */
   static uri(ref: ConsoleRef, agent?: string): vscode.Uri {
@@ -72,47 +70,6 @@ export class ConsoleFiles implements vscode.FileSystemProvider {
 
   /** Makes sure the console exists, with `text` when it is new. */
   ensure(uri: vscode.Uri, text: string): void {
-    if (!this.files.has(uri.path)) this.files.set(uri.path, { content: new TextEncoder().encode(text), mtime: Date.now() });
-  }
-
-  private file(uri: vscode.Uri): ConsoleFile {
-    const found = this.files.get(uri.path);
-    if (!found) throw vscode.FileSystemError.FileNotFound(uri);
-    return found;
-  }
-
-  stat(uri: vscode.Uri): vscode.FileStat {
-    if (uri.path.split('/').filter(Boolean).length < 3) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
-    const file = this.file(uri);
-    return { type: vscode.FileType.File, ctime: file.mtime, mtime: file.mtime, size: file.content.byteLength };
-  }
-
-  readFile(uri: vscode.Uri): Uint8Array {
-    return this.file(uri).content;
-  }
-
-  writeFile(uri: vscode.Uri, content: Uint8Array): void {
-    this.files.set(uri.path, { content, mtime: Date.now() });
-    this.changed.fire([{ type: vscode.FileChangeType.Changed, uri }]);
-  }
-
-  watch(): vscode.Disposable {
-    return new vscode.Disposable(() => undefined);
-  }
-
-  readDirectory(): [string, vscode.FileType][] {
-    return [];
-  }
-
-  createDirectory(): void {
-    throw vscode.FileSystemError.NoPermissions('consoles have no folders');
-  }
-
-  delete(uri: vscode.Uri): void {
-    this.files.delete(uri.path);
-  }
-
-  rename(): void {
-    throw vscode.FileSystemError.NoPermissions('a console is named after its instance');
+    if (!this.exists(uri)) this.writeFile(uri, new TextEncoder().encode(text));
   }
 }

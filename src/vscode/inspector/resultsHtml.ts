@@ -4,17 +4,18 @@
  * console's mode, and the buttons to export or re-run from history. Pure: unit-tested.
  */
 import type { QueryValue } from '../../core/contract/admin';
+import { resultsPanelState, setStateScript, type RunOutcome } from '../../core/contract/editors';
 import type { ConsoleMode } from '../../core/inspector/consoleMode';
 import { escapeHtml, page } from './webviewHtml';
 
-export type RunOutcome =
-  | { readonly kind: 'rows'; readonly sql: string; readonly columns: readonly string[]; readonly rows: readonly (readonly QueryValue[])[]; readonly truncated: boolean; readonly rowsWritten?: number; readonly ms: number }
-  | { readonly kind: 'error'; readonly sql: string; readonly message: string };
+export type { RunOutcome } from '../../core/contract/editors';
 
 export interface ResultsView {
   readonly nonce: string;
   /** "acme-widgets (WEBHOOK_AGENT)" */
   readonly instance: string;
+  /** The console's URI: the panel's state, so that VS Code gives the panel back with it after a reload. */
+  readonly console: string;
   readonly mode: ConsoleMode;
   readonly outcome: RunOutcome | undefined;
   readonly maxShown: number;
@@ -28,7 +29,7 @@ function cell(value: QueryValue | undefined): string {
 }
 
 function summary(outcome: Extract<RunOutcome, { kind: 'rows' }>, shown: number): string {
-  const total = outcome.rows.length;
+  const total = outcome.total ?? outcome.rows.length;
   const parts = [`${total}${outcome.truncated ? '+' : ''} row${total === 1 ? '' : 's'}`];
   if (outcome.rowsWritten !== undefined) parts.push(`${outcome.rowsWritten} written`);
   parts.push(`${outcome.ms.toFixed(0)} ms`);
@@ -48,7 +49,7 @@ function table(outcome: Extract<RunOutcome, { kind: 'rows' }>, maxShown: number)
   return `<table id="results"><thead>${head}</thead><tbody>${body}</tbody></table>${summary(outcome, shown)}`;
 }
 
-export function resultsHtml({ nonce, instance, mode, outcome, maxShown }: ResultsView): string {
+export function resultsHtml({ nonce, instance, console, mode, outcome, maxShown }: ResultsView): string {
   const exportable = outcome?.kind === 'rows' && outcome.columns.length > 0;
   const modeText = mode === 'readOnly' ? 'read-only' : 'read-write: statements that write run on the live instance';
   const toolbar = `<div class="toolbar">
@@ -66,6 +67,6 @@ export function resultsHtml({ nonce, instance, mode, outcome, maxShown }: Result
     title: `Results: ${instance}`,
     style: '.mode { margin-left: auto; } .mode.readWrite { color: var(--vscode-editorWarning-foreground); font-weight: bold; } pre.sql { opacity: .8; white-space: pre-wrap; margin: 4px 0 8px; }',
     body: `${toolbar}${main}`,
-    script: '',
+    script: setStateScript(resultsPanelState(console, outcome, maxShown)),
   });
 }

@@ -1,6 +1,7 @@
 /**
  * The SQL console's results: one webview panel per console, beside it, drawn from the last run's
- * outcome (resultsHtml.ts). Its buttons run the console's commands; nothing but the result's rows
+ * outcome (resultsHtml.ts), and given back by VS Code with it after a window reload or a restart
+ * (the page hands its state to VS Code; `SqlConsoles.revive`). Its buttons run the console's commands; nothing but the result's rows
  * reaches the webview (no token, no URL of the receiver).
  */
 import { randomBytes } from 'node:crypto';
@@ -15,17 +16,28 @@ export const MAX_SHOWN_ROWS = 500;
 
 const COMMANDS: Record<string, string> = { run: 'hookbench.sql.run', history: 'hookbench.sql.history', exportCsv: 'hookbench.sql.exportCsv', exportJson: 'hookbench.sql.exportJson' };
 
+/** The webview's options, when it is created and when VS Code gives it back after a reload. */
+const OPTIONS: vscode.WebviewOptions = { enableScripts: true, localResourceRoots: [] };
+
 export class ResultsPanel implements vscode.Disposable {
-  private outcomeNow: RunOutcome | undefined;
   private modeNow: ConsoleMode = 'readOnly';
   private readonly disposables: vscode.Disposable[] = [];
 
+  /** A new panel beside the console, empty until a run. */
+  static create(ref: ConsoleRef, consoleUri: vscode.Uri, onClosed: () => void): ResultsPanel {
+    const panel = vscode.window.createWebviewPanel(RESULTS_VIEW_TYPE, `Results: ${consoleName(ref)}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, OPTIONS);
+    return new ResultsPanel(panel, ref, consoleUri, onClosed, undefined);
+  }
+
+  /** A panel VS Code restored (a window reload, a restart), showing the outcome it showed before. */
   constructor(
+    readonly panel: vscode.WebviewPanel,
     private readonly ref: ConsoleRef,
     private readonly consoleUri: vscode.Uri,
     private readonly onClosed: () => void,
+    private outcomeNow: RunOutcome | undefined,
   ) {
-    this.panel = vscode.window.createWebviewPanel(RESULTS_VIEW_TYPE, `Results: ${consoleName(ref)}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: true, localResourceRoots: [] });
+    panel.webview.options = OPTIONS;
     this.disposables.push(
       this.panel.webview.onDidReceiveMessage((message: unknown) => this.receive(message)),
       this.panel.onDidDispose(() => this.dispose()),
@@ -33,7 +45,6 @@ export class ResultsPanel implements vscode.Disposable {
     this.draw();
   }
 
-  readonly panel: vscode.WebviewPanel;
 
   get outcome(): RunOutcome | undefined {
     return this.outcomeNow;
@@ -47,7 +58,7 @@ export class ResultsPanel implements vscode.Disposable {
   }
 
   private draw(): void {
-    this.panel.webview.html = resultsHtml({ nonce: randomBytes(16).toString('base64'), instance: consoleLabel(this.ref), mode: this.modeNow, outcome: this.outcomeNow, maxShown: MAX_SHOWN_ROWS });
+    this.panel.webview.html = resultsHtml({ nonce: randomBytes(16).toString('base64'), instance: consoleLabel(this.ref), console: this.consoleUri.toString(), mode: this.modeNow, outcome: this.outcomeNow, maxShown: MAX_SHOWN_ROWS });
   }
 
   /** Only `{type: 'command', command}` with a known command is acted on. */

@@ -11,6 +11,7 @@ import type { InstanceRef } from '../../core/contract/instances';
 import { ConsoleModes, explainRefusal } from '../../core/inspector/consoleMode';
 import { toCsv, toJson } from '../../core/inspector/resultsExport';
 import { browseSql } from '../../core/contract/tableSchema';
+import { parseResultsPanelState } from '../../core/contract/editors';
 import { registerCommand } from '../commands';
 import type { ExplorerSession } from '../views/explorerSession';
 import { ConsoleFiles, consoleKey, consoleLabel, consoleName, isD1, SQL_SCHEME, type ConsoleRef, type D1Ref } from './consoleFiles';
@@ -44,24 +45,30 @@ function firstLine(text: string): string {
   return text.split('\n')[0]!.slice(0, 200);
 }
 
+/** The consoles' language: SQLite's dialect, shown as "SQLite" in the status bar (package.json). */
+export const SQL_LANGUAGE = 'hookbench-sql';
+
 export class SqlConsoles implements vscode.Disposable {
-  readonly files = new ConsoleFiles();
+  readonly files: ConsoleFiles;
   readonly modes = new ConsoleModes();
   private readonly panels = new Map<string, ResultsPanel>();
   private readonly history: QueryHistory;
 
+  /** `folder`: where the consoles' text is kept, so a restored tab finds it. */
   constructor(
     private readonly session: ExplorerSession,
     state: vscode.Memento,
+    folder: string,
   ) {
     this.history = new QueryHistory(state);
+    this.files = new ConsoleFiles(folder);
   }
 
   async open(target: Opening): Promise<vscode.TextEditor> {
     const uri = isD1(target) ? ConsoleFiles.uri(target) : ConsoleFiles.uri(target, target.agent ?? target.namespace);
     this.files.ensure(uri, consoleHeader(target));
     const document = await vscode.workspace.openTextDocument(uri);
-    if (document.languageId !== 'sql') await vscode.languages.setTextDocumentLanguage(document, 'sql');
+    await speakSql(document);
     const editor = await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Active, preview: false });
     if (target.table !== undefined) {
       const sql = browseSql(target.table);
@@ -119,10 +126,24 @@ export class SqlConsoles implements vscode.Disposable {
     const key = consoleKey(ref);
     let panel = this.panels.get(key);
     if (!panel) {
-      panel = new ResultsPanel(ref, uri, () => this.panels.delete(key));
+      panel = ResultsPanel.create(ref, uri, () => this.panels.delete(key));
       this.panels.set(key, panel);
     }
     return panel;
+  }
+
+  /** A results panel VS Code gives back after a reload: it shows what it showed (true), or closes when its state names no console. */
+  revive(webview: vscode.WebviewPanel, raw: unknown): boolean {
+    const state = parseResultsPanelState(raw);
+    const uri = state && vscode.Uri.parse(state.console);
+    const ref = uri && ConsoleFiles.targetOf(uri);
+    if (!uri || !ref || this.panels.has(consoleKey(ref))) {
+      webview.dispose();
+      return false;
+    }
+    const key = consoleKey(ref);
+    this.panels.set(key, new ResultsPanel(webview, ref, uri, () => this.panels.delete(key), state.outcome));
+    return true;
   }
 
   async allowWrites(given?: unknown, confirmed?: unknown): Promise<string> {
@@ -179,6 +200,7 @@ export class SqlConsoles implements vscode.Disposable {
     const { ref } = this.consoleOf(given);
     const outcome = this.panels.get(consoleKey(ref))?.outcome;
     if (outcome?.kind !== 'rows' || outcome.columns.length === 0) throw new Error(`run a query in the console of ${consoleName(ref)} first: there is no result to export`);
+    if (outcome.total !== undefined) throw new Error(`run the statement again to export all its ${outcome.total} rows: results brought back after a reload keep only the rows they show`);
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const suggested = `${consoleName(ref).replace(/[^\w.-]+/g, '-')}.${format}`;
     const uri = target instanceof vscode.Uri ? target : await vscode.window.showSaveDialog({ title: `Export ${format.toUpperCase()}`, defaultUri: folder ? vscode.Uri.joinPath(folder, suggested) : undefined, filters: format === 'csv' ? { CSV: ['csv'] } : { JSON: ['json'] } });
@@ -202,9 +224,18 @@ export class SqlConsoles implements vscode.Disposable {
   }
 }
 
-export function registerSqlConsole(store: DisposableStore, logger: Logger, session: ExplorerSession, state: vscode.Memento): void {
-  const consoles = store.add(new SqlConsoles(session, state));
+/** A console's document in the consoles' language, the one it opened in and the one VS Code restores. */
+async function speakSql(document: vscode.TextDocument): Promise<void> {
+  if (document.uri.scheme === SQL_SCHEME && document.languageId !== SQL_LANGUAGE) await vscode.languages.setTextDocumentLanguage(document, SQL_LANGUAGE);
+}
+
+/** `folder`: where the consoles' text is kept (the workspace's private storage). */
+export function registerSqlConsole(store: DisposableStore, logger: Logger, session: ExplorerSession, state: vscode.Memento, folder: string): SqlConsoles {
+  const consoles = store.add(new SqlConsoles(session, state, folder));
   store.add(vscode.workspace.registerFileSystemProvider(SQL_SCHEME, consoles.files, { isCaseSensitive: true }));
+  // A restored console tab opens its document as a `.sql` file: it is given the consoles' language again.
+  store.add(vscode.workspace.onDidOpenTextDocument((document) => void speakSql(document)));
+  for (const document of vscode.workspace.textDocuments) void speakSql(document);
   // Consoles save themselves to memory as they change: never a "save changes?" prompt.
   const timers = new Map<string, NodeJS.Timeout>();
   store.add(
@@ -229,4 +260,5 @@ export function registerSqlConsole(store: DisposableStore, logger: Logger, sessi
   registerCommand(store, logger, 'hookbench.sql.history', (uri: unknown, index: unknown) => consoles.rerun(uri, index));
   registerCommand(store, logger, 'hookbench.sql.exportCsv', (uri: unknown, target: unknown) => consoles.export('csv', uri, target));
   registerCommand(store, logger, 'hookbench.sql.exportJson', (uri: unknown, target: unknown) => consoles.export('json', uri, target));
+  return consoles;
 }

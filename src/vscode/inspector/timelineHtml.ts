@@ -4,6 +4,7 @@
  * buttons to open either state as a JSON document. When the instance's database has no state
  * history, the page says what the timeline needs. Pure: unit-tested.
  */
+import { setStateScript, type TimelinePanelState } from '../../core/contract/editors';
 import { STATE_HISTORY_DDL, STATE_HISTORY_INSERT, STATE_HISTORY_TABLE } from '../../core/contract/timeline';
 import { pathText, type StateChange } from '../../core/inspector/stateDiff';
 import type { TimelineStep } from '../../core/inspector/timeline';
@@ -69,7 +70,8 @@ export function changesTable(changes: readonly StateChange[], sides: DiffSides, 
 export const DIFF_STYLE = `table.diff tr.added td:nth-child(4) { background: var(--vscode-diffEditor-insertedTextBackground); } table.diff tr.removed td:nth-child(3) { background: var(--vscode-diffEditor-removedTextBackground); }
 table.diff tr.changed td:nth-child(3) { background: var(--vscode-diffEditor-removedTextBackground); } table.diff tr.changed td:nth-child(4) { background: var(--vscode-diffEditor-insertedTextBackground); }`;
 
-export function timelineHtml(nonce: string, instance: string, view: TimelineView): string {
+/** `state`: what VS Code keeps of the panel, to give it back after a reload at the same step. */
+export function timelineHtml(nonce: string, instance: string, view: TimelineView, state: TimelinePanelState): string {
   const body = view.kind === 'missing' ? missing() : view.kind === 'error' ? `<div class="error" id="error">${escapeHtml(view.message)}</div>` : steps(view);
   return page({
     nonce,
@@ -79,8 +81,11 @@ export function timelineHtml(nonce: string, instance: string, view: TimelineView
 .steps li.current { background: var(--vscode-list-activeSelectionBackground); color: var(--vscode-list-activeSelectionForeground); border-left-color: var(--vscode-focusBorder); }
 main { flex: 1; min-width: 0; } h2 { font-size: 1.2em; margin: 8px 0 2px; }
 ${DIFF_STYLE}
+table.diff { width: 100%; table-layout: fixed; } table.diff th:nth-child(2), table.diff td:nth-child(2) { width: 5.5em; }
+table.diff th, table.diff td { white-space: normal; overflow-wrap: anywhere; max-width: none; }
+@media (max-width: 720px) { .layout { flex-direction: column; gap: 0; } .steps { width: auto; max-height: 30vh; } }
 pre { white-space: pre-wrap; background: var(--vscode-textCodeBlock-background); padding: 8px; }`,
     body,
-    script: "addEventListener('keydown', (e) => { if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') vscode.postMessage({ type: 'command', command: 'prev' }); if (e.key === 'ArrowRight' || e.key === 'ArrowDown') vscode.postMessage({ type: 'command', command: 'next' }); });",
+    script: `${setStateScript(state)}\n` + "addEventListener('keydown', (e) => { if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') vscode.postMessage({ type: 'command', command: 'prev' }); if (e.key === 'ArrowRight' || e.key === 'ArrowDown') vscode.postMessage({ type: 'command', command: 'next' }); });",
   });
 }

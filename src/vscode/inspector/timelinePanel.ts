@@ -2,12 +2,14 @@
  * The state timeline of an instance: one webview panel per instance, read from the instance's
  * state history through the admin API's read-only query, stepped with Prev/Next (buttons, arrow
  * keys, commands), read again when the live feed says the instance stored an event, and each
- * point's state opened as a read-only JSON document (scheme `hookbench-state`).
+ * point's state opened as a read-only JSON document (scheme `hookbench-state`). VS Code gives a
+ * panel back after a window reload or a restart, at the step it showed (`Timelines.revive`).
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { InstanceRef } from '../../core/contract/instances';
 import { STATE_HISTORY_EXISTS, STATE_HISTORY_QUERY, stateHistoryStateQuery, type StateHistoryRow } from '../../core/contract/timeline';
+import { parseTimelinePanelState } from '../../core/contract/editors';
 import { step, timelineFrom } from '../../core/inspector/timeline';
 import type { ExplorerSession } from '../views/explorerSession';
 import { consoleKey } from './consoleFiles';
@@ -18,24 +20,40 @@ export const STATE_SCHEME = 'hookbench-state';
 /** Steps read at most: the newest ones (the built-in worker keeps as many as its events). */
 const MAX_STEPS = 1000;
 
+/** The webview's options, when it is created and when VS Code gives it back after a reload. */
+const OPTIONS: vscode.WebviewOptions = { enableScripts: true, localResourceRoots: [] };
+
 export class TimelinePanel implements vscode.Disposable {
   private view: TimelineView = { kind: 'steps', steps: [], index: 0 };
   private readonly disposables: vscode.Disposable[] = [];
   private disposed = false;
-  readonly panel: vscode.WebviewPanel;
   private loading: Promise<void> = Promise.resolve();
 
+  /** A new panel in the active group. */
+  static create(ref: InstanceRef, session: ExplorerSession, onClosed: () => void): TimelinePanel {
+    const panel = vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, `Timeline: ${ref.name}`, vscode.ViewColumn.Active, OPTIONS);
+    return new TimelinePanel(panel, ref, session, onClosed, undefined);
+  }
+
+  /**
+   * A panel on `ref`, also one VS Code restored after a reload; `pinned` is the `seq` of the step it
+   * shows when that is not the newest (undefined: it follows the newest).
+   */
   constructor(
+    readonly panel: vscode.WebviewPanel,
     readonly ref: InstanceRef,
     private readonly session: ExplorerSession,
     private readonly onClosed: () => void,
+    private pinned: number | undefined,
   ) {
-    this.panel = vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, `Timeline: ${ref.name}`, vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [] });
+    panel.webview.options = OPTIONS;
     this.disposables.push(
       this.panel.webview.onDidReceiveMessage((message: unknown) => this.receive(message)),
       this.panel.onDidDispose(() => this.dispose()),
       session.onLive((message) => {
-        if ((message.type === 'state' || message.type === 'event' || (message.type === 'instance' && message.kind === 'changed')) && message.namespace === ref.namespace && message.name === ref.name) void this.reload();
+        // The feed's hello: the receiver (re)started, as after a reload, and the history can be read.
+        if (message.type === 'hello') void this.reload();
+        else if ((message.type === 'state' || message.type === 'event' || (message.type === 'instance' && message.kind === 'changed')) && message.namespace === ref.namespace && message.name === ref.name) void this.reload();
       }),
     );
   }
@@ -60,11 +78,8 @@ export class TimelinePanel implements vscode.Disposable {
       const result = await client.queryResult(this.ref.namespace, this.ref.name, STATE_HISTORY_QUERY, [MAX_STEPS]);
       const rows = result.rows.map((row) => Object.fromEntries(result.columns.map((c, i) => [c, row[i]])) as unknown as StateHistoryRow);
       const steps = timelineFrom(rows);
-      const previous = this.view.kind === 'steps' ? this.view : undefined;
-      const wasNewest = !previous || previous.index >= previous.steps.length - 1;
-      const keptSeq = previous?.steps[previous.index]?.seq;
-      const kept = steps.findIndex((s) => s.seq === keptSeq);
-      this.draw({ kind: 'steps', steps, index: wasNewest || kept < 0 ? Math.max(0, steps.length - 1) : kept });
+      const kept = steps.findIndex((s) => s.seq === this.pinned);
+      this.draw({ kind: 'steps', steps, index: kept < 0 ? Math.max(0, steps.length - 1) : kept });
     } catch (error) {
       this.draw({ kind: 'error', message: (error as Error).message });
     }
@@ -72,7 +87,9 @@ export class TimelinePanel implements vscode.Disposable {
 
   private draw(view: TimelineView): void {
     this.view = view;
-    this.panel.webview.html = timelineHtml(randomBytes(16).toString('base64'), `${this.ref.name} (${this.ref.namespace})`, view);
+    if (view.kind === 'steps' && view.steps.length > 0) this.pinned = view.index < view.steps.length - 1 ? view.steps[view.index]!.seq : undefined;
+    const state = { ...this.ref, ...(this.pinned === undefined ? {} : { seq: this.pinned }) };
+    this.panel.webview.html = timelineHtml(randomBytes(16).toString('base64'), `${this.ref.name} (${this.ref.namespace})`, view, state);
   }
 
   /** Moves by `delta` steps (or to step `to`); answers the index now shown. */
@@ -117,19 +134,43 @@ export class TimelinePanel implements vscode.Disposable {
 /** The open timelines, and the read-only JSON documents of their states. */
 export class Timelines implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly panels = new Map<string, TimelinePanel>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+  private readonly live: vscode.Disposable;
 
-  constructor(private readonly session: ExplorerSession) {}
+  constructor(private readonly session: ExplorerSession) {
+    // A state document restored before the receiver ran says so: it is read again once it runs.
+    this.live = session.onLive((message) => {
+      if (message.type !== 'hello') return;
+      for (const document of vscode.workspace.textDocuments) if (document.uri.scheme === STATE_SCHEME) this.changed.fire(document.uri);
+    });
+  }
 
   async show(ref: InstanceRef): Promise<TimelinePanel> {
     const key = consoleKey(ref);
     let panel = this.panels.get(key);
     if (panel) panel.panel.reveal();
     else {
-      panel = new TimelinePanel(ref, this.session, () => this.panels.delete(key));
+      panel = TimelinePanel.create(ref, this.session, () => this.panels.delete(key));
       this.panels.set(key, panel);
     }
     await panel.reload();
     return panel;
+  }
+
+  /** A timeline VS Code gives back after a reload: read again at the step it showed (true), or closed when its state names no instance. */
+  async revive(webview: vscode.WebviewPanel, raw: unknown): Promise<boolean> {
+    const state = parseTimelinePanelState(raw);
+    const ref = state && { namespace: state.namespace, name: state.name };
+    if (!ref || this.panels.has(consoleKey(ref))) {
+      webview.dispose();
+      return false;
+    }
+    const key = consoleKey(ref);
+    const panel = new TimelinePanel(webview, ref, this.session, () => this.panels.delete(key), state.seq);
+    this.panels.set(key, panel);
+    await panel.reload();
+    return true;
   }
 
   /** The panel a command is about: the one given, the active one, or the only one. */
@@ -157,6 +198,8 @@ export class Timelines implements vscode.TextDocumentContentProvider, vscode.Dis
   }
 
   dispose(): void {
+    this.live.dispose();
+    this.changed.dispose();
     for (const panel of [...this.panels.values()]) panel.dispose();
   }
 }
