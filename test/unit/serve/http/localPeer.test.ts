@@ -2,6 +2,7 @@
 // /proc/net/tcp and tcp6 print them; and, on this machine, the real tables for a real connection.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import * as crypto from 'node:crypto';
 import * as net from 'node:net';
 import { isLoopbackAddress, loopbackPeerUid, PeerIdentifier, procEndpoints, uidInTable } from '../../../../src/serve/http/localPeer';
 
@@ -51,6 +52,27 @@ describe('local peer', () => {
       assert.equal(await loopbackPeerUid(socket), process.getuid!());
       assert.deepEqual(await new PeerIdentifier().identify(socket), { kind: 'owner' });
       assert.deepEqual(await new PeerIdentifier({ uid: process.getuid!() + 1 }).identify(socket), { kind: 'other-user', uid: process.getuid!() });
+    } finally {
+      client.destroy();
+      server.close();
+    }
+  });
+
+  it('names a new connection’s peer without waiting for libuv’s thread pool, which a busy process has full', { skip: process.platform !== 'linux' && 'reads /proc/net/tcp' }, async () => {
+    const server = net.createServer();
+    const accepted = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
+    try {
+      const socket = await accepted;
+      // Every thread of the pool (4 unless UV_THREADPOOL_SIZE says more) busy for a while.
+      const threads = Number(process.env['UV_THREADPOOL_SIZE'] ?? 4);
+      let busy = threads;
+      const pool = Array.from({ length: threads }, () => new Promise<void>((resolve) => crypto.pbkdf2('x', 'salt', 400_000, 32, 'sha256', () => resolve(void busy--))));
+      const peer = await new PeerIdentifier().identify(socket);
+      assert.deepEqual(peer, { kind: 'owner' });
+      assert.equal(busy, threads, 'the peer was named only after the thread pool was free');
+      await Promise.all(pool);
     } finally {
       client.destroy();
       server.close();
