@@ -276,6 +276,8 @@ export class ExplorerModel {
     this.deliveryList = merge(this.deliveryList, deliveries, (d) => d.time, this.deliveryLimit);
     this.captureList = merge(this.captureList, captures.captures, (c) => c.time, this.deliveryLimit);
     this.capturesDropped = Math.max(this.capturesDropped, captures.dropped);
+    // The user asked: shown at the next pace, not the lists'.
+    this.lastListFired = -Infinity;
     this.mark({ deliveries: true, captures: true });
   }
 

@@ -163,6 +163,14 @@ describe('the explorer model', () => {
     assert.equal(changes.at(-1)!.deliveries, true);
   });
 
+  it('shows 100 more deliveries at the next pace when asked, even right after the list was redrawn', async () => {
+    const { model, timers, changes } = await connected();
+    changes.length = 0;
+    await model.showMoreDeliveries();
+    await timers.advance(250);
+    assert.ok(changes.some((c) => c.deliveries), 'the list redrawn within 250 ms');
+  });
+
   it('keeps what it knows when the serve process stops', async () => {
     const { model } = await connected();
     model.connect(undefined);
