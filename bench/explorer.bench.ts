@@ -130,11 +130,17 @@ async function attachExplorer(url: string) {
   }
   await deliveries.getChildren();
 
-  // VS Code's part: a changed node is drawn again, and its children read when it is expanded.
+  // VS Code's part: a changed node is drawn again, and its children read when it is expanded. Each
+  // item drawn is one the extension host converts and sends to the window: counted.
+  let drawn = 0;
   const redraw = async (node: AgentNode) => {
     agents.getTreeItem(node);
+    drawn++;
     if (!expanded.has(node)) return;
-    for (const child of await agents.getChildren(node)) agents.getTreeItem(child);
+    for (const child of await agents.getChildren(node)) {
+      agents.getTreeItem(child);
+      drawn++;
+    }
   };
   const changedNodes = new Emitter<{ nodes: AgentNode[]; at: number }>();
   agents.onDidChangeTreeData((changed) => {
@@ -143,9 +149,12 @@ async function attachExplorer(url: string) {
     changedNodes.fire({ nodes, at });
     void Promise.all(nodes.map(redraw));
   });
-  deliveries.onDidChangeTreeData(() => void deliveries.getChildren().then((items) => items.forEach((d) => deliveries.getTreeItem(d))));
+  deliveries.onDidChangeTreeData(() => void deliveries.getChildren().then((items) => items.forEach((d) => {
+        deliveries.getTreeItem(d);
+        drawn++;
+      })));
   const requests = () => sent.count + calls.count;
-  return { model, onLive: client.onLive, onNodesChanged: changedNodes.event, requests, adminRequests: () => sent.count, rpcCalls: () => calls.count, dispose: () => (model.dispose(), client.dispose(), sent.dispose(), void calls.close()) };
+  return { model, onLive: client.onLive, onNodesChanged: changedNodes.event, requests, drawn: () => drawn, adminRequests: () => sent.count, rpcCalls: () => calls.count, dispose: () => (model.dispose(), client.dispose(), sent.dispose(), void calls.close()) };
 }
 
 async function main(): Promise<void> {
@@ -207,6 +216,7 @@ async function main(): Promise<void> {
     const requestsBefore = explorer.requests();
     const adminBefore = explorer.adminRequests();
     const rpcBefore = explorer.rpcCalls();
+    const drawnBefore = explorer.drawn();
     t = performance.now();
     const watched = await paced(serve.url, SECONDS, RATE, (entity, at) => {
       // Only instances on the shown page have a node that can change.
@@ -221,6 +231,7 @@ async function main(): Promise<void> {
     const requestRate = (explorer.requests() - requestsBefore) / watchedElapsed;
     const adminRate = (explorer.adminRequests() - adminBefore) / watchedElapsed;
     const rpcRate = (explorer.rpcCalls() - rpcBefore) / watchedElapsed;
+    const drawnRate = (explorer.drawn() - drawnBefore) / watchedElapsed;
     explorer.dispose();
 
     latencies.sort((a, b) => a - b);
@@ -236,6 +247,7 @@ async function main(): Promise<void> {
         `  POST → instance node changed: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms over ${latencies.length} webhooks to shown instances (${unseen} not seen)`,
         `  POST → live feed message at the model: p50 ${percentile(feedLatencies, 0.5).toFixed(1)} ms, p99 ${percentile(feedLatencies, 0.99).toFixed(1)} ms`,
         `  explorer client CPU: ${(clientCpu * 100).toFixed(2)} % of a core (sender alone ${(senderAlone * 100).toFixed(1)} %)`,
+        `  tree items drawn: ${drawnRate.toFixed(0)}/s (each one the extension host converts and sends to VS Code's window)`,
         `  machine: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
         '',
       ].join('\n'),
@@ -246,6 +258,7 @@ async function main(): Promise<void> {
       { name: 'POST → tree node changed, p50', unit: 'ms', value: p50, baseline: 'target 50 ms', baselineValue: 50, ratio: 50 / p50, target: 1 },
       { name: 'POST → tree node changed, p99', unit: 'ms', value: p99, baseline: 'target 250 ms', baselineValue: 250, ratio: 250 / p99, target: 1 },
       { name: 'POST → live feed at the model, p50', unit: 'ms', value: percentile(feedLatencies, 0.5), baseline: 'target 50 ms', baselineValue: 50, ratio: 50 / percentile(feedLatencies, 0.5) },
+      { name: 'tree items drawn under load (the extension host sends each to the window)', unit: 'items/s', value: drawnRate, baseline: 'webhooks/s', baselineValue: watched.sent / watchedElapsed, ratio: watched.sent / watchedElapsed / Math.max(drawnRate, 0.01) },
       { name: 'explorer client CPU', unit: '% of a core', value: clientCpu * 100, baseline: 'target 5 %', baselineValue: 5, ratio: 5 / Math.max(clientCpu * 100, 0.01), target: 1 },
     ];
     report('explorer', results);

@@ -9,7 +9,7 @@
  * remote address and whose remote address is our local address. It is read once per connection.
  * Elsewhere a loopback client is `unverified`: what a user there should do is in docs/security.md.
  */
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import type { Socket } from 'node:net';
 
@@ -79,9 +79,14 @@ export function uidInTable(table: string, local: string, remote: string): number
 /** Reads a /proc table; undefined where there is none. */
 export type ReadTable = (file: 'tcp' | 'tcp6') => Promise<string | undefined>;
 
+/**
+ * Read at once rather than through libuv's thread pool: the kernel prints the table in well under a
+ * millisecond, while the pool's four round trips (open, stat, read, close) waited 3–200 ms on a busy
+ * machine, before every request of a new connection (docs/performance.md, "Render").
+ */
 const readProcTable: ReadTable = async (file) => {
   try {
-    return await readFile(`/proc/net/${file}`, 'latin1');
+    return readFileSync(`/proc/net/${file}`, 'latin1');
   } catch {
     return undefined;
   }

@@ -134,13 +134,13 @@ async function wait(page: Page, request: RenderRequest): Promise<void> {
   }
 }
 
-async function fontsReady(page: Page, options: PrepareOptions): Promise<PreparedPage['fonts']> {
-  if (!options.waitForFonts) return 'skipped';
+/** The fonts wait's outcome, and the page's title when the wait read it. */
+async function fontsReady(page: Page, options: PrepareOptions): Promise<{ fonts: PreparedPage['fonts']; title?: string }> {
+  if (!options.waitForFonts) return { fonts: 'skipped' };
   try {
-    await within(options.fontTimeoutMs ?? 10_000, 'document.fonts.ready', page.evaluate(fontsReadyInPage));
-    return 'ready';
+    return { fonts: 'ready', title: await within(options.fontTimeoutMs ?? 10_000, 'document.fonts.ready', page.evaluate(fontsReadyInPage)) };
   } catch {
-    return 'timeout';
+    return { fonts: 'timeout' };
   }
 }
 
@@ -149,7 +149,7 @@ export async function preparePage(page: Page, request: RenderRequest, options: P
   const status = await navigate(page, request);
   await inject(page, request);
   await wait(page, request);
-  const fonts = await fontsReady(page, options);
-  const title = await page.title().catch(() => '');
+  const { fonts, title: read } = await fontsReady(page, options);
+  const title = read ?? (await page.title().catch(() => ''));
   return { ...(status !== undefined ? { status } : {}), title, fonts };
 }

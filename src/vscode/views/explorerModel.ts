@@ -78,6 +78,14 @@ export interface ExplorerModelOptions {
    * 200 ms without one (docs/explorer.md, "Three sources, each read once"): firing more often than that starves it.
    */
   readonly paceMs?: number;
+  /**
+   * At most one change of the Deliveries and Outbound lists per `listPaceMs` (default 1 s). A list
+   * redraws whole, every item sent to VS Code again, where an instance redraws one node: under a
+   * steady stream of webhooks, redrawing the lists at `paceMs` was most of what the extension host
+   * did (docs/performance.md, "The explorer in the extension host"). The first change after a quiet
+   * second goes out at `paceMs` as any other.
+   */
+  readonly listPaceMs?: number;
   readonly timers?: Timers;
   /** Deliveries (and outbound captures) kept at first: a page; "Show 100 more" raises it. */
   readonly deliveryLimit?: number;
@@ -140,10 +148,14 @@ export class ExplorerModel {
   private pending = ExplorerModel.empty();
   private timer: TimerHandle | undefined;
   private lastFired = -Infinity;
+  private lastListFired = -Infinity;
+  /** When the pending flush runs. */
+  private timerDue = -Infinity;
   private readonly changed = new Emitter<ExplorerChange>();
   readonly onDidChange = this.changed.event;
 
   private readonly paceMs: number;
+  private readonly listPaceMs: number;
   private readonly timers: Timers;
   private deliveryLimit: number;
   private readonly retainedEvents: () => number;
@@ -153,6 +165,7 @@ export class ExplorerModel {
   constructor(options: ExplorerModelOptions = {}) {
     this.retainedEvents = options.retainedEvents ?? (() => 0);
     this.paceMs = options.paceMs ?? 250;
+    this.listPaceMs = options.listPaceMs ?? 1000;
     this.timers = options.timers ?? realTimers;
     this.deliveryLimit = options.deliveryLimit ?? PAGE;
     this.openChannel = options.openChannel;
@@ -263,6 +276,8 @@ export class ExplorerModel {
     this.deliveryList = merge(this.deliveryList, deliveries, (d) => d.time, this.deliveryLimit);
     this.captureList = merge(this.captureList, captures.captures, (c) => c.time, this.deliveryLimit);
     this.capturesDropped = Math.max(this.capturesDropped, captures.dropped);
+    // The user asked: shown at the next pace, not the lists'.
+    this.lastListFired = -Infinity;
     this.mark({ deliveries: true, captures: true });
   }
 
@@ -506,19 +521,44 @@ export class ExplorerModel {
     for (const n of change.namespaces ?? []) p.namespaces.add(n);
     for (const k of change.instances ?? []) p.instances.add(k);
     for (const k of change.events ?? []) p.events.add(k);
-    if (this.timer !== undefined) return;
-    // The first change goes out on the next turn (a synchronous burst stays one change); later
-    // ones wait for the pace, so VS Code sees a quiet gap between them.
-    const wait = Math.max(0, this.lastFired + this.paceMs - this.timers.now());
-    this.timer = this.timers.after(wait, () => this.flush());
+    this.scheduleFlush();
+  }
+
+  /**
+   * The first change goes out on the next turn (a synchronous burst stays one change); later ones
+   * wait for the pace, so VS Code sees a quiet gap between them; a change of the lists alone waits
+   * for the lists' pace as well.
+   */
+  private scheduleFlush(): void {
+    const p = this.pending;
+    const nodes = touchesNodes(p);
+    if (!nodes && !p.deliveries && !p.captures) return;
+    const due = Math.max(this.lastFired + this.paceMs, nodes ? -Infinity : this.lastListFired + this.listPaceMs);
+    if (this.timer !== undefined && this.timerDue <= due) return;
+    this.timer?.cancel();
+    this.timerDue = due;
+    this.timer = this.timers.after(Math.max(0, due - this.timers.now()), () => this.flush());
   }
 
   private flush(): void {
     this.timer = undefined;
-    this.lastFired = this.timers.now();
+    const now = this.timers.now();
     const change = this.pending;
     this.pending = ExplorerModel.empty();
-    this.changed.fire(change);
+    const lists = change.deliveries || change.captures;
+    if (lists && !change.all && now < this.lastListFired + this.listPaceMs) {
+      // The lists wait for their own pace; what else changed goes out now.
+      this.pending.deliveries = change.deliveries;
+      this.pending.captures = change.captures;
+      change.deliveries = change.captures = false;
+    } else if (lists || change.all) {
+      this.lastListFired = now;
+    }
+    if (touchesNodes(change) || change.deliveries || change.captures) {
+      this.lastFired = now;
+      this.changed.fire(change);
+    }
+    this.scheduleFlush();
   }
 
   dispose(): void {
@@ -526,6 +566,11 @@ export class ExplorerModel {
     this.timer?.cancel();
     this.changed.dispose();
   }
+}
+
+/** Whether a change redraws more than the lists: a node of the Agents view, or everything. */
+function touchesNodes(change: ExplorerChange): boolean {
+  return change.all || change.namespaceList || change.namespaces.size > 0 || change.instances.size > 0 || change.events.size > 0;
 }
 
 function splitKey(key: string): [string, string] {

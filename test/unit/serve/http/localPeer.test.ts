@@ -2,6 +2,7 @@
 // /proc/net/tcp and tcp6 print them; and, on this machine, the real tables for a real connection.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import * as crypto from 'node:crypto';
 import * as net from 'node:net';
 import { isLoopbackAddress, loopbackPeerUid, PeerIdentifier, procEndpoints, uidInTable } from '../../../../src/serve/http/localPeer';
 
@@ -13,6 +14,20 @@ const TCP = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when 
    3: 0100007F:9C42 0100007F:2253 01 00000000:00000000 00:00000000 00000000 65534        0 14 1 0 20 4 30 10 -1
    4: 0100007F:2253 0100007F:9C42 01 00000000:00000000 00:00000000 00000000  1000        0 15 1 0 20 4 30 10 -1
 `;
+
+/** Runs `use` on the server's end of a real loopback connection, then closes both ends. */
+async function withLoopbackConnection(use: (socket: net.Socket) => Promise<void>): Promise<void> {
+  const server = net.createServer();
+  const accepted = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const client = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
+  try {
+    await use(await accepted);
+  } finally {
+    client.destroy();
+    server.close();
+  }
+}
 
 describe('local peer', () => {
   it('spells endpoints as the kernel prints them, in host byte order', () => {
@@ -41,19 +56,21 @@ describe('local peer', () => {
     for (const address of ['10.0.0.1', '::ffff:10.0.0.1', 'fe80::1', undefined]) assert.ok(!isLoopbackAddress(address), String(address));
   });
 
-  it('reads this user as the owner of a real loopback connection', { skip: process.platform !== 'linux' && 'reads /proc/net/tcp' }, async () => {
-    const server = net.createServer();
-    const accepted = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const client = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
-    try {
-      const socket = await accepted;
+  it('reads this user as the owner of a real loopback connection', { skip: process.platform !== 'linux' && 'reads /proc/net/tcp' }, () =>
+    withLoopbackConnection(async (socket) => {
       assert.equal(await loopbackPeerUid(socket), process.getuid!());
       assert.deepEqual(await new PeerIdentifier().identify(socket), { kind: 'owner' });
       assert.deepEqual(await new PeerIdentifier({ uid: process.getuid!() + 1 }).identify(socket), { kind: 'other-user', uid: process.getuid!() });
-    } finally {
-      client.destroy();
-      server.close();
-    }
-  });
+    }));
+
+  it('names a new connection’s peer without waiting for libuv’s thread pool, which a busy process has full', { skip: process.platform !== 'linux' && 'reads /proc/net/tcp' }, () =>
+    withLoopbackConnection(async (socket) => {
+      // Every thread of the pool (4 unless UV_THREADPOOL_SIZE says more) busy for a while.
+      const threads = Number(process.env['UV_THREADPOOL_SIZE'] ?? 4);
+      let busy = threads;
+      const pool = Array.from({ length: threads }, () => new Promise<void>((resolve) => crypto.pbkdf2('x', 'salt', 400_000, 32, 'sha256', () => resolve(void busy--))));
+      assert.deepEqual(await new PeerIdentifier().identify(socket), { kind: 'owner' });
+      assert.equal(busy, threads, 'the peer was named only after the thread pool was free');
+      await Promise.all(pool);
+    }));
 });

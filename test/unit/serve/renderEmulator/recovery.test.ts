@@ -77,6 +77,20 @@ describe('browser pool', () => {
     assert.equal(targets.sparesSince(answered).length, 1, 'after a lone request, one is kept');
   });
 
+  it('opens no browser UI beside a request’s page: a fresh context’s window builds no omnibox popup renderer to compete with the next render', async () => {
+    site.pages.set('/plain', '<p>plain</p>');
+    await content({ url: `${site.url}/plain` });
+    await content({ url: `${site.url}/plain` });
+    const targets = await chromium.watch();
+    try {
+      // The contexts of both renders and the spare opened after them: none has a window UI page.
+      await targets.until(() => targets.spares().length >= 1, 'a page opened ahead');
+      assert.deepEqual(await targets.browserUi(), []);
+    } finally {
+      targets.close();
+    }
+  });
+
   it('takes the next request’s page from a context opened ahead that carries nothing of the previous one: cookies, storage, cache, injected styles, viewport', async () => {
     site.pages.set('/leave', "<img src='/image.png'><script>localStorage.setItem('k', 'v'); sessionStorage.setItem('s', 'v'); document.cookie = 'mine=1; path=/';</script><p>left</p>");
     site.pages.set('/look', "<img id='img' src='/image.png'><p id='out'></p><script>const p = document.getElementById('out'); p.textContent = 'storage=' + localStorage.getItem('k') + ' session=' + sessionStorage.getItem('s') + ' cookie=' + document.cookie + ' color=' + getComputedStyle(p).color + ' width=' + innerWidth;</script>");

@@ -139,6 +139,12 @@ export class BrowserTargets {
       .map((visit) => visit.id);
   }
 
+  /** The URLs of the browser's own UI pages (`browser_ui` targets: WebUI popups of its windows). */
+  async browserUi(): Promise<string[]> {
+    const { targetInfos } = (await this.send('Target.getTargets', { filter: [{}] })) as { targetInfos?: TargetInfo[] };
+    return (targetInfos ?? []).filter((target) => target.type === 'browser_ui').map((target) => target.url);
+  }
+
   /** Resolves on the browser event after which `check` holds (at once if it holds now). */
   until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
     return new Promise<void>((resolve, reject) => {
