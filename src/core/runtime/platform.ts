@@ -9,12 +9,14 @@
  * It sits at the runtime's root, outside its rooms, so that every room may import it; of the
  * rooms it names only storage, which every other one may reach.
  */
+import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import type { InstanceEvent } from '../contract/instances';
 import { Emitter } from '../events';
 import type { Logger } from '../log';
 import { realTimers, type Timers } from '../timers';
 import type { BrowserService } from './browserService';
+import { SharedLog } from './storage/sharedLog';
 import type { SqlHeaps } from './storage/sqlHeaps';
 
 /** The runtime's limits, the same for every instance of the process. */
@@ -37,6 +39,11 @@ export interface Platform {
   readonly timers: Timers;
   /** The data folder: one folder per namespace, binding and workflow, and serve's own `_hookbench`. */
   readonly dataDir: string;
+  /**
+   * The data folder's shared log: what every database of the process commits in one turn is made
+   * durable with one sync (storage/sharedLog.ts). It lives in `<data>/_hookbench/log`.
+   */
+  readonly log: SharedLog;
   readonly limits: RuntimeLimits;
   /**
    * What happens to instances (created, woken, evicted, a state set, an event stored), fired where
@@ -70,6 +77,7 @@ export function createPlatform(parts: PlatformParts): Platform {
     logger: parts.logger,
     timers: parts.timers ?? realTimers,
     dataDir: parts.dataDir,
+    log: new SharedLog(parts.dataDir, path.join(parts.dataDir, '_hookbench', 'log')),
     limits,
     instanceEvents: new Emitter<InstanceEvent>(),
     ...(parts.browser ? { browser: parts.browser } : {}),

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { DurableDatabase } from '../storage/durableDatabase';
 import { encodeName } from '../storage/names';
+import type { SharedLog } from '../storage/sharedLog';
 
 export interface BindingStoreOptions {
   readonly sql: SqlJsStatic;
@@ -15,6 +16,8 @@ export interface BindingStoreOptions {
   readonly dir: string;
   /** Statements that create the binding's tables (idempotent: IF NOT EXISTS). */
   readonly schema: readonly string[];
+  /** The data folder's shared log (storage/sharedLog.ts); without it the journal syncs itself. */
+  readonly log?: SharedLog;
 }
 
 /** The folder of one binding's data: `<data>/_bindings/<kind>/<encoded id>`, apart from instances. */
@@ -34,7 +37,7 @@ export class BindingStore {
   /** The open database (opened, and its schema created, on first use). */
   database(): Promise<DurableDatabase> {
     this.opening ??= (async () => {
-      const db = await DurableDatabase.open({ sql: this.options.sql, dir: this.options.dir });
+      const db = await DurableDatabase.open({ sql: this.options.sql, dir: this.options.dir, log: this.options.log });
       for (const statement of this.options.schema) db.exec(statement);
       await db.commit();
       return db;

@@ -43,11 +43,11 @@ export class WorkerBindings {
     private readonly platform: Platform,
     private readonly options: WorkerBindingsOptions,
   ) {
-    const { sql, dataDir, timers } = platform;
+    const { sql, dataDir, timers, log } = platform;
     const { config } = options;
     const now = () => timers.now();
     const store = (kind: 'kv' | 'd1' | 'r2' | 'queues', id: string, schema: readonly string[]) => {
-      const made = new BindingStore({ sql, dir: bindingDir(dataDir, kind, id), schema });
+      const made = new BindingStore({ sql, dir: bindingDir(dataDir, kind, id), schema, log });
       this.stores.push(made);
       return made;
     };

@@ -12,8 +12,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic, Statement as SqlJsStatement } from 'sql.js';
 import { StorageCorruptError, StorageWriteError } from '../errors';
-import { JournalWriter, readJournal, type SqlValue, type Statement } from './journal';
+import { journalGenerations, journalName, JournalWriter, readJournal, type SharedCommits, type SqlValue, type Statement } from './journal';
 import { readSnapshot, syncDirectory, writeSnapshot } from './snapshot';
+import type { SharedLog } from './sharedLog';
 import { PRIVATE_DIR_MODE } from './privateFiles';
 
 const META = '_hookbench_meta';
@@ -38,6 +39,12 @@ export interface OpenOptions {
   readonly dir: string;
   /** Journal bytes after which a snapshot is taken (default 4 MiB). */
   readonly snapshotAfterBytes?: number;
+  /**
+   * The data folder's shared log (sharedLog.ts): commits become durable with one sync for every
+   * database that wrote in the turn. Without it (or for a folder outside its data folder), each
+   * journal syncs its own file.
+   */
+  readonly log?: SharedLog;
 }
 
 export interface ExecResult {
@@ -47,19 +54,6 @@ export interface ExecResult {
 }
 
 const MIN_SNAPSHOT_LIMIT = 256 * 1024;
-
-function journalName(generation: number): string {
-  return `journal-${String(generation).padStart(8, '0')}.log`;
-}
-
-function journalGenerations(dir: string): number[] {
-  return fs
-    .readdirSync(dir)
-    .map((f) => /^journal-(\d+)\.log$/.exec(f)?.[1])
-    .filter((g): g is string => g !== undefined)
-    .map(Number)
-    .sort((a, b) => a - b);
-}
 
 export class DurableDatabase {
   private group: Statement[] = [];
@@ -85,9 +79,14 @@ export class DurableDatabase {
     private readonly snapshotAfterBytes: number,
     /** Bytes of a torn journal tail dropped at open (a write that was never acknowledged). */
     readonly droppedBytes: number,
+    private readonly shared: SharedCommits | undefined,
   ) {}
 
-  static async open({ sql, dir, snapshotAfterBytes = 4 * 1024 * 1024 }: OpenOptions): Promise<DurableDatabase> {
+  static async open({ sql, dir, snapshotAfterBytes = 4 * 1024 * 1024, log }: OpenOptions): Promise<DurableDatabase> {
+    // Recovery from the shared log completes the journals before any of them is read.
+    await log?.ready();
+    const id = log?.idOf(dir);
+    const shared = log && id !== undefined ? { log, id } : undefined;
     await fs.promises.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const snapshotFile = path.join(dir, SNAPSHOT);
     const db = new sql.Database(readSnapshot(snapshotFile));
@@ -112,9 +111,9 @@ export class DurableDatabase {
       }
     }
     const generation = generations.at(-1) ?? 1;
-    const journal = new JournalWriter(path.join(dir, journalName(generation)));
+    const journal = new JournalWriter(path.join(dir, journalName(generation)), undefined, shared);
     await syncDirectory(dir);
-    const opened = new DurableDatabase(db, journal, generation, dir, seq, snapshotAfterBytes, droppedBytes);
+    const opened = new DurableDatabase(db, journal, generation, dir, seq, snapshotAfterBytes, droppedBytes, shared);
     opened.snapshotBytes = fs.existsSync(snapshotFile) ? fs.statSync(snapshotFile).size : 0;
     return opened;
   }
@@ -303,7 +302,7 @@ export class DurableDatabase {
     tune(this.db, this.cacheKiB);
     const previous = this.journal;
     this.generation += 1;
-    this.journal = new JournalWriter(path.join(this.dir, journalName(this.generation)));
+    this.journal = new JournalWriter(path.join(this.dir, journalName(this.generation)), undefined, this.shared);
     const covered = this.generation;
     this.snapshotting = (async () => {
       await previous.close();
