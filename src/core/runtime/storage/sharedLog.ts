@@ -102,7 +102,7 @@ export class SharedLog implements CommitLog {
     mkdirPrivate(this.dir);
     const generations = logGenerations(fs.readdirSync(this.dir));
     const files = generations.map((g) => path.join(this.dir, logFileName(g)));
-    this.recover(files.flatMap((file) => decodeLog(readPrivate(file), file)));
+    this.recover(files.flatMap((file) => decodeLog(readPrivate(file), file).flat()));
     for (const file of files) fs.unlinkSync(file);
     this.current = await this.startGeneration((generations.at(-1) ?? 0) + 1);
   }

@@ -53,11 +53,11 @@ export function encodeCommit(entries: readonly LogEntry[]): Buffer {
   return frame;
 }
 
-/** Every entry of every complete commit of a log file's contents, in order. */
-export function decodeLog(data: Buffer, file: string): LogEntry[] {
+/** Every complete commit of a log file's contents (each the entries it made durable), in order. */
+export function decodeLog(data: Buffer, file: string): LogEntry[][] {
   if (data.length < LOG_MAGIC.length) return []; // created, never written: a crash at its start
   if (!data.subarray(0, LOG_MAGIC.length).equals(LOG_MAGIC)) throw new StorageCorruptError(file, 'not a Hookbench shared log (bad header); the file was left untouched');
-  const entries: LogEntry[] = [];
+  const commits: LogEntry[][] = [];
   for (let offset = LOG_MAGIC.length; data.length - offset >= HEADER; ) {
     const end = offset + HEADER + data.readUInt32LE(offset);
     if (end > data.length) break;
@@ -66,10 +66,10 @@ export function decodeLog(data: Buffer, file: string): LogEntry[] {
       if (end === data.length) break; // the last commit was torn mid-write: never acknowledged
       throw new StorageCorruptError(file, `commit at byte ${offset} fails its checksum and more commits follow`);
     }
-    entries.push(...decodeEntries(payload, file));
+    commits.push(decodeEntries(payload, file));
     offset = end;
   }
-  return entries;
+  return commits;
 }
 
 function decodeEntries(payload: Buffer, file: string): LogEntry[] {
