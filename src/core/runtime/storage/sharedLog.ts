@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { StorageCorruptError } from '../errors';
-import { decodeRecords, encodeRecord, journalGenerations, journalName, readJournal, type CommitLog, type SyncableJournal } from './journal';
+import { decodeRecords, encodeRecord, journalGenerations, journalName, readJournal, type CommitLog, type JournalRecord, type SyncableJournal } from './journal';
 import { decodeLog, encodeCommit, LOG_MAGIC, logFileName, logGenerations, type LogEntry } from './sharedLogFormat';
 import { APPEND, CREATE_NEW, mkdirPrivate, PRIVATE_FILE_MODE, readPrivate } from './privateFiles';
 import { syncDirectory } from './snapshot';
@@ -117,7 +117,7 @@ export class SharedLog implements CommitLog {
       mkdirPrivate(instanceDir);
       const file = path.join(instanceDir, journalName(journalGenerations(instanceDir).at(-1) ?? 1));
       const last = readJournal(file).records.at(-1)?.seq ?? 0;
-      const missing = decodeRecords(Buffer.concat(frames), file).records.filter((record) => record.seq > last);
+      const missing = newestBySeq(decodeRecords(Buffer.concat(frames), file).records).filter((record) => record.seq > last);
       if (missing.length === 0) continue;
       appendDurably(file, Buffer.concat(missing.map(encodeRecord)));
       syncDirectorySync(instanceDir);
@@ -204,6 +204,17 @@ export class SharedLog implements CommitLog {
       fs.closeSync(generation.fd);
     }
   }
+}
+
+/**
+ * The records in sequence order, the later of two with one sequence number winning: an instance
+ * whose own journal refused a write reopens and writes that number again, while the log may still
+ * hold the refused record (never acknowledged) before it.
+ */
+function newestBySeq(records: readonly JournalRecord[]): JournalRecord[] {
+  const bySeq = new Map<number, JournalRecord>();
+  for (const record of records) bySeq.set(record.seq, record);
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
 }
 
 function writeAll(fd: number, data: Buffer): void {

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { StorageCorruptError } from '../../../../../src/core/runtime/errors';
 import { DurableDatabase } from '../../../../../src/core/runtime/storage/durableDatabase';
+import { encodeRecord } from '../../../../../src/core/runtime/storage/journal';
 import { SharedLog } from '../../../../../src/core/runtime/storage/sharedLog';
 import { decodeLog, encodeCommit, LOG_MAGIC, logFileName } from '../../../../../src/core/runtime/storage/sharedLogFormat';
 import { loadSqlJs } from '../../../../../src/core/runtime/storage/sqljs';
@@ -129,6 +130,22 @@ describe('SharedLog', () => {
     const bad = Buffer.from(good);
     bad.writeUInt8(bad.readUInt8(bad.length - 1) ^ 1, bad.length - 1);
     assert.throws(() => decodeLog(Buffer.concat([LOG_MAGIC, bad, good]), 'log'), StorageCorruptError);
+  });
+
+  it('recovers the later of two records with one sequence number (a refused write, then the one that took its place)', async () => {
+    const folder = dataFolder();
+    const dir = folder.instance(1);
+    const id = path.relative(folder.root, dir);
+    const record = (seq: number, sql: string) => encodeRecord({ seq, statements: [{ sql, params: [] }] });
+    fs.mkdirSync(folder.logDir, { recursive: true });
+    const commits = [
+      encodeCommit([{ id, frames: record(1, 'CREATE TABLE t (v)') }]),
+      encodeCommit([{ id, frames: record(2, 'INSERT INTO t VALUES (1)') }]),
+      encodeCommit([{ id, frames: record(2, 'INSERT INTO t VALUES (2)') }]),
+    ];
+    fs.writeFileSync(path.join(folder.logDir, logFileName(1)), Buffer.concat([LOG_MAGIC, ...commits]));
+    const [db] = await openAll(folder.log, [dir]);
+    assert.deepEqual(rows(db!), [2]);
   });
 
   it('refuses a log that names a folder outside the data folder', async () => {
