@@ -110,7 +110,11 @@ export class SharedLog implements CommitLog {
   /** Appends to each instance's newest journal the records of the log it does not end with. */
   private recover(entries: readonly LogEntry[]): void {
     const byId = new Map<string, Buffer[]>();
-    for (const { id, frames } of entries) byId.set(id, [...(byId.get(id) ?? []), frames]);
+    for (const { id, frames } of entries) {
+      const found = byId.get(id);
+      if (found) found.push(frames);
+      else byId.set(id, [frames]);
+    }
     for (const [id, frames] of byId) {
       const instanceDir = path.resolve(this.root, id);
       if (this.idOf(instanceDir) !== id) throw new StorageCorruptError(this.dir, `the shared log names ${JSON.stringify(id)}, which is not a folder inside the data folder`);
