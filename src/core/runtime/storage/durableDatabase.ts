@@ -176,18 +176,29 @@ export class DurableDatabase {
   transactionSync<T>(fn: () => T): T {
     this.assertUsable();
     const mark = this.group.length;
-    const name = `hb_tx_${mark}_${this.seq}`;
-    this.db.run(`SAVEPOINT ${name}`);
+    // One name for every level: SQLite's ROLLBACK TO and RELEASE act on the newest savepoint of
+    // that name, the one this call opened, so the three statements are compiled once, not per call.
+    this.runPrepared('SAVEPOINT hb_tx');
     try {
       const result = fn();
-      this.db.run(`RELEASE ${name}`);
+      this.runPrepared('RELEASE hb_tx');
       return result;
     } catch (error) {
-      this.db.run(`ROLLBACK TO ${name}`);
-      this.db.run(`RELEASE ${name}`);
+      this.runPrepared('ROLLBACK TO hb_tx');
+      this.runPrepared('RELEASE hb_tx');
       this.group.length = mark;
       throw error;
     }
+  }
+
+  /** Runs a statement of the database's own bookkeeping, compiled once (until the next export). */
+  private runPrepared(text: string): void {
+    let statement = this.prepared.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.prepared.set(text, statement);
+    }
+    statement.run();
   }
 
   /**
