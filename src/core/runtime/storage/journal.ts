@@ -1,9 +1,10 @@
 /**
  * The append-only journal of one instance: each record is one write group (the statements of one
  * synchronous stretch of agent code), framed as [u32 length][u32 crc32][payload], with a sequence
- * number in the payload. A record is durable once `flush` resolves (write + fdatasync). Reading
- * stops at a torn final record (a crash mid-append), which was never acknowledged; a bad record
- * followed by more data is corruption and is reported, never skipped.
+ * number in the payload. A record is durable once `flush` resolves (write + fdatasync of this
+ * file, or of the shared log: sharedLog.ts). Reading stops at a torn final record (a crash
+ * mid-append), which was never acknowledged; a bad record followed by more data is corruption and
+ * is reported, never skipped.
  */
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
