@@ -208,8 +208,10 @@ export class JournalWriter implements SyncableJournal {
   private flushShared({ log, id }: SharedCommits): Promise<void> {
     if (this.pending.length === 0) return this.durable;
     const batch = Buffer.concat(this.pending.splice(0));
-    const written = (this.writing = this.writing.catch(() => undefined).then(() => this.files.use(this.file, async (fd) => this.writeAt(fd, batch))));
-    this.durable = Promise.all([written, log.append(this, id, batch)]).then(() => undefined);
+    // Written here first, then handed to the log: the log never holds a record its journal lacks,
+    // and after a refused write none follows (the database is reopened from what is durable).
+    const written = (this.writing = this.writing.then(() => this.files.use(this.file, async (fd) => this.writeAt(fd, batch))));
+    this.durable = written.then(() => log.append(this, id, batch));
     return this.durable;
   }
 
@@ -226,7 +228,7 @@ export class JournalWriter implements SyncableJournal {
   }
 
   async sync(): Promise<void> {
-    await this.writing.catch(() => undefined);
+    await this.writing;
     // Closed, it synced itself; its file may even be gone (a snapshot covered it).
     if (this.closed) return;
     await this.files.use(this.file, (fd) => fdatasync(fd));
