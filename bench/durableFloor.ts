@@ -3,10 +3,12 @@
 // database (the runtime's pragmas) takes the built-in worker's statements for one delivery — the
 // insert with its dedup, the two retentions by count and the one by age, the state-history row and
 // the state row — through cached prepared statements in one transaction; the statements and their
-// parameters are appended to the entity's journal file as a JSON line, and the answer waits for
-// that file's fdatasync, shared by everything that entity wrote in the same turn (a group commit).
-// What it leaves out is what serve adds: the Agents SDK emulation (routing, the host, the output
-// gate, state frames), the deliveries log, the admin feed, journal rotation and snapshots.
+// parameters are appended to the entity's journal file as a JSON line (a write, no sync), and to
+// one shared log for all entities: the answer waits for that log's fdatasync, one for everything
+// every entity wrote in the same turn and while the previous sync ran (a group commit across
+// entities, as serve's shared log does: docs/runtime.md, "Durability"). What it leaves out is what
+// serve adds: the Agents SDK emulation (routing, the host, the output gate, state frames), the
+// deliveries log, the admin feed, the log's framing and checkpoints, journal rotation and snapshots.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -40,13 +42,12 @@ class Entity {
   private readonly prepared: Record<Name, Statement>;
   private readonly fd: number;
   private pending: string[] = [];
-  private waiting: (() => void)[] = [];
-  private flushing = false;
   state: EntityState = { total: 0, byType: {} };
 
   constructor(
     private readonly db: Database,
     file: string,
+    private readonly log: SharedLog,
   ) {
     for (const pragma of ['locking_mode = EXCLUSIVE', 'journal_mode = MEMORY', 'temp_store = MEMORY']) db.run(`PRAGMA ${pragma}`);
     for (const ddl of SCHEMA) db.run(ddl);
@@ -87,6 +88,31 @@ class Entity {
 
   /** Resolves once everything this entity stored so far is on disk. */
   durable(): Promise<void> {
+    return this.log.durable(this);
+  }
+
+  /** Writes what was stored since the last call to the entity's journal (no sync) and returns it. */
+  drain(): string {
+    const batch = this.pending.splice(0).join('');
+    if (batch) fs.writeSync(this.fd, batch);
+    return batch;
+  }
+}
+
+/** One shared log: a write + fdatasync for everything every entity stored in the turn. */
+class SharedLog {
+  private readonly fd: number;
+  private readonly dirty = new Set<Entity>();
+  private waiting: (() => void)[] = [];
+  private flushing = false;
+
+  constructor(file: string) {
+    this.fd = fs.openSync(file, 'a');
+  }
+
+  /** Resolves once everything `entity` stored so far is on disk. */
+  durable(entity: Entity): Promise<void> {
+    this.dirty.add(entity);
     return new Promise((resolve) => {
       this.waiting.push(resolve);
       if (!this.flushing) {
@@ -98,7 +124,8 @@ class Entity {
 
   private async flush(): Promise<void> {
     while (this.waiting.length > 0) {
-      const batch = this.pending.splice(0).join('');
+      const batch = [...this.dirty].map((entity) => entity.drain()).join('');
+      this.dirty.clear();
       const done = this.waiting.splice(0);
       if (batch) fs.writeSync(this.fd, batch);
       await fdatasync(this.fd);
@@ -112,6 +139,7 @@ class Entity {
 export class DurableFloorStore {
   private readonly entities = new Map<string, Entity>();
   private readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-bench-floor-'));
+  private readonly log = new SharedLog(path.join(this.dir, 'shared.log'));
 
   private constructor(private readonly sql: SqlJsStatic) {}
 
@@ -122,7 +150,7 @@ export class DurableFloorStore {
   entity(name: string): Entity {
     let entity = this.entities.get(name);
     if (!entity) {
-      entity = new Entity(new this.sql.Database(), path.join(this.dir, `${this.entities.size}.journal`));
+      entity = new Entity(new this.sql.Database(), path.join(this.dir, `${this.entities.size}.journal`), this.log);
       this.entities.set(name, entity);
     }
     return entity;

@@ -97,6 +97,8 @@ async function startLocked(platform: ServePlatform, options: ServerOptions, lock
       await retries?.stop();
       await receiver.close();
       await closeBehind();
+      // Every database is closed and synced: the shared log holds nothing they need.
+      await platform.log.close();
       lock.release();
     },
   };

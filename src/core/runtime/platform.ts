@@ -9,6 +9,7 @@
  * It sits at the runtime's root, outside its rooms, so that every room may import it; of the
  * rooms it names only storage, which every other one may reach.
  */
+import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import type { BindingChange } from '../contract/bindings';
 import type { InstanceEvent } from '../contract/instances';
@@ -17,6 +18,7 @@ import type { Logger } from '../log';
 import { realTimers, type Timers } from '../timers';
 import type { BrowserService } from './browserService';
 import { budgetBytesOf, MemoryBudget } from './memoryBudget';
+import { SharedLog } from './storage/sharedLog';
 import type { SqlHeaps } from './storage/sqlHeaps';
 
 /** The runtime's limits, the same for every instance of the process. */
@@ -41,6 +43,11 @@ export interface Platform {
   readonly timers: Timers;
   /** The data folder: one folder per namespace, binding and workflow, and serve's own `_hookbench`. */
   readonly dataDir: string;
+  /**
+   * The data folder's shared log: what every database of the process commits in one turn is made
+   * durable with one sync (storage/sharedLog.ts). It lives in `<data>/_hookbench/log`.
+   */
+  readonly log: SharedLog;
   readonly limits: RuntimeLimits;
   /** Puts idle instances to sleep when the awake ones hold more than `limits.memoryBudgetMiB`; undefined without a budget. */
   readonly memory: MemoryBudget | undefined;
@@ -93,6 +100,7 @@ export function createPlatform(parts: PlatformParts): Platform {
     logger: parts.logger,
     timers,
     dataDir: parts.dataDir,
+    log: new SharedLog(parts.dataDir, path.join(parts.dataDir, '_hookbench', 'log')),
     limits,
     memory: limits.memoryBudgetMiB > 0 ? new MemoryBudget(budgetBytesOf(limits.memoryBudgetMiB), timers) : undefined,
     instanceEvents: new Emitter<InstanceEvent>(),

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { DurableDatabase } from '../storage/durableDatabase';
 import { encodeName } from '../storage/names';
+import type { SharedLog } from '../storage/sharedLog';
 
 export interface BindingStoreOptions {
   readonly sql: SqlJsStatic;
@@ -17,6 +18,8 @@ export interface BindingStoreOptions {
   readonly schema: readonly string[];
   /** Called once a write that changed something is durable (not for reads, nor for writes that failed). */
   readonly written?: () => void;
+  /** The data folder's shared log (storage/sharedLog.ts); without it the journal syncs itself. */
+  readonly log?: SharedLog;
 }
 
 /** The folder of one binding's data: `<data>/_bindings/<kind>/<encoded id>`, apart from instances. */
@@ -36,7 +39,7 @@ export class BindingStore {
   /** The open database (opened, and its schema created, on first use). */
   database(): Promise<DurableDatabase> {
     this.opening ??= (async () => {
-      const db = await DurableDatabase.open({ sql: this.options.sql, dir: this.options.dir });
+      const db = await DurableDatabase.open({ sql: this.options.sql, dir: this.options.dir, log: this.options.log });
       for (const statement of this.options.schema) db.exec(statement);
       await db.commit();
       return db;

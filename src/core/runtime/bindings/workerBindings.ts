@@ -43,13 +43,13 @@ export class WorkerBindings {
     private readonly platform: Platform,
     private readonly options: WorkerBindingsOptions,
   ) {
-    const { sql, dataDir, timers } = platform;
+    const { sql, dataDir, timers, log } = platform;
     const { config } = options;
     const now = () => timers.now();
     const store = (kind: 'kv' | 'd1' | 'r2' | 'queues', id: string, schema: readonly string[]) => {
       const change: BindingChange = kind === 'queues' ? { kind: 'queue' } : { kind, target: id };
       const written = () => platform.bindingChanges.fire(change);
-      const made = new BindingStore({ sql, dir: bindingDir(dataDir, kind, id), schema, written });
+      const made = new BindingStore({ sql, dir: bindingDir(dataDir, kind, id), schema, written, log });
       this.stores.push(made);
       return made;
     };

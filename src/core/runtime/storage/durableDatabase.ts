@@ -12,8 +12,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic, Statement as SqlJsStatement } from 'sql.js';
 import { StorageCorruptError, StorageWriteError } from '../errors';
-import { JournalWriter, readJournal, type SqlValue, type Statement } from './journal';
+import { journalGenerations, journalName, JournalWriter, readJournal, type SharedCommits, type SqlValue, type Statement } from './journal';
 import { readSnapshot, syncDirectory, writeSnapshot } from './snapshot';
+import type { SharedLog } from './sharedLog';
 import { PRIVATE_DIR_MODE } from './privateFiles';
 
 const META = '_hookbench_meta';
@@ -41,6 +42,12 @@ export interface OpenOptions {
   readonly dir: string;
   /** Journal bytes after which a snapshot is taken (default 4 MiB). */
   readonly snapshotAfterBytes?: number;
+  /**
+   * The data folder's shared log (sharedLog.ts): commits become durable with one sync for every
+   * database that wrote in the turn. Without it (or for a folder outside its data folder), each
+   * journal syncs its own file.
+   */
+  readonly log?: SharedLog;
 }
 
 export interface ExecResult {
@@ -50,19 +57,6 @@ export interface ExecResult {
 }
 
 const MIN_SNAPSHOT_LIMIT = 256 * 1024;
-
-function journalName(generation: number): string {
-  return `journal-${String(generation).padStart(8, '0')}.log`;
-}
-
-function journalGenerations(dir: string): number[] {
-  return fs
-    .readdirSync(dir)
-    .map((f) => /^journal-(\d+)\.log$/.exec(f)?.[1])
-    .filter((g): g is string => g !== undefined)
-    .map(Number)
-    .sort((a, b) => a - b);
-}
 
 export class DurableDatabase {
   private group: Statement[] = [];
@@ -91,9 +85,14 @@ export class DurableDatabase {
     private readonly snapshotAfterBytes: number,
     /** Bytes of a torn journal tail dropped at open (a write that was never acknowledged). */
     readonly droppedBytes: number,
+    private readonly shared: SharedCommits | undefined,
   ) {}
 
-  static async open({ sql, dir, snapshotAfterBytes = 4 * 1024 * 1024 }: OpenOptions): Promise<DurableDatabase> {
+  static async open({ sql, dir, snapshotAfterBytes = 4 * 1024 * 1024, log }: OpenOptions): Promise<DurableDatabase> {
+    // Recovery from the shared log completes the journals before any of them is read.
+    await log?.ready();
+    const id = log?.idOf(dir);
+    const shared = log && id !== undefined ? { log, id } : undefined;
     await fs.promises.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const snapshotFile = path.join(dir, SNAPSHOT);
     const db = new sql.Database(readSnapshot(snapshotFile));
@@ -118,9 +117,9 @@ export class DurableDatabase {
       }
     }
     const generation = generations.at(-1) ?? 1;
-    const journal = new JournalWriter(path.join(dir, journalName(generation)));
+    const journal = new JournalWriter(path.join(dir, journalName(generation)), undefined, shared);
     await syncDirectory(dir);
-    const opened = new DurableDatabase(db, journal, generation, dir, seq, snapshotAfterBytes, droppedBytes);
+    const opened = new DurableDatabase(db, journal, generation, dir, seq, snapshotAfterBytes, droppedBytes, shared);
     opened.snapshotBytes = fs.existsSync(snapshotFile) ? fs.statSync(snapshotFile).size : 0;
     return opened;
   }
@@ -183,18 +182,29 @@ export class DurableDatabase {
   transactionSync<T>(fn: () => T): T {
     this.assertUsable();
     const mark = this.group.length;
-    const name = `hb_tx_${mark}_${this.seq}`;
-    this.db.run(`SAVEPOINT ${name}`);
+    // One name for every level: SQLite's ROLLBACK TO and RELEASE act on the newest savepoint of
+    // that name, the one this call opened, so the three statements are compiled once, not per call.
+    this.runPrepared('SAVEPOINT hb_tx');
     try {
       const result = fn();
-      this.db.run(`RELEASE ${name}`);
+      this.runPrepared('RELEASE hb_tx');
       return result;
     } catch (error) {
-      this.db.run(`ROLLBACK TO ${name}`);
-      this.db.run(`RELEASE ${name}`);
+      this.runPrepared('ROLLBACK TO hb_tx');
+      this.runPrepared('RELEASE hb_tx');
       this.group.length = mark;
       throw error;
     }
+  }
+
+  /** Runs a statement of the database's own bookkeeping, compiled once (until the next export). */
+  private runPrepared(text: string): void {
+    let statement = this.prepared.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.prepared.set(text, statement);
+    }
+    statement.run();
   }
 
   /**
@@ -334,7 +344,7 @@ export class DurableDatabase {
     tune(this.db, this.cacheKiB);
     const previous = this.journal;
     this.generation += 1;
-    this.journal = new JournalWriter(path.join(this.dir, journalName(this.generation)));
+    this.journal = new JournalWriter(path.join(this.dir, journalName(this.generation)), undefined, this.shared);
     const covered = this.generation;
     this.snapshotting = (async () => {
       await previous.close();

@@ -1,9 +1,10 @@
 /**
  * The append-only journal of one instance: each record is one write group (the statements of one
  * synchronous stretch of agent code), framed as [u32 length][u32 crc32][payload], with a sequence
- * number in the payload. A record is durable once `flush` resolves (write + fdatasync). Reading
- * stops at a torn final record (a crash mid-append), which was never acknowledged; a bad record
- * followed by more data is corruption and is reported, never skipped.
+ * number in the payload. A record is durable once `flush` resolves (write + fdatasync of this
+ * file, or of the shared log: sharedLog.ts). Reading stops at a torn final record (a crash
+ * mid-append), which was never acknowledged; a bad record followed by more data is corruption and
+ * is reported, never skipped.
  */
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
@@ -89,14 +90,55 @@ export function readJournal(file: string): { records: JournalRecord[]; droppedBy
   return { records, droppedBytes: data.length - validLength };
 }
 
+/** The file name of a journal generation in an instance's folder. */
+export function journalName(generation: number): string {
+  return `journal-${String(generation).padStart(8, '0')}.log`;
+}
+
+/** The journal generations in `dir`, oldest first. */
+export function journalGenerations(dir: string): number[] {
+  return fs
+    .readdirSync(dir)
+    .map((f) => /^journal-(\d+)\.log$/.exec(f)?.[1])
+    .filter((g): g is string => g !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
 const fdatasync = promisify(fs.fdatasync);
 
-/** Appends records and makes them durable in group commits: one write + fdatasync per batch. */
-export class JournalWriter {
+/** A journal the shared log can make durable on its own before it drops its copy of the records. */
+export interface SyncableJournal {
+  /** Resolves once the journal's file holds everything written to it so far durably. */
+  sync(): Promise<void>;
+}
+
+/** Where a journal's records are made durable when it does not sync its own file (sharedLog.ts). */
+export interface CommitLog {
+  /** Resolves once `frames`, the journal `id`'s records, are durable. */
+  append(journal: SyncableJournal, id: string, frames: Buffer): Promise<void>;
+}
+
+/** A journal's place in a commit log: the log, and the id its records go under. */
+export interface SharedCommits {
+  readonly log: CommitLog;
+  readonly id: string;
+}
+
+/**
+ * Appends records and makes them durable in group commits. Alone, one write + fdatasync of its
+ * file per batch; with a shared commit log, its file is only written and the log's commit (one
+ * sync for every journal that wrote in the turn) makes the batch durable.
+ */
+export class JournalWriter implements SyncableJournal {
   private pending: Buffer[] = [];
   private inFlight: Promise<void> | undefined;
   private next: Promise<void> | undefined;
   private bytes: number;
+  /** With a shared log: the writes to this file, in order, and the newest batch's durability. */
+  private writing: Promise<void> = Promise.resolve();
+  private durable: Promise<void> = Promise.resolve();
+  private closed = false;
 
   /**
    * Creates `file` if needed, synchronously, so a writer can be swapped in one step. Its
@@ -105,6 +147,7 @@ export class JournalWriter {
   constructor(
     readonly file: string,
     private readonly files: OpenFiles = journalFiles,
+    private readonly shared?: SharedCommits,
   ) {
     const fd = fs.openSync(file, APPEND, PRIVATE_FILE_MODE);
     try {
@@ -118,7 +161,7 @@ export class JournalWriter {
     this.pending.push(encodeRecord(record));
   }
 
-  /** Bytes durably in the file. */
+  /** Bytes in the file (durable once the last flush resolved). */
   get size(): number {
     return this.bytes;
   }
@@ -128,6 +171,7 @@ export class JournalWriter {
    * being written share the following batch, so many requests cost one fdatasync.
    */
   flush(): Promise<void> {
+    if (this.shared) return this.flushShared(this.shared);
     if (this.inFlight) {
       this.next ??= this.inFlight.then(
         () => this.flushNext(),
@@ -160,11 +204,52 @@ export class JournalWriter {
     return this.flush();
   }
 
+  /** Writes the batch to this file (no sync) and hands it to the shared log, which makes it durable. */
+  private flushShared({ log, id }: SharedCommits): Promise<void> {
+    if (this.pending.length === 0) return this.durable;
+    const batch = Buffer.concat(this.pending.splice(0));
+    // Written here first, then handed to the log: the log never holds a record its journal lacks,
+    // and after a refused write none follows (the database is reopened from what is durable).
+    const written = (this.writing = this.writing.then(() => this.files.use(this.file, async (fd) => this.writeAt(fd, batch))));
+    this.durable = written.then(() => log.append(this, id, batch));
+    return this.durable;
+  }
+
+  /** Appends `batch`; a write the disk cut short is taken back, so no later record follows a torn one. */
+  private writeAt(fd: number, batch: Buffer): void {
+    let written = 0;
+    try {
+      while (written < batch.length) written += fs.writeSync(fd, batch, written);
+    } catch (error) {
+      if (written > 0) truncateQuietly(fd, this.bytes);
+      throw error;
+    }
+    this.bytes += batch.length;
+  }
+
+  async sync(): Promise<void> {
+    await this.writing;
+    // Closed, it synced itself; its file may even be gone (a snapshot covered it).
+    if (this.closed) return;
+    await this.files.use(this.file, (fd) => fdatasync(fd));
+  }
+
   async close(): Promise<void> {
     try {
       await this.flush();
+      // The shared log drops its copy once its file is done: this file must hold the records.
+      if (this.shared) await this.sync();
     } finally {
+      this.closed = true;
       this.files.release(this.file);
     }
+  }
+}
+
+function truncateQuietly(fd: number, length: number): void {
+  try {
+    fs.ftruncateSync(fd, length);
+  } catch {
+    // Reading stops at the torn record anyway while nothing follows it.
   }
 }

@@ -96,7 +96,7 @@ export class WorkflowBinding {
     let run = this.runs.get(id);
     if (!run) {
       const dir = path.join(this.dir, encodeName(id));
-      run = DurableDatabase.open({ sql: this.platform.sql, dir }).then((db) => {
+      run = DurableDatabase.open({ sql: this.platform.sql, dir, log: this.platform.log }).then((db) => {
         if (!fs.existsSync(path.join(dir, 'id'))) writePrivate(path.join(dir, 'id'), id);
         return new WorkflowRun(id, db, { cls: this.cls, env: this.env, timers: this.platform.timers, logger: this.platform.logger });
       });

@@ -116,6 +116,28 @@ describe('DurableDatabase', () => {
     await again.close();
   });
 
+  it('rolls back only the inner of two nested transactionSync calls when it throws', async () => {
+    const dir = tempDir();
+    const db = await DurableDatabase.open({ sql, dir });
+    db.exec('CREATE TABLE t (v)');
+    db.transactionSync(() => {
+      db.exec('INSERT INTO t VALUES (1)');
+      assert.throws(() =>
+        db.transactionSync(() => {
+          db.exec('INSERT INTO t VALUES (2)');
+          throw new Error('inner');
+        }),
+      );
+      db.transactionSync(() => db.exec('INSERT INTO t VALUES (3)'));
+    });
+    await db.commit();
+    const again = await DurableDatabase.open({ sql, dir });
+    assert.deepEqual(again.exec('SELECT v FROM t ORDER BY v').rows, [[1], [3]]);
+    assert.deepEqual(db.exec('SELECT v FROM t ORDER BY v').rows, [[1], [3]]);
+    await again.close();
+    await db.close();
+  });
+
   it('rolls a failed transactionSync back in memory and in the journal', async () => {
     const dir = tempDir();
     const db = await DurableDatabase.open({ sql, dir });
