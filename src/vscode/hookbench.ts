@@ -34,7 +34,9 @@ function receiverApi(server: ServerController): HookbenchReceiver {
       return server.url;
     },
     ready: () => server.ready(),
-    adminToken: server.adminToken,
+    get adminToken() {
+      return server.adminToken;
+    },
     get renderUrl() {
       return server.renderUrl;
     },
