@@ -28,7 +28,7 @@ export function stateMessage(state: ServeState): string | undefined {
   switch (state.kind) {
     case 'running':
       if (!state.attached) return undefined;
-      return `Attached to the hookbench serve of pid ${state.attached.pid} ${state.attached.origin}: its instances, deliveries and live feed. It keeps running when you detach (Stop).`;
+      return `Attached to the hookbench serve of pid ${state.attached.pid} ${state.attached.origin}. Stop detaches; it keeps running.`;
     case 'starting':
       return 'The receiver is starting: showing what was last known.';
     case 'stopped':
@@ -70,7 +70,10 @@ export function registerViews(store: DisposableStore, session: ExplorerSession, 
     }),
   );
   const showState = (state: ServeState) => {
-    for (const view of [agents, bindings, deliveries, outbound]) view.message = stateMessage(state);
+    const message = stateMessage(state);
+    // Which serve the views show is said once, above the first; a receiver that is not running, in each.
+    agents.message = message;
+    for (const view of [bindings, deliveries, outbound]) view.message = state.kind === 'running' ? undefined : message;
   };
   showState(server.state);
   store.add(server.onDidChangeState(showState));
