@@ -5,8 +5,9 @@
  * (src/core/lockHolder.ts) says whether the pid is the serve that wrote it; /proc says what
  * started it: a terminal, a task, or VS Code (whose serves carry `--exit-with-parent`).
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { processChain, type ProcessLine } from './childProcess';
+import { processChain, processLine, type ProcessLine } from './childProcess';
 import { serveLockFile, type ServeLock } from './contract/serveLock';
 import { checkLock, type LockCheckOptions, type LockVerdict } from './lockHolder';
 
@@ -118,4 +119,35 @@ export async function findHolding(dataDir: string, options: LockCheckOptions = {
   const verdict = await checkLock(serveLockFile(dataDir), options);
   const pid = verdict.kind === 'holder' || verdict.kind === 'unconfirmed' ? verdict.lock.pid : undefined;
   return judgeHolding(verdict, pid === undefined ? [] : processChain(pid), process.pid);
+}
+
+/** The data folder a `hookbench serve`'s arguments name (`--data`, default `.hookbench`), resolved in its working folder `cwd`. */
+export function serveDataFolder(argv: readonly string[], cwd: string): string | undefined {
+  if (!isHookbenchServe(argv)) return undefined;
+  let data = '.hookbench';
+  for (let i = argv.indexOf('serve') + 1; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--data' && i + 1 < argv.length) data = argv[++i]!;
+    else if (arg.startsWith('--data=')) data = arg.slice('--data='.length);
+  }
+  return path.resolve(cwd, data);
+}
+
+/**
+ * The live serve of process `pid` (found listening where the workspace points) with the data
+ * folder it holds, read from /proc: undefined when `pid` is no hookbench serve, or not the one
+ * that proves it holds the folder its arguments name.
+ */
+export async function findServeOf(pid: number, options: LockCheckOptions = {}): Promise<{ readonly dataDir: string; readonly holding: Extract<Holding, { kind: 'live' }> } | undefined> {
+  const line = processLine(pid);
+  let cwd: string;
+  try {
+    cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return undefined;
+  }
+  const dataDir = line && serveDataFolder(line.argv, cwd);
+  if (!dataDir) return undefined;
+  const holding = await findHolding(dataDir, options);
+  return holding.kind === 'live' && holding.lock.pid === pid ? { dataDir, holding } : undefined;
 }

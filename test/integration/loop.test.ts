@@ -114,17 +114,23 @@ describe('The daily loop, as a user', () => {
     const before = settings().inspect<number>('receiver.port')?.workspaceValue;
     try {
       await vscode.commands.executeCommand('notifications.clearAll');
+      let failed: () => void;
+      const failing = new Promise<void>((resolve) => (failed = resolve));
       const running = new Promise<string>((resolve) => {
-        let failed = false;
+        let wasFailed = false;
         const sub = hookbench.receiver.onDidChangeState((state) => {
-          if (state.kind === 'failed') failed = true;
-          if (state.kind !== 'running' || !failed) return;
+          if (state.kind === 'failed') {
+            wasFailed = true;
+            failed();
+          }
+          if (state.kind !== 'running' || !wasFailed) return;
           sub.dispose();
           resolve(state.url);
         });
       });
       // The setting restarts the receiver on the taken port: it fails, and offers the ways out.
       await settings().update('receiver.port', taken, vscode.ConfigurationTarget.Workspace);
+      await failing;
       await vscode.commands.executeCommand('notifications.showList');
       await userDoes({ click: '.notifications-center ::-p-text(Use Another Port)' });
       const url = await running;

@@ -26,6 +26,18 @@ export async function whoHolds(port: number): Promise<string> {
   return `no tool here (ss, lsof) could say which program listens on port ${port}`;
 }
 
+/** The pid of the process listening on TCP `port`, as `ss` names it (Linux), when it is this user's. */
+export async function listenerPid(port: number): Promise<number | undefined> {
+  try {
+    const { stdout } = await promisify(execFile)('ss', ['-ltnpH', `sport = :${port}`], { timeout: 5000 });
+    const pid = /\bpid=(\d+)/.exec(stdout)?.[1];
+    return pid === undefined ? undefined : Number(pid);
+  } catch {
+    // No ss here: nothing to attach to.
+    return undefined;
+  }
+}
+
 /** Offers the ways out; resolves once the user chose (or dismissed). `start` starts the receiver again. */
 export async function offerPortChoices(message: string, logger: Logger, start: () => Promise<unknown>): Promise<void> {
   const port = portInUse(message)?.port ?? NaN;

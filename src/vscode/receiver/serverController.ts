@@ -16,8 +16,9 @@ import type { Secrets } from '../secrets';
 import { ServeProcess, type ServeLaunch, type ServeState } from './serveProcess';
 import { ADMIN_TOKEN_ENV, RENDER_TOKEN_ENV, SERVE_PROCESS_ENV } from '../../core/contract/serveEnvironment';
 import { DEFAULT_RECEIVER_PORT } from '../../core/contract/webhookRoutes';
-import { folderInUse } from '../../core/contract/serveHandshake';
-import { findHolding, type Holding } from '../../core/serveHolder';
+import { folderInUse, portInUse } from '../../core/contract/serveHandshake';
+import { findHolding, findServeOf, type Holding } from '../../core/serveHolder';
+import { listenerPid } from './portInUse';
 import { Attachment, type AttachedServe } from './attachedServe';
 
 /**
@@ -171,14 +172,25 @@ export class ServerController implements vscode.Disposable {
     try {
       return await this.process.start(await this.launch());
     } catch (error) {
+      const message = (error as Error).message;
+      // A hookbench serve of another data folder listens where the workspace points: attach to it.
+      const port = portInUse(message)?.port;
+      const there = port === undefined ? undefined : await this.serveOnPort(port);
+      if (there) return this.attach(there.dataDir, there.holding);
       // Another serve took the folder between the look and the start: look again, once.
-      if (!folderInUse((error as Error).message)) throw error;
+      if (!folderInUse(message)) throw error;
       const again = await findHolding(data);
       if (again.kind === 'live') return this.attach(data, again);
       const refusedNow = held(again);
       if (!refusedNow) throw error;
       return this.refuse(new DataFolderHeldError(data, refusedNow));
     }
+  }
+
+  /** The live hookbench serve listening on `port`, when there is one of this user's. */
+  private async serveOnPort(port: number): Promise<Awaited<ReturnType<typeof findServeOf>>> {
+    const pid = await listenerPid(port);
+    return pid === undefined ? undefined : findServeOf(pid);
   }
 
   private attach(data: string, holding: Extract<Holding, { kind: 'live' }>): string {

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { isRunning, processIdentity, type ProcessLine } from '../../../src/core/childProcess';
 import { formatServeLock, serveLockFile, type ServeLock } from '../../../src/core/contract/serveLock';
 import type { LockVerdict } from '../../../src/core/lockHolder';
-import { findHolding, holderOrigin, isHookbenchServe, judgeHolding, originText } from '../../../src/core/serveHolder';
+import { findHolding, findServeOf, holderOrigin, isHookbenchServe, judgeHolding, originText, serveDataFolder } from '../../../src/core/serveHolder';
 import { orphanedVscodeServe, terminalServe } from '../helpers/serveProcess';
 
 const cleanups: (() => unknown)[] = [];
@@ -82,6 +82,13 @@ describe('the stale-holder proof', () => {
     assert.deepEqual(judgeHolding({ kind: 'free' }, [], SELF), { kind: 'free' });
   });
 
+  it('reads the data folder a serve\'s arguments name, in its working folder', () => {
+    assert.equal(serveDataFolder(SERVE, '/home/me/app'), '/home/me/app/.hookbench');
+    assert.equal(serveDataFolder([...SERVE, '--data', 'state'], '/home/me/app'), '/home/me/app/state');
+    assert.equal(serveDataFolder([...SERVE, '--data=/srv/hb'], '/home/me/app'), '/srv/hb');
+    assert.equal(serveDataFolder(['python3', '-m', 'http.server'], '/home/me/app'), undefined);
+  });
+
   it('knows hookbench serve by its script and verb, not by a word anywhere', () => {
     assert.ok(isHookbenchServe(SERVE));
     assert.ok(isHookbenchServe(VSCODE_SERVE));
@@ -109,6 +116,16 @@ describe('who holds a real data folder', () => {
     process.kill(serve.lock.pid, 'SIGINT');
     for (let waited = 0; isRunning(serve.lock.pid) && waited < 20_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal((await findHolding(data)).kind, 'free', 'a serve stopped with Ctrl+C leaves the folder free');
+  });
+
+  it('finds the serve listening where the workspace points, with the data folder it holds', async () => {
+    const data = dataFolder();
+    const serve = await terminalServe(data);
+    cleanups.push(() => serve.kill());
+    const found = await findServeOf(serve.lock.pid);
+    assert.equal(found?.dataDir, data);
+    assert.deepEqual(found?.holding.origin, { kind: 'terminal', shell: 'bash' });
+    assert.equal(await findServeOf(process.pid), undefined, 'a process that is no serve');
   });
 
   it('proves stale a VS Code serve whose window went away, naming it for Take Over', async () => {
