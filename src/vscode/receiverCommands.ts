@@ -37,7 +37,7 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
   server.onStartFailure = failed;
   store.add(
     server.onDidStopAttached(async (serve) => {
-      const choice = await vscode.window.showInformationMessage(`Hookbench: the hookbench serve of pid ${serve.pid} (${serve.origin}) stopped.`, 'Start Receiver');
+      const choice = await vscode.window.showInformationMessage(`Hookbench: the hookbench serve of pid ${serve.pid}, ${serve.origin}, stopped.`, 'Start Receiver');
       if (choice === 'Start Receiver') await start();
     }),
   );

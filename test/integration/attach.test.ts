@@ -65,10 +65,10 @@ describe('attach to the receiver the user already runs', () => {
       terminal.sendText('\u0003', false);
       await until(() => isRunning(pid), (running) => !running, 'the serve did not stop on Ctrl+C', 30_000);
       const stopped = await until(() => hookbench.receiver.state, (state) => state.kind === 'stopped', 'the receiver never showed stopped');
-      assert.deepEqual(stopped, { kind: 'stopped', note: `the hookbench serve of pid ${pid} (in a terminal (${/in a terminal \((\w+)\)/.exec(message)![1]})) stopped` });
+      assert.deepEqual(stopped, { kind: 'stopped', note: `the hookbench serve of pid ${pid}, in a terminal (${/in a terminal \((\w+)\)/.exec(message)![1]}), stopped` });
       const told = await readWorkbench<string>(viewMessages, `(${viewMessages}).includes('stopped: showing what was last known')`);
-      assert.match(told, new RegExp(`The hookbench serve of pid ${pid} \\(in a terminal \\(\\w+\\)\\) stopped: showing what was last known\\. Start the receiver from the title bar\\.`));
-      assert.match(hookbench.recentLog().join('\n'), new RegExp(`the hookbench serve of pid ${pid} \\(in a terminal \\(\\w+\\)\\) stopped: Start Receiver starts this window's own`));
+      assert.match(told, new RegExp(`The hookbench serve of pid ${pid}, in a terminal \\(\\w+\\), stopped: showing what was last known\\. Start the receiver from the title bar\\.`));
+      assert.match(hookbench.recentLog().join('\n'), new RegExp(`the hookbench serve of pid ${pid}, in a terminal \\(\\w+\\), stopped: Start Receiver starts this window's own`));
     } finally {
       terminal.dispose();
     }

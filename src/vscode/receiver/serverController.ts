@@ -202,7 +202,7 @@ export class ServerController implements vscode.Disposable {
     }
     this.attachment = attachment;
     const { serve, url } = attachment;
-    this.logger.info(`the hookbench serve of pid ${serve.pid} (${serve.origin}) holds ${data}: attached to it on ${url} instead of starting this window's own`);
+    this.logger.info(`the hookbench serve of pid ${serve.pid}, ${serve.origin}, holds ${data}: attached to it on ${url} instead of starting this window's own`);
     this.show({ kind: 'running', url, attached: serve });
     return url;
   }
@@ -210,7 +210,7 @@ export class ServerController implements vscode.Disposable {
   private attachedStopped(attachment: Attachment): void {
     if (this.attachment !== attachment) return;
     this.attachment = undefined;
-    const note = `the hookbench serve of pid ${attachment.serve.pid} (${attachment.serve.origin}) stopped`;
+    const note = `the hookbench serve of pid ${attachment.serve.pid}, ${attachment.serve.origin}, stopped`;
     this.logger.info(`${note}: Start Receiver starts this window's own`);
     this.show({ kind: 'stopped', note });
     this.attachedGone.fire(attachment.serve);
@@ -235,7 +235,7 @@ export class ServerController implements vscode.Disposable {
       this.attachment = undefined;
       attachment.dispose();
       this.logger.info(`detached from the hookbench serve of pid ${attachment.serve.pid}, which keeps running`);
-      return this.show({ kind: 'stopped', note: `detached from the hookbench serve of pid ${attachment.serve.pid} (${attachment.serve.origin}), which keeps running` });
+      return this.show({ kind: 'stopped', note: `detached from the hookbench serve of pid ${attachment.serve.pid}, ${attachment.serve.origin}, which keeps running` });
     }
     if (this.own) this.show(undefined);
     await this.process.stop();
