@@ -44,7 +44,9 @@ export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port ${D
   Browsers reach the agents routes, WebSockets, admin API and render emulator only from loopback
   and VS Code origins; --allow-origin and --allow-host open them to others. Webhook routes
   (/webhooks/, /webhooks-queued/ and each --webhook-path) are open to every origin.
-  The admin token comes from HOOKBENCH_ADMIN_TOKEN (--admin-token shows it to every user in ps).
+  The admin token comes from HOOKBENCH_ADMIN_TOKEN (--admin-token shows it to every user in ps),
+  or is made up; either way it is kept in DATA/_hookbench/admin-token (yours only), where VS Code
+  finds it to show this serve's instances and deliveries instead of starting its own.
   Another user of this machine reaches only the webhook routes (on Linux, where serve can tell
   who opened a loopback connection). On a shared macOS or Windows machine, --require-token asks
   every other route for the admin token (header X-Hookbench-Token, query hookbench_token, or the
@@ -252,8 +254,11 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     retries: { type: 'boolean', default: false },
     'retry-scale': { type: 'string' },
   });
-  const adminToken = values['admin-token'] ?? io.env[ADMIN_TOKEN_ENV];
-  if (values['require-token'] && !adminToken) throw new UsageError('--require-token needs an admin token: set HOOKBENCH_ADMIN_TOKEN (for example to the output of openssl rand -hex 16)');
+  const givenToken = values['admin-token'] ?? io.env[ADMIN_TOKEN_ENV];
+  if (values['require-token'] && !givenToken) throw new UsageError('--require-token needs an admin token: set HOOKBENCH_ADMIN_TOKEN (for example to the output of openssl rand -hex 16)');
+  // Without one given, one made up: kept in the data folder's owner-only admin-token file, where
+  // VS Code finds it to attach to this serve (docs/security.md, The data folder's lock).
+  const adminToken = givenToken || randomBytes(24).toString('hex');
   const access = { ...accessPolicy(values['allow-origin'], values['allow-host'], values['webhook-path']), ...(values['require-token'] ? { requireToken: adminToken } : {}) };
   const logger = lineLogger((line) => io.stderr.write(line + '\n'), (io.env['HOOKBENCH_LOG_LEVEL'] as 'info' | undefined) ?? 'info');
 

@@ -72,3 +72,37 @@ function hasProc(): boolean {
     return false;
   }
 }
+
+/** A process as /proc shows it: its arguments and its parent. */
+export interface ProcessLine {
+  readonly pid: number;
+  /** `/proc/<pid>/cmdline`, split at its NULs. */
+  readonly argv: readonly string[];
+  /** `/proc/<pid>/stat` field 4. */
+  readonly ppid: number;
+}
+
+/** `pid`'s arguments and parent, or undefined when it is gone or there is no /proc of Linux's kind. */
+export function processLine(pid: number): ProcessLine | undefined {
+  if (!hasProc()) return undefined;
+  try {
+    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0$/, '').split('\0');
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[4 - 3]);
+    return Number.isSafeInteger(ppid) ? { pid, argv, ppid } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `pid` and up to `depth` of its ancestors, nearest first, as far as /proc names them. */
+export function processChain(pid: number, depth = 6): ProcessLine[] {
+  const chain: ProcessLine[] = [];
+  for (let next: number | undefined = pid; next !== undefined && next > 0 && chain.length <= depth; ) {
+    const line = processLine(next);
+    if (!line) break;
+    chain.push(line);
+    next = line.ppid;
+  }
+  return chain;
+}

@@ -2,6 +2,7 @@
  * Composes the serve process: the worker on the runtime, the deliveries log, the outbound sink,
  * the admin API and the receiver in front. `hookbench serve` and the tests both start it here.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { AccessPolicy } from './http/access';
 import type { SinkLimits } from '../core/contract/sink';
@@ -13,8 +14,9 @@ import { DeliveryRetries } from './deliveryRetries';
 import { Receiver } from './http/receiver';
 import { Sink } from './sink';
 import { WorkerHost, type ServePlatform, type WorkerHostOptions } from './workerHost';
-import { secureDataFolder } from '../core/runtime/storage/privateFiles';
+import { secureDataFolder, writePrivate } from '../core/runtime/storage/privateFiles';
 import { serveLockFile } from '../core/contract/serveLock';
+import { adminTokenFile, formatAdminToken } from '../core/contract/adminTokenFile';
 
 /** What is the serve process's own; what the whole process shares comes in its platform. */
 export interface ServerOptions {
@@ -83,6 +85,10 @@ async function startLocked(platform: ServePlatform, options: ServerOptions, lock
     await closeBehind();
     throw error;
   }
+  // Before the lock names the address: whoever finds this process the holder finds its token too.
+  const tokenFile = adminTokenFile(dataDir);
+  if (options.adminToken) writePrivate(tokenFile, formatAdminToken(options.adminToken));
+  else fs.rmSync(tokenFile, { force: true });
   // Now a checker can reach the admin API and ask this process to prove it holds the folder.
   lock.listening(receiver.localAddress);
   retries?.listening(url);
@@ -97,6 +103,7 @@ async function startLocked(platform: ServePlatform, options: ServerOptions, lock
       await retries?.stop();
       await receiver.close();
       await closeBehind();
+      fs.rmSync(tokenFile, { force: true });
       // Every database is closed and synced: the shared log holds nothing they need.
       await platform.log.close();
       lock.release();

@@ -6,14 +6,19 @@
  */
 import type * as vscode from 'vscode';
 
-/** The receiver's state: starting, running on `url`, stopped, or failed to start with `message`. */
+/**
+ * The receiver's state: starting, running on `url`, stopped, or failed to start with `message`.
+ * `attached`: the running serve is not this window's own but one that already held the
+ * workspace's data folder (a terminal's, a task's, another window's), with its pid and what
+ * started it in words; `note`: why it stopped, when that is news (the attached serve stopped).
+ */
 export type ReceiverState =
   | { readonly kind: 'starting' }
-  | { readonly kind: 'running'; readonly url: string }
-  | { readonly kind: 'stopped' }
+  | { readonly kind: 'running'; readonly url: string; readonly attached?: { readonly pid: number; readonly origin: string } }
+  | { readonly kind: 'stopped'; readonly note?: string }
   | { readonly kind: 'failed'; readonly message: string };
 
-/** The local receiver (a `hookbench serve` process) this window runs for its workspace. */
+/** The local receiver (a `hookbench serve` process) this window runs for its workspace, or the one it attached to. */
 export interface HookbenchReceiver {
   readonly state: ReceiverState;
   readonly onDidChangeState: vscode.Event<ReceiverState>;
@@ -26,7 +31,7 @@ export interface HookbenchReceiver {
   ready(): Promise<string>;
   /**
    * The admin API's Bearer token for this session (docs/admin-api.md): a fresh one each time the
-   * window starts. It keeps other users and web pages out; another extension runs as the user
+   * window starts; while attached to a serve this window did not start, that serve's. It keeps other users and web pages out; another extension runs as the user
    * already. Never log it or show it in a webview.
    */
   readonly adminToken: string;

@@ -36,7 +36,9 @@ function receiverApi(server: ServerController): HookbenchReceiver {
       return server.url;
     },
     ready: () => server.ready(),
-    adminToken: server.adminToken,
+    get adminToken() {
+      return server.adminToken;
+    },
     get renderUrl() {
       return server.renderUrl;
     },

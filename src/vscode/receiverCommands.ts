@@ -5,11 +5,11 @@ import type { Logger } from '../core/log';
 import { registerCommand, reportError } from './commands';
 import { PROVIDER_SECRETS, type Secrets } from './secrets';
 import { PROVIDERS } from '../core/contract/providers';
-import { folderInUse, portInUse } from '../core/contract/serveHandshake';
+import { portInUse } from '../core/contract/serveHandshake';
 import { webhookPath } from '../core/contract/webhookRoutes';
 import { offerTakeOver } from './receiver/folderInUse';
 import { offerPortChoices } from './receiver/portInUse';
-import type { ServerController } from './receiver/serverController';
+import { DataFolderHeldError, type ServerController } from './receiver/serverController';
 
 export function registerReceiverCommands(store: DisposableStore, logger: Logger, server: ServerController, secrets: Secrets): void {
   /** A start that failed: the ways out for a taken port or data folder, a short toast otherwise. */
@@ -19,9 +19,9 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
     if (portInUse(message)) {
       logger.warn(message);
       void offerPortChoices(message, logger, start);
-    } else if (folderInUse(message)) {
+    } else if (error instanceof DataFolderHeldError) {
       logger.warn(message);
-      void offerTakeOver(message, logger, start);
+      void offerTakeOver(error, logger, start);
     } else reportError(logger, 'the receiver could not start', error);
   };
   const start = async (): Promise<string | undefined> => {
@@ -35,6 +35,12 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
     }
   };
   server.onStartFailure = failed;
+  store.add(
+    server.onDidStopAttached(async (serve) => {
+      const choice = await vscode.window.showInformationMessage(`Hookbench: the hookbench serve of pid ${serve.pid}, ${serve.origin}, stopped.`, 'Start Receiver');
+      if (choice === 'Start Receiver') await start();
+    }),
+  );
   registerCommand(store, logger, 'hookbench.receiver.start', start);
   registerCommand(store, logger, 'hookbench.receiver.stop', () => server.stop());
   registerCommand(store, logger, 'hookbench.receiver.restart', async () => {
@@ -62,12 +68,16 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
   });
 
   registerCommand(store, logger, 'hookbench.receiver.showMenu', async () => {
-    const running = server.state.kind === 'running';
+    const state = server.state;
+    const running = state.kind === 'running';
+    const attached = state.kind === 'running' ? state.attached : undefined;
     const items: (vscode.QuickPickItem & { command: string })[] = running
       ? [
           { label: '$(copy) Copy Webhook URL', command: 'hookbench.receiver.copyUrl' },
           { label: '$(debug-restart) Restart Receiver', command: 'hookbench.receiver.restart' },
-          { label: '$(debug-stop) Stop Receiver', command: 'hookbench.receiver.stop' },
+          attached
+            ? { label: `$(debug-disconnect) Detach from pid ${attached.pid}`, description: 'it keeps running', command: 'hookbench.receiver.stop' }
+            : { label: '$(debug-stop) Stop Receiver', command: 'hookbench.receiver.stop' },
           { label: '$(key) Set Webhook Secret', command: 'hookbench.secret.set' },
           { label: '$(output) Show Log', command: 'hookbench.showLog' },
         ]

@@ -1,18 +1,21 @@
 /**
- * When another receiver holds the data folder (another VS Code window on this folder, or this
- * browser tab before a reload, whose extension host code-server keeps alive for a while): offer to
- * take it over, instead of a receiver that stays failed. Only a process that proves it holds the
- * folder's lock is stopped (src/core/lockHolder.ts, docs/security.md); a lock that names anything
- * else is stale, and this window's receiver takes it over without stopping anyone.
+ * When the data folder is held by a serve this window may not attach to: Take Over, offered only
+ * for a holder proven stale (src/core/serveHolder.ts), and always asked first in a modal that
+ * names what it will stop; a holder that proves nothing is never stopped (docs/security.md, The
+ * data folder's lock). A live serve (a terminal's, a task's, another window's) is attached to
+ * instead, and never reaches here.
  */
 import * as vscode from 'vscode';
 import { isRunning } from '../../core/childProcess';
-import { folderInUse } from '../../core/contract/serveHandshake';
-import { serveLockFile, type ServeLock } from '../../core/contract/serveLock';
-import { checkLock, stillHolds } from '../../core/lockHolder';
+import type { ServeLock } from '../../core/contract/serveLock';
+import { stillHolds } from '../../core/lockHolder';
 import type { Logger } from '../../core/log';
+import { findHolding } from '../../core/serveHolder';
+import type { DataFolderHeldError } from './serverController';
 
-/** Stops the confirmed holder (SIGTERM: it drains and commits), waits for it to go (at most 20 s). */
+const TAKE_OVER = 'Stop It and Take Over';
+
+/** Stops the stale holder (SIGTERM: it drains and commits), waits for it to go (at most 20 s). */
 async function stopHolder(lock: ServeLock): Promise<boolean> {
   // Checked again just before the signal: the pid must still name the process that answered.
   if (!stillHolds(lock)) return true;
@@ -24,34 +27,29 @@ async function stopHolder(lock: ServeLock): Promise<boolean> {
   return !isRunning(lock.pid);
 }
 
-/** Offers Take Over; `start` starts this window's receiver again. */
-export async function offerTakeOver(message: string, logger: Logger, start: () => Promise<unknown>): Promise<void> {
-  const { folder, pid } = folderInUse(message) ?? { folder: undefined, pid: NaN };
+/** Offers the way out of `held`; `start` starts this window's receiver again. */
+export async function offerTakeOver(held: DataFolderHeldError, logger: Logger, start: () => Promise<unknown>): Promise<void> {
+  const { dataDir, holding } = held;
+  if (holding.kind !== 'stale' || !holding.stops) {
+    const choice = await vscode.window.showErrorMessage(`Hookbench: ${held.message}.`, 'Show Log');
+    if (choice === 'Show Log') void vscode.commands.executeCommand('hookbench.showLog');
+    return;
+  }
+  const { pid } = holding.stops;
   const choice = await vscode.window.showWarningMessage(
-    `Hookbench: another receiver (pid ${pid}) uses ${folder}: another VS Code window on this folder, or this tab before a reload.`,
-    'Take Over',
-    'Show Log',
+    `Stop the hookbench serve of pid ${pid} and take over ${dataDir}?`,
+    { modal: true, detail: `It holds the data folder, but ${holding.reason}. It is sent SIGTERM (it drains and commits first), then this window starts its own receiver.` },
+    TAKE_OVER,
   );
-  if (choice === 'Show Log') return void vscode.commands.executeCommand('hookbench.showLog');
-  if (choice !== 'Take Over' || folder === undefined) return;
-  const verdict = await checkLock(serveLockFile(folder));
-  if (verdict.kind === 'holder') {
-    logger.info(`taking the data folder over from the receiver of pid ${verdict.lock.pid}, which proved it holds ${folder}`);
-    if (!(await stopHolder(verdict.lock))) {
-      void vscode.window.showErrorMessage(`Hookbench: the receiver of pid ${verdict.lock.pid} did not stop within 20 s.`);
+  if (choice !== TAKE_OVER) return;
+  // Looked at again now: only the same holder, still proven stale, is stopped.
+  const now = await findHolding(dataDir);
+  if (now.kind === 'stale' && now.stops?.nonce === holding.stops.nonce) {
+    logger.info(`taking ${dataDir} over from the hookbench serve of pid ${pid}: ${holding.reason}`);
+    if (!(await stopHolder(now.stops))) {
+      void vscode.window.showErrorMessage(`Hookbench: the hookbench serve of pid ${pid} did not stop within 20 s.`);
       return;
     }
-  } else if (verdict.kind === 'unconfirmed') {
-    const line = `pid ${verdict.lock.pid} holds the lock of ${folder} but did not prove it is a hookbench serve of this folder (${verdict.reason}); nothing was stopped`;
-    logger.warn(line);
-    void vscode.window.showErrorMessage(`Hookbench: ${line}. Try again once it listens, or stop it yourself.`);
-    return;
-  } else if (verdict.kind !== 'free') {
-    // Stale, or naming this extension host (which is no serve): this window's receiver takes it over.
-    const [named, reason] = verdict.kind === 'own' ? [verdict.lock.pid, 'it names this window\'s extension host'] : [verdict.pid ?? '?', verdict.reason];
-    const line = `serve.lock names pid ${named}, which is not a hookbench serve of this folder: the lock is stale (${reason}); nothing was stopped`;
-    logger.info(line);
-    void vscode.window.showInformationMessage(`Hookbench: ${line}.`);
   }
   await start();
 }

@@ -10,12 +10,21 @@ import { parseLogLine, type Logger } from '../../core/log';
 import { forEachLine, stopChild } from '../../core/childProcess';
 import { replaceNoSecret } from '../../core/contract/providers';
 import { listeningUrl, renderUrl } from '../../core/contract/serveHandshake';
+import type { AttachedServe } from './attachedServe';
 import { parseWorkerException, parseWorkerStatus, type WorkerException, type WorkerStatus } from '../../core/contract/workerProblems';
 
 /** What serve said about the user's worker: a build's outcome, or a handler that threw. */
 export type WorkerReport = { readonly kind: 'status'; readonly status: WorkerStatus } | { readonly kind: 'exception'; readonly exception: WorkerException };
 
-export type ServeState = { kind: 'starting' } | { kind: 'running'; url: string } | { kind: 'stopped' } | { kind: 'failed'; message: string };
+/**
+ * The receiver's state. `attached`: the running serve is not this window's own (a terminal's, a
+ * task's, another window's: attachedServe.ts); `note`: why it stopped, when that is news.
+ */
+export type ServeState =
+  | { kind: 'starting' }
+  | { kind: 'running'; url: string; attached?: AttachedServe }
+  | { kind: 'stopped'; note?: string }
+  | { kind: 'failed'; message: string };
 
 export interface ServeLaunch {
   readonly cli: string;

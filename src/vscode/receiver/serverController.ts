@@ -16,6 +16,34 @@ import type { Secrets } from '../secrets';
 import { ServeProcess, type ServeLaunch, type ServeState } from './serveProcess';
 import { ADMIN_TOKEN_ENV, DEFAULT_MEMORY_BUDGET_MIB, RENDER_TOKEN_ENV, SERVE_PROCESS_ENV } from '../../core/contract/serveEnvironment';
 import { DEFAULT_RECEIVER_PORT } from '../../core/contract/webhookRoutes';
+import { folderInUse, portInUse } from '../../core/contract/serveHandshake';
+import { findHolding, findServeOf, type Holding } from '../../core/serveHolder';
+import { listenerPid } from './portInUse';
+import { Attachment, type AttachedServe } from './attachedServe';
+
+/**
+ * The data folder is held by a process this window may neither attach to nor start beside: a
+ * serve proven stale (Take Over stops it, after asking), or one that proves nothing yet.
+ */
+export class DataFolderHeldError extends Error {
+  override readonly name = 'DataFolderHeldError';
+  constructor(
+    readonly dataDir: string,
+    readonly holding: Extract<Holding, { kind: 'stale' | 'unproven' }>,
+  ) {
+    super(heldMessage(dataDir, holding));
+  }
+}
+
+/** Whether `holding` keeps this window from starting its own serve there (a live one is attached to). */
+function held(holding: Holding): DataFolderHeldError['holding'] | undefined {
+  return holding.kind === 'unproven' || (holding.kind === 'stale' && holding.stops !== undefined) ? holding : undefined;
+}
+
+function heldMessage(dataDir: string, holding: DataFolderHeldError['holding']): string {
+  if (holding.kind === 'stale') return `pid ${holding.pid ?? '?'} holds the data folder ${dataDir} but is stale (${holding.reason}): Take Over stops it, after asking`;
+  return `pid ${holding.lock.pid} holds the data folder ${dataDir} but did not prove it is a hookbench serve of it (${holding.reason}); nothing was stopped: Restart once it listens`;
+}
 
 /**
  * VS Code's private storage for this workspace (the global one without a folder): where an
@@ -35,8 +63,15 @@ export class ServerController implements vscode.Disposable {
   readonly onDidChangeState = this.changed.event;
   /** Each build's outcome and each handler that threw, as the running serve reports them. */
   readonly onDidReportWorker: ServeProcess['onDidReportWorker'];
-  /** A fresh token per session: the admin API is the extension's alone. */
-  readonly adminToken = randomBytes(24).toString('hex');
+  /** A fresh token per session for this window's own serve: its admin API is the extension's alone. */
+  private readonly sessionToken = randomBytes(24).toString('hex');
+  /** The serve of a terminal, a task or another window this window's views are attached to. */
+  private attachment: Attachment | undefined;
+  /** The state this controller set over its process's: attached, refused, or what became of an attached serve. */
+  private own: ServeState | undefined;
+  private readonly attachedGone = new Emitter<AttachedServe>();
+  /** The serve attached to stopped (its terminal's Ctrl+C): told once, with Start Receiver to offer. */
+  readonly onDidStopAttached = this.attachedGone.event;
   /** The local render emulator's Bearer token, also fresh per session. */
   readonly renderToken = randomBytes(24).toString('hex');
   private pending: Promise<string> | undefined;
@@ -59,8 +94,9 @@ export class ServerController implements vscode.Disposable {
     this.status = this.store.add(vscode.window.createStatusBarItem('hookbench.receiver', vscode.StatusBarAlignment.Left, 50));
     this.status.name = 'Hookbench Receiver';
     this.status.command = 'hookbench.receiver.showMenu';
-    this.store.add(this.process.onDidChangeState((state) => this.render(state)));
+    this.store.add(this.process.onDidChangeState((state) => (this.own ? undefined : this.render(state))));
     this.render(this.process.state);
+    this.store.add({ dispose: () => this.attachment?.dispose() });
     this.status.show();
     this.store.add(
       vscode.workspace.onDidChangeConfiguration((event) => {
@@ -96,29 +132,112 @@ export class ServerController implements vscode.Disposable {
   }
 
   get state(): ServeState {
-    return this.process.state;
+    return this.own ?? this.process.state;
   }
 
   get url(): string | undefined {
-    return this.process.state.kind === 'running' ? this.process.state.url : undefined;
+    const state = this.state;
+    return state.kind === 'running' ? state.url : undefined;
   }
 
-  /** The local Browser Rendering emulator's `…/client/v4` URL, when it runs. */
+  /** The admin API's token: this session's, or the attached serve's. */
+  get adminToken(): string {
+    return this.attachment?.token ?? this.sessionToken;
+  }
+
+  /** The local Browser Rendering emulator's `…/client/v4` URL, when this window's own serve runs it. */
   get renderUrl(): string | undefined {
-    return this.url ? this.process.renderUrl : undefined;
+    return this.url && !this.attachment ? this.process.renderUrl : undefined;
   }
 
-  /** Starts the receiver (or returns the start in progress); resolves with its URL. */
+  /**
+   * Starts the receiver (or returns the start in progress); resolves with its URL. A live serve
+   * that already holds the data folder is attached to instead; throws DataFolderHeldError for a
+   * holder that is neither live nor free.
+   */
   start(): Promise<string> {
     if (this.url) return Promise.resolve(this.url);
-    this.pending ??= this.launch()
-      .then((launch) => this.process.start(launch))
-      .finally(() => (this.pending = undefined));
+    this.pending ??= this.attachOrLaunch().finally(() => (this.pending = undefined));
     return this.pending;
   }
 
+  private async attachOrLaunch(): Promise<string> {
+    const data = this.dataFolder();
+    const holding = await findHolding(data);
+    if (holding.kind === 'live') return this.attach(data, holding);
+    const refused = held(holding);
+    if (refused) return this.refuse(new DataFolderHeldError(data, refused));
+    if (holding.kind === 'stale') this.logger.info(`serve.lock of ${data} names pid ${holding.pid ?? '?'}, which is not a hookbench serve of this folder: the lock is stale (${holding.reason}); nothing was stopped`);
+    this.show(undefined);
+    try {
+      return await this.process.start(await this.launch());
+    } catch (error) {
+      const message = (error as Error).message;
+      // A hookbench serve of another data folder listens where the workspace points: attach to it.
+      const port = portInUse(message)?.port;
+      const there = port === undefined ? undefined : await this.serveOnPort(port);
+      if (there) return this.attach(there.dataDir, there.holding);
+      // Another serve took the folder between the look and the start: look again, once.
+      if (!folderInUse(message)) throw error;
+      const again = await findHolding(data);
+      if (again.kind === 'live') return this.attach(data, again);
+      const refusedNow = held(again);
+      if (!refusedNow) throw error;
+      return this.refuse(new DataFolderHeldError(data, refusedNow));
+    }
+  }
+
+  /** The live hookbench serve listening on `port`, when there is one of this user's. */
+  private async serveOnPort(port: number): Promise<Awaited<ReturnType<typeof findServeOf>>> {
+    const pid = await listenerPid(port);
+    return pid === undefined ? undefined : findServeOf(pid);
+  }
+
+  private attach(data: string, holding: Extract<Holding, { kind: 'live' }>): string {
+    let attachment: Attachment;
+    try {
+      attachment = Attachment.open(data, holding.lock, holding.origin, () => this.attachedStopped(attachment));
+    } catch (error) {
+      return this.refuse(error as Error);
+    }
+    this.attachment = attachment;
+    const { serve, url } = attachment;
+    this.logger.info(`the hookbench serve of pid ${serve.pid}, ${serve.origin}, holds ${data}: attached to it on ${url} instead of starting this window's own`);
+    this.show({ kind: 'running', url, attached: serve });
+    return url;
+  }
+
+  private attachedStopped(attachment: Attachment): void {
+    if (this.attachment !== attachment) return;
+    this.attachment = undefined;
+    const note = `the hookbench serve of pid ${attachment.serve.pid}, ${attachment.serve.origin}, stopped`;
+    this.logger.info(`${note}: Start Receiver starts this window's own`);
+    this.show({ kind: 'stopped', note });
+    this.attachedGone.fire(attachment.serve);
+  }
+
+  private refuse(error: Error): never {
+    this.show({ kind: 'failed', message: error.message });
+    throw error;
+  }
+
+  /** Shows `state` over the process's (undefined: the process's own again). */
+  private show(state: ServeState | undefined): void {
+    this.own = state;
+    this.render(this.state);
+  }
+
+  /** Stops this window's serve; an attached one is only detached from, never stopped. */
   async stop(): Promise<void> {
     await this.pending?.catch(() => undefined);
+    const attachment = this.attachment;
+    if (attachment) {
+      this.attachment = undefined;
+      attachment.dispose();
+      this.logger.info(`detached from the hookbench serve of pid ${attachment.serve.pid}, which keeps running`);
+      return this.show({ kind: 'stopped', note: `detached from the hookbench serve of pid ${attachment.serve.pid}, ${attachment.serve.origin}, which keeps running` });
+    }
+    if (this.own) this.show(undefined);
     await this.process.stop();
   }
 
@@ -135,7 +254,7 @@ export class ServerController implements vscode.Disposable {
   async syncSecrets(): Promise<void> {
     // A start in progress may have read the secrets before the change: wait for it, then compare.
     await this.pending?.catch(() => undefined);
-    if (this.process.state.kind !== 'running' && this.process.state.kind !== 'starting') return;
+    if (this.attachment || (this.process.state.kind !== 'running' && this.process.state.kind !== 'starting')) return;
     if (JSON.stringify(await this.environment()) === this.launchedSecrets) return;
     await this.restartIfRunning('a webhook secret changed');
   }
@@ -162,6 +281,10 @@ export class ServerController implements vscode.Disposable {
   }
 
   private restartIfRunning(reason: string): Promise<unknown> {
+    if (this.attachment) {
+      this.logger.info(`${reason}: the attached hookbench serve of pid ${this.attachment.serve.pid} keeps its own flags and secrets (Restart Receiver detaches and looks again)`);
+      return Promise.resolve();
+    }
     if (this.process.state.kind !== 'running' && this.process.state.kind !== 'starting') return Promise.resolve();
     this.restarting ??= (async () => {
       this.logger.info(`restarting the receiver: ${reason}`);
@@ -253,6 +376,11 @@ export class ServerController implements vscode.Disposable {
     switch (state.kind) {
       case 'running': {
         const port = new URL(state.url).port;
+        if (state.attached) {
+          this.status.text = `$(plug) Hookbench :${port} · attached to pid ${state.attached.pid}`;
+          this.status.tooltip = new vscode.MarkdownString(`Attached to the hookbench serve of pid ${state.attached.pid} ${state.attached.origin}, on \`${state.url}\`: its instances, deliveries and live feed.\n\nIt runs with its own flags and secrets. Stop Receiver detaches and leaves it running.`);
+          break;
+        }
         this.status.text = `$(radio-tower) Hookbench :${port}`;
         const restricted = vscode.workspace.isTrusted ? '' : '\n\nRestricted mode: this folder is not trusted, so the built-in worker runs, never the folder\'s own code.';
         this.status.tooltip = new vscode.MarkdownString(`Hookbench receiver on \`${state.url}\`\n\nPOST webhooks to \`${state.url}/webhooks/<provider>/<entity>\`${restricted}`);
@@ -264,7 +392,7 @@ export class ServerController implements vscode.Disposable {
         break;
       case 'stopped':
         this.status.text = '$(circle-slash) Hookbench';
-        this.status.tooltip = 'Hookbench receiver is stopped';
+        this.status.tooltip = state.note ? `Hookbench: ${state.note}` : 'Hookbench receiver is stopped';
         break;
       case 'failed':
         this.status.text = '$(error) Hookbench';
@@ -276,6 +404,7 @@ export class ServerController implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.attachedGone.dispose();
     this.changed.dispose();
     this.store.dispose();
   }

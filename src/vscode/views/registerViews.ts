@@ -29,15 +29,17 @@ export interface Views {
 export function stateMessage(state: ServeState): string | undefined {
   switch (state.kind) {
     case 'running':
-      return undefined;
+      if (!state.attached) return undefined;
+      return `Attached to the hookbench serve of pid ${state.attached.pid} ${state.attached.origin}. Stop detaches; it keeps running.`;
     case 'starting':
       return 'The receiver is starting: showing what was last known.';
     case 'stopped':
+      if (state.note) return `${state.note[0]!.toUpperCase()}${state.note.slice(1)}: showing what was last known. Start the receiver from the title bar.`;
       return 'The receiver is stopped: showing what was last known. Start it from the title bar.';
     case 'failed': {
       // The two failures with a way out in VS Code say that way, not the CLI's flags.
       const folder = folderInUse(state.message);
-      if (folder) return `Another receiver (pid ${folder.pid}) holds this data folder: another window on this folder, or this tab before a reload. Take Over from the notification, or Restart.`;
+      if (folder) return `Another hookbench serve (pid ${folder.pid}) took this data folder as this one started. Restart attaches to it.`;
       const port = portInUse(state.message);
       if (port) return `Port ${port.port} is in use by another program. Use Another Port from the notification, or set hookbench.receiver.port.`;
       return `The receiver could not start: ${firstWords(state.message.replace(/^the server exited with code \d+: (hookbench: )?/, ''), 140)} Show Log says why.`;
@@ -72,7 +74,10 @@ export function registerViews(store: DisposableStore, session: ExplorerSession, 
   registerDeliveryFilter(store, logger, trees.deliveries, deliveries);
   store.add(vscode.commands.registerCommand(SHOW_MORE_LISTED_COMMAND, () => trees.deliveries.showMore()));
   const showState = (state: ServeState) => {
-    for (const view of [agents, bindings, deliveries, outbound]) view.message = stateMessage(state);
+    const message = stateMessage(state);
+    // Which serve the views show is said once, above the first; a receiver that is not running, in each.
+    agents.message = message;
+    for (const view of [bindings, deliveries, outbound]) view.message = state.kind === 'running' ? undefined : message;
   };
   showState(server.state);
   store.add(server.onDidChangeState(showState));

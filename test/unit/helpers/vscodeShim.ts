@@ -77,6 +77,8 @@ export interface ShownMessage {
   readonly level: 'info' | 'warning' | 'error';
   readonly text: string;
   readonly items: readonly string[];
+  /** Shown as a modal dialog (`{ modal: true }`), which the user must answer; absent for a notification. */
+  readonly modal?: true;
 }
 
 /** Every notification shown, in order; `choose` answers each with the button it names (or none). */
@@ -86,7 +88,8 @@ export const notifications = {
 };
 
 const notify = (level: ShownMessage['level']) => async (text: string, ...items: unknown[]): Promise<string | undefined> => {
-  const message = { level, text, items: items.filter((item): item is string => typeof item === 'string') };
+  const modal = items.some((item) => typeof item === 'object' && item !== null && (item as { modal?: unknown }).modal === true);
+  const message = { level, text, items: items.filter((item): item is string => typeof item === 'string'), ...(modal ? { modal: true as const } : {}) };
   notifications.shown.push(message);
   return notifications.choose(message);
 };

@@ -1,7 +1,8 @@
-// Take Over (src/vscode/receiver/folderInUse.ts) stops only a process that proves it holds the data
-// folder's lock: a real serve is stopped and this window's receiver started; a lock naming an
-// unrelated process (one whose arguments even end in `cli.js serve`) is stale and nothing is
-// stopped, however the lock was planted: a bare pid, a wrong start time, a proof that fails.
+// Take Over (src/vscode/receiver/folderInUse.ts) is offered only for a holder proven stale, and
+// always asks first, in a modal that names the pid it will stop: declined, nothing is stopped;
+// accepted, that serve drains and exits and this window's receiver starts. A holder that proves
+// nothing (pid and start time match, the proof fails) is never stopped and no Take Over is asked.
+// A live serve (a terminal's) never gets here: the views attach to it (src/core/serveHolder.ts).
 import '../../helpers/vscodeShim';
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,17 +14,19 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isRunning, processIdentity } from '../../../../src/core/childProcess';
-import { folderInUseMessage } from '../../../../src/core/contract/serveHandshake';
-import { formatServeLock, lockAnswer, parseLockConfirmRequest, serveLockFile } from '../../../../src/core/contract/serveLock';
+import { formatServeLock, serveLockFile } from '../../../../src/core/contract/serveLock';
 import { nullLogger, recording } from '../../../../src/core/log';
+import { findHolding } from '../../../../src/core/serveHolder';
 import { offerTakeOver } from '../../../../src/vscode/receiver/folderInUse';
+import { DataFolderHeldError } from '../../../../src/vscode/receiver/serverController';
 import { notifications } from '../../helpers/vscodeShim';
-import { startServe } from '../../helpers/serveProcess';
+import { orphanedVscodeServe } from '../../helpers/serveProcess';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   notifications.shown.length = 0;
+  notifications.choose = () => undefined;
 });
 
 function dataFolder(): string {
@@ -33,94 +36,75 @@ function dataFolder(): string {
   return data;
 }
 
-/** An unrelated long-running process whose arguments end like a serve's: `node …/cli.js serve`. */
-async function decoy(): Promise<ChildProcess & { pid: number }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-decoy-'));
-  fs.writeFileSync(path.join(dir, 'cli.js'), "process.stdout.write('up\\n');\nsetInterval(() => {}, 1 << 30);\n");
-  const child = spawn(process.execPath, [path.join(dir, 'cli.js'), 'serve'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  cleanups.push(() => {
-    child.kill('SIGKILL');
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  await new Promise((resolve) => child.stdout!.once('data', resolve));
-  return child as ChildProcess & { pid: number };
+/** What the window would be told: the holding as the receiver's start finds it. */
+async function held(data: string): Promise<DataFolderHeldError> {
+  const holding = await findHolding(data, { timeoutMs: 1000 });
+  assert.ok(holding.kind === 'unproven' || (holding.kind === 'stale' && holding.stops), `held, not ${JSON.stringify(holding)}`);
+  return new DataFolderHeldError(data, holding);
 }
 
-/** Answers Take Over, then runs it; how many times this window's receiver was started. */
-async function takeOver(data: string, pid: number): Promise<{ started: number; log: readonly string[] }> {
-  notifications.choose = (message) => (message.items.includes('Take Over') ? 'Take Over' : undefined);
+/** Runs Take Over with `answer` as the user's choice in whatever it asks; how many times this window's receiver was started. */
+async function takeOver(data: string, answer: string | undefined): Promise<{ started: number; log: readonly string[] }> {
+  notifications.choose = (message) => (answer !== undefined && message.items.includes(answer) ? answer : undefined);
   const logger = recording(nullLogger);
   let started = 0;
-  await offerTakeOver(folderInUseMessage(data, pid, serveLockFile(data)), logger, async () => started++);
+  await offerTakeOver(await held(data), logger, async () => started++);
   return { started, log: logger.lines() };
 }
 
-const alive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null && isRunning(child.pid!);
+async function gone(pid: number): Promise<boolean> {
+  for (let waited = 0; isRunning(pid) && waited < 20_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+  return !isRunning(pid);
+}
 
 describe('Take Over', () => {
-  it('leaves alone the unrelated process a planted serve.lock names, and says the lock is stale', async () => {
+  it('asks in a modal naming the stale serve it would stop; declined, it stops and starts nothing', async () => {
     const data = dataFolder();
-    const other = await decoy();
-    fs.writeFileSync(serveLockFile(data), `${other.pid}\n`, { mode: 0o600 });
-    const { started } = await takeOver(data, other.pid);
-    assert.ok(alive(other), 'the process the lock named was not stopped');
-    const said = notifications.shown.at(-1)!;
-    assert.equal(said.level, 'info');
-    assert.match(said.text, new RegExp(`^Hookbench: serve\\.lock names pid ${other.pid}, which is not a hookbench serve of this folder: the lock is stale \\(.+\\); nothing was stopped\\.$`));
-    assert.equal(started, 1, 'this window\'s receiver takes the stale lock over');
-  });
-
-  it('leaves it alone when the planted lock has a proof that answers, but the pid names a process started at another time', async () => {
-    const data = dataFolder();
-    const other = await decoy();
-    // Whoever plants the lock knows its nonce, and can answer for it from a server of its own.
-    const nonce = randomBytes(32).toString('hex');
-    const accomplice = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pid: other.pid, answer: lockAnswer(nonce, parseLockConfirmRequest(JSON.parse(body))!.challenge) })));
-    });
-    await new Promise<void>((resolve) => accomplice.listen(0, '127.0.0.1', resolve));
-    cleanups.push(() => new Promise((resolve) => accomplice.close(resolve)));
-    const identity = processIdentity(other.pid);
-    assert.ok(identity && identity !== 'no-proc', 'Linux /proc');
-    const admin = `127.0.0.1:${(accomplice.address() as AddressInfo).port}`;
-    fs.writeFileSync(serveLockFile(data), formatServeLock({ pid: other.pid, startTime: String(Number(identity.startTime) - 100), uid: process.getuid!(), nonce, admin }), { mode: 0o600 });
-    await takeOver(data, other.pid);
-    assert.ok(alive(other));
-    assert.match(notifications.shown.at(-1)!.text, /the lock is stale \(that pid names a process started at another time\)/);
-  });
-
-  it('stops nothing and starts nothing when the process the lock names cannot prove it holds it', async () => {
-    const data = dataFolder();
-    const other = await decoy();
-    const asked: string[] = [];
-    const impostor = http.createServer((req, res) => {
-      asked.push(`${req.method} ${req.url}`);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pid: other.pid, answer: '0'.repeat(64) }));
-    });
-    await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve));
-    cleanups.push(() => new Promise((resolve) => impostor.close(resolve)));
-    const identity = processIdentity(other.pid) as { startTime: string };
-    const admin = `127.0.0.1:${(impostor.address() as AddressInfo).port}`;
-    fs.writeFileSync(serveLockFile(data), formatServeLock({ pid: other.pid, startTime: identity.startTime, uid: process.getuid!(), nonce: randomBytes(32).toString('hex'), admin }), { mode: 0o600 });
-    const { started } = await takeOver(data, other.pid);
-    assert.ok(alive(other));
-    assert.deepEqual(asked, ['POST /__hookbench/lock/confirm']);
-    const said = notifications.shown.at(-1)!;
-    assert.equal(said.level, 'error');
-    assert.match(said.text, new RegExp(`pid ${other.pid} holds the lock of .* but did not prove it is a hookbench serve of this folder \\(what answers at ${admin} could not prove it wrote the lock\\); nothing was stopped`));
+    const serve = await orphanedVscodeServe(data);
+    cleanups.push(() => serve.kill());
+    const { started } = await takeOver(data, undefined);
+    const asked = notifications.shown.at(-1)!;
+    assert.ok(asked.modal, 'a modal');
+    assert.equal(asked.text, `Stop the hookbench serve of pid ${serve.lock.pid} and take over ${data}?`);
+    assert.deepEqual(asked.items, ['Stop It and Take Over']);
+    assert.ok(isRunning(serve.lock.pid), 'not stopped');
     assert.equal(started, 0);
   });
 
-  it('stops a real serve that proves it holds the folder, then starts this window\'s receiver', async () => {
+  it('accepted, stops the stale serve (it drains and exits) and starts this window\'s receiver', async () => {
     const data = dataFolder();
-    const serve = await startServe(['--data', data, '--no-render']);
-    const exited = new Promise((resolve) => serve.child.once('exit', (code, signal) => resolve(code ?? signal)));
-    cleanups.push(() => serve.child.exitCode === null && serve.stop('SIGKILL'));
-    const { started, log } = await takeOver(data, serve.child.pid!);
-    assert.equal(await exited, 0, 'it drained and exited cleanly on SIGTERM');
-    assert.ok(log.some((line) => line.includes(`taking the data folder over from the receiver of pid ${serve.child.pid}, which proved it holds`)), log.join('\n'));
+    const serve = await orphanedVscodeServe(data);
+    cleanups.push(() => serve.kill());
+    const { started, log } = await takeOver(data, 'Stop It and Take Over');
+    assert.ok(await gone(serve.lock.pid), 'stopped');
+    assert.ok(log.some((line) => line.includes(`taking ${data} over from the hookbench serve of pid ${serve.lock.pid}: it was started by a VS Code window that is gone`)), log.join('\n'));
     assert.equal(started, 1);
+    assert.equal((await findHolding(data)).kind, 'free', 'it released the lock as it stopped');
+  });
+
+  it('stops nothing, asks nothing, and starts nothing when the holder cannot prove it holds the folder', async () => {
+    const data = dataFolder();
+    // A process whose arguments end like a serve's, answering the proof wrongly from a server beside it.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-decoy-'));
+    fs.writeFileSync(path.join(dir, 'cli.js'), "process.stdout.write('up\\n');\nsetInterval(() => {}, 1 << 30);\n");
+    const decoy: ChildProcess = spawn(process.execPath, [path.join(dir, 'cli.js'), 'serve'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    cleanups.push(() => {
+      decoy.kill('SIGKILL');
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    await new Promise((resolve) => decoy.stdout!.once('data', resolve));
+    const impostor = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pid: decoy.pid, answer: '0'.repeat(64) })));
+    await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => impostor.close(resolve)));
+    const identity = processIdentity(decoy.pid!) as { startTime: string };
+    const admin = `127.0.0.1:${(impostor.address() as AddressInfo).port}`;
+    fs.writeFileSync(serveLockFile(data), formatServeLock({ pid: decoy.pid!, startTime: identity.startTime, uid: process.getuid!(), nonce: randomBytes(32).toString('hex'), admin }), { mode: 0o600 });
+    const { started } = await takeOver(data, 'Stop It and Take Over');
+    assert.ok(isRunning(decoy.pid!));
+    const said = notifications.shown.at(-1)!;
+    assert.equal(said.level, 'error');
+    assert.ok(!said.modal && !notifications.shown.some((shown) => shown.modal), 'no Take Over asked');
+    assert.match(said.text, new RegExp(`pid ${decoy.pid} holds the data folder .* but did not prove it is a hookbench serve of it \\(what answers at ${admin} could not prove it wrote the lock\\); nothing was stopped`));
+    assert.equal(started, 0);
   });
 });
