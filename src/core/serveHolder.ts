@@ -91,11 +91,23 @@ function orphaned(chain: readonly ProcessLine[], self: number): boolean {
 }
 
 /**
+ * The chain as if serve had not started itself again: on a Node without `process.execve`, a serve
+ * started without its allocator settings relays to a child serve (src/serveAllocator.ts), and the
+ * lock names the child. Its parent is then that relay, whose own parent is what started serve.
+ */
+function withoutRelay(chain: readonly ProcessLine[]): readonly ProcessLine[] {
+  const [serve, relay] = chain;
+  if (!serve || !relay || relay.pid !== serve.ppid || !isHookbenchServe(relay.argv)) return chain;
+  return [{ ...serve, ppid: relay.ppid }, ...chain.slice(2)];
+}
+
+/**
  * Decides, from the lock's verdict and the holder's process chain (empty without /proc), what
  * the extension of process `self` may do: attach to a live serve, take over a stale holder
  * (stopping only one proven stale), or nothing.
  */
-export function judgeHolding(verdict: LockVerdict, chain: readonly ProcessLine[], self: number): Holding {
+export function judgeHolding(verdict: LockVerdict, processes: readonly ProcessLine[], self: number): Holding {
+  const chain = withoutRelay(processes);
   switch (verdict.kind) {
     case 'free':
       return verdict;

@@ -60,6 +60,14 @@ describe('the stale-holder proof', () => {
     }
   });
 
+  it('looks past the relay a serve started without its allocator settings runs on Node 20 (src/serveAllocator.ts)', () => {
+    // The lock names the child serve; its parent is the relay, started by what started serve.
+    const orphan = judgeHolding(holder, [line(4242, 4241, ...VSCODE_SERVE), line(4241, 1, ...VSCODE_SERVE)], SELF);
+    assert.equal(orphan.kind, 'stale');
+    const typed = judgeHolding(holder, [line(4242, 4241, ...SERVE), line(4241, 4000, ...SERVE), line(4000, 3000, 'bash')], SELF);
+    assert.deepEqual(typed.kind === 'live' && typed.origin, { kind: 'terminal', shell: 'bash' });
+  });
+
   it('never proves stale a terminal serve, even adopted by init (its shell closed with nohup)', () => {
     assert.equal(judgeHolding(holder, [line(4242, 1, ...SERVE)], SELF).kind, 'live');
   });

@@ -132,7 +132,7 @@ export class SharedLog implements CommitLog {
     const file = path.join(this.dir, logFileName(number));
     const fd = fs.openSync(file, CREATE_NEW, PRIVATE_FILE_MODE);
     try {
-      writeAll(fd, LOG_MAGIC);
+      writeAll(fd, LOG_MAGIC, 0);
       await fdatasync(fd);
       // The file's name must be durable before anything acknowledged is only in it.
       await syncDirectory(this.dir);
@@ -172,7 +172,7 @@ export class SharedLog implements CommitLog {
     const generation = this.current!;
     const commit = encodeCommit(batch.map((p) => p.entry));
     try {
-      writeAll(generation.fd, commit);
+      writeAll(generation.fd, commit, generation.size);
     } catch (error) {
       // A full disk wrote part of it: cut it off, or the next commit would follow a torn one.
       try {
@@ -221,8 +221,12 @@ function newestBySeq(records: readonly JournalRecord[]): JournalRecord[] {
   return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
 }
 
-function writeAll(fd: number, data: Buffer): void {
-  for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written);
+/**
+ * Writes `data` at `position`, never at the file's offset: after a full disk wrote part of a commit
+ * and the file was cut back, the offset is past the end, and the next commit would follow a hole.
+ */
+function writeAll(fd: number, data: Buffer, position: number): void {
+  for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written, data.length - written, position + written);
 }
 
 function syncDirectorySync(dir: string): void {
@@ -237,7 +241,8 @@ function syncDirectorySync(dir: string): void {
 function appendDurably(file: string, data: Buffer): void {
   const fd = fs.openSync(file, APPEND, PRIVATE_FILE_MODE);
   try {
-    writeAll(fd, data);
+    // O_APPEND: each write goes at the end, whatever position it names.
+    writeAll(fd, data, 0);
     fs.fdatasyncSync(fd);
   } finally {
     fs.closeSync(fd);
