@@ -64,6 +64,9 @@ const fileName = (uri: string) => decodeURIComponent(uri.split('/').pop() ?? uri
  * element's own Enter takes only a highlighted option, so a typed name was dropped.
  */
 function acceptTypedFont(control: Field): void {
+  // A click into the box selects the name it shows, so what is typed replaces it instead of
+  // being added after it (as a browser's own combo box does).
+  control.addEventListener('click', () => control.shadowRoot?.querySelector('input')?.select());
   control.addEventListener(
     'keydown',
     (event) => {

@@ -40,6 +40,18 @@ async function noneNotFound(): Promise<void> {
   assert.doesNotMatch(shown, /Create File|could not be opened/, 'no tab says its file was not found');
 }
 
+/** Shows the tab whose webview is `viewType`, as a person clicks it (a webview in a tab behind another is not drawn). */
+async function showWebviewTab(viewType: string): Promise<void> {
+  for (const group of vscode.window.tabGroups.all) {
+    const index = group.tabs.findIndex((tab) => tab.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith(viewType));
+    if (index < 0) continue;
+    const focus = ['workbench.action.focusFirstEditorGroup', 'workbench.action.focusSecondEditorGroup', 'workbench.action.focusThirdEditorGroup'][group.viewColumn - 1];
+    if (focus) await vscode.commands.executeCommand(focus);
+    await vscode.commands.executeCommand('workbench.action.openEditorAtIndex', index);
+    return;
+  }
+}
+
 /** Every Hookbench tab is back with what it showed, and the draft with its edit. */
 async function findsEachTabBack(): Promise<void> {
   const hookbench = await api();
@@ -51,17 +63,20 @@ async function findsEachTabBack(): Promise<void> {
   });
   const [draft] = textTabs('hookbench-draft');
   const [sqlConsole] = textTabs('hookbench-sql');
+  await showWebviewTab('hookbench.sqlResults');
   const results = await resultsShown(STATEMENT);
   assert.deepEqual(results.error === null && results.rows, ROWS, 'the results show the rows they showed');
 
   // Each tab shown, as a person clicking it sees it.
-  const draftEditor = await vscode.window.showTextDocument(draft!, { preview: false });
+  /** The column of the group a restored tab is in: shown there, where it was, not in the group last focused. */
+  const columnOf = (uri: vscode.Uri) => vscode.window.tabGroups.all.find((g) => g.tabs.some((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri.toString()))?.viewColumn;
+  const draftEditor = await vscode.window.showTextDocument(draft!, { preview: false, viewColumn: columnOf(draft!) });
   await noneNotFound();
   assert.deepEqual(JSON.parse(draftEditor.document.getText()), EDITED, 'the draft has its edit');
   assert.equal(draftEditor.document.isDirty, false, 'the edit was kept as it was made: nothing to save');
   const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', draft);
   assert.ok(lenses.some((lens) => lens.command?.title.includes('Send github push to the local receiver')), 'the draft still knows what it sends');
-  const consoleEditor = await vscode.window.showTextDocument(sqlConsole!, { preview: false });
+  const consoleEditor = await vscode.window.showTextDocument(sqlConsole!, { preview: false, viewColumn: columnOf(sqlConsole!) });
   await noneNotFound();
   assert.equal(consoleEditor.document.getText().trim(), STATEMENT, 'the console has its statement');
   await until(() => consoleEditor.document.languageId, (id) => id === 'hookbench-sql', 'the console is SQLite again');
