@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { buildDelivery, findTemplate } from '../../src/core/payloads';
 import { isFree } from '../../src/core/nextFreePort';
 import { schemeFor } from '../../src/core/signing';
-import { adminClient, api, deliveryIds, newDeliveries, withSecret } from './helpers';
+import { adminClient, api, deliveryIds, newDeliveries, onMinimumVscode, withSecret } from './helpers';
 import { readWorkbench, userDoes } from './reporter';
 import { collapseAgents, rowMenu, rowsUnder, shownUnder, untilRows } from './treeViews';
 
@@ -152,8 +152,7 @@ describe('The daily loop, as a user', () => {
   it('the provider pick says which secrets are set, and sets a missing one on the spot', async function () {
     // Known regression on the newest VS Code after this stop's merges: in the full suite (not
     // alone) it timed out at 60 s twice; checked on the minimum VS Code until it is found.
-    const minimum = String(vscode.extensions.getExtension('hookbench.hookbench')!.packageJSON.engines.vscode).replace(/^\^/, '').split('.').slice(0, 2).join('.');
-    if (!vscode.version.startsWith(`${minimum}.`)) return this.skip();
+    if (!onMinimumVscode()) return this.skip();
     const hookbench = await api();
     await vscode.commands.executeCommand('hookbench.secret.clear', 'SHOPIFY_WEBHOOK_SECRET');
     const picked = vscode.commands.executeCommand('hookbench.webhook.send');
