@@ -45,7 +45,7 @@ const ALLOWED = [
   /^dist\/node_modules\/@esbuild\/[a-z0-9]+-[a-z0-9]+\/(package\.json|README\.md|bin\/esbuild|esbuild\.exe)$/,
   /^dist\/node_modules\/@ngrok\/ngrok\/(package\.json|index\.js|index\.d\.ts|README\.md|LICENSE-MIT|LICENSE-APACHE|CONTRIBUTING\.md|CODE_OF_CONDUCT\.md|CHANGELOG\.md)$/,
   /^dist\/node_modules\/@ngrok\/ngrok-[a-z0-9-]+\/(package\.json|README\.md|ngrok\.[a-z0-9-]+\.node)$/,
-  /^media\/(hookbench\.(svg|png)|screenshots\/[a-z0-9-]+\.png|walkthrough\/[a-z-]+\.md|http\/[A-Za-z.-]+\.json)$/,
+  /^media\/(hookbench\.(svg|png)|screenshots\/[a-z0-9-]+\.png|walkthrough\/[a-z-]+\.md|(http|sql)\/[A-Za-z.-]+\.json)$/,
 ];
 
 /** What every package must hold for the extension to run. */
@@ -108,6 +108,10 @@ for (const target of TARGETS) {
       assert.deepEqual(notAllowed(entries.keys()), []);
       assert.deepEqual(REQUIRED.filter((name) => !entries.has(name)), []);
       assert.ok(entries.has(manifest.icon), `the icon ${manifest.icon}`);
+      // Every file the manifest points at (grammars, language configurations, icons) ships.
+      const referenced = [...JSON.stringify(manifest).matchAll(/"\.\/((?:media|dist)\/[^"]+)"/g)].map((m) => m[1]!);
+      assert.ok(referenced.length > 0, 'the manifest names files of its own');
+      assert.deepEqual(referenced.filter((name) => !entries.has(name)), []);
       // The README's own images ship with it (the docs' screenshots stay in the repository).
       const readmeImages = [...fs.readFileSync(path.join(root, 'README.md'), 'utf8').matchAll(/\]\((media\/[^)\s]+\.png)\)/g)].map((m) => m[1]!);
       assert.ok(readmeImages.length > 0, 'the README shows screenshots');
