@@ -238,7 +238,11 @@ export async function runWorkbenchSuite(suite) {
       await new Promise((resolve) => setTimeout(resolve, SAVED_STATE_MS));
       await server.stop();
       server = await startCodeServer({ ...serverOptions, port: server.port });
-      await page.reload({ waitUntil: 'domcontentloaded' });
+      // The old tab lost its server: the workbench may have navigated it to an error page or
+      // reloaded it on its own, which ends puppeteer's session with it (Page.reload: Session
+      // closed). A user opens the URL again; so does the launcher, in a new tab, then closes the old.
+      workbench = await openWorkbench();
+      await page.close().catch(() => undefined);
       return;
     }
     const navigated = page.waitForNavigation({ waitUntil: 'domcontentloaded', timeout: 60_000 });
@@ -260,6 +264,8 @@ export async function runWorkbenchSuite(suite) {
   let workbench;
   /** @type {Promise<void>} */
   let userSteps = Promise.resolve();
+  /** Screenshots under way: the browser stays open until they are written. @type {Promise<void>[]} */
+  const captures = [];
   const streamReport = () => {
     const text = fs.readFileSync(report, 'utf8');
     const fresh = text.slice(offset);
@@ -267,7 +273,7 @@ export async function runWorkbenchSuite(suite) {
     offset = text.length;
     for (const match of fresh.matchAll(/^screenshot: ([\w-]+)$/gm)) {
       const file = path.join(screenshots, `${match[1]}.png`);
-      void capture(workbench, file).catch((error) => console.error(`screenshot ${match[1]}: ${String(error)}`));
+      captures.push(capture(workbench, file).catch((error) => console.error(`screenshot ${match[1]}: ${String(error)}`)));
     }
     // A test asks the user to act ("user: {json}") or to reload ("reload: KIND"): done in order,
     // each step acknowledged in the acks file (a reload ends the extension host that asked).
@@ -294,15 +300,22 @@ export async function runWorkbenchSuite(suite) {
     }
   };
   const ticker = setInterval(streamReport, 250);
-  try {
+  const consoleLog = fs.createWriteStream(path.join(artifacts, 'browser-console.log'));
+  /** @type {(code: number) => void} */
+  let exited = () => undefined;
+  const exitCode = new Promise((resolve) => (exited = resolve));
+  const extensionPath = suite.extensionPath ?? harness(stateDir);
+  const url = workbenchUrl({ origin: server.origin, port: server.port, folder: workspace, extensionPath, testsPath: suite.testsPath });
+  /** A tab on the workbench URL, its console logged and its exit function exposed (after a server restart too). */
+  const openWorkbench = async () => {
     const page = await browser.newPage();
-    workbench = page;
-    const consoleLog = fs.createWriteStream(path.join(artifacts, 'browser-console.log'));
     page.on('console', (m) => consoleLog.write(`${m.type()} ${m.text()}\n`));
-    const exitCode = new Promise((resolve) => page.exposeFunction('codeAutomationExit', (/** @type {number} */ code) => resolve(code)));
-    const extensionPath = suite.extensionPath ?? harness(stateDir);
-    const url = workbenchUrl({ origin: server.origin, port: server.port, folder: workspace, extensionPath, testsPath: suite.testsPath });
+    await page.exposeFunction('codeAutomationExit', (/** @type {number} */ code) => exited(code));
     await page.goto(url, { waitUntil: 'domcontentloaded' });
+    return page;
+  };
+  try {
+    workbench = await openWorkbench();
     /** @type {NodeJS.Timeout | undefined} */
     let timer;
     const timeout = new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), TIMEOUT_MS)));
@@ -310,7 +323,7 @@ export async function runWorkbenchSuite(suite) {
     clearTimeout(timer);
     streamReport();
     if (result === 'timeout') {
-      await page.screenshot({ path: path.join(artifacts, 'timeout.png') });
+      await workbench?.screenshot({ path: path.join(artifacts, 'timeout.png') });
       console.error(`The ${suite.name} suite did not finish within ${TIMEOUT_MS} ms (screenshot in ${artifacts}).`);
       return 1;
     }
@@ -318,6 +331,8 @@ export async function runWorkbenchSuite(suite) {
     return Number(result);
   } finally {
     clearInterval(ticker);
+    await Promise.all(captures);
+    consoleLog.end();
     await browser.close();
     await server.stop();
     serverLog.end();

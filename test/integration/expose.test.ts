@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
 import { SmeeRelay } from '../unit/helpers/smeeRelay';
-import { adminClient, api, onMinimumVscode, withSecret } from './helpers';
+import { adminClient, api, until, withSecret } from './helpers';
 import { readWorkbench, userDoes } from './reporter';
 import { untilRows } from './treeViews';
 
@@ -45,9 +45,6 @@ describe('Expose Receiver (smee, against a local relay)', () => {
   });
 
   it('when smee cannot make a channel: one line without CLI flags, and the next Expose Receiver asks which provider', async function () {
-    // Known gap: on the newest VS Code the failure's toast was not read within 20 s (not yet
-    // understood); checked on the minimum VS Code the extension supports until it is.
-    if (!onMinimumVscode()) return this.skip();
     const hookbench = await api();
     await withSecret(hookbench, 'GITHUB_WEBHOOK_SECRET', 'expose-secret');
     await vscode.commands.executeCommand('hookbench.expose.stop');
@@ -62,12 +59,19 @@ describe('Expose Receiver (smee, against a local relay)', () => {
     try {
       await vscode.commands.executeCommand('notifications.clearAll');
       const started = vscode.commands.executeCommand<string | undefined>('hookbench.expose.start', 'smee');
-      const messages = `[...document.querySelectorAll('.notification-list-item-message')].map((e) => e.textContent ?? '')`;
+      // Read in the notifications center, once the failure is there: the newest VS Code under test
+      // shows no toast (the bell gets its dot), and a center opened before the notification came
+      // did not list it.
+      await until(() => hookbench.recentLog(), (lines) => lines.some((line) => line.includes(`could not expose the receiver with smee: could not reach http://127.0.0.1:${port}`)), 'the failure is logged');
+      await vscode.commands.executeCommand('notifications.showList');
+      const messages = `[...document.querySelectorAll('.notifications-center .notification-list-item-message')].map((e) => e.textContent ?? '')`;
       const shown = await readWorkbench<string[]>(messages, `${messages}.some((text) => text.includes('create a smee channel'))`);
       const failure = shown.find((text) => text.includes('create a smee channel'))!;
       assert.match(failure, new RegExp(`could not reach http://127\\.0\\.0\\.1:${port} to create a smee channel`));
       assert.doesNotMatch(failure, /--\w/, `a VS Code user is not told about command-line flags: ${failure}`);
       await vscode.commands.executeCommand('notifications.clearAll');
+      // The center would take the Escape meant for the prompt below.
+      await vscode.commands.executeCommand('notifications.hideList');
       assert.equal(await started, undefined);
       // smee did not work: the next Expose Receiver asks again instead of trying it once more.
       const again = vscode.commands.executeCommand<string | undefined>('hookbench.expose.start');

@@ -119,9 +119,3 @@ export async function serveWorkerEntry(hookbench: HookbenchApi, entry: string | 
   await vscode.workspace.getConfiguration('hookbench').update('worker.entry', entry, vscode.ConfigurationTarget.Workspace);
   return restarted;
 }
-
-/** Whether this is the oldest VS Code the extension supports (`engines.vscode`): where a test known to fail on newer ones still runs. */
-export function onMinimumVscode(): boolean {
-  const minimum = String(vscode.extensions.getExtension('hookbench.hookbench')!.packageJSON.engines.vscode).replace(/^\^/, '').split('.').slice(0, 2).join('.');
-  return vscode.version.startsWith(`${minimum}.`);
-}

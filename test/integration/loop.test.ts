@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { buildDelivery, findTemplate } from '../../src/core/payloads';
 import { isFree } from '../../src/core/nextFreePort';
 import { schemeFor } from '../../src/core/signing';
-import { adminClient, api, deliveryIds, newDeliveries, onMinimumVscode, withSecret } from './helpers';
+import { adminClient, api, deliveryIds, newDeliveries, nextRestart, withSecret } from './helpers';
 import { readWorkbench, userDoes } from './reporter';
 import { collapseAgents, rowMenu, rowsUnder, shownUnder, untilRows } from './treeViews';
 
@@ -145,14 +145,17 @@ describe('The daily loop, as a user', () => {
       await readWorkbench('true', `document.querySelector('.notifications-center')?.textContent.includes('the receiver now uses port ${taken + 1}, the next free one')`);
     } finally {
       holder.close();
+      // The notifications center shown above would take the next Escape meant for a prompt.
+      await vscode.commands.executeCommand('notifications.hideList');
+      // The setting restarts a running receiver once VS Code reports the change, which can come
+      // after update() resolves: the next test must not be handed the URL that is going away.
+      const back = hookbench.receiver.state.kind === 'running' ? nextRestart(hookbench) : undefined;
       await settings().update('receiver.port', before, vscode.ConfigurationTarget.Workspace);
+      await back;
     }
   });
 
   it('the provider pick says which secrets are set, and sets a missing one on the spot', async function () {
-    // Known regression on the newest VS Code after this stop's merges: in the full suite (not
-    // alone) it timed out at 60 s twice; checked on the minimum VS Code until it is found.
-    if (!onMinimumVscode()) return this.skip();
     const hookbench = await api();
     await vscode.commands.executeCommand('hookbench.secret.clear', 'SHOPIFY_WEBHOOK_SECRET');
     const picked = vscode.commands.executeCommand('hookbench.webhook.send');

@@ -144,6 +144,8 @@ export class FileReporter {
     runner.on(EVENT_TEST_FAIL, (test: Mocha.Test, error: Error) => {
       failures.push({ title: test.fullTitle(), error });
       write(`${'  '.repeat(depth)}✘ ${test.title}`);
+      // The workbench as the failure left it, for the one reading the report (artifacts' screenshots).
+      write(`screenshot: failed-${failures.length}-${test.title.replace(/\W+/g, '-').slice(0, 60)}`);
     });
     runner.once(EVENT_RUN_END, () => {
       write('');
