@@ -65,9 +65,7 @@ async function runOn(which) {
   const trusted = only === 'restricted' || only === 'reload' ? 0 : await runWorkbenchSuite({ ...suite, name: 'trusted', artifacts: path.join(out, base), otherExtensions: [floor], prepare: trustedFixture });
   if (only === 'trusted') return trusted;
   // Hookbench's tabs across a window reload and a restart of code-server (test/integration/reload.test.ts).
-  // Run on request only (HOOKBENCH_TEST_ONLY=reload) until the launcher's restart of code-server is
-  // reliable: in CI the page's session closed during the restart (docs/testing.md).
-  const runsReload = only === 'reload';
+  const runsReload = only === undefined || only === 'reload';
   if (runsReload) console.log(`\nReloaded (a window reload, then code-server restarted), code-server ${vscode.version}:`);
   const reloaded = !runsReload ? 0 : await runWorkbenchSuite({ ...suite, name: 'reload', artifacts: path.join(out, `${base}-reload`), prepare: fixture });
   if (only === 'reload') return reloaded;

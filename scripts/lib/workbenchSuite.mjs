@@ -236,6 +236,9 @@ export async function runWorkbenchSuite(suite) {
     fs.writeFileSync(`${report}.phase`, kind);
     if (kind === 'server') {
       await new Promise((resolve) => setTimeout(resolve, SAVED_STATE_MS));
+      // From here the old tab speaks for nothing: its workbench, losing its server, may call
+      // codeAutomationExit itself.
+      generation += 1;
       await server.stop();
       server = await startCodeServer({ ...serverOptions, port: server.port });
       // The old tab lost its server: the workbench may have navigated it to an error page or
@@ -306,11 +309,16 @@ export async function runWorkbenchSuite(suite) {
   const exitCode = new Promise((resolve) => (exited = resolve));
   const extensionPath = suite.extensionPath ?? harness(stateDir);
   const url = workbenchUrl({ origin: server.origin, port: server.port, folder: workspace, extensionPath, testsPath: suite.testsPath });
+  /** Which tab's exit counts: the newest one's (see reload). */
+  let generation = 0;
   /** A tab on the workbench URL, its console logged and its exit function exposed (after a server restart too). */
   const openWorkbench = async () => {
     const page = await browser.newPage();
+    const mine = generation;
     page.on('console', (m) => consoleLog.write(`${m.type()} ${m.text()}\n`));
-    await page.exposeFunction('codeAutomationExit', (/** @type {number} */ code) => exited(code));
+    await page.exposeFunction('codeAutomationExit', (/** @type {number} */ code) => {
+      if (mine === generation) exited(code);
+    });
     await page.goto(url, { waitUntil: 'domcontentloaded' });
     return page;
   };

@@ -124,6 +124,7 @@ export class FileReporter {
       if (file) fs.appendFileSync(file, line + '\n');
     };
     let depth = 0;
+    const phaseAtStart = reloadPhase();
     const failures: { title: string; error: Error }[] = [];
     let passes = 0;
     let pending = 0;
@@ -144,8 +145,9 @@ export class FileReporter {
     runner.on(EVENT_TEST_FAIL, (test: Mocha.Test, error: Error) => {
       failures.push({ title: test.fullTitle(), error });
       write(`${'  '.repeat(depth)}✘ ${test.title}`);
-      // The workbench as the failure left it, for the one reading the report (artifacts' screenshots).
-      write(`screenshot: failed-${failures.length}-${test.title.replace(/\W+/g, '-').slice(0, 60)}`);
+      // The workbench as the failure left it, for the one reading the report (artifacts' screenshots);
+      // not when the failure is this run's window going away for a reload the test asked for.
+      if (reloadPhase() === phaseAtStart) write(`screenshot: failed-${failures.length}-${test.title.replace(/\W+/g, '-').slice(0, 60)}`);
     });
     runner.once(EVENT_RUN_END, () => {
       write('');
