@@ -94,9 +94,12 @@ describe('bindings view: what a worker’s bindings hold', () => {
     assert.deepEqual(alarms.map((a) => a.label), ['reminder-1']);
     assert.match(alarms[0]!.description, /^alarm in (59|60) min$/);
 
-    // The KV value opens read-only, by its key.
+    // The KV value opens read-only, by its key: from a script, and by a click on its row.
     const valueUri = (await vscode.commands.executeCommand('hookbench.bindings.openValue', { binding: 'CACHE', key: 'customer:acme' })) as vscode.Uri;
     assert.equal((await vscode.workspace.openTextDocument(valueUri)).getText(), '{"plan":"pro"}');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const clicked = await editorOpenedBy(() => clickRow('Bindings', ['CACHE', 'customer:acme']), (editor) => editor.document.uri.scheme === 'hookbench-kv');
+    assert.equal(clicked.document.getText(), '{"plan":"pro"}');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 

@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { TABLE_SCHEMA_SQL, tablesFrom, type ColumnSchema, type TableSchema } from '../../core/contract/tableSchema';
 import type { AdminClient } from '../client/adminClient';
+import { rowCommand } from '../views/rowCommand';
 
 export type TablesNode =
   | { kind: 'tables'; namespace: string; agent: string; name: string }
@@ -50,7 +51,7 @@ export function tablesTreeItem(node: TablesNode): vscode.TreeItem {
         iconPath: new vscode.ThemeIcon('table'),
         contextValue: 'hookbench.table',
         tooltip: node.columns.map((c) => `${c.name} ${c.type}${c.pk ? ' PRIMARY KEY' : ''}${c.notNull ? ' NOT NULL' : ''}`).join('\n'),
-        command: { command: 'hookbench.sql.open', title: 'Browse Table', arguments: [node] },
+        command: rowCommand('agents', 'Browse Table'),
       });
     case 'column':
       return Object.assign(new vscode.TreeItem(node.column.name, vscode.TreeItemCollapsibleState.None), {

@@ -11,6 +11,7 @@ import type { AttachedWorker, AttachedWorkers } from './attachedWorkers';
 import { instanceKey, PAGE, type ExplorerChange, type ExplorerFeed, type ExplorerModel } from './explorerModel';
 import { relativeTime } from './explorerSession';
 import { SHOW_MORE_COMMAND } from './listTree';
+import { rowCommand } from './rowCommand';
 import { textTooltip } from './tooltip';
 import { HookbenchDocuments } from '../documents';
 import { tablesChildren, tablesNodeId, tablesTreeItem, type TablesNode } from '../inspector/tablesNodes';
@@ -302,7 +303,7 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
           description: node.remaining === undefined ? undefined : `${node.remaining} not shown`,
           iconPath: new vscode.ThemeIcon('ellipsis'),
           contextValue: 'hookbench.more',
-          command: { command: SHOW_MORE_COMMAND, title: 'Show 100 More', arguments: [node] },
+          command: rowCommand('agents', 'Show 100 More'),
         });
       case 'event': {
         const { event } = node;
@@ -334,8 +335,22 @@ function valueChildren(id: string, value: unknown): AgentNode[] {
  * carries its payload and opens that.
  */
 function eventCommand(node: Extract<AgentNode, { kind: 'event' }>): vscode.Command {
-  if (node.namespace.startsWith('remote:')) return { command: 'hookbench.event.openPayload', title: 'Open Payload', arguments: [node] };
+  if (node.namespace.startsWith('remote:')) return rowCommand('agents', 'Open Payload');
   return { command: 'vscode.open', title: 'Open Event', arguments: [HookbenchDocuments.eventUri(node.namespace, node.name, node.event), { preview: true }] };
+}
+
+/** What a click on an Agents row does, with its node (rowCommand.ts runs it for the selected row). */
+export function agentRowAction(node: AgentNode): vscode.Command | undefined {
+  switch (node.kind) {
+    case 'more':
+      return { command: SHOW_MORE_COMMAND, title: 'Show 100 More', arguments: [node] };
+    case 'event':
+      return node.namespace.startsWith('remote:') ? { command: 'hookbench.event.openPayload', title: 'Open Payload', arguments: [node] } : eventCommand(node);
+    case 'table':
+      return { command: 'hookbench.sql.open', title: 'Browse Table', arguments: [node] };
+    default:
+      return undefined;
+  }
 }
 
 /**

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { BindingKind, BindingSummary } from '../../core/contract/bindings';
 import type { AdminClient } from '../client/adminClient';
 import { SHOW_MORE_COMMAND } from './listTree';
+import { rowCommand } from './rowCommand';
 
 export const OPEN_VALUE_COMMAND = 'hookbench.bindings.openValue';
 
@@ -158,6 +159,12 @@ export async function pageOf(client: AdminClient, binding: BindingSummary, curso
   }
 }
 
+/** What a click on a Bindings row does, with its node (rowCommand.ts runs it for the selected row). */
+export function bindingRowAction(node: BindingNode): vscode.Command | undefined {
+  if (node.kind === 'bindingsMore') return { command: SHOW_MORE_COMMAND, title: 'Show 100 More', arguments: [node] };
+  return node.kind === 'item' ? node.command : undefined;
+}
+
 export function bindingTreeItem(node: BindingNode): vscode.TreeItem {
   switch (node.kind) {
     case 'binding':
@@ -172,7 +179,7 @@ export function bindingTreeItem(node: BindingNode): vscode.TreeItem {
         id: node.id,
         iconPath: new vscode.ThemeIcon('ellipsis'),
         contextValue: 'hookbench.more',
-        command: { command: SHOW_MORE_COMMAND, title: 'Show 100 More', arguments: [node] },
+        command: rowCommand('bindings', 'Show 100 More'),
       });
     case 'item':
       return Object.assign(new vscode.TreeItem(node.label, node.children && node.children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None), {
@@ -181,7 +188,7 @@ export function bindingTreeItem(node: BindingNode): vscode.TreeItem {
         tooltip: node.tooltip,
         iconPath: new vscode.ThemeIcon(node.icon),
         contextValue: node.contextValue,
-        command: node.command,
+        command: node.command && rowCommand('bindings', node.command.title),
       });
   }
 }

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import type { DisposableStore } from '../../core/events';
 import type { Logger } from '../../core/log';
-import { AgentsTree, type AgentNode } from './agentsTree';
-import { isBindingsMore, type BindingNode } from './bindingNodes';
+import { agentRowAction, AgentsTree, type AgentNode } from './agentsTree';
+import { bindingRowAction, isBindingsMore, type BindingNode } from './bindingNodes';
 import { BindingsTree } from './bindingsTree';
 import { DeliveriesTree } from './deliveriesTree';
 import { FILTER_KEYS, parseDeliveryFilter } from './deliveryFilter';
@@ -12,6 +12,7 @@ import type { AttachedWorkers } from './attachedWorkers';
 import type { ExplorerSession } from './explorerSession';
 import { registerKvValues } from './kvValues';
 import { OutboundTree } from './outboundTree';
+import { registerRowCommand } from './rowCommand';
 import { folderInUse, portInUse } from '../../core/contract/serveHandshake';
 import type { ServeState } from '../receiver/serveProcess';
 import type { ServerController } from '../receiver/serverController';
@@ -71,6 +72,8 @@ export function registerViews(store: DisposableStore, session: ExplorerSession, 
       return trees.agents.showMore(node as AgentNode);
     }),
   );
+  registerRowCommand(store, logger, 'agents', agents, agentRowAction);
+  registerRowCommand(store, logger, 'bindings', bindings, bindingRowAction);
   registerDeliveryFilter(store, logger, trees.deliveries, deliveries);
   store.add(vscode.commands.registerCommand(SHOW_MORE_LISTED_COMMAND, () => trees.deliveries.showMore()));
   const showState = (state: ServeState) => {
