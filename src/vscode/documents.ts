@@ -1,6 +1,7 @@
 /**
- * Read-only virtual documents for deliveries and events (scheme `hookbench`), read from the
- * receiver when they open, so a tab restored after a reload reads them again. A delivery opens as
+ * Read-only documents for deliveries and events (scheme `hookbench`, a read-only file system:
+ * readOnlyFiles.ts), read from the receiver when they open, so a tab restored after a reload
+ * reads them again. A delivery opens as
  * one document (deliveryDocument.ts); an Agents-view event opens as the delivery that stored it,
  * or as its payload when the deliveries log no longer has that request.
  */
@@ -10,6 +11,7 @@ import type { DeliverySummary } from '../core/contract/deliveries';
 import type { EventRow } from '../core/contract/instances';
 import type { AdminClient } from './client/adminClient';
 import { deliveryText, deliveryTitle, prettyBody, sourceLabel } from './deliveryDocument';
+import { ReadOnlyFiles } from './readOnlyFiles';
 
 import type { ExplorerSession } from './views/explorerSession';
 
@@ -39,7 +41,7 @@ export function documentTarget(uri: vscode.Uri): DocumentTarget | undefined {
   return undefined;
 }
 
-export class HookbenchDocuments implements vscode.TextDocumentContentProvider {
+export class HookbenchDocuments {
   constructor(private readonly session: ExplorerSession) {}
 
   /** An event's document: the tab reads "push · acme · 12:03:04". */
@@ -66,11 +68,12 @@ export class HookbenchDocuments implements vscode.TextDocumentContentProvider {
     });
   }
 
-  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+  /** The text of the document `uri` names (a delivery, or an event). */
+  async read(uri: vscode.Uri): Promise<string> {
     const target = documentTarget(uri);
     if (!target) return '';
     const client = await this.client();
-    if (!client) return '# The Hookbench receiver is not running: start it (Hookbench: Restart Receiver), then reopen this tab.';
+    if (!client) return '# The Hookbench receiver is not running: this tab is read again once it runs (Hookbench: Restart Receiver).';
     const id = target.kind === 'delivery' ? target.id : (await deliveryOfEvent(client, target.id))?.id;
     if (id !== undefined) {
       const d = await client.delivery(id).catch(() => undefined);
@@ -89,5 +92,13 @@ export class HookbenchDocuments implements vscode.TextDocumentContentProvider {
  * restored after a reload, is highlighted from the start.
  */
 export function registerDocuments(store: DisposableStore, session: ExplorerSession): void {
-  store.add(vscode.workspace.registerTextDocumentContentProvider(SCHEME, new HookbenchDocuments(session)));
+  const documents = new HookbenchDocuments(session);
+  const files = new ReadOnlyFiles((uri) => (documentTarget(uri) ? documents.read(uri) : undefined));
+  store.add(vscode.workspace.registerFileSystemProvider(SCHEME, files, { isCaseSensitive: true, isReadonly: true }));
+  // A tab restored before the receiver ran said so: read again once it runs.
+  store.add(
+    session.onLive((message) => {
+      if (message.type === 'hello') files.refresh(vscode.workspace.textDocuments.map((document) => document.uri).filter((uri) => uri.scheme === SCHEME));
+    }),
+  );
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
 import type { TimelineView } from '../../src/vscode/inspector/timelineHtml';
-import { api, resultsShown, until, withSecret } from './helpers';
+import { adminClient, api, resultsShown, until, withSecret } from './helpers';
 import { readWebview, readWorkbench, reloadPhase, reloadWorkbench } from './reporter';
 
 const SECRET = 'reload-secret';
@@ -57,12 +57,18 @@ async function findsEachTabBack(): Promise<void> {
   const hookbench = await api();
   // The tabs as the groups list them (what a failure shows): a label, and a URI or a view type.
   const tabs = () => vscode.window.tabGroups.all.flatMap((group) => group.tabs.map((tab) => `${group.viewColumn}: ${tab.label} ${tab.input instanceof vscode.TabInputText ? tab.input.uri.toString() : tab.input instanceof vscode.TabInputWebview ? tab.input.viewType : ''}`));
-  const back = (shown: string[]) => ['hookbench-draft:', 'hookbench-sql:', 'hookbench.sqlResults', 'hookbench.stateTimeline'].every((what) => shown.filter((tab) => tab.includes(what)).length === 1);
+  const back = (shown: string[]) => ['hookbench-draft:', 'hookbench-sql:', 'hookbench.sqlResults', 'hookbench.stateTimeline', 'hookbench:/delivery/', 'hookbench-state:'].every((what) => shown.filter((tab) => tab.includes(what)).length === 1);
   await until(tabs, back, 'each tab is back, once').catch((error: Error) => {
     throw new Error(`${error.message}; the log: ${hookbench.recentLog().filter((line) => /restored|inspector|error/i.test(line)).join(' | ')}`);
   });
   const [draft] = textTabs('hookbench-draft');
   const [sqlConsole] = textTabs('hookbench-sql');
+  // The delivery's document and the state read again from the receiver (once it runs).
+  const [delivery] = textTabs('hookbench');
+  const [state] = textTabs('hookbench-state');
+  const textOf = async (uri: vscode.Uri) => (await vscode.workspace.openTextDocument(uri)).getText();
+  await until(() => textOf(delivery!), (text) => /X-GitHub-Delivery: reload-1/i.test(text) && /### 200/.test(text), 'the delivery document reads the delivery again', 30_000);
+  await until(() => textOf(state!), (text) => /"lastEventType": "push"/.test(text), 'the state document reads the state again', 30_000);
   // The results show their rows again.
   await showWebviewTab('hookbench.sqlResults');
   const results = await resultsShown(STATEMENT);
@@ -121,6 +127,15 @@ describe('Hookbench tabs across a reload', () => {
       // The timeline opened beside the console and its results, at half the editor's width: its After column shows.
       const { afterFits } = await timelineShown('event 1 of 2');
       assert.equal(afterFits, true, 'the After column is inside the panel');
+
+      // A delivery's document and a state of the timeline as JSON, each kept open (not a preview).
+      const delivery = (await (await adminClient(hookbench)).deliveries(10)).find((d) => d.requestHeaders['x-github-delivery'] === 'reload-1');
+      assert.ok(delivery, 'the first delivery is listed');
+      await vscode.commands.executeCommand('hookbench.delivery.open', delivery.id);
+      await vscode.commands.executeCommand('workbench.action.keepEditor');
+      const state = await vscode.commands.executeCommand<vscode.TextDocument>('hookbench.timeline.openState', 'after');
+      assert.match(state.getText(), /"lastEventType": "push"/);
+      await vscode.commands.executeCommand('workbench.action.keepEditor');
 
       this.timeout(0);
       await reloadWorkbench('window');

@@ -9,6 +9,7 @@ import type { DisposableStore } from '../../core/events';
 import type { Logger } from '../../core/log';
 import type { InstanceRef } from '../../core/contract/instances';
 import { registerCommand } from '../commands';
+import { ReadOnlyFiles } from '../readOnlyFiles';
 import type { ExplorerSession } from '../views/explorerSession';
 import { RESULTS_VIEW_TYPE } from './resultsPanel';
 import { registerSqlConsole } from './sqlConsole';
@@ -25,7 +26,9 @@ export function registerInspector(store: DisposableStore, logger: Logger, sessio
   const consoles = registerSqlConsole(store, logger, session, state, path.join(storage, 'consoles'));
   store.add(vscode.window.registerWebviewPanelSerializer(RESULTS_VIEW_TYPE, { deserializeWebviewPanel: async (panel, raw) => restored(logger, panel, raw, consoles.revive(panel, raw)) }));
   const timelines = store.add(new Timelines(session));
-  store.add(vscode.workspace.registerTextDocumentContentProvider(STATE_SCHEME, timelines));
+  const states = new ReadOnlyFiles((uri) => timelines.stateText(uri));
+  store.add(vscode.workspace.registerFileSystemProvider(STATE_SCHEME, states, { isCaseSensitive: true, isReadonly: true }));
+  store.add(timelines.onDidChange((uri) => states.refresh([uri])));
   store.add(vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, { deserializeWebviewPanel: async (panel, raw) => restored(logger, panel, raw, await timelines.revive(panel, raw)) }));
 
   // Answers what the timeline shows: its steps and the one shown (other extensions, scripts).

@@ -132,7 +132,7 @@ export class TimelinePanel implements vscode.Disposable {
 }
 
 /** The open timelines, and the read-only JSON documents of their states. */
-export class Timelines implements vscode.TextDocumentContentProvider, vscode.Disposable {
+export class Timelines implements vscode.Disposable {
   private readonly panels = new Map<string, TimelinePanel>();
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
@@ -179,14 +179,21 @@ export class Timelines implements vscode.TextDocumentContentProvider, vscode.Dis
     return all.find((p) => p.panel.active) ?? (all.length === 1 ? all[0] : undefined);
   }
 
-  /** `/<namespace>/<name>/<seq>-before|after.json`: read from the history again, so it is what is stored. */
-  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    const [namespace, name, file] = uri.path.split('/').slice(1).map(decodeURIComponent);
+  /**
+   * The text of the state document `/<namespace>/<name>/<seq>-before|after.json`, read from the
+   * history again, so it is what is stored; undefined for a path that names no state (a folder).
+   */
+  stateText(uri: vscode.Uri): Promise<string> | undefined {
+    const [namespace, name, file, ...rest] = uri.path.split('/').slice(1).map(decodeURIComponent);
     const match = /^(\d+)-(before|after)\.json$/.exec(file ?? '');
+    if (!namespace || !name || !match || rest.length > 0) return undefined;
+    return this.readState(namespace, name, Number(match[1]), match[2] as 'before' | 'after');
+  }
+
+  private async readState(namespace: string, name: string, seq: number, which: 'before' | 'after'): Promise<string> {
     const client = this.session.client;
-    if (!namespace || !name || !match) return '// Not a state of the timeline.';
-    if (!client) return '// The Hookbench receiver is not running.';
-    const result = await client.queryResult(namespace, name, stateHistoryStateQuery(match[2] as 'before' | 'after'), [Number(match[1])]);
+    if (!client) return '// The Hookbench receiver is not running: this state is read again once it runs.';
+    const result = await client.queryResult(namespace, name, stateHistoryStateQuery(which), [seq]);
     const text = result.rows[0]?.[0];
     if (text === undefined) return '// This step is no longer stored (retention).';
     if (typeof text !== 'string') return 'null\n';
