@@ -15,6 +15,7 @@ export const EXCEPTION_QUIET_MS = 10_000;
 
 export const BUILD_FAILED_TEXT = 'worker: build failed, serving the previous build';
 const NOT_RUNNING_TEXT = 'worker: build failed, not running';
+const FIXED_TEXT = 'the worker builds again, and serve runs the new build.';
 
 export class WorkerProblems implements vscode.Disposable {
   private readonly store = new DisposableStore();
@@ -22,6 +23,8 @@ export class WorkerProblems implements vscode.Disposable {
   private readonly status: vscode.StatusBarItem;
   /** The problems last shown in a toast: the same failure saved again does not toast again. */
   private shown = '';
+  /** The first problem of the failure now, undefined while the worker builds. */
+  private current: WorkerProblem | undefined;
   /** When each distinct exception was last shown. */
   private readonly exceptionsShown = new Map<string, number>();
 
@@ -40,12 +43,16 @@ export class WorkerProblems implements vscode.Disposable {
     if (status.state === 'ok') {
       this.diagnostics.clear();
       this.status.hide();
+      this.current = undefined;
+      // VS Code cannot take back the failure's toast: say that it is over (this one hides itself).
+      if (this.shown !== '') void vscode.window.showInformationMessage(`Hookbench: ${FIXED_TEXT}`);
       this.shown = '';
       return;
     }
     this.diagnostics.clear();
     for (const [file, problems] of byFile(status.problems)) this.diagnostics.set(vscode.Uri.file(file), problems.map(diagnostic));
     const first = status.problems[0];
+    this.current = first;
     this.status.text = `$(error) ${status.serving === 'previous' ? BUILD_FAILED_TEXT : NOT_RUNNING_TEXT}`;
     this.status.tooltip = new vscode.MarkdownString(status.problems.map((p) => `- ${where(p.location)}${escape(p.message)}`).join('\n'));
     this.status.command = first?.location ? openCommand(first.location) : 'workbench.actions.view.problems';
@@ -55,8 +62,17 @@ export class WorkerProblems implements vscode.Disposable {
     this.shown = key;
     const headline = status.serving === 'previous' ? 'the worker did not build; serving the previous build' : 'the worker did not build';
     void vscode.window.showErrorMessage(`Hookbench: ${headline}: ${where(first.location)}${first.message}`, 'Show Problem').then((choice) => {
-      if (choice === 'Show Problem') void reveal(first.location);
+      if (choice === 'Show Problem') this.showProblem();
     });
+  }
+
+  /**
+   * Show Problem, clicked on a failure's toast, perhaps long after: the problem there is now (the
+   * toast's, or the one a later save made), or a word that the worker builds again.
+   */
+  private showProblem(): void {
+    if (this.current) void reveal(this.current.location);
+    else void vscode.window.showInformationMessage(`Hookbench: that problem is gone: ${FIXED_TEXT}`);
   }
 
   private showException(exception: WorkerException): void {

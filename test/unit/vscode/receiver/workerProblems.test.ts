@@ -90,9 +90,35 @@ describe('a failed build of the worker', () => {
     report({ kind: 'status', status: { state: 'ok' } });
     assert.equal(diagnostics.size, 0);
     assert.equal(statusBar.shown, false);
+    // The failure's toast cannot be taken back: a second one says it is over.
+    assert.deepEqual(notifications.shown[1], { level: 'info', text: 'Hookbench: the worker builds again, and serve runs the new build.', items: [] });
     report(failed);
-    assert.equal(notifications.shown.length, 2, 'the same failure after a recovery is told again');
+    assert.equal(notifications.shown.length, 3, 'the same failure after a recovery is told again');
     view.dispose();
+  });
+
+  it('Show Problem clicked after the fix says the problem is gone instead of opening a line with no error; before it, opens the line', async () => {
+    const opened: string[] = [];
+    Object.assign(vscodeShim.window, { showTextDocument: async (uri: { fsPath: string }, options: { selection: Range }) => opened.push(`${uri.fsPath}:${options.selection.start.line + 1}`) });
+    const clicks: ((choice: string | undefined) => void)[] = [];
+    notifications.choose = (message) => (message.level === 'error' ? new Promise<string | undefined>((resolve) => clicks.push(resolve)) : undefined) as never;
+    try {
+      const { view, report } = await problems();
+      report(failed);
+      clicks.shift()!('Show Problem');
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(opened, ['/project/src/index.ts:7'], 'while it fails, the click opens its line');
+      report({ kind: 'status', status: { state: 'ok' } });
+      report(failed);
+      report({ kind: 'status', status: { state: 'ok' } });
+      clicks.shift()!('Show Problem');
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(opened, ['/project/src/index.ts:7'], 'no line is opened once it builds');
+      assert.equal(notifications.shown.at(-1)?.text, 'Hookbench: that problem is gone: the worker builds again, and serve runs the new build.');
+      view.dispose();
+    } finally {
+      notifications.choose = () => undefined;
+    }
   });
 });
 
