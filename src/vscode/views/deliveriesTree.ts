@@ -9,6 +9,7 @@
 import * as vscode from 'vscode';
 import type { DeliverySummary } from '../../core/contract/deliveries';
 import { VERIFIED_NOTE, verificationReason } from '../../core/contract/notes';
+import type { FailureReason } from '../../core/signing/types';
 import { decodePath, sourceLabel } from '../deliveryDocument';
 import { HookbenchDocuments } from '../documents';
 import { matchesDelivery, type DeliveryFilter } from './deliveryFilter';
@@ -35,10 +36,23 @@ export function deliveryLabel(d: DeliverySummary): string {
 }
 
 /** How it went, in words: "200 verified", "401 bad signature (mismatch)", "200 duplicate". */
+/** A failed check's reason (src/core/signing/types.ts) as a row says it; an unknown one as it is. */
+const REASON_LABELS: Readonly<Record<FailureReason, string>> = {
+  mismatch: 'bad signature (mismatch)',
+  malformed_header: 'bad signature header',
+  missing_header: 'no signature header',
+  no_secret: 'no secret set',
+  invalid_secret: 'unusable secret',
+  missing_url: 'no URL to check',
+  stale: 'stale',
+  too_new: 'timestamp in the future',
+  body_mismatch: 'body does not match',
+};
+
 export function outcomeLabel(d: DeliverySummary): string {
   const reason = verificationReason(d.verification);
   // A relay's note explains a mismatch; another reason (no_secret, stale) says more than the note.
-  const why = reason === undefined ? undefined : d.source?.note && reason === 'mismatch' ? d.source.note : reason === 'mismatch' ? 'bad signature (mismatch)' : reason;
+  const why = reason === undefined ? undefined : d.source?.note && reason === 'mismatch' ? d.source.note : (REASON_LABELS[reason as FailureReason] ?? reason);
   const verdict = d.duplicate ? 'duplicate' : (why ?? (d.verification === VERIFIED_NOTE ? 'verified' : undefined));
   return [String(d.status), verdict].filter(Boolean).join(' ');
 }

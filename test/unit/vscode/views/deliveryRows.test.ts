@@ -47,6 +47,10 @@ describe('the Deliveries view’s rows', () => {
     assert.equal(outcomeLabel(delivery({ status: 401, verification: 'mismatch: X-Hub-Signature-256 does not match' })), '401 bad signature (mismatch)');
     assert.equal(outcomeLabel(delivery({ status: 401, verification: 'stale: too old' })), '401 stale');
     assert.equal(outcomeLabel(delivery({ duplicate: true })), '200 duplicate');
+    // Every other reason in words, not its code.
+    assert.equal(outcomeLabel(delivery({ status: 401, verification: 'malformed_header: Stripe-Signature has no valid t= timestamp' })), '401 bad signature header');
+    assert.equal(outcomeLabel(delivery({ status: 401, verification: 'missing_header: no X-Hub-Signature-256' })), '401 no signature header');
+    assert.equal(outcomeLabel(delivery({ status: 401, verification: 'no_secret: GITHUB_WEBHOOK_SECRET is not set' })), '401 no secret set');
   });
 
   it('puts outcome and source first in the description, and opens by a URI naming the delivery', () => {
