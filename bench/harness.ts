@@ -89,12 +89,21 @@ export async function spawnServer(args: string[], env: Record<string, string> = 
 }
 
 /**
+ * The CLI the benchmarks start: dist/cli.js, or another build's (`HOOKBENCH_BENCH_CLI`, a path to
+ * its cli.js, inside this checkout so that it finds the same node_modules), to compare two builds
+ * on the same machine in one run.
+ */
+async function cliPath(): Promise<string> {
+  const path = await import('node:path');
+  return path.resolve(process.env.HOOKBENCH_BENCH_CLI ?? path.join(__dirname, '..', '..', 'dist', 'cli.js'));
+}
+
+/**
  * `hookbench serve` as a user starts it from a shell: dist/cli.js on port 0 without the
  * environment the extension gives it (SERVE_PROCESS_ENV), which the CLI then sets itself.
  */
-export async function startServeAsUser(args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
-  const path = await import('node:path');
-  const cli = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
+export async function startServeAsUser(args: string[], env: Record<string, string> = {}, cli?: string): Promise<ServerProcess> {
+  cli ??= await cliPath();
   const inherited = { ...process.env };
   for (const name of Object.keys(SERVE_PROCESS_ENV)) delete inherited[name];
   return spawnServer([cli, 'serve', '--port', '0', '--render-port', '0', ...args], { ...env }, inherited);
@@ -102,8 +111,7 @@ export async function startServeAsUser(args: string[], env: Record<string, strin
 
 /** `hookbench serve` from dist/ as a child process on port 0; resolves once it listens. */
 export async function startServeProcess(args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
-  const path = await import('node:path');
-  const cli = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
+  const cli = await cliPath();
   // HOOKBENCH_BENCH_PROFILE=<dir> writes a CPU profile of the server process there.
   const profile = process.env.HOOKBENCH_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.HOOKBENCH_BENCH_PROFILE}`] : [];
   return spawnServer([...profile, cli, 'serve', '--port', '0', '--render-port', '0', ...args], { ...SERVE_PROCESS_ENV, ...env });

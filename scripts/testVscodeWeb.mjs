@@ -50,9 +50,11 @@ async function runOn(which) {
   };
   /** @param {string} workspace */
   const fixture = (workspace) => fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
-  // HOOKBENCH_TEST_ONLY=trusted|reload|restricted runs one of the three.
+  // HOOKBENCH_TEST_ONLY=trusted|reload|restricted runs one of the three; explorer-host runs the
+  // explorer's benchmark in the extension host (bench/explorerHost.bench.ts), never part of npm test.
   const only = process.env.HOOKBENCH_TEST_ONLY;
   console.log(`\nVS Code ${vscode.vscodeVersion} (code-server ${vscode.version}) on Node ${vscode.nodeVersion}:`);
+  if (only === 'explorer-host') return runWorkbenchSuite({ ...suite, name: 'explorerHost', artifacts: path.join(out, `${base}-explorer-host`), prepare: fixture });
   // The real local runtime (wrangler dev, the differential suite's oracle) for "attach to wrangler dev".
   const oracle = only === 'restricted' || only === 'reload' ? undefined : await ensureWrangler();
   /** @param {string} workspace */

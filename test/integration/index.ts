@@ -12,7 +12,8 @@ export async function run(): Promise<void> {
   // The launcher runs the suite three times: in a trusted workspace (every file but the two
   // below), in an untrusted one with a planted .hookbench/ (restricted.test.js alone), and in a
   // workspace whose window it reloads and whose code-server it restarts (reload.test.js alone).
-  const own: Record<string, string> = { restricted: 'restricted.test.js', reload: 'reload.test.js' };
+  // The explorer-host benchmark (explorerHost.test.js) runs alone too, only when a bench asks.
+  const own: Record<string, string> = { restricted: 'restricted.test.js', reload: 'reload.test.js', explorerHost: 'explorerHost.test.js' };
   const mine = own[process.env['HOOKBENCH_TEST_SUITE'] ?? ''];
   const others = new Set(Object.values(own));
   for (const file of fs.readdirSync(__dirname).sort()) {

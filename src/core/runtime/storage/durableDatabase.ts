@@ -28,6 +28,15 @@ const SNAPSHOT = 'db.snapshot';
 /** SQLite's page cache when nobody set one (`cache_size = -2000`). */
 const DEFAULT_CACHE_KIB = 2000;
 
+/**
+ * DDL that does nothing when its object exists (not TEMP, whose schema is apart): journaled only
+ * when the schema's version shows it did change something.
+ */
+const IF_NOT_EXISTS_DDL = /^\s*CREATE\s+(?:UNIQUE\s+)?(?:TABLE|INDEX|VIEW|TRIGGER)\s+IF\s+NOT\s+EXISTS\b/i;
+const SCHEMA_VERSION = 'PRAGMA main.schema_version';
+/** Statements a replay may run again from one compiled form. */
+const REPLAY_REUSE = /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
+
 function tune(db: Database, cacheKiB: number | undefined): void {
   // One connection per database: holding the lock spares the hot-journal check of every transaction.
   db.run('PRAGMA locking_mode = EXCLUSIVE');
@@ -107,14 +116,27 @@ export class DurableDatabase {
     }
     const generations = journalGenerations(dir);
     let droppedBytes = 0;
-    for (const generation of generations) {
-      const { records, droppedBytes: dropped } = readJournal(path.join(dir, journalName(generation)));
-      droppedBytes += dropped;
-      for (const record of records) {
-        if (record.seq <= seq) continue; // already inside the snapshot
-        for (const { sql: text, params } of record.statements) db.run(text, params as never);
-        seq = record.seq;
+    // A journal repeats a few statements (an agent's insert, its retention, its state): each is
+    // compiled once for the replay. DDL is compiled where it runs, since it changes what the others mean.
+    const compiled = new Map<string, SqlJsStatement>();
+    const replay = (text: string, params: readonly SqlValue[]): void => {
+      if (!REPLAY_REUSE.test(text)) return void db.run(text, params as never);
+      let statement = compiled.get(text);
+      if (!statement) compiled.set(text, (statement = db.prepare(text)));
+      statement.run(params as never);
+    };
+    try {
+      for (const generation of generations) {
+        const { records, droppedBytes: dropped } = readJournal(path.join(dir, journalName(generation)));
+        droppedBytes += dropped;
+        for (const record of records) {
+          if (record.seq <= seq) continue; // already inside the snapshot
+          for (const { sql: text, params } of record.statements) replay(text, params);
+          seq = record.seq;
+        }
       }
+    } finally {
+      for (const statement of compiled.values()) statement.free();
     }
     const generation = generations.at(-1) ?? 1;
     const journal = new JournalWriter(path.join(dir, journalName(generation)), undefined, shared);
@@ -131,6 +153,9 @@ export class DurableDatabase {
     if (kind === 'transaction') {
       throw new Error('To execute a transaction, use ctx.storage.transactionSync() instead of SQL BEGIN, COMMIT or SAVEPOINT statements');
     }
+    // An agent's onStart runs its schema's CREATE … IF NOT EXISTS at every wake: where the object
+    // exists it changes nothing, and journaling it would make every later open replay it.
+    const schemaBefore = kind === 'other' && IF_NOT_EXISTS_DDL.test(text) ? this.schemaVersion() : undefined;
     const statement = this.statement(text);
     let reusable = true;
     try {
@@ -140,7 +165,7 @@ export class DurableDatabase {
       while (statement.step()) rows.push(statement.get() as SqlValue[]);
       // sqlite3_changes() is only set by INSERT, UPDATE and DELETE; DDL leaves the previous value.
       const rowsWritten = kind === 'dml' ? this.db.getRowsModified() : 0;
-      if (kind !== 'read') {
+      if (kind !== 'read' && (schemaBefore === undefined || this.schemaVersion() !== schemaBefore)) {
         this.group.push({ sql: text, params: [...params] });
         this.writes += 1;
       }
@@ -194,6 +219,21 @@ export class DurableDatabase {
       this.runPrepared('RELEASE hb_tx');
       this.group.length = mark;
       throw error;
+    }
+  }
+
+  /** The schema's version (SQLite's `schema_version`): it moves with every change of the schema. */
+  private schemaVersion(): number {
+    let statement = this.prepared.get(SCHEMA_VERSION);
+    if (!statement) {
+      statement = this.db.prepare(SCHEMA_VERSION);
+      this.prepared.set(SCHEMA_VERSION, statement);
+    }
+    try {
+      statement.step();
+      return Number(statement.get()[0]);
+    } finally {
+      statement.reset();
     }
   }
 

@@ -184,6 +184,60 @@ describe('statementKind', () => {
     assert.equal(statementKind('savepoint x'), 'transaction');
   });
 
+  it('journals CREATE … IF NOT EXISTS only when it creates something, as an agent runs its schema at every wake', async () => {
+    const dir = tempDir();
+    const journalBytes = () => fs.readdirSync(dir).filter((f) => f.startsWith('journal-')).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
+    const onStart = (db: DurableDatabase) => {
+      db.exec('CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v TEXT)');
+      db.exec('CREATE INDEX IF NOT EXISTS t_v ON t (v)');
+    };
+    const first = await DurableDatabase.open({ sql, dir });
+    onStart(first);
+    first.exec('INSERT INTO t (v) VALUES (?)', ['a']);
+    await first.commit();
+    await first.close({ snapshot: false });
+    const created = journalBytes();
+    for (let wake = 0; wake < 3; wake++) {
+      const woken = await DurableDatabase.open({ sql, dir });
+      const writes = woken.writeCount;
+      onStart(woken);
+      assert.equal(woken.writeCount, writes, 'nothing for the output gate to wait on');
+      await woken.commit();
+      await woken.close({ snapshot: false });
+    }
+    assert.equal(journalBytes(), created, 'the wakes journaled nothing');
+    // What the first wake created is still replayed: the table, its index and its row.
+    const last = await DurableDatabase.open({ sql, dir });
+    assert.equal(count(last), 1);
+    assert.deepEqual(last.exec("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 't_v'").rows, [['t_v']]);
+    // A new table under IF NOT EXISTS is a change: journaled, and back after a reopen.
+    last.exec('CREATE TABLE IF NOT EXISTS u (w)');
+    last.exec('INSERT INTO u VALUES (1), (2)');
+    await last.commit();
+    await last.close({ snapshot: false });
+    const again = await DurableDatabase.open({ sql, dir });
+    assert.deepEqual(again.exec('SELECT count(*) FROM u').rows, [[2]]);
+    await again.close();
+  });
+
+  it('replays many records of the same statements, with DDL between them, to the same rows', async () => {
+    const dir = tempDir();
+    const db = await DurableDatabase.open({ sql, dir });
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+    for (let i = 0; i < 50; i++) {
+      db.exec('INSERT INTO t (v) VALUES (?)', [`row ${i}`]);
+      if (i === 20) db.exec('ALTER TABLE t ADD COLUMN w INTEGER DEFAULT 7');
+      db.exec('DELETE FROM t WHERE id IN (SELECT id FROM t ORDER BY id DESC LIMIT -1 OFFSET 30)');
+      await db.commit();
+    }
+    const expected = db.exec('SELECT id, v, w FROM t ORDER BY id').rows;
+    await db.close({ snapshot: false });
+    const reopened = await DurableDatabase.open({ sql, dir });
+    assert.deepEqual(reopened.exec('SELECT id, v, w FROM t ORDER BY id').rows, expected);
+    assert.equal(expected.length, 30);
+    await reopened.close();
+  });
+
   it('journals a PRAGMA that sets a value in call form, so a restart keeps it', async () => {
     assert.equal(statementKind('PRAGMA user_version(2)'), 'other');
     assert.equal(statementKind('PRAGMA main.user_version'), 'read');
