@@ -18,7 +18,7 @@ export const RENDER_TOKEN_ENV = 'HOOKBENCH_RENDER_TOKEN';
 /**
  * Set for every serve process, for its memory (docs/performance.md, "Memory").
  *
- * `MALLOC_MMAP_THRESHOLD_`: glibc serves an allocation of 128 KiB or more with its own mmap, given
+ * `MALLOC_MMAP_THRESHOLD_`: glibc serves an allocation of this size or more (128 KiB at first) with its own mmap, given
  * back when freed, but raises that threshold after the first such free, and later ones come from
  * a heap that does not shrink. sql.js keeps each database file in memory as one such allocation
  * (grown by doubling), so after a load and the eviction of its instances RSS stayed at 269 MiB for
@@ -27,5 +27,9 @@ export const RENDER_TOKEN_ENV = 'HOOKBENCH_RENDER_TOKEN';
  * C libraries ignore it.
  */
 export const SERVE_PROCESS_ENV: Readonly<Record<string, string>> = {
-  MALLOC_MMAP_THRESHOLD_: String(128 * 1024),
+  // 32 KiB, not glibc's initial 128 KiB: the brk heap kept 101 MiB of a serve that had evicted
+  // every instance after a minute of load over 1,000 entities (fragmented by the buffers of 32 to
+  // 128 KiB a load frees and allocates), and 25 MiB with 32 KiB, for the same throughput
+  // (docs/performance.md, "Memory": the allocator's threshold).
+  MALLOC_MMAP_THRESHOLD_: String(32 * 1024),
 };
