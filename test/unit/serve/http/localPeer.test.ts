@@ -63,6 +63,23 @@ describe('local peer', () => {
       assert.deepEqual(await new PeerIdentifier({ uid: process.getuid!() + 1 }).identify(socket), { kind: 'other-user', uid: process.getuid!() });
     }));
 
+  it('reads a table once for the connections of one turn, and again for a later one', async () => {
+    const reads: string[] = [];
+    let table = '';
+    const identifier = new PeerIdentifier({ uid: 1000, read: async (file) => (reads.push(file), table) });
+    // Four connections accepted in one turn: 127.0.0.1:40001…40004 → 127.0.0.1:8787, each client's line owned by uid 1000.
+    const line = (port: number) => `   0: ${procEndpoints('127.0.0.1', port)[0]!.text} ${procEndpoints('127.0.0.1', 8787)[0]!.text} 01 00000000:00000000 00:00000000 00000000  1000        0 1 1\n`;
+    const socket = (port: number) => ({ remoteAddress: '127.0.0.1', remotePort: port, localAddress: '127.0.0.1', localPort: 8787 }) as never;
+    table = [40001, 40002, 40003, 40004].map(line).join('');
+    const peers = await Promise.all([40001, 40002, 40003, 40004].map((port) => identifier.identify(socket(port))));
+    assert.deepEqual(peers, Array(4).fill({ kind: 'owner' }));
+    assert.deepEqual(reads, ['tcp'], 'one read for the burst');
+    // A connection of a later turn is not in the table read before it: its own read finds it.
+    table += line(40005);
+    assert.deepEqual(await identifier.identify(socket(40005)), { kind: 'owner' });
+    assert.deepEqual(reads, ['tcp', 'tcp']);
+  });
+
   it('names a new connection’s peer without waiting for libuv’s thread pool, which a busy process has full', { skip: process.platform !== 'linux' && 'reads /proc/net/tcp' }, () =>
     withLoopbackConnection(async (socket) => {
       // Every thread of the pool (4 unless UV_THREADPOOL_SIZE says more) busy for a while.
