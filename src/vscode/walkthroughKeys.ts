@@ -26,9 +26,19 @@ export interface WalkthroughSignals {
 
 export function trackWalkthrough(store: DisposableStore, signals: WalkthroughSignals): void {
   const done = new Set<string>();
+  /**
+   * What this module last gave each key: a key is sent to the window only when that changes
+   * (every delivery said "hasDelivery" again: a command to the window per webhook under load).
+   */
+  const given = new Map<string, boolean>();
+  const setKey = (key: string, value: boolean) => {
+    if (given.get(key) === value) return;
+    given.set(key, value);
+    void vscode.commands.executeCommand('setContext', key, value);
+  };
   /** Ticks `step` once per window (its context key too); VS Code keeps the tick across sessions. */
   const tick = (step: string, key: string) => {
-    void vscode.commands.executeCommand('setContext', key, true);
+    setKey(key, true);
     if (done.has(step)) return;
     done.add(step);
     // An older VS Code without the command still has the context key's completion event.
@@ -37,7 +47,7 @@ export function trackWalkthrough(store: DisposableStore, signals: WalkthroughSig
   const secretKey = async () => {
     const set = Object.keys(await signals.secrets.asEnvironment()).length > 0;
     if (set) tick('secret', 'hookbench.hasSecret');
-    else void vscode.commands.executeCommand('setContext', 'hookbench.hasSecret', false);
+    else setKey('hookbench.hasSecret', false);
   };
   void secretKey();
   store.add(signals.secrets.onDidChange(() => void secretKey()));

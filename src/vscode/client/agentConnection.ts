@@ -31,7 +31,9 @@ export class AgentConnection {
 
   private connect(): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
-    const socket = new WebSocket(this.url, { headers: this.headers });
+    // No permessage-deflate: the channel's messages are small JSON, and inflating each one was the
+    // extension host's largest single cost at 200 webhooks a second (docs/performance.md).
+    const socket = new WebSocket(this.url, { headers: this.headers, perMessageDeflate: false });
     this.socket = socket;
     return new Promise<boolean>((settle) => {
       socket.on('open', () => {

@@ -28,10 +28,15 @@ export class ExplorerSession implements vscode.Disposable, ExplorerFeed {
     private readonly logger: Logger,
     paceMs = 250,
   ) {
-    // The built-in worker's retention, so a count learnt from the feed stops where its table does.
+    // The built-in worker's retention, so a count learnt from the feed stops where its table does:
+    // read when it changes, not at each event (reading the configuration cost 1 % of the extension
+    // host at 200 webhooks a second).
+    const retention = () => vscode.workspace.getConfiguration('hookbench').get<number>('retention.maxEvents', 100);
+    let retained = retention();
+    this.store.add(vscode.workspace.onDidChangeConfiguration((event) => event.affectsConfiguration('hookbench.retention.maxEvents') && (retained = retention())));
     this.model = new ExplorerModel({
       paceMs,
-      retainedEvents: () => vscode.workspace.getConfiguration('hookbench').get<number>('retention.maxEvents', 100),
+      retainedEvents: () => retained,
       // An expanded instance is read as any client of its agent would, on the current serve process.
       openChannel: (instance) => (this.current ? localReader(this.current, instance) : undefined),
     });
