@@ -110,6 +110,7 @@ describe('the explorer in the extension host at scale', () => {
     // The explorer's cost, not the memory budget's: with the default budget (192 MiB) a uniform
     // load over 1,000 entities wakes an instance for nearly every webhook, and serve, at a full
     // core, falls behind the load (the memory bench's curve measures that). No budget here.
+    await hookbench.receiver.ready();
     const restarted = nextRestart(hookbench, 45_000);
     await vscode.workspace.getConfiguration('hookbench').update('receiver.memoryBudget', 0, vscode.ConfigurationTarget.Workspace);
     await restarted;

@@ -226,6 +226,26 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
     }
   }
 
+  /**
+   * An instance's and an event's tooltip, built when the pointer rests on the row (VS Code asks only
+   * then): the rows a webhook touches are redrawn four times a second under traffic, and the
+   * extension host converted each Markdown tooltip at every redraw.
+   */
+  resolveTreeItem(item: vscode.TreeItem, node: AgentNode): vscode.TreeItem {
+    if (item.tooltip !== undefined) return item;
+    if (node.kind === 'instance') {
+      const entry = this.model.instance(node.namespace, node.name);
+      const awake = entry?.summary.awake ?? false;
+      const read = this.model.readPath(node.namespace, node.name);
+      const how = read.channel ? `read over the agents protocol${read.events === 'fallback' ? ' (events by SQL: the agent has no getEvents callable)' : ''}` : 'live from the receiver feed';
+      item.tooltip = textTooltip([[{ strong: node.name }, ` (${node.agent})`], [`${awake ? 'awake' : 'asleep'} · ${entry?.summary.connections ?? 0} connection(s)`], [how]]);
+    } else if (node.kind === 'event') {
+      const { event } = node;
+      item.tooltip = textTooltip([[{ strong: event.title }], [[event.type, event.action].filter(Boolean).join(' · ')], [`${event.id} · ${event.timestamp}`]]);
+    }
+    return item;
+  }
+
   getTreeItem(node: AgentNode): vscode.TreeItem {
     const collapsed = vscode.TreeItemCollapsibleState.Collapsed;
     switch (node.kind) {
@@ -268,13 +288,9 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         const awake = entry?.summary.awake ?? false;
         // Asleep: evicted when idle or for the memory budget; the next request wakes it.
         const parts = [count === undefined ? undefined : `${count} event${count === 1 ? '' : 's'}`, state.lastEventType ?? undefined, state.lastEventAt ? relativeTime(state.lastEventAt) : undefined, awake ? undefined : 'asleep'];
-        const read = this.model.readPath(node.namespace, node.name);
-        const how = read.channel ? `read over the agents protocol${read.events === 'fallback' ? ' (events by SQL: the agent has no getEvents callable)' : ''}` : 'live from the receiver feed';
-        const tooltip = textTooltip([[{ strong: node.name }, ` (${node.agent})`], [`${awake ? 'awake' : 'asleep'} · ${entry?.summary.connections ?? 0} connection(s)`], [how]]);
         return Object.assign(new vscode.TreeItem(node.name, collapsed), {
           id: nodeId(node),
           description: parts.filter(Boolean).join(' · '),
-          tooltip,
           iconPath: new vscode.ThemeIcon(awake ? 'circle-filled' : 'circle-outline'),
           contextValue: 'hookbench.instance',
         });
@@ -311,7 +327,6 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         return Object.assign(new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None), {
           id: `ev:${node.namespace}/${node.name}/${event.id}`,
           description: relativeTime(event.timestamp),
-          tooltip: textTooltip([[{ strong: event.title }], [[event.type, event.action].filter(Boolean).join(' · ')], [`${event.id} · ${event.timestamp}`]]),
           iconPath: new vscode.ThemeIcon('mail'),
           contextValue: 'hookbench.event',
           command: eventCommand(node),

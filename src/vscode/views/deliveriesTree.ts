@@ -127,7 +127,6 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
 
   protected treeItem(d: DeliverySummary): vscode.TreeItem {
     const ok = d.status >= 200 && d.status < 300;
-    const reason = verificationReason(d.verification);
     const item = new vscode.TreeItem(deliveryLabel(d), vscode.TreeItemCollapsibleState.None);
     item.id = `d:${d.id}`;
     const from = sourceLabel(d.source, this.publicHosts);
@@ -135,7 +134,16 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
     item.iconPath = ok
       ? new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'))
       : new vscode.ThemeIcon(d.status >= 500 ? 'error' : 'warning', new vscode.ThemeColor(d.status >= 500 ? 'testing.iconFailed' : 'problemsWarningIcon.foreground'));
-    item.tooltip = textTooltip([
+    item.contextValue = ok ? 'hookbench.delivery' : 'hookbench.delivery.rejected';
+    // `vscode.open` and a URI: VS Code passes the URI as it is, and the document reads the delivery by id.
+    item.command = { command: 'vscode.open', title: 'Open Delivery', arguments: [HookbenchDocuments.deliveryUri(d), { preview: true }] };
+    return item;
+  }
+
+  protected override tooltip(d: DeliverySummary): vscode.MarkdownString {
+    const reason = verificationReason(d.verification);
+    const from = sourceLabel(d.source, this.publicHosts);
+    return textTooltip([
       [{ strong: String(d.status) }, ` ${d.method} ${decodePath(d.path)}`],
       [`${d.time} · ${d.durationMs.toFixed(1)} ms · ${d.requestBytes} bytes`],
       d.provider || d.eventType ? [`${d.provider ?? 'unknown provider'}${d.eventType ? ` · ${d.eventType}` : ''}`] : undefined,
@@ -148,9 +156,5 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
       d.source?.kind === 'retry' ? [`the provider's retry ${d.source.retry ?? ''} of delivery ${d.source.of ?? ''} (serve --retries)`] : undefined,
       d.nextRetry ? [`retry ${d.nextRetry.retry} of ${d.nextRetry.retries} at ${d.nextRetry.at}, as the provider would (hookbench.receiver.retries)`] : undefined,
     ]);
-    item.contextValue = ok ? 'hookbench.delivery' : 'hookbench.delivery.rejected';
-    // `vscode.open` and a URI: VS Code passes the URI as it is, and the document reads the delivery by id.
-    item.command = { command: 'vscode.open', title: 'Open Delivery', arguments: [HookbenchDocuments.deliveryUri(d), { preview: true }] };
-    return item;
   }
 }

@@ -89,6 +89,21 @@ export abstract class ListTree<T> implements vscode.TreeDataProvider<T | MoreIte
     });
   }
 
+  /**
+   * An item's tooltip, built when the pointer rests on it (VS Code asks only then): the list
+   * redraws every second under traffic, and its extension host converted a Markdown tooltip per
+   * row and redraw.
+   */
+  resolveTreeItem(treeItem: vscode.TreeItem, item: T | MoreItem | NoteItem): vscode.TreeItem {
+    if (!isNote(item) && !isMore(item)) treeItem.tooltip ??= this.tooltip(item);
+    return treeItem;
+  }
+
+  /** An item's tooltip (none by default). */
+  protected tooltip(_item: T): vscode.MarkdownString | string | undefined {
+    return undefined;
+  }
+
   /** A line to show after the list, if any. */
   protected note(_model: ExplorerModel): string | undefined {
     return undefined;

@@ -63,6 +63,16 @@ describe('the Deliveries view’s rows', () => {
     assert.equal(uri.scheme, 'hookbench');
     assert.match(uri.path, /^\/delivery\/d-1\/push · acme widgets · \d\d:\d\d:\d\d\.http$/);
   });
+
+  it('builds a row’s tooltip only when VS Code asks for it (the pointer on the row), not at each redraw', () => {
+    const tree = new DeliveriesTree({ model: new ExplorerModel({ paceMs: 0 }), client: undefined, onDidChange: new Emitter<never>().event, schedule: () => undefined });
+    const d = delivery({ status: 401, verification: 'mismatch: X-Hub-Signature-256 does not match' });
+    const item = tree.getTreeItem(d);
+    assert.equal(item.tooltip, undefined, 'none at redraw');
+    const tooltip = (tree.resolveTreeItem(item, d).tooltip as { value: string }).value;
+    assert.match(tooltip, /401/);
+    assert.match(tooltip, /verification: mismatch: X-Hub-Signature-256 does not match/);
+  });
 });
 
 describe('the Deliveries filter', () => {
