@@ -9,6 +9,8 @@ import * as vscode from 'vscode';
 
 /** How long the text `stat` read serves the `readFile` that follows it (VS Code asks both to open a file). */
 const SHARED_READ_MS = 2_000;
+/** Documents whose last read is kept (for the time VS Code compares): the newest ones. */
+const KEPT_READS = 100;
 
 interface Read {
   readonly bytes: Uint8Array;
@@ -54,7 +56,9 @@ export class ReadOnlyFiles implements vscode.FileSystemProvider {
     // A changed text gets a later time, which is what VS Code compares to see a change.
     const at = recent && sameBytes(recent.bytes, bytes) ? recent.at : Math.max(Date.now(), (recent?.at ?? 0) + 1);
     const read = { bytes, at };
+    this.reads.delete(key);
     this.reads.set(key, read);
+    if (this.reads.size > KEPT_READS) this.reads.delete(this.reads.keys().next().value!);
     return read;
   }
 
