@@ -113,6 +113,12 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
     return this.filter === undefined || matchesDelivery(d, this.filter);
   }
 
+  // After Clear, the serve process's older pages hold only what Clear hid.
+  protected override olderMayShow(items: readonly DeliverySummary[]): boolean {
+    const cleared = this.clearedAt;
+    return cleared === undefined || items.every((d) => d.time > cleared);
+  }
+
   protected keyOf(d: DeliverySummary): string {
     return d.id;
   }

@@ -51,6 +51,11 @@ export abstract class ListTree<T> implements vscode.TreeDataProvider<T | MoreIte
     });
   }
 
+  /** False when nothing older than `items` could be shown (a Clear hides it all): no "Show 100 more" then. */
+  protected olderMayShow(_items: readonly T[]): boolean {
+    return true;
+  }
+
   /** Redraws the list (labels that depend on more than the session changed). */
   refresh(): void {
     this.changed.fire(undefined);
@@ -71,7 +76,7 @@ export abstract class ListTree<T> implements vscode.TreeDataProvider<T | MoreIte
     const seen = new Set<string>();
     const shown = items.filter((item) => this.shows(item) && !seen.has(this.keyOf(item)) && seen.add(this.keyOf(item)));
     // A full list may have more behind it on the serve process.
-    const children: (T | MoreItem | NoteItem)[] = items.length >= this.session.model.listLimit ? [...shown, this.more] : shown;
+    const children: (T | MoreItem | NoteItem)[] = items.length >= this.session.model.listLimit && this.olderMayShow(items) ? [...shown, this.more] : shown;
     const note = this.note(this.session.model);
     if (note !== undefined) children.push({ kind: 'note', list: this.list, text: note });
     return children;

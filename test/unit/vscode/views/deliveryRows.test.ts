@@ -124,6 +124,23 @@ describe('the Deliveries filter', () => {
     assert.deepEqual(await ids(), []);
     assert.match(tree.describe()!, /^cleared \d\d:\d\d:\d\d$/);
   });
+
+  it('offers "Show 100 more" for a full page, and not after Clear: the older pages hold only what Clear hid', async () => {
+    const model = new ExplorerModel({ paceMs: 0 });
+    const page = Array.from({ length: model.listLimit }, (_, i) => delivery({ id: `d-${i}`, time: new Date(Date.parse('2026-11-25T10:00:00Z') - i * 1000).toISOString() }));
+    const source: ExplorerSource = { instances: async () => [], details: async () => [], events: async () => [], deliveries: async () => page, captures: async () => ({ captures: [], dropped: 0 }) };
+    model.connect(source);
+    await model.reload();
+    const tree = new DeliveriesTree({ model, client: undefined, onDidChange: model.onDidChange, schedule: () => undefined });
+    const labels = async () => (await tree.getChildren()).map((node) => tree.getTreeItem(node).label);
+    assert.equal((await labels()).at(-1), 'Show 100 more');
+    tree.setFilter(filter('status:4xx'));
+    assert.deepEqual(await labels(), ['Show 100 more'], 'a filter may match older deliveries');
+    tree.clear(new Date('2026-11-25T10:00:01Z'));
+    assert.deepEqual(await labels(), []);
+    tree.showAll();
+    assert.equal((await labels()).length, model.listLimit + 1);
+  });
 });
 
 describe('a delivery’s document', () => {
