@@ -3,6 +3,9 @@
 // Node's test runner, the differential suite (wrangler dev as the oracle, installed into the tools
 // cache on the first run), the integration suite inside a real VS Code (the engines minimum and the
 // newest; HOOKBENCH_VSCODE=min|latest|both, both by default), then the packages users install.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { run, step } from './lib/run.mjs';
 import { ensureAll, root } from './lib/setup.mjs';
 
@@ -15,7 +18,16 @@ try {
   step('Check (tsc, eslint)');
   await run('npm', ['run', '--silent', 'check'], { cwd: root });
   step('Unit tests');
-  await run(process.execPath, ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout', 'out/test/unit'], { cwd: root });
+  // The unit tests' data folders, journals and homes go in a temporary folder of this run's, removed
+  // after it: a test that fails or is killed leaves nothing in the system's /tmp. Sticky and open
+  // to all like /tmp itself, for the tests that act as another user (runuser -u nobody).
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'hookbench-unit-'));
+  fs.chmodSync(scratch, 0o1777);
+  try {
+    await run(process.execPath, ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout', 'out/test/unit'], { cwd: root, env: { ...process.env, TMPDIR: scratch } });
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
   step('Differential suite (the same workers and requests on wrangler dev and on hookbench serve)');
   await run(process.execPath, ['scripts/testDifferential.mjs'], { cwd: root });
   step('Integration tests (VS Code in Chromium)');
