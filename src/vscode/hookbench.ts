@@ -74,7 +74,7 @@ export function createHookbench(context: vscode.ExtensionContext, moduleStart?: 
 
   const explorer = store.add(new ExplorerSession(server, tagged(log, 'explorer')));
   const attached = store.add(new AttachedWorkers(context.workspaceState));
-  const { views, trees } = registerViews(store, explorer, attached, server, tagged(log, 'explorer'));
+  const { views, trees } = registerViews(store, explorer, attached, server, tagged(log, 'explorer'), context.workspaceState);
   registerDocuments(store, explorer);
   registerExplorerCommands(store, logger, explorer, attached);
   const storage = privateStorage(context);

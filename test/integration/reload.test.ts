@@ -53,8 +53,16 @@ async function showWebviewTab(viewType: string): Promise<void> {
 }
 
 /** Every Hookbench tab is back with what it showed, and the draft with its edit. */
+/** The Deliveries view's title says it is filtered and cleared, and the view says why it is empty. */
+async function deliveriesNarrowed(): Promise<void> {
+  await vscode.commands.executeCommand('workbench.view.extension.hookbench');
+  const pane = `document.querySelector('.pane:has(> .pane-header[aria-label^="Deliveries"])')?.textContent ?? ''`;
+  await until(() => readWorkbench<string>(pane), (shown) => /filtered: status:2xx · cleared \d\d:\d\d:\d\d/.test(shown) && shown.includes('No delivery since Clear matches the filter'), 'the Deliveries view is filtered and cleared', 20_000);
+}
+
 async function findsEachTabBack(): Promise<void> {
   const hookbench = await api();
+  await deliveriesNarrowed();
   // The tabs as the groups list them (what a failure shows): a label, and a URI or a view type.
   const tabs = () => vscode.window.tabGroups.all.flatMap((group) => group.tabs.map((tab) => `${group.viewColumn}: ${tab.label} ${tab.input instanceof vscode.TabInputText ? tab.input.uri.toString() : tab.input instanceof vscode.TabInputWebview ? tab.input.viewType : ''}`));
   const back = (shown: string[]) => ['hookbench-draft:', 'hookbench-sql:', 'hookbench.sqlResults', 'hookbench.stateTimeline', 'hookbench:/delivery/', 'hookbench-state:'].every((what) => shown.filter((tab) => tab.includes(what)).length === 1);
@@ -136,6 +144,11 @@ describe('Hookbench tabs across a reload', () => {
       const state = await vscode.commands.executeCommand<vscode.TextDocument>('hookbench.timeline.openState', 'after');
       assert.match(state.getText(), /"lastEventType": "push"/);
       await vscode.commands.executeCommand('workbench.action.keepEditor');
+
+      // The Deliveries view filtered and cleared: both are kept across the reloads.
+      await vscode.commands.executeCommand('hookbench.deliveries.filter', 'status:2xx');
+      await vscode.commands.executeCommand('hookbench.deliveries.clear');
+      await deliveriesNarrowed();
 
       this.timeout(0);
       await reloadWorkbench('window');

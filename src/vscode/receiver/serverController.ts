@@ -80,6 +80,8 @@ export class ServerController implements vscode.Disposable {
   onStartFailure: ((error: unknown) => void) | undefined;
   /** The provider secrets the running receiver was given, to tell whether a change needs a restart. */
   private launchedSecrets: string | undefined;
+  /** The worker flags the running receiver was started with, and the config they came from. */
+  private launchedWorker: { flags: string; config: string | undefined } | undefined;
   /** Secrets for this session only, over the stored ones: `stripe listen`'s signing secret while it runs. */
   private readonly sessionSecrets = new Map<string, string>();
 
@@ -104,6 +106,16 @@ export class ServerController implements vscode.Disposable {
       }),
     );
     this.store.add(this.secrets.onDidChange(() => void this.syncSecrets()));
+    // A wrangler config added, edited or removed, or its .dev.vars: serve reads them at start only
+    // (its own watch rebuilds the sources), so the receiver restarts as wrangler dev does.
+    const root = vscode.workspace.workspaceFolders?.[0];
+    if (root) {
+      const watcher = this.store.add(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(root, '**/{wrangler.toml,wrangler.json,wrangler.jsonc,.dev.vars}')));
+      const changed = (uri: vscode.Uri) => this.workerFileChanged(uri.fsPath);
+      this.store.add(watcher.onDidCreate(changed));
+      this.store.add(watcher.onDidChange(changed));
+      this.store.add(watcher.onDidDelete(changed));
+    }
     this.store.add(
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
         if (this.process.state.kind === 'running' || this.process.state.kind === 'starting') void this.restartIfRunning('the workspace is trusted now');
@@ -280,6 +292,22 @@ export class ServerController implements vscode.Disposable {
     return this.url ?? this.start();
   }
 
+  /**
+   * Restarts the running receiver when `file` changes which worker it should run (a config
+   * added to or removed from the workspace), or is the config it runs or the secrets beside it.
+   */
+  private workerFileChanged(file: string): void {
+    const launched = this.launchedWorker;
+    if (!launched || this.attachment) return;
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const shown = folder ? path.relative(folder, file) : file;
+    if (JSON.stringify(this.workerFlags(this.workspaceWorker(folder))) !== launched.flags) {
+      void this.restartIfRunning(`the workspace's worker changed (${shown})`);
+    } else if (launched.config && (file === launched.config || file === path.join(path.dirname(launched.config), '.dev.vars'))) {
+      void this.restartIfRunning(`${shown} changed`);
+    }
+  }
+
   private restartIfRunning(reason: string): Promise<unknown> {
     if (this.attachment) {
       this.logger.info(`${reason}: the attached hookbench serve of pid ${this.attachment.serve.pid} keeps its own flags and secrets (Restart Receiver detaches and looks again)`);
@@ -298,6 +326,10 @@ export class ServerController implements vscode.Disposable {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const base = folder ?? this.context.globalStorageUri.fsPath;
     const data = this.dataFolder();
+    const chosen = this.workspaceWorker(folder);
+    if (chosen.ignored) this.logger.warn(chosen.ignored);
+    const worker = this.workerFlags(chosen);
+    this.launchedWorker = { flags: JSON.stringify(worker), config: chosen.config };
     if (!vscode.workspace.isTrusted) this.logger.info(`restricted mode: the workspace is not trusted, so its .hookbench folder and its Hookbench settings are not used; data is kept in ${data}`);
     const args = [
       '--host', settings.get<string>('receiver.host', '127.0.0.1'),
@@ -307,7 +339,7 @@ export class ServerController implements vscode.Disposable {
       '--retention-days', String(settings.get<number>('retention.maxAgeDays', 30)),
       '--render-port', String(settings.get<number>('render.port', 8788)),
       '--memory-budget', String(settings.get<number>('receiver.memoryBudget', DEFAULT_MEMORY_BUDGET_MIB)),
-      ...this.workerArgs(folder),
+      ...worker,
       ...settings.get<string[]>('security.allowedOrigins', []).flatMap((origin) => ['--allow-origin', origin]),
       ...(settings.get<boolean>('security.requireToken', false) ? ['--require-token'] : []),
       ...(settings.get<boolean>('receiver.retries', false) ? ['--retries', '--retry-scale', String(settings.get<number>('receiver.retryScale', 0.001))] : []),
@@ -343,8 +375,12 @@ export class ServerController implements vscode.Disposable {
    * with Durable Object bindings, or `hookbench.worker.entry`); otherwise the built-in worker.
    */
   private workerArgs(folder: string | undefined): string[] {
-    const { worker, config, ignored } = this.workspaceWorker(folder);
-    if (ignored) this.logger.warn(ignored);
+    const chosen = this.workspaceWorker(folder);
+    if (chosen.ignored) this.logger.warn(chosen.ignored);
+    return this.workerFlags(chosen);
+  }
+
+  private workerFlags({ worker, config }: { worker?: string; config?: string }): string[] {
     return [...(config ? ['--config', config] : []), ...(worker ? ['--worker', worker] : [])];
   }
 

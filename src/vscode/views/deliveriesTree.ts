@@ -12,7 +12,7 @@ import { VERIFIED_NOTE, verificationReason } from '../../core/contract/notes';
 import type { FailureReason } from '../../core/signing/types';
 import { decodePath, sourceLabel } from '../deliveryDocument';
 import { HookbenchDocuments } from '../documents';
-import { matchesDelivery, type DeliveryFilter } from './deliveryFilter';
+import { matchesDelivery, parseDeliveryFilter, type DeliveryFilter } from './deliveryFilter';
 import type { ExplorerChange, ExplorerFeed, ExplorerModel } from './explorerModel';
 import { relativeTime } from './explorerSession';
 import { ListTree } from './listTree';
@@ -57,6 +57,14 @@ export function outcomeLabel(d: DeliverySummary): string {
   return [String(d.status), verdict].filter(Boolean).join(' ');
 }
 
+/** What the Deliveries view keeps in the workspace's state across a reload. */
+export interface DeliveriesViewState {
+  /** The filter as the user typed it. */
+  readonly filter?: string;
+  /** The last Clear (ISO time): deliveries received until then stay hidden. */
+  readonly clearedAt?: string;
+}
+
 export class DeliveriesTree extends ListTree<DeliverySummary> {
   /** Public host names of the running tunnel, by provider: a delivery through it says "via ngrok". */
   readonly publicHosts = new Map<string, string>();
@@ -98,6 +106,26 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
   /** True while a filter or a clear hides deliveries. */
   get narrowed(): boolean {
     return this.filter !== undefined || this.clearedAt !== undefined;
+  }
+
+  get cleared(): boolean {
+    return this.clearedAt !== undefined;
+  }
+
+  /** The filter as typed and the last Clear, as kept across a reload (`restore` reads it back). */
+  get kept(): DeliveriesViewState {
+    return { ...(this.filter ? { filter: this.filter.text } : {}), ...(this.clearedAt ? { clearedAt: this.clearedAt } : {}) };
+  }
+
+  /** Takes back what `kept` gave, read from storage: a part that does not parse is left out. */
+  restore(stored: unknown): void {
+    if (typeof stored !== 'object' || stored === null) return;
+    const { filter, clearedAt } = stored as Record<string, unknown>;
+    const parsed = typeof filter === 'string' ? parseDeliveryFilter(filter) : undefined;
+    if (parsed && !('error' in parsed)) this.filter = parsed.terms.length > 0 || parsed.words.length > 0 ? parsed : undefined;
+    if (typeof clearedAt === 'string' && !Number.isNaN(Date.parse(clearedAt))) this.clearedAt = new Date(clearedAt).toISOString();
+    this.states.fire();
+    this.refresh();
   }
 
   /** Shows everything again: no filter, no clear. */

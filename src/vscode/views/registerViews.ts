@@ -55,7 +55,7 @@ function firstWords(text: string, max: number): string {
   return `${line.slice(0, line.lastIndexOf(' ', max))}…`;
 }
 
-export function registerViews(store: DisposableStore, session: ExplorerSession, attached: AttachedWorkers, server: ServerController, logger: Logger): Views {
+export function registerViews(store: DisposableStore, session: ExplorerSession, attached: AttachedWorkers, server: ServerController, logger: Logger, workspaceState: vscode.Memento): Views {
   const trees = { agents: new AgentsTree(session, attached), bindings: new BindingsTree(session, (message) => logger.warn(message)), deliveries: new DeliveriesTree(session), outbound: new OutboundTree(session) };
   const agents = store.add(vscode.window.createTreeView<AgentNode>('hookbench.agents', { treeDataProvider: trees.agents, showCollapseAll: true }));
   const bindings = store.add(vscode.window.createTreeView<BindingNode>('hookbench.bindings', { treeDataProvider: trees.bindings, showCollapseAll: true }));
@@ -74,7 +74,7 @@ export function registerViews(store: DisposableStore, session: ExplorerSession, 
   );
   registerRowCommand(store, logger, 'agents', agents, agentRowAction);
   registerRowCommand(store, logger, 'bindings', bindings, bindingRowAction);
-  registerDeliveryFilter(store, logger, trees.deliveries, deliveries);
+  registerDeliveryFilter(store, logger, trees.deliveries, deliveries, workspaceState);
   store.add(vscode.commands.registerCommand(SHOW_MORE_LISTED_COMMAND, () => trees.deliveries.showMore()));
   const showState = (state: ServeState) => {
     const message = stateMessage(state);
@@ -95,13 +95,27 @@ export function registerViews(store: DisposableStore, session: ExplorerSession, 
   };
 }
 
-/** Filter, Clear Filter and Clear of the Deliveries view; its title says "filtered: …" while one holds. */
-function registerDeliveryFilter(store: DisposableStore, logger: Logger, tree: DeliveriesTree, view: vscode.TreeView<unknown>): void {
+/** Where the Deliveries view's filter and last Clear are kept across a reload (workspace state). */
+const DELIVERIES_VIEW_KEY = 'hookbench.deliveries.view';
+
+/**
+ * Filter, Clear Filter and Clear of the Deliveries view; its title says "filtered: …" while one
+ * holds. Both are kept in the workspace's state and come back after a reload.
+ */
+function registerDeliveryFilter(store: DisposableStore, logger: Logger, tree: DeliveriesTree, view: vscode.TreeView<unknown>, workspaceState: vscode.Memento): void {
   const show = () => {
     view.description = tree.describe();
     void vscode.commands.executeCommand('setContext', 'hookbench.deliveries.narrowed', tree.narrowed);
+    void vscode.commands.executeCommand('setContext', 'hookbench.deliveries.filtered', tree.activeFilter !== undefined);
+    void vscode.commands.executeCommand('setContext', 'hookbench.deliveries.cleared', tree.cleared);
+    void workspaceState.update(DELIVERIES_VIEW_KEY, tree.kept);
   };
   store.add(tree.onDidChangeFilter(show));
+  // A description set while VS Code restores the window can reach it before the view does, and is
+  // dropped: said again once the view shows.
+  store.add(view.onDidChangeVisibility(({ visible }) => visible && (view.description = tree.describe())));
+  tree.restore(workspaceState.get(DELIVERIES_VIEW_KEY));
+  show();
   // `text`: the filter as typed (scripts and tests); without it, the user types it.
   registerCommand(store, logger, 'hookbench.deliveries.filter', async (text?: unknown) => {
     const typed =

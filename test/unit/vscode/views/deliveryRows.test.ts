@@ -125,6 +125,27 @@ describe('the Deliveries filter', () => {
     assert.match(tree.describe()!, /^cleared \d\d:\d\d:\d\d$/);
   });
 
+  it('keeps its filter and last Clear across a reload, and reads back nothing it cannot parse', async () => {
+    const tree = () => new DeliveriesTree({ model: new ExplorerModel({ paceMs: 0 }), client: undefined, onDidChange: new Emitter<never>().event, schedule: () => undefined });
+    const before = tree();
+    assert.deepEqual(before.kept, {});
+    before.setFilter(filter('status:4xx acme'));
+    before.clear(new Date('2026-11-25T10:00:01Z'));
+    const kept = JSON.parse(JSON.stringify(before.kept));
+    assert.deepEqual(kept, { filter: 'status:4xx acme', clearedAt: '2026-11-25T10:00:01.000Z' });
+    const after = tree();
+    after.restore(kept);
+    assert.equal(after.describe(), before.describe());
+    assert.deepEqual(after.kept, kept);
+    // A hand-edited or older state: an unknown key, a date that is none, a wrong type.
+    for (const stored of [undefined, null, 'status:4xx', { filter: 'colour:red', clearedAt: 'yesterday' }, { filter: 42, clearedAt: {} }]) {
+      const restored = tree();
+      restored.restore(stored);
+      assert.deepEqual(restored.kept, {}, JSON.stringify(stored));
+      assert.equal(restored.narrowed, false);
+    }
+  });
+
   it('offers "Show 100 more" for a full page, and not after Clear: the older pages hold only what Clear hid', async () => {
     const model = new ExplorerModel({ paceMs: 0 });
     const page = Array.from({ length: model.listLimit }, (_, i) => delivery({ id: `d-${i}`, time: new Date(Date.parse('2026-11-25T10:00:00Z') - i * 1000).toISOString() }));
