@@ -243,9 +243,12 @@ export async function runWorkbenchSuite(suite) {
       server = await startCodeServer({ ...serverOptions, port: server.port });
       // The old tab lost its server: the workbench may have navigated it to an error page or
       // reloaded it on its own, which ends puppeteer's session with it (Page.reload: Session
-      // closed). A user opens the URL again; so does the launcher, in a new tab, then closes the old.
-      workbench = await openWorkbench();
+      // closed). A user opens the URL again; so does the launcher, in a new tab, once the old one
+      // is closed: as a reload does, since both tabs' webviews share the origin's service worker,
+      // and the old tab's, reconnecting, could take it from a webview the new tab restored (it
+      // stayed blank: "Found unexpected service worker controller … Waiting for controllerchange").
       await page.close().catch(() => undefined);
+      workbench = await openWorkbench();
       return;
     }
     const navigated = page.waitForNavigation({ waitUntil: 'domcontentloaded', timeout: 60_000 });
