@@ -224,11 +224,7 @@ export class DurableDatabase {
 
   /** The schema's version (SQLite's `schema_version`): it moves with every change of the schema. */
   private schemaVersion(): number {
-    let statement = this.prepared.get(SCHEMA_VERSION);
-    if (!statement) {
-      statement = this.db.prepare(SCHEMA_VERSION);
-      this.prepared.set(SCHEMA_VERSION, statement);
-    }
+    const statement = this.bookkeeping(SCHEMA_VERSION);
     try {
       statement.step();
       return Number(statement.get()[0]);
@@ -239,12 +235,17 @@ export class DurableDatabase {
 
   /** Runs a statement of the database's own bookkeeping, compiled once (until the next export). */
   private runPrepared(text: string): void {
+    this.bookkeeping(text).run();
+  }
+
+  /** A statement of the database's own bookkeeping, compiled once (until the next export). */
+  private bookkeeping(text: string): SqlJsStatement {
     let statement = this.prepared.get(text);
     if (!statement) {
       statement = this.db.prepare(text);
       this.prepared.set(text, statement);
     }
-    statement.run();
+    return statement;
   }
 
   /**
