@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DisposableStore, Emitter } from '../../core/events';
 import type { Logger } from '../../core/log';
-import { findWranglerConfig, readWranglerConfig, secretsBeside } from '../../core/runtime/worker/wranglerConfig';
+import { findWranglerConfig, readWranglerConfig, SECRETS_FILE_NAMES, secretsBeside, WRANGLER_CONFIG_NAMES } from '../../core/runtime/worker/wranglerConfig';
 import { UnsupportedConfigError } from '../../core/runtime/errors';
 import type { Secrets } from '../secrets';
 import { ServeProcess, type ServeLaunch, type ServeState } from './serveProcess';
@@ -106,11 +106,12 @@ export class ServerController implements vscode.Disposable {
       }),
     );
     this.store.add(this.secrets.onDidChange(() => void this.syncSecrets()));
-    // A wrangler config added, edited or removed, or its .dev.vars: serve reads them at start only
-    // (its own watch rebuilds the sources), so the receiver restarts as wrangler dev does.
+    // A wrangler config added, edited or removed, or the secrets file beside it: serve reads them
+    // at start only (its own watch rebuilds the sources), so the receiver restarts as wrangler dev does.
     const root = vscode.workspace.workspaceFolders?.[0];
     if (root) {
-      const watcher = this.store.add(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(root, '**/{wrangler.toml,wrangler.json,wrangler.jsonc,.dev.vars}')));
+      const names = [...WRANGLER_CONFIG_NAMES, ...SECRETS_FILE_NAMES].join(',');
+      const watcher = this.store.add(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(root, `**/{${names}}`)));
       const changed = (uri: vscode.Uri) => this.workerFileChanged(uri.fsPath);
       this.store.add(watcher.onDidCreate(changed));
       this.store.add(watcher.onDidChange(changed));
@@ -301,9 +302,11 @@ export class ServerController implements vscode.Disposable {
     if (!launched || this.attachment) return;
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const shown = folder ? path.relative(folder, file) : file;
-    if (JSON.stringify(this.workerFlags(this.workspaceWorker(folder))) !== launched.flags) {
+    const { config } = launched;
+    const beside = config ? SECRETS_FILE_NAMES.map((name) => path.join(path.dirname(config), name)) : [];
+    if (JSON.stringify(this.chooseWorker(folder, false).flags) !== launched.flags) {
       void this.restartIfRunning(`the workspace's worker changed (${shown})`);
-    } else if (launched.config && (file === launched.config || file === path.join(path.dirname(launched.config), '.dev.vars'))) {
+    } else if (file === config || beside.includes(file)) {
       void this.restartIfRunning(`${shown} changed`);
     }
   }
@@ -326,9 +329,8 @@ export class ServerController implements vscode.Disposable {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const base = folder ?? this.context.globalStorageUri.fsPath;
     const data = this.dataFolder();
-    const chosen = this.workspaceWorker(folder);
-    if (chosen.ignored) this.logger.warn(chosen.ignored);
-    const worker = this.workerFlags(chosen);
+    const chosen = this.chooseWorker(folder);
+    const worker = chosen.flags;
     this.launchedWorker = { flags: JSON.stringify(worker), config: chosen.config };
     if (!vscode.workspace.isTrusted) this.logger.info(`restricted mode: the workspace is not trusted, so its .hookbench folder and its Hookbench settings are not used; data is kept in ${data}`);
     const args = [
@@ -375,13 +377,14 @@ export class ServerController implements vscode.Disposable {
    * with Durable Object bindings, or `hookbench.worker.entry`); otherwise the built-in worker.
    */
   private workerArgs(folder: string | undefined): string[] {
-    const chosen = this.workspaceWorker(folder);
-    if (chosen.ignored) this.logger.warn(chosen.ignored);
-    return this.workerFlags(chosen);
+    return this.chooseWorker(folder).flags;
   }
 
-  private workerFlags({ worker, config }: { worker?: string; config?: string }): string[] {
-    return [...(config ? ['--config', config] : []), ...(worker ? ['--worker', worker] : [])];
+  /** serve's flags for the workspace's worker, and its config; a config passed over is logged when `log`. */
+  private chooseWorker(folder: string | undefined, log = true): { flags: string[]; config?: string } {
+    const { worker, config, ignored } = this.workspaceWorker(folder);
+    if (ignored && log) this.logger.warn(ignored);
+    return { flags: [...(config ? ['--config', config] : []), ...(worker ? ['--worker', worker] : [])], ...(config ? { config } : {}) };
   }
 
   /** The worker serve runs for `folder` and its config (neither: the built-in worker), and why a config was passed over. */

@@ -44,12 +44,15 @@ export interface WranglerConfig {
 }
 
 
-const CANDIDATES = ['wrangler.jsonc', 'wrangler.json', 'wrangler.toml'];
+/** A wrangler config's names, in the order wrangler looks for them in a folder. */
+export const WRANGLER_CONFIG_NAMES: readonly string[] = ['wrangler.jsonc', 'wrangler.json', 'wrangler.toml'];
+/** The secrets file beside a config, in the order serve and wrangler dev look for it. */
+export const SECRETS_FILE_NAMES: readonly string[] = ['.dev.vars', '.env'];
 
 /** The nearest wrangler config in `dir` or a folder above it, as wrangler itself looks for one. */
 export function findWranglerConfig(dir: string): string | undefined {
   for (let current = path.resolve(dir); ; current = path.dirname(current)) {
-    const found = CANDIDATES.map((name) => path.join(current, name)).find((file) => fs.existsSync(file));
+    const found = WRANGLER_CONFIG_NAMES.map((name) => path.join(current, name)).find((file) => fs.existsSync(file));
     if (found) return found;
     if (path.dirname(current) === current) return undefined;
   }
@@ -127,7 +130,7 @@ export function readWranglerConfig(file: string): WranglerConfig {
 /** `.dev.vars` / `.env` format: KEY=value lines, # comments, optional quotes. */
 /** The secrets file wrangler dev reads beside a config: `.dev.vars`, or else `.env`; undefined when neither exists. */
 export function secretsFileBeside(configFile: string): string | undefined {
-  return ['.dev.vars', '.env'].map((name) => path.join(path.dirname(path.resolve(configFile)), name)).find((file) => fs.existsSync(file));
+  return SECRETS_FILE_NAMES.map((name) => path.join(path.dirname(path.resolve(configFile)), name)).find((file) => fs.existsSync(file));
 }
 
 /** The variables of a secrets file (`secretsFileBeside`), or none when there is no file or it cannot be read. */
