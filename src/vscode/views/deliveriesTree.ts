@@ -117,10 +117,12 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
     return { ...(this.filter ? { filter: this.filter.text } : {}), ...(this.clearedAt ? { clearedAt: this.clearedAt } : {}) };
   }
 
-  /** Takes back what `kept` gave, read from storage: a part that does not parse is left out. */
+  /**
+   * Takes back what `kept` gave, read from storage: a part that does not parse is left out. Says
+   * so (`onDidChangeFilter`) whatever it found, so the view's title and keys start from it.
+   */
   restore(stored: unknown): void {
-    if (typeof stored !== 'object' || stored === null) return;
-    const { filter, clearedAt } = stored as Record<string, unknown>;
+    const { filter, clearedAt } = typeof stored === 'object' && stored !== null ? (stored as Record<string, unknown>) : {};
     const parsed = typeof filter === 'string' ? parseDeliveryFilter(filter) : undefined;
     if (parsed && !('error' in parsed)) this.filter = parsed.terms.length > 0 || parsed.words.length > 0 ? parsed : undefined;
     if (typeof clearedAt === 'string' && !Number.isNaN(Date.parse(clearedAt))) this.clearedAt = new Date(clearedAt).toISOString();

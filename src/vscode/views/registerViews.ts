@@ -115,7 +115,6 @@ function registerDeliveryFilter(store: DisposableStore, logger: Logger, tree: De
   // dropped: said again once the view shows.
   store.add(view.onDidChangeVisibility(({ visible }) => visible && (view.description = tree.describe())));
   tree.restore(workspaceState.get(DELIVERIES_VIEW_KEY));
-  show();
   // `text`: the filter as typed (scripts and tests); without it, the user types it.
   registerCommand(store, logger, 'hookbench.deliveries.filter', async (text?: unknown) => {
     const typed =
