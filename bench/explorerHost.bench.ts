@@ -3,7 +3,8 @@
 // from the launcher's output. The extension host runs on the VS Code's own Node, so this suite
 // runs once per VS Code: the oldest supported one (code-server 4.100, Node 20) in the Node 20
 // round, the newest (code-server 4.139, Node 24) in the Node 24 round; other rounds skip it.
-// HOOKBENCH_EXPLORER_SECONDS (30), _RATE (200/s) and _ENTITIES (1000) reach the test.
+// HOOKBENCH_EXPLORER_SECONDS (30), _RATE (200/s), _ENTITIES (1000) and _PROFILE (a path prefix: CPU
+// profiles of the extension host over the quiet and the loaded window) reach the test.
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { benchSeconds, report, type BenchResult } from './harness';

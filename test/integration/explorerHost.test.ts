@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as inspector from 'node:inspector';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -101,6 +102,26 @@ async function cpuOver<T>(serve: number, run: () => Promise<T>): Promise<{ host:
   return { host: (cpuSeconds(process.pid) - before.host) / seconds, serve: (cpuSeconds(serve) - before.serve) / seconds, seconds, result };
 }
 
+/**
+ * With a file to write to (HOOKBENCH_EXPLORER_PROFILE=/tmp/host writes /tmp/host-quiet.cpuprofile
+ * and /tmp/host-load.cpuprofile), starts a CPU profile of this extension host and returns what stops it
+ * and writes it there (open it in Chrome's DevTools, Performance): where the load's cost goes.
+ */
+async function profileIf(file: string | undefined): Promise<(() => Promise<void>) | undefined> {
+  if (!file) return undefined;
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 1000 });
+  await post('Profiler.start');
+  return async () => {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    fs.writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
 const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
 
 describe('the explorer in the extension host at scale', () => {
@@ -131,11 +152,15 @@ describe('the explorer in the extension host at scale', () => {
     }
     await rowsUnder('Deliveries');
     const serve = servePid();
+    const profile = process.env['HOOKBENCH_EXPLORER_PROFILE'];
+    const profilingQuiet = await profileIf(profile && `${profile}-quiet.cpuprofile`);
     const quiet = await cpuOver(serve, () => new Promise((resolve) => setTimeout(resolve, Math.min(SECONDS, 20) * 1000)));
+    await profilingQuiet?.();
 
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hookbench-explorer-host-')), 'bodies.json');
     fs.writeFileSync(file, JSON.stringify(bodies));
     const requests = new AdminRequests(url);
+    const profiling = await profileIf(profile && `${profile}-load.cpuprofile`);
     const loaded = await cpuOver(
       serve,
       () =>
@@ -148,6 +173,7 @@ describe('the explorer in the extension host at scale', () => {
         }),
     );
     requests.dispose();
+    await profiling?.();
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
     const { sent, errors, statuses } = loaded.result;
     assert.equal(errors, 0, `every webhook was answered 200: ${JSON.stringify(statuses)}`);

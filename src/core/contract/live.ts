@@ -1,4 +1,7 @@
-/** The admin API's live feed (WebSocket `/__hookbench/live`, the route `live` of admin.ts): one JSON message per change. */
+/**
+ * The admin API's live feed (WebSocket `/__hookbench/live`, the route `live` of admin.ts): one JSON
+ * message per change, a frame each; a client that adds `?batch=1` takes frames of several (docs/admin-api.md, "Live feed").
+ */
 import type { BindingChange } from './bindings';
 import type { DeliverySummary } from './deliveries';
 import type { EventRow, InstanceEvent, InstanceLifecycle, InstanceRef } from './instances';
@@ -38,4 +41,26 @@ export function instanceMessage(event: InstanceEvent): LiveMessage {
     default:
       return { type: 'instance', ...event };
   }
+}
+
+/** The query a client adds to the feed's URL to take several messages a frame. */
+export const LIVE_BATCHED_QUERY = 'batch=1';
+
+/** How long a batching feed gathers messages after a frame before it sends the next (a lone message goes at once). */
+export const LIVE_BATCH_MS = 50;
+
+/** Whether the feed's client asked for frames of several messages. */
+export function liveWantsBatches(url: URL): boolean {
+  return url.searchParams.get('batch') === '1';
+}
+
+/** A frame of the feed: one message as its JSON, several as a JSON array of them. */
+export function formatLiveFrame(messages: readonly LiveMessage[]): string {
+  return JSON.stringify(messages.length === 1 ? messages[0] : messages);
+}
+
+/** The messages of a frame, in the order they were sent (either shape formatLiveFrame writes). */
+export function parseLiveFrame(text: string): LiveMessage[] {
+  const parsed = JSON.parse(text) as LiveMessage | LiveMessage[];
+  return Array.isArray(parsed) ? parsed : [parsed];
 }

@@ -14,7 +14,7 @@ import { ADMIN_API, ADMIN_PREFIX, adminRoutesAt } from '../../core/contract/admi
 import { RouteError, type RouteMessage } from '../../core/contract/adminRoute';
 import type { BindingChange } from '../../core/contract/bindings';
 import type { InstanceEvent } from '../../core/contract/instances';
-import { instanceMessage } from '../../core/contract/live';
+import { instanceMessage, liveWantsBatches } from '../../core/contract/live';
 import type { Emitter } from '../../core/events';
 import type { Logger } from '../../core/log';
 import type { WorkerRuntime } from '../../core/runtime/worker/workerRuntime';
@@ -23,6 +23,7 @@ import { QueryError, QueryRunner, type QueryOptions } from './adminQuery';
 import { dispatch, MethodNotAllowed, type AdminHandlers } from './adminRouter';
 import { BindingsApi } from './bindingsApi';
 import { InstancesApi } from './instancesApi';
+import { LiveFrames } from './liveFrames';
 import type { DeliveryLog } from '../deliveryLog';
 import { CaptureTooLargeError, type Sink } from '../sink';
 import type { DataLock } from '../dataLock';
@@ -135,14 +136,18 @@ export class AdminApi {
       return;
     }
     this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
-      const send = (message: LiveMessage) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(message));
+      const frames = new LiveFrames((frame) => ws.readyState === ws.OPEN && ws.send(frame), liveWantsBatches(url));
+      const send = (message: LiveMessage) => frames.push(message);
       const subscriptions = [
         this.deps.deliveries.onDidRecord((delivery) => send({ type: 'delivery', delivery })),
         this.deps.instanceEvents.event((event) => send(instanceMessage(event))),
         this.deps.bindingChanges.event((change) => send({ type: 'binding', ...change })),
         this.deps.sink.onDidCapture(({ bodyBase64: _b, ...capture }) => send({ type: 'outbound', capture, dropped: this.deps.sink.dropped() })),
       ];
-      ws.on('close', () => subscriptions.forEach((s) => s.dispose()));
+      ws.on('close', () => {
+        subscriptions.forEach((s) => s.dispose());
+        frames.dispose();
+      });
       send({ type: 'hello' });
     });
   }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import WebSocket from 'ws';
-import type { LiveMessage } from '../../../src/core/contract/live';
+import { LIVE_BATCHED_QUERY, parseLiveFrame, type LiveMessage } from '../../../src/core/contract/live';
 import { schemeFor } from '../../../src/core/signing';
 import { serveDefaultWorker, type Served } from '../helpers/serveWorker';
 import { githubPush, SECRETS } from '../workers/payloads';
@@ -175,6 +175,29 @@ describe('sink and live feed', () => {
     await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(messages.slice(again).filter(about), [], 'a duplicate stores nothing and changes no state');
     live.close();
+  });
+
+  it('gives a client that asks for batches the same messages in the same order, in fewer frames', async () => {
+    const connect = (query: string) => {
+      const socket = new WebSocket(`${served.url.replace('http', 'ws')}/__hookbench/live?token=${TOKEN}${query}`);
+      const frames: string[] = [];
+      socket.on('message', (data) => frames.push(data.toString()));
+      return { socket, frames, open: new Promise<void>((resolve, reject) => (socket.on('open', () => resolve()), socket.on('error', reject))) };
+    };
+    const single = connect('');
+    const batched = connect(`&${LIVE_BATCHED_QUERY}`);
+    await Promise.all([single.open, batched.open]);
+    const about = (m: LiveMessage) => m.type !== 'hello' && JSON.stringify(m).includes('batched-entity');
+    await Promise.all(Array.from({ length: 20 }, (_, n) => webhook(`/webhooks/github/batched-entity-${n % 4}`, githubPush('Acme/Batched', `batched-${n}`))));
+    const messages = (frames: string[]) => frames.flatMap(parseLiveFrame).filter(about);
+    const deadline = Date.now() + 5000;
+    while ((messages(single.frames).length < 60 || messages(batched.frames).length < messages(single.frames).length) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(messages(single.frames).length >= 60, `a delivery, an event and a state for each of 20 webhooks: ${messages(single.frames).length}`);
+    assert.deepEqual(messages(batched.frames), messages(single.frames));
+    assert.ok(single.frames.every((f) => !f.startsWith('[')), 'one message a frame without ?batch=1');
+    assert.ok(batched.frames.length < single.frames.length / 2, `${batched.frames.length} batched frames against ${single.frames.length}`);
+    single.socket.close();
+    batched.socket.close();
   });
 
   it('refuses the live feed without the token', async () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { DeliverySummary } from '../../../../src/core/contract/deliveries';
 import type { EventRow, InstanceDetails, InstanceRef, InstanceSummary } from '../../../../src/core/contract/instances';
 import type { LiveMessage } from '../../../../src/core/contract/live';
-import { ExplorerModel, type ExplorerChange, type ExplorerSource } from '../../../../src/vscode/views/explorerModel';
+import { ExplorerModel, merge, type ExplorerChange, type ExplorerSource } from '../../../../src/vscode/views/explorerModel';
 import { ManualTimers } from '../../helpers/manualTimers';
 
 const summary = (name: string, awake = false): InstanceSummary => ({ namespace: 'WEBHOOK_AGENT', agent: 'webhook-agent', className: 'WebhookAgent', name, awake, connections: 0 });
@@ -176,5 +176,49 @@ describe('the explorer model', () => {
     model.connect(undefined);
     await model.ready();
     assert.deepEqual([model.instances('WEBHOOK_AGENT').length, model.deliveries.length], [1, 1]);
+  });
+});
+
+describe('merging rows into a list the explorer keeps', () => {
+  type Row = { id: string; at: string };
+  /** What a merge means, written the slow way: added first, one row per id, newest first (stable), cut. */
+  const meaning = (into: Row[], added: Row[], limit: number) => {
+    const byId = new Map<string, Row>();
+    for (const row of [...added, ...into]) if (!byId.has(row.id)) byId.set(row.id, row);
+    return [...byId.values()].sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0)).slice(0, limit);
+  };
+  // A small generator of its own, so a failure names a seed that fails again.
+  const rows = (seed: number) => {
+    let s = seed;
+    const next = (n: number) => ((s = (s * 1103515245 + 12345) % 2 ** 31), s % n);
+    const row = (): Row => ({ id: `r${next(30)}`, at: `t${String(next(12)).padStart(2, '0')}` });
+    return { row, next };
+  };
+
+  it('gives what sorting everything gives, for lists in order, out of order, with ties and repeated ids', () => {
+    for (let seed = 1; seed <= 2000; seed++) {
+      const { row, next } = rows(seed);
+      const kept = meaning([], Array.from({ length: next(20) }, row), 100);
+      // Most lists the model merges into are its own (in order); some come from a server as they are.
+      const into = seed % 4 === 0 ? Array.from({ length: next(20) }, row) : kept;
+      const added = Array.from({ length: next(4) }, row);
+      const limit = 1 + next(25);
+      assert.deepEqual(merge(into, added, (r) => r.at, limit), meaning(into, added, limit), `seed ${seed}`);
+      // A live message's row into a list this merge gave (its one-row path), again and again.
+      let list = merge([], kept, (r) => r.at, 100);
+      for (let n = 0; n < 5; n++) {
+        const one = [row()];
+        const cut = 1 + next(25);
+        const expected = meaning(list, one, cut);
+        list = merge(list, one, (r) => r.at, cut);
+        assert.deepEqual(list, expected, `seed ${seed}, message ${n}`);
+      }
+    }
+  });
+
+  it('puts a new row above older ones and above rows of its own time, and keeps the limit', () => {
+    const list = [{ id: 'b', at: 't2' }, { id: 'a', at: 't1' }];
+    assert.deepEqual(merge(list, [{ id: 'c', at: 't2' }], (r) => r.at, 2).map((r) => r.id), ['c', 'b']);
+    assert.deepEqual(merge(list, [{ id: 'a', at: 't3' }], (r) => r.at, 5).map((r) => r.id), ['a', 'b']);
   });
 });
