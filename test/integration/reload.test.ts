@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { schemeFor } from '../../src/core/signing';
 import type { TimelineView } from '../../src/vscode/inspector/timelineHtml';
 import { adminClient, api, resultsShown, until, withSecret } from './helpers';
-import { readWebview, readWorkbench, reloadPhase, reloadWorkbench } from './reporter';
+import { readWebview, readWorkbench, reloadPhase, reloadWorkbench, reportFigure } from './reporter';
 
 const SECRET = 'reload-secret';
 const ENTITY = 'reload-repo';
@@ -79,7 +79,20 @@ async function findsEachTabBack(): Promise<void> {
   await until(() => textOf(state!), (text) => /"lastEventType": "push"/.test(text), 'the state document reads the state again', 30_000);
   // The results show their rows again.
   await showWebviewTab('hookbench.sqlResults');
-  const results = await resultsShown(STATEMENT);
+  const results = await resultsShown(STATEMENT).catch(async (error: Error) => {
+    // Once in CI (VS Code 1.100, after code-server restarted) the restored Results tab stayed blank:
+    // no frame at all, before any of Hookbench's code draws in it. What a user does with a blank
+    // panel: another tab, then this one again, and if that is not enough, Developer: Reload
+    // Webviews. Said as a figure, so a run that needed it shows it.
+    reportFigure('reload: the restored Results tab was blank at first', error.message.slice(0, 160));
+    await vscode.commands.executeCommand('workbench.action.nextEditorInGroup');
+    await showWebviewTab('hookbench.sqlResults');
+    return resultsShown(STATEMENT).catch(async () => {
+      await vscode.commands.executeCommand('workbench.action.webview.reloadWebviewAction');
+      await showWebviewTab('hookbench.sqlResults');
+      return resultsShown(STATEMENT);
+    });
+  });
   assert.deepEqual(results.error === null && results.rows, ROWS, 'the results show the rows they showed');
 
   // Each tab shown, as a person clicking it sees it.
