@@ -108,7 +108,20 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
     logger.info(`${name} set (secret storage)`);
     // Whoever asked for the secret (a send waiting on it) continues once the receiver has it.
     await server.syncSecrets();
+    keepsItsOwn(name, 'saved');
   });
+
+  /**
+   * An attached serve (a terminal's, another window's) was started with its own environment: a
+   * secret set or cleared here never reaches it, and its webhooks would go on failing with "no
+   * secret set" while nothing said why. Not awaited: the command is done.
+   */
+  const keepsItsOwn = (name: string, done: string): void => {
+    const state = server.state;
+    if (state.kind !== 'running' || !state.attached) return;
+    const { pid, origin } = state.attached;
+    void vscode.window.showWarningMessage(`${name} is ${done}, but the receiver on :${new URL(state.url).port} is the hookbench serve of pid ${pid} ${origin}, which keeps the secrets it was started with: start it again with ${name} in its environment, or stop it and start this window's receiver.`);
+  };
 
   registerCommand(store, logger, 'hookbench.secret.clear', async (env?: unknown) => {
     const name = typeof env === 'string' ? env : await pickProvider('Clear Webhook Secret');
@@ -116,5 +129,6 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
     await secrets.clear(name);
     logger.info(`${name} cleared`);
     await server.syncSecrets();
+    keepsItsOwn(name, 'cleared');
   });
 }

@@ -59,6 +59,11 @@ describe('attach to the receiver the user already runs', () => {
       const message = await readWorkbench<string>(viewMessages, `(${viewMessages}).includes('pid ${pid}')`);
       assert.match(message, new RegExp(`Attached to the hookbench serve of pid ${pid} in a terminal \\(\\w+\\)\\. Stop detaches; it keeps running\\.`));
       await requestScreenshot('attached-terminal-serve', vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath);
+      // A secret set here never reaches the terminal's serve: the user is told so, and what to do.
+      await vscode.commands.executeCommand('hookbench.secret.set', 'STRIPE_WEBHOOK_SECRET', 'whsec_attach');
+      const toasts = `[...document.querySelectorAll('.notifications-toasts .notification-list-item-message')].map((m) => m.textContent).join('\\n')`;
+      const warned = await readWorkbench<string>(toasts, `(${toasts}).includes('keeps the secrets it was started with')`);
+      assert.match(warned, new RegExp(`STRIPE_WEBHOOK_SECRET is saved, but the receiver on :${new URL(url).port} is the hookbench serve of pid ${pid} in a terminal \\(\\w+\\), which keeps the secrets it was started with: start it again with STRIPE_WEBHOOK_SECRET in its environment, or stop it and start this window's receiver\\.`));
       assert.ok(isRunning(pid), 'the terminal\'s serve still runs');
 
       // Ctrl+C in the terminal: the views say it stopped, and offer Start Receiver.
@@ -71,6 +76,7 @@ describe('attach to the receiver the user already runs', () => {
       assert.match(hookbench.recentLog().join('\n'), new RegExp(`the hookbench serve of pid ${pid}, in a terminal \\(\\w+\\), stopped: Start Receiver starts this window's own`));
     } finally {
       terminal.dispose();
+      await vscode.commands.executeCommand('hookbench.secret.clear', 'STRIPE_WEBHOOK_SECRET');
     }
     // This window's own receiver again, for the suites after.
     const own = await startReceiver();
