@@ -120,7 +120,7 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
     const state = server.state;
     if (state.kind !== 'running' || !state.attached) return;
     const { pid, origin } = state.attached;
-    void vscode.window.showWarningMessage(`${name} is ${done}, but the receiver on :${new URL(state.url).port} is the hookbench serve of pid ${pid} ${origin}, which keeps the secrets it was started with: start it again with ${name} in its environment, or stop it and start this window's receiver.`);
+    void vscode.window.showWarningMessage(`${name} is ${done}, but this will not reach the attached receiver on :${new URL(state.url).port} (the hookbench serve of pid ${pid} ${origin}): it keeps the secrets it was started with. Start it again with ${name} in its environment, or stop it and start this window's receiver.`);
   };
 
   registerCommand(store, logger, 'hookbench.secret.clear', async (env?: unknown) => {

@@ -63,7 +63,7 @@ describe('attach to the receiver the user already runs', () => {
       await vscode.commands.executeCommand('hookbench.secret.set', 'STRIPE_WEBHOOK_SECRET', 'whsec_attach');
       const toasts = `[...document.querySelectorAll('.notifications-toasts .notification-list-item-message')].map((m) => m.textContent).join('\\n')`;
       const warned = await readWorkbench<string>(toasts, `(${toasts}).includes('keeps the secrets it was started with')`);
-      assert.match(warned, new RegExp(`STRIPE_WEBHOOK_SECRET is saved, but the receiver on :${new URL(url).port} is the hookbench serve of pid ${pid} in a terminal \\(\\w+\\), which keeps the secrets it was started with: start it again with STRIPE_WEBHOOK_SECRET in its environment, or stop it and start this window's receiver\\.`));
+      assert.match(warned, new RegExp(`STRIPE_WEBHOOK_SECRET is saved, but this will not reach the attached receiver on :${new URL(url).port} \\(the hookbench serve of pid ${pid} in a terminal \\(\\w+\\)\\): it keeps the secrets it was started with\\. Start it again with STRIPE_WEBHOOK_SECRET in its environment, or stop it and start this window's receiver\\.`));
       assert.ok(isRunning(pid), 'the terminal\'s serve still runs');
 
       // Ctrl+C in the terminal: the views say it stopped, and offer Start Receiver.
