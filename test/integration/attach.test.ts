@@ -61,8 +61,11 @@ describe('attach to the receiver the user already runs', () => {
       await requestScreenshot('attached-terminal-serve', vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath);
       // A secret set here never reaches the terminal's serve: the user is told so, and what to do.
       await vscode.commands.executeCommand('hookbench.secret.set', 'STRIPE_WEBHOOK_SECRET', 'whsec_attach');
-      const toasts = `[...document.querySelectorAll('.notifications-toasts .notification-list-item-message')].map((m) => m.textContent).join('\\n')`;
-      const warned = await readWorkbench<string>(toasts, `(${toasts}).includes('keeps the secrets it was started with')`);
+      // Read in the notifications center: the newest VS Code under test shows it there without a toast.
+      await vscode.commands.executeCommand('notifications.showList');
+      const listed = `[...document.querySelectorAll('.notifications-center .notification-list-item-message')].map((m) => m.textContent).join('\\n')`;
+      const warned = await readWorkbench<string>(listed, `(${listed}).includes('keeps the secrets it was started with')`);
+      await vscode.commands.executeCommand('notifications.hideList');
       assert.match(warned, new RegExp(`STRIPE_WEBHOOK_SECRET is saved, but this will not reach the attached receiver on :${new URL(url).port} \\(the hookbench serve of pid ${pid} in a terminal \\(\\w+\\)\\): it keeps the secrets it was started with\\. Start it again with STRIPE_WEBHOOK_SECRET in its environment, or stop it and start this window's receiver\\.`));
       assert.ok(isRunning(pid), 'the terminal\'s serve still runs');
 
