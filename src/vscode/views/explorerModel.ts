@@ -121,38 +121,16 @@ const listed = (row: EventRow): EventRow => ({ id: row.id, type: row.type, actio
 
 /**
  * Newest first, one row per id (a row in `added` wins over the same id in `into`, and on equal
- * times comes first): a message and a read racing each other give the same list. The lists the
- * model keeps are in that order already, so the few rows a message adds are merged in one pass;
- * sorting the whole list again for every message was a tenth of the extension host's work at 200
- * webhooks a second. A list out of order (as a server might send it) is sorted.
+ * times comes first): a message and a read racing each other give the same list. A live message's
+ * row goes into a list merge returned in one pass (mergeOne): sorting the whole list again for
+ * every message was a tenth of the extension host's work at 200 webhooks a second. Reads, rarer,
+ * are merged and sorted.
  */
 export function merge<T extends { readonly id: string }>(into: readonly T[], added: readonly T[], time: (item: T) => string, limit: number): T[] {
   if (added.length === 1 && merged.has(into)) return mergeOne(into, added[0]!, time, limit);
-  const newestFirst = (a: T, b: T) => (time(a) < time(b) ? 1 : time(a) > time(b) ? -1 : 0);
-  const fresh = new Map<string, T>();
-  for (const item of added) if (!fresh.has(item.id)) fresh.set(item.id, item);
-  const head = [...fresh.values()].sort(newestFirst);
-  const rest: T[] = [];
-  const ids = new Set<string>();
-  for (const item of into) {
-    if (fresh.has(item.id)) continue;
-    if (ids.has(item.id) || (rest.length > 0 && newestFirst(rest[rest.length - 1]!, item) > 0)) {
-      const byId = new Map<string, T>(fresh);
-      for (const row of into) if (!byId.has(row.id)) byId.set(row.id, row);
-      const sorted = [...byId.values()].sort(newestFirst).slice(0, limit);
-      merged.add(sorted);
-      return sorted;
-    }
-    ids.add(item.id);
-    rest.push(item);
-  }
-  const list: T[] = [];
-  let h = 0;
-  let r = 0;
-  while (list.length < limit && (h < head.length || r < rest.length)) {
-    if (r >= rest.length || (h < head.length && newestFirst(head[h]!, rest[r]!) <= 0)) list.push(head[h++]!);
-    else list.push(rest[r++]!);
-  }
+  const byId = new Map<string, T>();
+  for (const item of [...added, ...into]) if (!byId.has(item.id)) byId.set(item.id, item);
+  const list = [...byId.values()].sort((a, b) => (time(a) < time(b) ? 1 : time(a) > time(b) ? -1 : 0)).slice(0, limit);
   merged.add(list);
   return list;
 }
