@@ -43,15 +43,16 @@ export function instanceMessage(event: InstanceEvent): LiveMessage {
   }
 }
 
-/** The query a client adds to the feed's URL to take several messages a frame. */
-export const LIVE_BATCHED_QUERY = 'batch=1';
+/** The query parameter, and its value, a client adds to the feed's URL to take several messages a frame. */
+const BATCHED = { name: 'batch', value: '1' } as const;
+export const LIVE_BATCHED_QUERY = `${BATCHED.name}=${BATCHED.value}`;
 
 /** How long a batching feed gathers messages after a frame before it sends the next (a lone message goes at once). */
 export const LIVE_BATCH_MS = 50;
 
 /** Whether the feed's client asked for frames of several messages. */
 export function liveWantsBatches(url: URL): boolean {
-  return url.searchParams.get('batch') === '1';
+  return url.searchParams.get(BATCHED.name) === BATCHED.value;
 }
 
 /** A frame of the feed: one message as its JSON, several as a JSON array of them. */
