@@ -96,6 +96,18 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
       { title, placeHolder: 'Provider' },
     ))?.env;
 
+  /**
+   * An attached serve (a terminal's, another window's) was started with its own environment: a
+   * secret set or cleared here never reaches it, and its webhooks would go on failing with "no
+   * secret set" while nothing said why. Not awaited: the command is done.
+   */
+  const keepsItsOwn = (name: string, done: string): void => {
+    const state = server.state;
+    if (state.kind !== 'running' || !state.attached) return;
+    const { pid, origin } = state.attached;
+    void vscode.window.showWarningMessage(`${name} is ${done}, but this will not reach the attached receiver on :${new URL(state.url).port} (the hookbench serve of pid ${pid} ${origin}): it keeps the secrets it was started with. Start it again with ${name} in its environment, or stop it and start this window's receiver.`);
+  };
+
   registerCommand(store, logger, 'hookbench.secret.set', async (env?: unknown, value?: unknown) => {
     const name = typeof env === 'string' ? env : await pickProvider('Set Webhook Secret');
     if (!name) return;
@@ -110,18 +122,6 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
     await server.syncSecrets();
     keepsItsOwn(name, 'saved');
   });
-
-  /**
-   * An attached serve (a terminal's, another window's) was started with its own environment: a
-   * secret set or cleared here never reaches it, and its webhooks would go on failing with "no
-   * secret set" while nothing said why. Not awaited: the command is done.
-   */
-  const keepsItsOwn = (name: string, done: string): void => {
-    const state = server.state;
-    if (state.kind !== 'running' || !state.attached) return;
-    const { pid, origin } = state.attached;
-    void vscode.window.showWarningMessage(`${name} is ${done}, but this will not reach the attached receiver on :${new URL(state.url).port} (the hookbench serve of pid ${pid} ${origin}): it keeps the secrets it was started with. Start it again with ${name} in its environment, or stop it and start this window's receiver.`);
-  };
 
   registerCommand(store, logger, 'hookbench.secret.clear', async (env?: unknown) => {
     const name = typeof env === 'string' ? env : await pickProvider('Clear Webhook Secret');
