@@ -44,10 +44,17 @@ describe('open files', () => {
     const pool = new OpenFiles(1);
     const [a, b] = files(2);
     let release!: () => void;
+    let inUse!: () => void;
+    const using = new Promise<void>((resolve) => (inUse = resolve));
     const held = pool.use(a!, async (fd) => {
-      await new Promise<void>((resolve) => (release = resolve));
+      await new Promise<void>((resolve) => {
+        release = resolve;
+        inUse();
+      });
       fs.writeSync(fd, 'still open\n');
     });
+    // a's descriptor is in use (its open may take a turn of its own) before b passes the limit.
+    await using;
     await pool.use(b!, async (fd) => void fs.writeSync(fd, 'b\n'));
     release();
     await held;
