@@ -4,8 +4,11 @@
  * pages at once (the rest wait in line, a bounded line), and a new browser launched on the next
  * request after Chromium dies or is killed. A new page costs Chromium a renderer process (100–200 ms
  * here), so spare contexts and pages are opened ahead of the next requests, each never used twice:
- * as many as the last burst of requests arrived together (a script's `Promise.all` of two
- * renders: two), at least one and at most `spares`. A spare is set to the viewport and
+ * `spares` of them (two by default), the oldest taken first. Two, not one: a page's first
+ * screenshot within about 300 ms of its opening takes 30 ms longer (docs/performance.md, "Render"),
+ * so with one spare a user's requests 300 ms apart each met a page just opened; with two, each
+ * takes one opened a request earlier, and two requests sent together (a script's `Promise.all`)
+ * both start from a spare. A spare is set to the viewport and
  * user agent the last request asked for, with request interception already on (its filter is the
  * next request's, given in `interceptRequests`). A spare's context is created after a render's
  * context is closed, and nothing is loaded in it before its request.
@@ -26,7 +29,7 @@ export interface BrowserPoolOptions {
   readonly concurrency?: number;
   /** Requests allowed to wait for a page before 503 "No browser available" (default 64). */
   readonly maxQueue?: number;
-  /** The most spare contexts kept open ahead (default 2); each idle one is a renderer process. */
+  /** Spare contexts kept open ahead (default 2); each idle one is a renderer process (about 19 MiB). */
   readonly spares?: number;
   /** The proxy pages' requests go through (pageGuard.ts), as `--proxy-server`. */
   readonly proxyServer?: () => string | undefined;
@@ -131,10 +134,6 @@ export class BrowserPool {
   #closed = false;
   /** Spares opened ahead, oldest first. */
   #spares: Promise<Opened>[] = [];
-  /** Requests in the pool now (running or waiting), the most at once in this burst and in the last. */
-  #inPool = 0;
-  #burstPeak = 0;
-  #lastBurstPeak = 1;
   /** Renders' contexts closing, after which their slots are free and the next spares open. */
   readonly #settling = new Set<Promise<void>>();
   /** The viewport and user agent of the last render: the next spare is opened with them. */
@@ -157,19 +156,12 @@ export class BrowserPool {
    * spare opened.
    */
   async withPage<T>(work: (page: Page) => Promise<T>): Promise<T> {
-    this.#burstPeak = Math.max(this.#burstPeak, ++this.#inPool);
-    try {
-      await this.#acquire();
-    } catch (error) {
-      this.#left();
-      throw error;
-    }
+    await this.#acquire();
     let opened: { context: BrowserContext; page: Page };
     try {
       opened = await this.#freshPage();
     } catch (error) {
       this.#release();
-      this.#left();
       throw error;
     }
     const { context, page } = opened;
@@ -182,7 +174,6 @@ export class BrowserPool {
         .catch(() => undefined)
         .then(() => {
           this.#release();
-          this.#left();
           this.#prepareSpare();
         });
       this.#settling.add(settled);
@@ -190,25 +181,15 @@ export class BrowserPool {
     }
   }
 
-  /** A request left the pool; the burst it belonged to ends when none is left. */
-  #left(): void {
-    if (--this.#inPool > 0) return;
-    this.#lastBurstPeak = this.#burstPeak;
-    this.#burstPeak = 0;
-  }
-
-  /** How many spares to keep: as many requests as the last burst (or this one) had at once, within bounds. */
-  get #sparesWanted(): number {
-    return Math.max(1, Math.min(this.#options.spares ?? 2, Math.max(this.#lastBurstPeak, this.#burstPeak)));
-  }
-
-  /** Opens one more spare, if fewer are open than wanted, once a render is done, so building it never slows that render down. */
+  /** Opens spares until `spares` are open, once a render is done, so building them never slows that render down. */
   #prepareSpare(): void {
     const browser = this.#browser;
-    if (this.#closed || !browser || this.#spares.length >= this.#sparesWanted) return;
-    const spare = browser.then((b) => this.#open(b, true));
-    spare.catch(() => undefined);
-    this.#spares.push(spare);
+    if (this.#closed || !browser) return;
+    while (this.#spares.length < (this.#options.spares ?? 2)) {
+      const spare = browser.then((b) => this.#open(b, true));
+      spare.catch(() => undefined);
+      this.#spares.push(spare);
+    }
   }
 
   /** The oldest spare when it belongs to the running browser, else a new page. */

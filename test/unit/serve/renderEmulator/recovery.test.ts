@@ -42,7 +42,7 @@ describe('browser pool', () => {
     assert.equal(read.headers['cookie'], undefined);
   });
 
-  it('keeps as many pages ready ahead as the last burst of requests had at once (at most two): two at once both take one, one alone leaves one', async (t) => {
+  it('keeps two pages ready ahead: two at once both take one, and requests one at a time each take the older, opened a request earlier', async (t) => {
     // An emulator of its own: its closing is the point after which it opens no more pages.
     const watched = watchedChromium();
     const own = await startEmulator({ concurrency: 2, executablePath: watched.executablePath });
@@ -50,7 +50,7 @@ describe('browser pool', () => {
     let stopped: Promise<void> | undefined;
     t.after(() => (stopped ??= own.stop()));
     site.pages.set('/burst', '<p>burst</p>');
-    // Three at once on a pool of two pages: one waits; the next burst may come as wide, but two spares are the most.
+    // Three at once on a pool of two pages: one waits; two spares are kept, however wide the burst.
     await burst(3);
     const targets = await watched.watch();
     await targets.until(() => targets.spares().length >= 2, 'two pages opened ahead');
@@ -62,19 +62,31 @@ describe('browser pool', () => {
     assert.equal(targets.navigatedSince(mark, '/burst').filter((page) => ahead.includes(page)).length, 2, 'both requests used a page opened ahead');
     await targets.until(() => targets.spares().length >= 2, 'two pages opened ahead again');
     assert.equal(targets.spares().length, 2);
+    // One at a time: the first takes a spare and one more is opened after it; the second takes the
+    // spare left from before the first, not the page opened just after it.
     ahead = targets.spares();
     mark = targets.mark();
     await burst(1);
     await targets.until(() => targets.navigatedSince(mark, '/burst').length === 1, 'the request navigated');
-    const lone = targets.navigatedSince(mark, '/burst')[0]!;
-    assert.ok(ahead.includes(lone), 'the lone request used a page opened ahead');
+    const first = targets.navigatedSince(mark, '/burst')[0]!;
+    assert.ok(ahead.includes(first), 'the lone request used a page opened ahead');
+    await targets.contextClosed(first);
+    await targets.until(() => targets.spares().length >= 2, 'two pages opened ahead after a lone request');
+    const left = ahead.filter((page) => page !== first);
+    const openedAfter = targets.spares().filter((page) => !ahead.includes(page));
+    assert.equal(openedAfter.length, 1, 'one page opened after the lone request');
+    mark = targets.mark();
+    await burst(1);
+    await targets.until(() => targets.navigatedSince(mark, '/burst').length === 1, 'the next request navigated');
+    const second = targets.navigatedSince(mark, '/burst')[0]!;
+    assert.deepEqual([second], left, 'the next request used the older spare');
     // The pool opens its next spares once a render's context is closed; then closing the emulator
     // shows every page it kept.
     const answered = targets.mark();
-    await targets.contextClosed(lone);
+    await targets.contextClosed(second);
     await (stopped ??= own.stop());
     await targets.closed();
-    assert.equal(targets.sparesSince(answered).length, 1, 'after a lone request, one is kept');
+    assert.equal(targets.sparesSince(answered).length, 2, 'after a lone request, two are kept');
   });
 
   it('opens no browser UI beside a request’s page: a fresh context’s window builds no omnibox popup renderer to compete with the next render', async () => {
