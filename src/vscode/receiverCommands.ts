@@ -7,6 +7,7 @@ import { PROVIDER_SECRETS, type Secrets } from './secrets';
 import { PROVIDERS } from '../core/contract/providers';
 import { portInUse } from '../core/contract/serveHandshake';
 import { webhookPath } from '../core/contract/webhookRoutes';
+import { attachedReceiverName } from './receiver/attachedServe';
 import { offerTakeOver } from './receiver/folderInUse';
 import { offerPortChoices } from './receiver/portInUse';
 import { DataFolderHeldError, type ServerController } from './receiver/serverController';
@@ -104,8 +105,7 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
   const keepsItsOwn = (name: string, done: string): void => {
     const state = server.state;
     if (state.kind !== 'running' || !state.attached) return;
-    const { pid, origin } = state.attached;
-    void vscode.window.showWarningMessage(`${name} is ${done}, but this will not reach the attached receiver on :${new URL(state.url).port} (the hookbench serve of pid ${pid} ${origin}): it keeps the secrets it was started with. Start it again with ${name} in its environment, or stop it and start this window's receiver.`);
+    void vscode.window.showWarningMessage(`${name} is ${done}, but this will not reach ${attachedReceiverName(state.url, state.attached)}: it keeps the secrets it was started with. Start it again with ${name} in its environment, or stop it and start this window's receiver.`);
   };
 
   registerCommand(store, logger, 'hookbench.secret.set', async (env?: unknown, value?: unknown) => {

@@ -96,7 +96,9 @@ export function registerExposeCommands(store: DisposableStore, logger: Logger, e
     if (!forwarding) return undefined;
     // Remembered once it worked: after a failure the next Expose Receiver asks again.
     await expose.rememberProvider(provider);
-    const shown = provider === 'stripe' ? 'stripe listen is forwarding your test events; the receiver now checks them with its signing secret.' : `Public URL ready: ${expose.publicWebhookUrl('github')}`;
+    // Attached to a serve started elsewhere, the secret does not reach it: a warning says so instead.
+    const checks = expose.receiverKeepsItsOwnSecrets ? '' : '; the receiver now checks them with its signing secret';
+    const shown = provider === 'stripe' ? `stripe listen is forwarding your test events${checks}.` : `Public URL ready: ${expose.publicWebhookUrl('github')}`;
     void vscode.window.showInformationMessage(`Hookbench: ${shown}`, ...(provider === 'stripe' ? [] : ['Copy Webhook URL'])).then((choice) => {
       if (choice) void copy();
     });

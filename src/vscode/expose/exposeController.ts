@@ -13,6 +13,7 @@ import { webhookPath } from '../../core/contract/webhookRoutes';
 import { DisposableStore, Emitter } from '../../core/events';
 import type { Logger } from '../../core/log';
 import type { Secrets } from '../secrets';
+import { attachedReceiverName } from '../receiver/attachedServe';
 import type { ServerController } from '../receiver/serverController';
 import type { DeliveriesTree } from '../views/deliveriesTree';
 import { ExposeProcess, type Forwarding } from './exposeProcess';
@@ -20,6 +21,8 @@ import { ExposeProcess, type Forwarding } from './exposeProcess';
 export type ExposeState = { readonly kind: 'off' } | { readonly kind: 'starting'; readonly provider: ExposeProvider } | ({ readonly kind: 'on'; readonly provider: ExposeProvider; readonly to: string } & Forwarding);
 
 const PROVIDER_KEY = 'hookbench.expose.provider';
+/** The action on the warning that stripe listen's secret cannot reach an attached serve. */
+const COPY_SECRET = 'Copy Signing Secret';
 /** How long the receiver may stay down (a restart) before its public URL is stopped with it. */
 const RECEIVER_GRACE_MS = 5000;
 
@@ -61,6 +64,12 @@ export class ExposeController implements vscode.Disposable {
 
   get state(): ExposeState {
     return this.current;
+  }
+
+  /** Whether the receiver is a serve attached to (started elsewhere), which keeps the secrets it was started with. */
+  get receiverKeepsItsOwnSecrets(): boolean {
+    const state = this.server.state;
+    return state.kind === 'running' && state.attached !== undefined;
   }
 
   /** The provider this workspace chose, if it did. */
@@ -109,8 +118,26 @@ export class ExposeController implements vscode.Disposable {
     return state.provider === 'smee' ? state.publicUrl : `${state.publicUrl}${webhookPath(route)}`;
   }
 
+  /**
+   * Gives the receiver stripe listen's signing secret for this session. An attached serve (a
+   * terminal's, another window's) keeps the environment it was started with, so the events stripe
+   * listen forwards would fail their signature check there with nothing said: the user is told,
+   * and may copy the secret to start it again with. The secret is still kept for this session, for
+   * this window's own receiver if it starts one.
+   */
   private async useStripeSecret(secret: string): Promise<void> {
-    this.logger.info('stripe listen gave this session\'s signing secret: restarting the receiver with it as STRIPE_WEBHOOK_SECRET (not stored)');
+    const state = this.server.state;
+    if (state.kind === 'running' && state.attached) {
+      const where = attachedReceiverName(state.url, state.attached);
+      this.logger.warn(`stripe listen gave this session's signing secret, but ${where} keeps the secrets it was started with`);
+      void vscode.window
+        .showWarningMessage(`stripe listen's signing secret will not reach ${where}: it keeps the secrets it was started with, so the Stripe events forwarded to it fail their signature check. Start it again with this secret as ${SECRET_ENV.stripe}, or stop it and start this window's receiver.`, COPY_SECRET)
+        .then((choice) => {
+          if (choice === COPY_SECRET) void vscode.env.clipboard.writeText(secret);
+        });
+    } else {
+      this.logger.info(`stripe listen gave this session's signing secret: restarting the receiver with it as ${SECRET_ENV.stripe} (not stored)`);
+    }
     await this.server.setSessionSecret(SECRET_ENV.stripe, secret);
   }
 
