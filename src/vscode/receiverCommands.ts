@@ -7,7 +7,6 @@ import { PROVIDER_SECRETS, type Secrets } from './secrets';
 import { PROVIDERS } from '../core/contract/providers';
 import { portInUse } from '../core/contract/serveHandshake';
 import { webhookPath } from '../core/contract/webhookRoutes';
-import { attachedReceiverName } from './receiver/attachedServe';
 import { offerTakeOver } from './receiver/folderInUse';
 import { offerPortChoices } from './receiver/portInUse';
 import { DataFolderHeldError, type ServerController } from './receiver/serverController';
@@ -103,9 +102,8 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
    * secret set" while nothing said why. Not awaited: the command is done.
    */
   const keepsItsOwn = (name: string, done: string): void => {
-    const state = server.state;
-    if (state.kind !== 'running' || !state.attached) return;
-    void vscode.window.showWarningMessage(`${name} is ${done}, but this will not reach ${attachedReceiverName(state.url, state.attached)}: it keeps the secrets it was started with. Start it again with ${name} in its environment, or stop it and start this window's receiver.`);
+    const warning = server.secretKeptOut(`${name} is ${done}, but this`, '', `${name} in its environment`);
+    if (warning) void vscode.window.showWarningMessage(warning);
   };
 
   registerCommand(store, logger, 'hookbench.secret.set', async (env?: unknown, value?: unknown) => {

@@ -4,12 +4,12 @@
 // terminal shows as a stopped receiver with Start Receiver, and this window's own starts again.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { isRunning } from '../../src/core/childProcess';
 import { parseServeLock, serveLockFile, type ServeLock } from '../../src/core/contract/serveLock';
 import { schemeFor } from '../../src/core/signing';
+import { STAND_IN_SECRET, stripeStandIn } from '../unit/helpers/stripeStandIn';
 import { api, startReceiver, until } from './helpers';
 import { readWorkbench, requestScreenshot } from './reporter';
 import { collapseAgents, untilRows } from './treeViews';
@@ -69,11 +69,8 @@ describe('attach to the receiver the user already runs', () => {
       await vscode.commands.executeCommand('notifications.hideList');
       assert.match(warned, new RegExp(`STRIPE_WEBHOOK_SECRET is saved, but this will not reach the attached receiver on :${new URL(url).port} \\(the hookbench serve of pid ${pid} in a terminal \\(\\w+\\)\\): it keeps the secrets it was started with\\. Start it again with STRIPE_WEBHOOK_SECRET in its environment, or stop it and start this window's receiver\\.`));
       // Nor does stripe listen's signing secret: Expose Receiver with stripe warns, and offers the
-      // secret to copy. A stand-in for the Stripe CLI (the real one needs an account and the
-      // network) prints the ready line the real one prints.
-      const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-stripe-standin-'));
-      const fixtures = path.join(vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath, 'test', 'fixtures', 'expose');
-      fs.writeFileSync(path.join(bin, 'stripe'), `#!/bin/sh\nif [ "$2" = "--help" ]; then cat ${quote(path.join(fixtures, 'stripe-listen-help-1.52.0.txt'))}; exit 0; fi\ncat ${quote(path.join(fixtures, 'stripe-listen-ready-1.52.0.stderr.txt'))} >&2\nexec sleep 60\n`, { mode: 0o755 });
+      // secret to copy (a stand-in for the Stripe CLI prints the ready line the real one prints).
+      const bin = stripeStandIn(path.join(vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath, 'test', 'fixtures', 'expose'), 60);
       const searched = process.env['PATH'];
       process.env['PATH'] = `${bin}:${searched ?? ''}`;
       try {
@@ -83,7 +80,7 @@ describe('attach to the receiver the user already runs', () => {
         await vscode.commands.executeCommand('notifications.hideList');
         assert.match(stripeWarned, new RegExp(`stripe listen's signing secret will not reach the attached receiver on :${new URL(url).port} \\(the hookbench serve of pid ${pid} in a terminal \\(\\w+\\)\\): it keeps the secrets it was started with, so the Stripe events forwarded to it fail their signature check\\. Start it again with this secret as STRIPE_WEBHOOK_SECRET, or stop it and start this window's receiver\\.`));
         assert.doesNotMatch(stripeWarned, /the receiver now checks them/, 'nothing claims the attached serve checks with the secret');
-        assert.ok(!hookbench.recentLog().some((line) => line.includes('whsec_testsecret123')), 'the secret is in no log line');
+        assert.ok(!hookbench.recentLog().some((line) => line.includes(STAND_IN_SECRET)), 'the secret is in no log line');
       } finally {
         process.env['PATH'] = searched;
         await vscode.commands.executeCommand('hookbench.expose.stop');

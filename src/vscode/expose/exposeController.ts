@@ -13,7 +13,6 @@ import { webhookPath } from '../../core/contract/webhookRoutes';
 import { DisposableStore, Emitter } from '../../core/events';
 import type { Logger } from '../../core/log';
 import type { Secrets } from '../secrets';
-import { attachedReceiverName } from '../receiver/attachedServe';
 import type { ServerController } from '../receiver/serverController';
 import type { DeliveriesTree } from '../views/deliveriesTree';
 import { ExposeProcess, type Forwarding } from './exposeProcess';
@@ -68,8 +67,7 @@ export class ExposeController implements vscode.Disposable {
 
   /** Whether the receiver is a serve attached to (started elsewhere), which keeps the secrets it was started with. */
   get receiverKeepsItsOwnSecrets(): boolean {
-    const state = this.server.state;
-    return state.kind === 'running' && state.attached !== undefined;
+    return this.server.keepsItsOwnSecrets;
   }
 
   /** The provider this workspace chose, if it did. */
@@ -126,15 +124,12 @@ export class ExposeController implements vscode.Disposable {
    * this window's own receiver if it starts one.
    */
   private async useStripeSecret(secret: string): Promise<void> {
-    const state = this.server.state;
-    if (state.kind === 'running' && state.attached) {
-      const where = attachedReceiverName(state.url, state.attached);
-      this.logger.warn(`stripe listen gave this session's signing secret, but ${where} keeps the secrets it was started with`);
-      void vscode.window
-        .showWarningMessage(`stripe listen's signing secret will not reach ${where}: it keeps the secrets it was started with, so the Stripe events forwarded to it fail their signature check. Start it again with this secret as ${SECRET_ENV.stripe}, or stop it and start this window's receiver.`, COPY_SECRET)
-        .then((choice) => {
-          if (choice === COPY_SECRET) void vscode.env.clipboard.writeText(secret);
-        });
+    const warning = this.server.secretKeptOut("stripe listen's signing secret", ', so the Stripe events forwarded to it fail their signature check', `this secret as ${SECRET_ENV.stripe}`);
+    if (warning) {
+      this.logger.warn(warning);
+      void vscode.window.showWarningMessage(warning, COPY_SECRET).then((choice) => {
+        if (choice === COPY_SECRET) void vscode.env.clipboard.writeText(secret);
+      });
     } else {
       this.logger.info(`stripe listen gave this session's signing secret: restarting the receiver with it as ${SECRET_ENV.stripe} (not stored)`);
     }

@@ -17,15 +17,6 @@ export interface AttachedServe {
   readonly origin: string;
 }
 
-/**
- * How a warning names the attached serve on `url` when a secret given in this window (Set Webhook
- * Secret, stripe listen's signing secret) cannot reach it: it keeps the environment it was
- * started with.
- */
-export function attachedReceiverName(url: string, serve: AttachedServe): string {
-  return `the attached receiver on :${new URL(url).port} (the hookbench serve of pid ${serve.pid} ${serve.origin})`;
-}
-
 /** How often the attached serve's pid is looked at: its Ctrl+C shows within a second. */
 const WATCH_MS = 1000;
 

@@ -158,6 +158,24 @@ export class ServerController implements vscode.Disposable {
     return this.attachment?.token ?? this.sessionToken;
   }
 
+  /** Whether the receiver is a serve attached to (a terminal's, another window's), which keeps the secrets it was started with. */
+  get keepsItsOwnSecrets(): boolean {
+    return this.attachment !== undefined;
+  }
+
+  /**
+   * The warning for a secret given in this window (Set or Clear Webhook Secret, stripe listen's
+   * signing secret) while attached to a serve started elsewhere: it keeps the environment it was
+   * started with, so the secret never reaches it. Undefined for this window's own receiver, which
+   * is restarted with the secret instead.
+   */
+  secretKeptOut(subject: string, consequence: string, remedy: string): string | undefined {
+    const attachment = this.attachment;
+    if (!attachment) return undefined;
+    const { serve, url } = attachment;
+    return `${subject} will not reach the attached receiver on :${new URL(url).port} (the hookbench serve of pid ${serve.pid} ${serve.origin}): it keeps the secrets it was started with${consequence}. Start it again with ${remedy}, or stop it and start this window's receiver.`;
+  }
+
   /** The local Browser Rendering emulator's `…/client/v4` URL, when this window's own serve runs it. */
   get renderUrl(): string | undefined {
     return this.url && !this.attachment ? this.process.renderUrl : undefined;

@@ -11,6 +11,7 @@ import { ExposeProcess } from '../../../../src/vscode/expose/exposeProcess';
 import { projectRoot } from '../../helpers/serveWorker';
 import { startServe, type ServeProcess } from '../../helpers/serveProcess';
 import { postToChannel, SmeeRelay } from '../../helpers/smeeRelay';
+import { STAND_IN_SECRET, stripeStandIn } from '../../helpers/stripeStandIn';
 
 const cli = path.join(projectRoot(), 'dist', 'cli.js');
 const FIXTURES = path.join(projectRoot(), 'test', 'fixtures', 'expose');
@@ -58,17 +59,16 @@ describe('ExposeProcess', () => {
   });
 
   it('hands over stripe listen\'s secret without logging it', async () => {
-    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-stripe-standin-'));
-    fs.writeFileSync(path.join(bin, 'stripe'), `#!/bin/sh\nif [ "$2" = "--help" ]; then cat ${FIXTURES}/stripe-listen-help-1.52.0.txt; exit 0; fi\ncat ${FIXTURES}/stripe-listen-ready-1.52.0.stderr.txt >&2\nexec sleep 30\n`, { mode: 0o755 });
+    const bin = stripeStandIn(FIXTURES, 30);
     const logger = recording(nullLogger);
     const process_ = new ExposeProcess(logger);
     const secrets: string[] = [];
     process_.onDidGetSecret((s) => secrets.push(s));
     const forwarding = await process_.start({ cli, provider: 'stripe', to: serve.url, env: { PATH: `${bin}:/usr/bin:/bin` }, cwd: os.tmpdir() });
     assert.deepEqual(forwarding, { publicUrl: 'stripe', target: `${serve.url}/webhooks/stripe` });
-    assert.deepEqual(secrets, ['whsec_testsecret123']);
+    assert.deepEqual(secrets, [STAND_IN_SECRET]);
     await process_.stop();
-    assert.ok(!logger.lines().some((line) => line.includes('whsec_testsecret123')), logger.lines().join('\n'));
+    assert.ok(!logger.lines().some((line) => line.includes(STAND_IN_SECRET)), logger.lines().join('\n'));
     process_.dispose();
   });
 
