@@ -7,9 +7,22 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { chosenVscodes, ensureVscode, ensureWrangler, root } from './lib/setup.mjs';
-import { runWorkbenchSuite } from './lib/workbenchSuite.mjs';
+import { failuresOf, runWorkbenchSuite as runSuite } from './lib/workbenchSuite.mjs';
 
 export { CHROMIUM_ARGS } from './lib/workbenchSuite.mjs';
+
+/** Each suite run's outcome, summed up at the end (CI shows a long log's tail only). @type {{ label: string, code: number, artifacts: string }[]} */
+const outcomes = [];
+
+/**
+ * Runs one suite and notes its outcome for the summary.
+ * @param {string} vscodeVersion @param {import('./lib/workbenchSuite.mjs').WorkbenchSuite} suite
+ */
+async function runWorkbenchSuite(vscodeVersion, suite) {
+  const code = await runSuite(suite);
+  outcomes.push({ label: `VS Code ${vscodeVersion}, ${suite.name}`, code, artifacts: suite.artifacts });
+  return code;
+}
 
 /** The bytes of the files a planted `.hookbench/` links to: the restricted suite checks they never change. */
 export const VICTIM_TEXT = '# a file of the user\'s, outside the workspace\nexport PATH=$PATH\n';
@@ -54,7 +67,7 @@ async function runOn(which) {
   // explorer's benchmark in the extension host (bench/explorerHost.bench.ts), never part of npm test.
   const only = process.env.HOOKBENCH_TEST_ONLY;
   console.log(`\nVS Code ${vscode.vscodeVersion} (code-server ${vscode.version}) on Node ${vscode.nodeVersion}:`);
-  if (only === 'explorer-host') return runWorkbenchSuite({ ...suite, name: 'explorerHost', artifacts: path.join(out, `${base}-explorer-host`), prepare: fixture });
+  if (only === 'explorer-host') return runWorkbenchSuite(vscode.vscodeVersion, { ...suite, name: 'explorerHost', artifacts: path.join(out, `${base}-explorer-host`), prepare: fixture });
   // The real local runtime (wrangler dev, the differential suite's oracle) for "attach to wrangler dev".
   const oracle = only === 'restricted' || only === 'reload' ? undefined : await ensureWrangler();
   /** @param {string} workspace */
@@ -64,15 +77,15 @@ async function runOn(which) {
   };
   // An empty extension beside Hookbench: the floor of its activation time (test/integration/activation.test.ts).
   const floor = path.join(root, 'test', 'fixtures', 'activationFloor');
-  const trusted = only === 'restricted' || only === 'reload' ? 0 : await runWorkbenchSuite({ ...suite, name: 'trusted', artifacts: path.join(out, base), otherExtensions: [floor], prepare: trustedFixture });
+  const trusted = only === 'restricted' || only === 'reload' ? 0 : await runWorkbenchSuite(vscode.vscodeVersion, { ...suite, name: 'trusted', artifacts: path.join(out, base), otherExtensions: [floor], prepare: trustedFixture });
   if (only === 'trusted') return trusted;
   // Hookbench's tabs across a window reload and a restart of code-server (test/integration/reload.test.ts).
   const runsReload = only === undefined || only === 'reload';
   if (runsReload) console.log(`\nReloaded (a window reload, then code-server restarted), code-server ${vscode.version}:`);
-  const reloaded = !runsReload ? 0 : await runWorkbenchSuite({ ...suite, name: 'reload', artifacts: path.join(out, `${base}-reload`), prepare: fixture });
+  const reloaded = !runsReload ? 0 : await runWorkbenchSuite(vscode.vscodeVersion, { ...suite, name: 'reload', artifacts: path.join(out, `${base}-reload`), prepare: fixture });
   if (only === 'reload') return reloaded;
   console.log(`\nRestricted mode (an untrusted workspace with a planted .hookbench/), code-server ${vscode.version}:`);
-  const restricted = await runWorkbenchSuite({
+  const restricted = await runWorkbenchSuite(vscode.vscodeVersion, {
     ...suite,
     name: 'restricted',
     restricted: true,
@@ -90,6 +103,11 @@ async function runOn(which) {
 async function main() {
   let code = 0;
   for (const which of chosenVscodes()) code = (await runOn(which)) || code;
+  console.log('\nIntegration summary:');
+  for (const { label, code: exit } of outcomes) console.log(`  ${exit === 0 ? '✔' : '✘'} ${label}${exit === 0 ? '' : ` (exit ${exit})`}`);
+  for (const { label, code: exit, artifacts } of outcomes.filter((run) => run.code !== 0)) {
+    console.log(`\n${label} failed (${path.relative(root, artifacts)}):\n${failuresOf(artifacts)}`);
+  }
   return code;
 }
 

@@ -13,6 +13,24 @@ import { treeStep } from './workbenchTree.mjs';
 export const CHROMIUM = process.env.HOOKBENCH_CHROMIUM ?? '/usr/bin/chromium';
 /** How long the workbench takes at most to save its state on its own (VS Code flushes it every minute). */
 const SAVED_STATE_MS = 65_000;
+/** The suite's whole report, kept in its artifacts folder (see {@link failuresOf}). */
+export const REPORT_FILE = 'report.txt';
+
+/**
+ * What a failed run's report says of its failures, for a summary at the end of a long log (CI
+ * shows only its tail): the failures Mocha listed with their errors, else the report's last lines
+ * (a timeout, or VS Code exiting before the suite ran). Acting-as-user lines are left out.
+ * @param {string} artifacts the run's artifacts folder
+ * @param {number} [maxLines]
+ */
+export function failuresOf(artifacts, maxLines = 40) {
+  const file = path.join(artifacts, REPORT_FILE);
+  const lines = (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : `(no report in ${artifacts})`).split('\n').filter((line) => !line.startsWith('user: '));
+  const start = lines.findIndex((line) => /^\d+ failing$/.test(line));
+  const kept = start >= 0 ? lines.slice(start) : lines.filter((line) => line.trim() !== '').slice(-12);
+  return kept.slice(0, maxLines).join('\n') + (kept.length > maxLines ? `\n… (the rest in ${file})` : '');
+}
+
 const TIMEOUT_MS = Number(process.env.HOOKBENCH_TEST_TIMEOUT_MS ?? 10 * 60_000);
 /** Flags that keep Chromium off the (closed) network and working as root in a container. */
 export const CHROMIUM_ARGS = [
@@ -335,12 +353,20 @@ export async function runWorkbenchSuite(suite) {
     streamReport();
     if (result === 'timeout') {
       await workbench?.screenshot({ path: path.join(artifacts, 'timeout.png') });
-      console.error(`The ${suite.name} suite did not finish within ${TIMEOUT_MS} ms (screenshot in ${artifacts}).`);
+      const said = `The ${suite.name} suite did not finish within ${TIMEOUT_MS} ms (screenshot in ${artifacts}).`;
+      console.error(said);
+      fs.appendFileSync(report, `\n${said}\n`);
       return 1;
     }
-    if (offset === 0) console.error(`VS Code exited with ${result} without running the suite; see ${artifacts}.`);
+    if (offset === 0) {
+      const said = `VS Code exited with ${result} without running the suite; see ${artifacts}.`;
+      console.error(said);
+      fs.appendFileSync(report, `\n${said}\n`);
+    }
     return Number(result);
   } finally {
+    // The report outlives the run's state folder: the launcher's summary reads its failures.
+    fs.copyFileSync(report, path.join(artifacts, REPORT_FILE));
     clearInterval(ticker);
     await Promise.all(captures);
     consoleLog.end();
