@@ -105,7 +105,7 @@ async function main() {
   for (const which of chosenVscodes()) code = (await runOn(which)) || code;
   console.log('\nIntegration summary:');
   for (const { label, code: exit } of outcomes) console.log(`  ${exit === 0 ? '✔' : '✘'} ${label}${exit === 0 ? '' : ` (exit ${exit})`}`);
-  for (const { label, code: exit, artifacts } of outcomes.filter((run) => run.code !== 0)) {
+  for (const { label, artifacts } of outcomes.filter((run) => run.code !== 0)) {
     console.log(`\n${label} failed (${path.relative(root, artifacts)}):\n${failuresOf(artifacts)}`);
   }
   return code;
