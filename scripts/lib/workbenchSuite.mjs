@@ -18,17 +18,22 @@ export const REPORT_FILE = 'report.txt';
 
 /**
  * What a failed run's report says of its failures, for a summary at the end of a long log (CI
- * shows only its tail): the failures Mocha listed with their errors, else the report's last lines
- * (a timeout, or VS Code exiting before the suite ran). Acting-as-user lines are left out.
+ * shows only its tail): the last run's end as Mocha reported it (passing, failing, each failure
+ * with its error; a suite that reloads ends an earlier window's run with a failure of its own, so
+ * only the last counts), then what the report says after it (a timeout, VS Code exiting before
+ * the suite ran). Acting-as-user lines are left out.
  * @param {string} artifacts the run's artifacts folder
  * @param {number} [maxLines]
  */
 export function failuresOf(artifacts, maxLines = 40) {
   const file = path.join(artifacts, REPORT_FILE);
   const lines = (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : `(no report in ${artifacts})`).split('\n').filter((line) => !line.startsWith('user: '));
-  const start = lines.findIndex((line) => /^\d+ failing$/.test(line));
-  const kept = start >= 0 ? lines.slice(start) : lines.filter((line) => line.trim() !== '').slice(-12);
-  return kept.slice(0, maxLines).join('\n') + (kept.length > maxLines ? `\n… (the rest in ${file})` : '');
+  const ended = lines.findLastIndex((line) => /^\d+ passing$/.test(line));
+  const summed = ended < 0 ? -1 : lines.findIndex((line, i) => i > ended && line.startsWith('integration: '));
+  const end = summed < 0 ? [] : lines.slice(ended, summed + 1);
+  const after = lines.slice(summed < 0 ? 0 : summed + 1).filter((line) => line.trim() !== '').slice(-12);
+  const kept = [...(end.length > maxLines ? [...end.slice(0, maxLines), `… (the rest in ${file})`] : end), ...after];
+  return kept.join('\n');
 }
 
 const TIMEOUT_MS = Number(process.env.HOOKBENCH_TEST_TIMEOUT_MS ?? 10 * 60_000);
