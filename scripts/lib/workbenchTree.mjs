@@ -256,10 +256,16 @@ async function hover(page, selector) {
     await page.mouse.move(x, y);
     const tooltip = '.monaco-hover:not(.hidden) .hover-contents, .workbench-hover .hover-contents';
     await page.waitForSelector(tooltip, { visible: true, timeout: 10_000 });
-    return await page.$eval(tooltip, (element) => ({
-      text: element.textContent ?? '',
-      elements: [...element.querySelectorAll('a, img, code, script, iframe')].map((e) => e.outerHTML),
-    }));
+    // A tooltip the extension builds when asked (resolveTreeItem) first shows VS Code's
+    // "Loading..." in the same place; what the user reads is the text that comes after it.
+    const shown = await page.waitForFunction(
+      `(() => {
+        const element = [...document.querySelectorAll(${JSON.stringify(tooltip)})].find((candidate) => !/^(|Loading\\.\\.\\.|Loading…)$/.test((candidate.textContent ?? '').trim()));
+        return element && { text: element.textContent ?? '', elements: [...element.querySelectorAll('a, img, code, script, iframe')].map((e) => e.outerHTML) };
+      })()`,
+      { timeout: 10_000 },
+    );
+    return await shown.jsonValue();
   } finally {
     await page.mouse.move(0, 0);
     await page.emulateFocusedPage(false);
