@@ -16,11 +16,11 @@ const outcomes = [];
 
 /**
  * Runs one suite and notes its outcome for the summary.
- * @param {string} vscodeVersion @param {import('./lib/workbenchSuite.mjs').WorkbenchSuite} suite
+ * @param {import('./lib/workbenchSuite.mjs').WorkbenchSuite} suite
  */
-async function runWorkbenchSuite(vscodeVersion, suite) {
+async function runWorkbenchSuite(suite) {
   const code = await runSuite(suite);
-  outcomes.push({ label: `VS Code ${vscodeVersion}, ${suite.name}`, code, artifacts: suite.artifacts });
+  outcomes.push({ label: `VS Code ${suite.vscode.vscodeVersion}, ${suite.name}`, code, artifacts: suite.artifacts });
   return code;
 }
 
@@ -67,7 +67,7 @@ async function runOn(which) {
   // explorer's benchmark in the extension host (bench/explorerHost.bench.ts), never part of npm test.
   const only = process.env.HOOKBENCH_TEST_ONLY;
   console.log(`\nVS Code ${vscode.vscodeVersion} (code-server ${vscode.version}) on Node ${vscode.nodeVersion}:`);
-  if (only === 'explorer-host') return runWorkbenchSuite(vscode.vscodeVersion, { ...suite, name: 'explorerHost', artifacts: path.join(out, `${base}-explorer-host`), prepare: fixture });
+  if (only === 'explorer-host') return runWorkbenchSuite({ ...suite, name: 'explorerHost', artifacts: path.join(out, `${base}-explorer-host`), prepare: fixture });
   // The real local runtime (wrangler dev, the differential suite's oracle) for "attach to wrangler dev".
   const oracle = only === 'restricted' || only === 'reload' ? undefined : await ensureWrangler();
   /** @param {string} workspace */
@@ -77,15 +77,15 @@ async function runOn(which) {
   };
   // An empty extension beside Hookbench: the floor of its activation time (test/integration/activation.test.ts).
   const floor = path.join(root, 'test', 'fixtures', 'activationFloor');
-  const trusted = only === 'restricted' || only === 'reload' ? 0 : await runWorkbenchSuite(vscode.vscodeVersion, { ...suite, name: 'trusted', artifacts: path.join(out, base), otherExtensions: [floor], prepare: trustedFixture });
+  const trusted = only === 'restricted' || only === 'reload' ? 0 : await runWorkbenchSuite({ ...suite, name: 'trusted', artifacts: path.join(out, base), otherExtensions: [floor], prepare: trustedFixture });
   if (only === 'trusted') return trusted;
   // Hookbench's tabs across a window reload and a restart of code-server (test/integration/reload.test.ts).
   const runsReload = only === undefined || only === 'reload';
   if (runsReload) console.log(`\nReloaded (a window reload, then code-server restarted), code-server ${vscode.version}:`);
-  const reloaded = !runsReload ? 0 : await runWorkbenchSuite(vscode.vscodeVersion, { ...suite, name: 'reload', artifacts: path.join(out, `${base}-reload`), prepare: fixture });
+  const reloaded = !runsReload ? 0 : await runWorkbenchSuite({ ...suite, name: 'reload', artifacts: path.join(out, `${base}-reload`), prepare: fixture });
   if (only === 'reload') return reloaded;
   console.log(`\nRestricted mode (an untrusted workspace with a planted .hookbench/), code-server ${vscode.version}:`);
-  const restricted = await runWorkbenchSuite(vscode.vscodeVersion, {
+  const restricted = await runWorkbenchSuite({
     ...suite,
     name: 'restricted',
     restricted: true,

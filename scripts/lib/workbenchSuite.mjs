@@ -356,18 +356,17 @@ export async function runWorkbenchSuite(suite) {
     const result = await Promise.race([exitCode, timeout]);
     clearTimeout(timer);
     streamReport();
+    /** Said on the terminal and in the report, where the launcher's summary finds it. @param {string} said */
+    const tell = (said) => {
+      console.error(said);
+      fs.appendFileSync(report, `\n${said}\n`);
+    };
     if (result === 'timeout') {
       await workbench?.screenshot({ path: path.join(artifacts, 'timeout.png') });
-      const said = `The ${suite.name} suite did not finish within ${TIMEOUT_MS} ms (screenshot in ${artifacts}).`;
-      console.error(said);
-      fs.appendFileSync(report, `\n${said}\n`);
+      tell(`The ${suite.name} suite did not finish within ${TIMEOUT_MS} ms (screenshot in ${artifacts}).`);
       return 1;
     }
-    if (offset === 0) {
-      const said = `VS Code exited with ${result} without running the suite; see ${artifacts}.`;
-      console.error(said);
-      fs.appendFileSync(report, `\n${said}\n`);
-    }
+    if (offset === 0) tell(`VS Code exited with ${result} without running the suite; see ${artifacts}.`);
     return Number(result);
   } finally {
     // The report outlives the run's state folder: the launcher's summary reads its failures.
