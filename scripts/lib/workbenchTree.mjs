@@ -232,11 +232,13 @@ export async function treeStep(page, { view, path = [], act = 'children', item }
     return undefined;
   }
   // The context menu is drawn in a shadow root of its own; it ignores a click that comes too soon
-  // after it opened, so its item is pointed at and chosen with Enter, as from the keyboard.
+  // after it opened, so its item is pointed at and chosen with Enter, as from the keyboard, once
+  // the menu shows it focused (an Enter before that chose nothing on a loaded machine).
   const { x, y } = await pointAt(page, selector);
   await page.mouse.click(x, y, { button: 'right' });
-  await page.locator(`>>> .monaco-menu .action-item:not(.disabled) .action-label[aria-label=${JSON.stringify(item ?? '')}]`).setTimeout(5_000).hover();
-  await sleep(150);
+  const label = `.action-label[aria-label=${JSON.stringify(item ?? '')}]`;
+  await page.locator(`>>> .monaco-menu .action-item:not(.disabled) ${label}`).setTimeout(5_000).hover();
+  await page.locator(`>>> .monaco-menu .action-item.focused:not(.disabled) ${label}`).setTimeout(5_000).wait();
   await page.keyboard.press('Enter');
   return undefined;
 }
