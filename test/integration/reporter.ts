@@ -71,7 +71,8 @@ export function userDoes(step: UserStep, timeoutMs = 30_000): Promise<unknown> {
   const id = `step-${randomUUID()}`;
   fs.appendFileSync(file, `user: ${JSON.stringify({ id, ...step })}\n`);
   const acks = `${file}.acks`;
-  const outcome = () => (fs.existsSync(acks) ? fs.readFileSync(acks, 'utf8').split('\n').find((line) => line.startsWith(`${id} `)) : undefined);
+  // Only whole lines: the launcher may be writing a long answer while this reads the file.
+  const outcome = () => (fs.existsSync(acks) ? fs.readFileSync(acks, 'utf8').split('\n').slice(0, -1).find((line) => line.startsWith(`${id} `)) : undefined);
   return new Promise<unknown>((resolve, reject) => {
     const started = Date.now();
     // The launcher reads the report every 250 ms; its answer is a line in the acks file.
