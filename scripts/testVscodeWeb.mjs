@@ -67,7 +67,11 @@ async function runOn(which) {
   // explorer's benchmark in the extension host (bench/explorerHost.bench.ts), never part of npm test.
   const only = process.env.HOOKBENCH_TEST_ONLY;
   console.log(`\nVS Code ${vscode.vscodeVersion} (code-server ${vscode.version}) on Node ${vscode.nodeVersion}:`);
-  if (only === 'explorer-host') return runWorkbenchSuite({ ...suite, name: 'explorerHost', artifacts: path.join(out, `${base}-explorer-host`), prepare: fixture });
+  // HOOKBENCH_PORT_SCAN=off runs it with VS Code's remote port scan off (scripts/lib/codeServer.mjs).
+  if (only === 'explorer-host') {
+    const portScan = process.env.HOOKBENCH_PORT_SCAN !== 'off';
+    return runWorkbenchSuite({ ...suite, name: 'explorerHost', portScan, artifacts: path.join(out, `${base}-explorer-host${portScan ? '' : '-no-scan'}`), prepare: fixture });
+  }
   // The real local runtime (wrangler dev, the differential suite's oracle) for "attach to wrangler dev".
   const oracle = only === 'restricted' || only === 'reload' ? undefined : await ensureWrangler();
   /** @param {string} workspace */

@@ -23,6 +23,16 @@ const USER_SETTINGS = {
  * Workspace trust on, without the prompt: a folder opens in restricted mode, as a freshly cloned
  * repository does for a user who has not trusted it yet.
  */
+/**
+ * VS Code's remote port scan off. code-server's VS Code runs its extension host as a remote one,
+ * and a remote extension host on Linux looks for listening ports every 2 s or more (`ls -l` of
+ * every process's descriptors and `ps` in a shell, /proc/net/tcp, every cwd and cmdline),
+ * even with remote.autoForwardPorts off, because code-server provides tunnels. Desktop VS Code's
+ * local extension host never runs it. Only the explorer-host benchmark turns it off, to read what
+ * the host costs without it (docs/performance.md, "VS Code's port scan").
+ */
+const NO_PORT_SCAN_SETTINGS = { 'remote.autoForwardPortsSource': 'output' };
+
 const RESTRICTED_SETTINGS = { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.banner': 'never' };
 
 /** @param {string} stateDir */
@@ -65,14 +75,14 @@ export function placeExtensionFolder(stateDir, extensionFolder) {
 
 /**
  * @param {{ codeServerDir: string, stateDir: string, node?: string, args?: string[], port?: number, env?: NodeJS.ProcessEnv,
- *           onLog?: (line: string) => void, restricted?: boolean }} options
+ *           onLog?: (line: string) => void, restricted?: boolean, portScan?: boolean }} options
  * @returns {Promise<{ port: number, origin: string, stop: () => Promise<void> }>}
  */
-export async function startCodeServer({ codeServerDir, stateDir, node = process.execPath, args = [], port = 0, env = {}, onLog = () => {}, restricted = false }) {
+export async function startCodeServer({ codeServerDir, stateDir, node = process.execPath, args = [], port = 0, env = {}, onLog = () => {}, restricted = false, portScan = true }) {
   const { userDataDir, extensionsDir } = stateFolders(stateDir);
   fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
   fs.mkdirSync(extensionsDir, { recursive: true });
-  fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...USER_SETTINGS, ...(restricted ? RESTRICTED_SETTINGS : {}) }, null, 2));
+  fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...USER_SETTINGS, ...(restricted ? RESTRICTED_SETTINGS : {}), ...(portScan ? {} : NO_PORT_SCAN_SETTINGS) }, null, 2));
   const configFile = path.join(stateDir, 'config.yaml');
   fs.writeFileSync(configFile, 'auth: none\ncert: false\n');
 

@@ -209,6 +209,7 @@ async function capture(page, file) {
  * @property {{ vsix: string, id: string }} [install] a package installed with --install-extension
  *   instead (then `extensionPath` is a harness that only lets VS Code run the suite)
  * @property {boolean} [restricted] workspace trust on: the folder opens in restricted mode
+ * @property {boolean} [portScan] false: VS Code's remote port scan off (see codeServer.mjs)
  * @property {(workspace: string, stateDir: string) => NodeJS.ProcessEnv | void} prepare fills the
  *   workspace folder (created empty); returns extra environment for the extension host
  */
@@ -239,6 +240,7 @@ export async function runWorkbenchSuite(suite) {
     args: vscode.serverArgs,
     stateDir,
     restricted: suite.restricted ?? false,
+    portScan: suite.portScan ?? true,
     env: { HOOKBENCH_TEST_REPORT: report, HOOKBENCH_TEST_SUITE: suite.name, ...(installed ? { HOOKBENCH_INSTALLED_EXTENSION: installed } : {}), ...extraEnv },
     onLog: (/** @type {string} */ line) => serverLog.write(line + '\n'),
   };
@@ -377,7 +379,10 @@ export async function runWorkbenchSuite(suite) {
     await browser.close();
     await server.stop();
     serverLog.end();
-    fs.rmSync(stateDir, { recursive: true, force: true });
+    // The receiver the extension started outlives code-server by a moment (it sees its parent
+    // gone, then puts its instances to sleep, writing their snapshots): a folder can fill again
+    // while it is removed (ENOTEMPTY), so the removal is tried again for a few seconds.
+    fs.rmSync(stateDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 }
 
