@@ -379,10 +379,42 @@ export async function runWorkbenchSuite(suite) {
     await browser.close();
     await server.stop();
     serverLog.end();
-    // The receiver the extension started outlives code-server by a moment (it sees its parent
-    // gone, then puts its instances to sleep, writing their snapshots): a folder can fill again
-    // while it is removed (ENOTEMPTY), so the removal is tried again for a few seconds.
-    fs.rmSync(stateDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    await outlived(stateDir);
+    fs.rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+/** How long a receiver may take to stop once its window is gone (1,000 instances' snapshots). */
+const OUTLIVE_MS = 60_000;
+
+/**
+ * Waits for the processes still running from `stateDir` (a receiver the extension started, with
+ * `--data` in the run's workspace) to end. Such a receiver outlives code-server: it sees its parent
+ * gone, then puts its instances to sleep and writes their snapshots, so removing the folder before
+ * it ends fails (ENOTEMPTY) or leaves files behind. One still running after OUTLIVE_MS is a
+ * receiver that did not stop with its window: it is said, and killed.
+ * @param {string} stateDir
+ */
+async function outlived(stateDir) {
+  const running = () =>
+    fs.readdirSync('/proc').filter((entry) => {
+      if (!/^\d+$/.test(entry)) return false;
+      try {
+        return fs.readFileSync(path.join('/proc', entry, 'cmdline'), 'utf8').includes(stateDir);
+      } catch {
+        return false; // gone while listing
+      }
+    });
+  const until = Date.now() + OUTLIVE_MS;
+  while (running().length > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const pid of running()) {
+    try {
+      const command = fs.readFileSync(path.join('/proc', pid, 'cmdline'), 'utf8').replaceAll('\0', ' ').trim();
+      process.kill(Number(pid), 'SIGKILL');
+      console.error(`pid ${pid} still ran ${OUTLIVE_MS / 1000} s after its code-server stopped, killed: ${command}`);
+    } catch {
+      // it ended meanwhile
+    }
   }
 }
 
