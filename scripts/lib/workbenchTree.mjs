@@ -253,11 +253,21 @@ async function hover(page, selector) {
   // has: it is given it for the while.
   await page.emulateFocusedPage(true);
   try {
-    await page.mouse.move(0, 0);
-    const { x, y } = await pointAt(page, selector);
-    await page.mouse.move(x, y);
     const tooltip = '.monaco-hover:not(.hidden) .hover-contents, .workbench-hover .hover-contents';
-    await page.waitForSelector(tooltip, { visible: true, timeout: 10_000 });
+    // A tree drawn again while the pointer waits out the hover's delay (a row's "5 s ago", the
+    // live feed) can cancel the tooltip, as a user sees it not come: the pointer leaves and rests
+    // on the row again, up to three times (on a loaded machine in CI it never came once).
+    for (let attempt = 1; ; attempt++) {
+      await page.mouse.move(0, 0);
+      const { x, y } = await pointAt(page, selector);
+      await page.mouse.move(x, y);
+      try {
+        await page.waitForSelector(tooltip, { visible: true, timeout: 5_000 });
+        break;
+      } catch (error) {
+        if (attempt === 3) throw error;
+      }
+    }
     // A tooltip the extension builds when asked (resolveTreeItem) first shows VS Code's
     // "Loading..." in the same place; what the user reads is the text that comes after it.
     const shown = await page.waitForFunction(
