@@ -20,10 +20,6 @@ const USER_SETTINGS = {
 };
 
 /**
- * Workspace trust on, without the prompt: a folder opens in restricted mode, as a freshly cloned
- * repository does for a user who has not trusted it yet.
- */
-/**
  * VS Code's remote port scan off. code-server's VS Code runs its extension host as a remote one,
  * and a remote extension host on Linux looks for listening ports every 2 s or more (`ls -l` of
  * every process's descriptors and `ps` in a shell, /proc/net/tcp, every cwd and cmdline),
@@ -33,6 +29,10 @@ const USER_SETTINGS = {
  */
 const NO_PORT_SCAN_SETTINGS = { 'remote.autoForwardPortsSource': 'output' };
 
+/**
+ * Workspace trust on, without the prompt: a folder opens in restricted mode, as a freshly cloned
+ * repository does for a user who has not trusted it yet.
+ */
 const RESTRICTED_SETTINGS = { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.banner': 'never' };
 
 /** @param {string} stateDir */

@@ -91,9 +91,7 @@ async function actAsUser(page, step) {
 /**
  * Types `text` into the quick input that has just shown, as a user does: once its box has the
  * keyboard's focus, and looking at what was typed before going on: keys typed while the widget is
- * drawn but its box not yet focused go nowhere (the likely cause of a CI run on VS Code 1.139
- * where "status:4xx filter" and Enter left the Deliveries list unfiltered). What did not arrive
- * is typed again over it.
+ * drawn but its box not yet focused go nowhere. What did not arrive is typed again over it.
  * @param {import('puppeteer-core').Page} page @param {string} text
  */
 async function typeIntoQuickInput(page, text) {
