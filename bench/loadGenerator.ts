@@ -12,7 +12,11 @@ const requests: Record<LoadPlan['requests'], (i: number, entities: number, entit
   counter: (i, _entities, entity) => ({ path: `/agents/counter-agent/entity-${entity}`, body: `user-${process.pid}-${i}` }),
 };
 
-/** The entity of the i-th request: each in turn, or with `hot`, mostly the hot ones and the rest spread over the tail. */
+/**
+ * The entity of the i-th request: each in turn, or with `hot`, mostly the hot ones and the rest
+ * over the tail, in turn too (7919 is -1 modulo 990: with 1,000 entities and 10 hot, each tail
+ * entity once every 9,900 requests), which is the worst case for a least-recently-used cache.
+ */
 function entityOf(i: number, plan: LoadPlan): number {
   const hot = plan.hot;
   if (!hot) return i % plan.entities;

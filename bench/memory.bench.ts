@@ -23,6 +23,12 @@ const IDLE_S = benchSeconds(120, 40);
 /** Quick runs evict after 10 s instead of serve's default 60 s, to see the idle figure sooner. */
 const IDLE_FLAGS = QUICK ? ['--idle-ms', '10000'] : [];
 const CURVE_S = benchSeconds(10, 4);
+/**
+ * The skewed load's tail is touched in turn, each of its 990 entities once every 9,900 pushes (bench/
+ * loadGenerator.ts): rounds long enough to go round it twice or more at this machine's rate.
+ */
+const SKEWED_S = benchSeconds(20, 6);
+const SKEWED_WARM_S = benchSeconds(5, 1);
 const CURVE_BUDGETS = [64, 128, DEFAULT_MEMORY_BUDGET_MIB, 512];
 const SERVE_ENV = { GITHUB_WEBHOOK_SECRET: BENCH_SECRET, HOOKBENCH_LOG_LEVEL: 'warn' };
 
@@ -90,12 +96,20 @@ async function pushLatency(url: string, round: number): Promise<number> {
   return total / WAKES;
 }
 
+/**
+ * Instances idle this long are evicted in the rate comparisons (serve's default is 60 s): long
+ * enough that none is evicted for being idle while the other servers take their rounds (up to a
+ * minute or two), which would put the no-budget server's instances to sleep too and make every
+ * server wake its instances again at each round — the budget's effect is what is measured.
+ */
+const COMPARISON_IDLE_MS = 600_000;
+
 /** Servers with each budget (0: none), started from a shell. */
 async function serversWith(budgets: number[]): Promise<{ urls: Record<string, string>; all: ServerProcess[] }> {
   const all: ServerProcess[] = [];
   const urls: Record<string, string> = {};
   for (const budget of budgets) {
-    const serve = await startServeAsUser(['--data', dataDir(), '--no-render', '--memory-budget', String(budget)], SERVE_ENV);
+    const serve = await startServeAsUser(['--data', dataDir(), '--no-render', '--idle-ms', String(COMPARISON_IDLE_MS), '--memory-budget', String(budget)], SERVE_ENV);
     all.push(serve);
     urls[String(budget)] = serve.url;
   }
@@ -121,7 +135,7 @@ async function uniformCurve(): Promise<BenchResult[]> {
 async function skewed(): Promise<BenchResult> {
   const { urls, all } = await serversWith([0, DEFAULT_MEMORY_BUDGET_MIB]);
   try {
-    const byServer = await interleavedLoad(urls, { requests: 'github-push', entities: ENTITIES, connections: 32, warmSeconds: 1, seconds: CURVE_S, hot: { entities: 10, share: 0.9 } }, 3);
+    const byServer = await interleavedLoad(urls, { requests: 'github-push', entities: ENTITIES, connections: 32, warmSeconds: SKEWED_WARM_S, seconds: SKEWED_S, hot: { entities: 10, share: 0.9 } }, 3);
     const budgeted = byServer[String(DEFAULT_MEMORY_BUDGET_MIB)]!;
     const none = byServer['0']!;
     return { name: `skewed load (90 % to 10 hot entities, 10 % over ${ENTITIES - 10}), --memory-budget ${DEFAULT_MEMORY_BUDGET_MIB} (${budgeted.errors} errors)`, unit: 'req/s', value: budgeted.rate, baseline: 'no budget (req/s)', baselineValue: none.rate, ratio: pairedRatio(budgeted, none), target: 0.8 };
