@@ -119,7 +119,10 @@ export class MemoryBudget {
     return this.slept;
   }
 
-  /** Puts idle instances to sleep, least recently used first, until the awake ones fit the budget. */
+  /**
+   * Puts idle instances to sleep until the awake ones fit the budget: newcomers not let in first
+   * (each once idle), then the least recently used.
+   */
   enforce(): void {
     this.check?.cancel();
     this.check = undefined;
