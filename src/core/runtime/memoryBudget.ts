@@ -119,10 +119,7 @@ export class MemoryBudget {
     return this.slept;
   }
 
-  /**
-   * Puts idle instances to sleep until the awake ones fit the budget: newcomers not let in first
-   * (each once idle), then the least recently used.
-   */
+  /** Puts idle instances to sleep, least recently used first, until the awake ones fit the budget. */
   enforce(): void {
     this.check?.cancel();
     this.check = undefined;
