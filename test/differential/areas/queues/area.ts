@@ -50,28 +50,25 @@ const MAX_BATCH = 3;
  * each message is in its own batch, no batch is over MAX_BATCH, and the lists agree with each other
  * (a partition of the messages). A record that breaks it keeps its list and says what it breaks.
  */
-export function batchesAsPartition(body: unknown): unknown {
+function batchesAsPartition(body: unknown): unknown {
   if (!Array.isArray(body)) return body;
-  const records = body as [string, { together?: string[] } | null][];
   // Key: seen:<t>:<label>:<attempt>:<queue>; a batch holds one attempt of one queue.
-  const key = (name: string) => name.split(':');
-  const listOf = new Map<string, string>();
-  for (const [name, record] of records) {
-    const [, , label, attempt, queue] = key(name);
-    listOf.set(`${label}:${attempt}:${queue}`, JSON.stringify(record?.together ?? null));
-  }
-  return records.map(([name, record]) => {
+  const records = (body as [string, { together?: string[] } | null][]).map(([name, record]) => {
+    const [, , label, attempt, queue] = name.split(':');
+    return { name, record, label: label!, batch: `${attempt}:${queue}`, list: JSON.stringify(record?.together ?? null) };
+  });
+  const listOf = new Map(records.map(({ label, batch, list }) => [`${label}:${batch}`, list]));
+  return records.map(({ name, record, label, batch, list }) => {
     if (!record || !Array.isArray(record.together)) return [name, record];
-    const [, , label, attempt, queue] = key(name);
     const together = record.together;
-    const broken = !together.includes(label!)
+    const broken = !together.includes(label)
       ? 'not in its own batch'
       : together.length > MAX_BATCH
         ? `a batch over ${MAX_BATCH}`
-        : together.find((other) => listOf.get(`${other}:${attempt}:${queue}`) !== JSON.stringify(together)) !== undefined
+        : together.some((other) => listOf.get(`${other}:${batch}`) !== list)
           ? 'batch lists that disagree'
           : undefined;
-    return [name, { ...record, together: broken ? { broken, together } : 'one batch of at most 3, the same list in each of its messages' }];
+    return [name, { ...record, together: broken ? { broken, together } : `one batch of at most ${MAX_BATCH}, the same list in each of its messages` }];
   });
 }
 
