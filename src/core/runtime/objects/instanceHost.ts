@@ -577,6 +577,11 @@ export class InstanceHost implements Sleeper {
     return live.db.writeCount === live.db.durableWriteCount;
   }
 
+  /** For the memory budget, when it may not sleep: whether nothing but events and background work keeps it awake (they end). */
+  settling(): boolean {
+    return !(this.connections > 0 || this.jobTimer || this.alarms.armed);
+  }
+
   /**
    * Puts the instance to sleep for the memory budget: as an idle eviction, with a snapshot only
    * when it makes the next wake cheaper (an instance put to sleep under load wakes again soon).

@@ -5,6 +5,11 @@
  * collector frees it), so after a load, once idle instances are evicted, the heaps they used go
  * with them. While instances are awake, memory still follows how many are open at once.
  *
+ * A database opens in the fullest heap that has room, a new heap only when every one is full: the
+ * heaps stay packed whichever instances the memory budget keeps (memoryBudget.ts). Filling only
+ * the newest heap would leave every older heap held, at its high-water mark, by the few instances
+ * the budget keeps for long (docs/performance.md, "Who the budget lets in").
+ *
  * Each heap also shares a page-cache budget among its open databases (pageCacheShareKiB): a
  * database alone in its heap keeps SQLite's default 2 MiB cache, a full heap gives each a cache
  * that holds the pages every write touches but not the whole database (the whole database is in
@@ -37,7 +42,6 @@ interface Heap {
 export const DEFAULT_CACHE_BUDGET_KIB = 16 * 1024;
 
 export class SqlHeaps {
-  private current: Heap | undefined;
   private readonly heaps = new Set<Heap>();
 
   constructor(
@@ -50,13 +54,7 @@ export class SqlHeaps {
   ) {}
 
   acquire(): SqlLease {
-    if (!this.current || this.current.open >= this.perHeap) {
-      const sql = this.load();
-      sql.catch(() => undefined);
-      this.current = { sql, open: 0, shareKiB: pageCacheShareKiB(this.cacheBudgetKiB, 1), appliers: new Set() };
-      this.heaps.add(this.current);
-    }
-    const heap = this.current;
+    const heap = this.fullestWithRoom() ?? this.loadHeap();
     heap.open++;
     this.reshare(heap);
     let released = false;
@@ -80,10 +78,24 @@ export class SqlHeaps {
           return;
         }
         this.heaps.delete(heap);
-        if (this.current === heap) this.current = undefined;
         this.onDropped();
       },
     };
+  }
+
+  /** The heap with the most open databases that can take one more; undefined when all are full. */
+  private fullestWithRoom(): Heap | undefined {
+    let best: Heap | undefined;
+    for (const heap of this.heaps) if (heap.open < this.perHeap && (!best || heap.open > best.open)) best = heap;
+    return best;
+  }
+
+  private loadHeap(): Heap {
+    const sql = this.load();
+    sql.catch(() => undefined);
+    const heap: Heap = { sql, open: 0, shareKiB: pageCacheShareKiB(this.cacheBudgetKiB, 1), appliers: new Set() };
+    this.heaps.add(heap);
+    return heap;
   }
 
   /** Gives every database of `heap` its new share when the number open changed it. */

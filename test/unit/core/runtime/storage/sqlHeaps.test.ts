@@ -62,6 +62,21 @@ describe('separate sql.js heaps', () => {
     assert.equal(loads, 3, 'an emptied heap is not reused: a fresh one is loaded');
   });
 
+  it('opens a database in the fullest heap with room, so that heaps held by a few stay packed', async () => {
+    let loads = 0;
+    const heaps = new SqlHeaps(async () => ({ heap: ++loads }) as unknown as SqlJsStatic, 3);
+    const leases = Array.from({ length: 8 }, () => heaps.acquire()); // heaps 1 and 2 full, 3 holds two
+    const heapOf = async (lease: { sql: Promise<SqlJsStatic> }) => ((await lease.sql) as unknown as { heap: number }).heap;
+    assert.deepEqual(await Promise.all(leases.map(heapOf)), [1, 1, 1, 2, 2, 2, 3, 3]);
+    // Kept for long by the budget: one database in heap 1, two in heap 2; the rest come and go.
+    for (const i of [1, 2, 3]) leases[i]!.release();
+    assert.equal(await heapOf(heaps.acquire()), 2, 'heap 2 (2 open) and 3 (2 open) tie; the first found of the fullest');
+    assert.equal(await heapOf(heaps.acquire()), 3, 'then heap 3, the fullest with room');
+    assert.equal(await heapOf(heaps.acquire()), 1, 'then heap 1, before a fourth heap is loaded');
+    assert.equal(loads, 3);
+    assert.equal(heaps.openCount, 8);
+  });
+
   it('holds a heap while instances are awake and lets it go when they are evicted, their data kept', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-heaps-'));
     const heaps = new SqlHeaps(separateSqlJsLoader(), 2);
