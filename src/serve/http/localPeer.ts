@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import type { Socket } from 'node:net';
+import { realTimers, type Timers } from '../../core/timers';
 
 export type Peer =
   | { readonly kind: 'owner' }
@@ -92,24 +93,39 @@ const readProcTable: ReadTable = async (file) => {
   }
 };
 
+/** The share of the main thread reads of one table may take while new connections keep coming. */
+const READ_SHARE = 0.2;
+
 /**
- * One read of a table for every lookup that asks for it in the same turn of the event loop: the
- * kernel prints /proc/net/tcp by walking its whole connection table, 3.6 ms of this process's time
- * per read on the machine this was measured on, whatever the number of connections, and a burst
- * of new connections (a load's 32 at once) asked for 32 reads. The read runs once the turn's
- * connections have all been accepted, so each of them is in the table it reads.
+ * One read of a table for every lookup that asks for it before the read starts. The kernel prints
+ * /proc/net/tcp by walking its whole hash of connections: 3.6–4.5 ms of this process's time per read
+ * on the machines this was measured on, however few connections there are. A read runs once the
+ * turn's connections have all been accepted, so each of them is in the table it reads — at once
+ * when the table was not read lately, else once the last read's cost is a fifth of the time since
+ * it began. A pool opening its connections one per turn (the receiver bench's 32, undici's way)
+ * asked for a read per connection, 4.4 % of serve's time under that load; a client opening
+ * connections as fast as it can would have had this process do little else
+ * (docs/performance.md, "Where the time goes now").
  */
-export function sharedReads(read: ReadTable): ReadTable {
+export function sharedReads(read: ReadTable, timers: Timers = realTimers): ReadTable {
   const pending = new Map<'tcp' | 'tcp6', Promise<string | undefined>>();
+  const nextAt = new Map<'tcp' | 'tcp6', number>();
   return (file) => {
     let shared = pending.get(file);
     if (!shared) {
-      shared = new Promise<string | undefined>((resolve) =>
-        setImmediate(() => {
+      shared = new Promise<string | undefined>((resolve) => {
+        const start = (): void => {
           pending.delete(file);
+          const started = timers.now();
+          // readProcTable reads synchronously: the table is read once this returns.
           resolve(read(file));
-        }),
-      );
+          const ended = timers.now();
+          nextAt.set(file, ended + (ended - started) * (1 / READ_SHARE - 1));
+        };
+        const wait = (nextAt.get(file) ?? -Infinity) - timers.now();
+        if (wait > 0) timers.after(wait, start, { unref: true });
+        else setImmediate(start);
+      });
       pending.set(file, shared);
     }
     return shared;
@@ -144,8 +160,8 @@ export class PeerIdentifier {
   private readonly uid: number | undefined;
 
   /** `uid: null` plays a platform that cannot name a connection's user (macOS, Windows). */
-  constructor(options: { read?: ReadTable; uid?: number | null } = {}) {
-    this.read = sharedReads(options.read ?? readProcTable);
+  constructor(options: { read?: ReadTable; uid?: number | null; timers?: Timers } = {}) {
+    this.read = sharedReads(options.read ?? readProcTable, options.timers);
     this.uid = options.uid === null ? undefined : (options.uid ?? ownUid());
   }
 

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
 import * as net from 'node:net';
 import { isLoopbackAddress, loopbackPeerUid, PeerIdentifier, procEndpoints, uidInTable } from '../../../../src/serve/http/localPeer';
+import type { Timers } from '../../../../src/core/timers';
+import { settle } from '../../helpers/manualTimers';
 
 // Two connections to port 8787 (0x2253) from ports 40000 (0x9C40, uid 1000) and 40002 (0x9C42, uid 65534), and the server's ends (uid 1000).
 const TCP = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
@@ -78,6 +80,49 @@ describe('local peer', () => {
     table += line(40005);
     assert.deepEqual(await identifier.identify(socket(40005)), { kind: 'owner' });
     assert.deepEqual(reads, ['tcp', 'tcp']);
+  });
+
+  it('reads a table at most a fifth of the time while connections keep coming one per turn, each read after its connections', async () => {
+    // A clock that moves only when the test or a read moves it; each read costs 5 ms of it.
+    let now = 0;
+    const due: { at: number; fn: () => void }[] = [];
+    const timers: Timers = { now: () => now, after: (ms, fn) => (due.push({ at: now + ms, fn }), { cancel: () => undefined }) };
+    const fire = async (): Promise<void> => {
+      const next = due.sort((a, b) => a.at - b.at).shift()!;
+      now = Math.max(now, next.at);
+      next.fn();
+      await settle();
+    };
+    const reads: number[] = [];
+    const accepted = new Set<number>();
+    const line = (port: number) => `   0: ${procEndpoints('127.0.0.1', port)[0]!.text} ${procEndpoints('127.0.0.1', 8787)[0]!.text} 01 00000000:00000000 00:00000000 00000000  1000        0 1 1\n`;
+    const read = async (): Promise<string> => {
+      reads.push(now);
+      now += 5;
+      return [...accepted].map(line).join('');
+    };
+    const identifier = new PeerIdentifier({ uid: 1000, read, timers });
+    const connect = (port: number) => {
+      accepted.add(port);
+      return identifier.identify({ remoteAddress: '127.0.0.1', remotePort: port, localAddress: '127.0.0.1', localPort: 8787 } as never);
+    };
+    assert.deepEqual(await connect(40001), { kind: 'owner' });
+    assert.deepEqual(reads, [0], 'the first at the end of its turn');
+    // Two more, each in a turn of its own, 1 ms apart: one read for both, once 5 ms is a fifth of the time.
+    const second = connect(40002);
+    await settle();
+    now += 1;
+    const third = connect(40003);
+    await settle();
+    assert.deepEqual(reads, [0], 'not read again yet');
+    await fire();
+    assert.deepEqual(await Promise.all([second, third]), [{ kind: 'owner' }, { kind: 'owner' }], 'both in the table read after them');
+    assert.deepEqual(reads, [0, 25]);
+    // Quiet for a while: the next connection is read at once again.
+    now += 1_000;
+    assert.deepEqual(await connect(40004), { kind: 'owner' });
+    assert.deepEqual(reads, [0, 25, 1_030]);
+    assert.equal(due.length, 0);
   });
 
   it('names a new connection’s peer without waiting for libuv’s thread pool, which a busy process has full', { skip: process.platform !== 'linux' && 'reads /proc/net/tcp' }, () =>

@@ -44,4 +44,18 @@ describe('a request as the worker sees it under wrangler dev', () => {
     assert.equal(request.headers.get('cf-connecting-ip'), '203.0.113.9');
     assert.equal((request as Request & { cf: Record<string, unknown> }).cf['clientAcceptEncoding'], '');
   });
+
+  it('gives each request a cf of its own, the whole placeholder deep, so a worker changing one changes no other', () => {
+    const cfOf = () => (asWorkerRequest(new Request('http://127.0.0.1/x'), '127.0.0.1') as Request & { cf: Record<string, Record<string, unknown>> }).cf;
+    const [first, second] = [cfOf(), cfOf()];
+    assert.deepEqual(first, { ...structuredClone(PLACEHOLDER_CF), clientAcceptEncoding: '' });
+    assert.deepEqual(Object.keys(first), [...Object.keys(PLACEHOLDER_CF), 'clientAcceptEncoding']);
+    first['tlsClientAuth']!['certPresented'] = '1';
+    (first['botManagement']!['detectionIds'] as number[]).push(7);
+    first['botManagement']!['score'] = 1;
+    assert.equal(second['tlsClientAuth']!['certPresented'], '0');
+    assert.deepEqual(second['botManagement']!['detectionIds'], []);
+    assert.equal(second['botManagement']!['score'], 99);
+    assert.deepEqual(cfOf(), second, 'the placeholder itself is unchanged');
+  });
 });
