@@ -11,12 +11,14 @@
  * V8 compacts it over the collections it runs when a process goes idle, but by the time instances
  * are evicted (60 s after their last request) those have run. So the collection asks for what V8
  * does when memory is short: on V8 12 and later (Node 22, 24) the `last-resort` flavour, repeated
- * collections that compact every page and give back what is free; V8 11 (Node 20) ignores that
- * option, and three collections in a row compact most of it (docs/performance.md, "Who the budget
- * lets in": 331 MiB 2 min after the load on Node 24 with one collection).
+ * collections that compact every page and give back what is free. V8 11 (Node 20) does not know
+ * that option, and given it, ran no major collection at all (measured); three plain collections in
+ * a row compact most of its heap (docs/performance.md, "Who the budget lets in": 331 MiB 2 min after
+ * the load on Node 24 with one collection).
  */
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
+import { realTimers, type TimerHandle, type Timers } from '../core/timers';
 
 /** Whether this V8 honours `gc({ flavor: 'last-resort' })` (V8 12 and later). */
 const LAST_RESORT = Number(process.versions.v8.split('.')[0]) >= 12;
@@ -24,16 +26,18 @@ const LAST_RESORT = Number(process.versions.v8.split('.')[0]) >= 12;
 type Gc = (options?: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
 
 export class GcNudge {
-  private timer: NodeJS.Timeout | undefined;
+  private timer: TimerHandle | undefined;
   private collect: Gc | undefined;
 
-  constructor(private readonly delayMs = 1_000) {}
+  constructor(
+    private readonly delayMs = 1_000,
+    private readonly timers: Timers = realTimers,
+  ) {}
 
   /** Asks for a full collection `delayMs` after the last call. */
   soon(): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.run(), this.delayMs);
-    this.timer.unref();
+    this.timer?.cancel();
+    this.timer = this.timers.after(this.delayMs, () => this.run(), { unref: true });
   }
 
   private run(): void {
@@ -52,6 +56,6 @@ export class GcNudge {
   }
 
   dispose(): void {
-    clearTimeout(this.timer);
+    this.timer?.cancel();
   }
 }

@@ -4,6 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { GcNudge } from '../../../src/serve/gcNudge';
+import { ManualTimers } from '../helpers/manualTimers';
 
 describe('the collection after heaps are dropped', () => {
   it("gives back V8's heap that a load left spread over many pages", async () => {
@@ -13,9 +14,15 @@ describe('the collection after heaps are dropped', () => {
     const alive = load.flatMap((objects) => objects.filter((_, i) => i % 50 === 0));
     load = undefined;
     const before = process.memoryUsage().heapTotal;
-    const nudge = new GcNudge(0);
+    const timers = new ManualTimers();
+    const nudge = new GcNudge(1_000, timers);
     nudge.soon();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await timers.advance(600);
+    nudge.soon(); // debounced: due 1 s after the last call
+    await timers.advance(999);
+    assert.equal(timers.scheduled, 1, 'not run yet');
+    await timers.advance(1);
+    assert.equal(timers.scheduled, 0);
     const after = process.memoryUsage().heapTotal;
     assert.equal(alive.length, 60_000);
     assert.ok(after < before / 2, `V8's heap: ${before >> 20} MiB before, ${after >> 20} MiB after`);
