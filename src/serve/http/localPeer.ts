@@ -95,35 +95,46 @@ const readProcTable: ReadTable = async (file) => {
 
 /** The share of the main thread reads of one table may take while new connections keep coming. */
 const READ_SHARE = 0.2;
+/** Reads in a row that never wait: a few deliveries sent at once each get their own, as before. */
+const BURST = 8;
 
 /**
  * One read of a table for every lookup that asks for it before the read starts. The kernel prints
  * /proc/net/tcp by walking its whole hash of connections: 3.6–4.5 ms of this process's time per read
  * on the machines this was measured on, however few connections there are. A read runs once the
- * turn's connections have all been accepted, so each of them is in the table it reads — at once
- * when the table was not read lately, else once the last read's cost is a fifth of the time since
- * it began. A pool opening its connections one per turn (the receiver bench's 32, undici's way)
- * asked for a read per connection, 4.4 % of serve's time under that load; a client opening
- * connections as fast as it can would have had this process do little else
- * (docs/performance.md, "Where the time goes now").
+ * turn's connections have all been accepted, so each of them is in the table it reads.
+ *
+ * Reads are paced as a token bucket counted in time: a quiet process has credit for `BURST` reads,
+ * each read spends what it took, and credit comes back at `READ_SHARE` of the time that passes. A
+ * lookup with credit left reads at the end of its turn; one without waits until credit is back,
+ * and every lookup meanwhile shares that read. A pool opening its connections one per turn (the
+ * receiver bench's 32, undici's way) had a read per connection, 4.4 % of serve's time under that
+ * load, and a client opening connections as fast as it could would have had serve do little else;
+ * a few connections at once (chaos's concurrent deliveries) are not held back, so they still reach
+ * the worker together (docs/performance.md, "Where the time goes now").
  */
 export function sharedReads(read: ReadTable, timers: Timers = realTimers): ReadTable {
   const pending = new Map<'tcp' | 'tcp6', Promise<string | undefined>>();
-  const nextAt = new Map<'tcp' | 'tcp6', number>();
+  const buckets = new Map<'tcp' | 'tcp6', { credit: number; at: number; cost: number }>();
   return (file) => {
     let shared = pending.get(file);
     if (!shared) {
+      const bucket = buckets.get(file) ?? { credit: Infinity, at: 0, cost: 0 };
+      buckets.set(file, bucket);
       shared = new Promise<string | undefined>((resolve) => {
         const start = (): void => {
           pending.delete(file);
           const started = timers.now();
+          const credit = bucket.credit + (started - bucket.at) * READ_SHARE;
           // readProcTable reads synchronously: the table is read once this returns.
           resolve(read(file));
           const ended = timers.now();
-          nextAt.set(file, ended + (ended - started) * (1 / READ_SHARE - 1));
+          bucket.cost = ended - started;
+          bucket.credit = Math.min(credit, BURST * bucket.cost) - bucket.cost;
+          bucket.at = ended;
         };
-        const wait = (nextAt.get(file) ?? -Infinity) - timers.now();
-        if (wait > 0) timers.after(wait, start, { unref: true });
+        const credit = bucket.credit + (timers.now() - bucket.at) * READ_SHARE;
+        if (credit < 0) timers.after(-credit / READ_SHARE, start, { unref: true });
         else setImmediate(start);
       });
       pending.set(file, shared);

@@ -82,7 +82,7 @@ describe('local peer', () => {
     assert.deepEqual(reads, ['tcp', 'tcp']);
   });
 
-  it('reads a table at most a fifth of the time while connections keep coming one per turn, each read after its connections', async () => {
+  it('reads a table for each of a few connections coming one per turn, then at most a fifth of the time, each read after its connections', async () => {
     // A clock that moves only when the test or a read moves it; each read costs 5 ms of it.
     let now = 0;
     const due: { at: number; fn: () => void }[] = [];
@@ -106,22 +106,23 @@ describe('local peer', () => {
       accepted.add(port);
       return identifier.identify({ remoteAddress: '127.0.0.1', remotePort: port, localAddress: '127.0.0.1', localPort: 8787 } as never);
     };
-    assert.deepEqual(await connect(40001), { kind: 'owner' });
-    assert.deepEqual(reads, [0], 'the first at the end of its turn');
-    // Two more, each in a turn of its own, 1 ms apart: one read for both, once 5 ms is a fifth of the time.
-    const second = connect(40002);
+    // Nine connections, each in a turn of its own: nothing waits, each is read at the end of its turn.
+    for (let port = 40001; port <= 40009; port++) assert.deepEqual(await connect(port), { kind: 'owner' });
+    assert.deepEqual(reads, [0, 5, 10, 15, 20, 25, 30, 35, 40]);
+    // The credit spent: the next two, 1 ms apart, share one read once reads are back to a fifth of the time.
+    const tenth = connect(40010);
     await settle();
     now += 1;
-    const third = connect(40003);
+    const eleventh = connect(40011);
     await settle();
-    assert.deepEqual(reads, [0], 'not read again yet');
+    assert.equal(reads.length, 9, 'not read again yet');
     await fire();
-    assert.deepEqual(await Promise.all([second, third]), [{ kind: 'owner' }, { kind: 'owner' }], 'both in the table read after them');
-    assert.deepEqual(reads, [0, 25]);
-    // Quiet for a while: the next connection is read at once again.
+    assert.deepEqual(await Promise.all([tenth, eleventh]), [{ kind: 'owner' }, { kind: 'owner' }], 'both in the table read after them');
+    assert.deepEqual(reads.slice(9), [70], '5 ms of credit owed, back at a fifth of the time: 25 ms after the last read ended');
+    // Quiet for a while: the credit is back, and a few connections are read at once again.
     now += 1_000;
-    assert.deepEqual(await connect(40004), { kind: 'owner' });
-    assert.deepEqual(reads, [0, 25, 1_030]);
+    for (let port = 40012; port <= 40014; port++) assert.deepEqual(await connect(port), { kind: 'owner' });
+    assert.deepEqual(reads.slice(10), [1_075, 1_080, 1_085]);
     assert.equal(due.length, 0);
   });
 
