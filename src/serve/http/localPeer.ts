@@ -98,6 +98,20 @@ const READ_SHARE = 0.2;
 /** Reads in a row that never wait: a few deliveries sent at once each get their own, as before. */
 const BURST = 8;
 
+/** The longest a lookup waits for credit, whatever a read once cost. */
+const MAX_WAIT_MS = 1_000;
+
+interface ReadBucket {
+  /** Read time left to spend (ms) as of `at`; negative while owed. */
+  credit: number;
+  at: number;
+  /** What the last read took (ms). */
+  cost: number;
+}
+
+/** The bucket's credit at `now`: time that went backwards (a wall clock set back) gives none. */
+const creditAt = (bucket: ReadBucket, now: number): number => bucket.credit + Math.max(0, now - bucket.at) * READ_SHARE;
+
 /**
  * One read of a table for every lookup that asks for it before the read starts. The kernel prints
  * /proc/net/tcp by walking its whole hash of connections: 3.6–4.5 ms of this process's time per read
@@ -115,7 +129,7 @@ const BURST = 8;
  */
 export function sharedReads(read: ReadTable, timers: Timers = realTimers): ReadTable {
   const pending = new Map<'tcp' | 'tcp6', Promise<string | undefined>>();
-  const buckets = new Map<'tcp' | 'tcp6', { credit: number; at: number; cost: number }>();
+  const buckets = new Map<'tcp' | 'tcp6', ReadBucket>();
   return (file) => {
     let shared = pending.get(file);
     if (!shared) {
@@ -125,16 +139,16 @@ export function sharedReads(read: ReadTable, timers: Timers = realTimers): ReadT
         const start = (): void => {
           pending.delete(file);
           const started = timers.now();
-          const credit = bucket.credit + (started - bucket.at) * READ_SHARE;
+          const credit = creditAt(bucket, started);
           // readProcTable reads synchronously: the table is read once this returns.
           resolve(read(file));
           const ended = timers.now();
-          bucket.cost = ended - started;
+          bucket.cost = Math.max(0, ended - started);
           bucket.credit = Math.min(credit, BURST * bucket.cost) - bucket.cost;
           bucket.at = ended;
         };
-        const credit = bucket.credit + (timers.now() - bucket.at) * READ_SHARE;
-        if (credit < 0) timers.after(-credit / READ_SHARE, start, { unref: true });
+        const credit = creditAt(bucket, timers.now());
+        if (credit < 0) timers.after(Math.min(-credit / READ_SHARE, MAX_WAIT_MS), start, { unref: true });
         else setImmediate(start);
       });
       pending.set(file, shared);

@@ -124,6 +124,12 @@ describe('local peer', () => {
     for (let port = 40012; port <= 40014; port++) assert.deepEqual(await connect(port), { kind: 'owner' });
     assert.deepEqual(reads.slice(10), [1_075, 1_080, 1_085]);
     assert.equal(due.length, 0);
+    // The wall clock set back an hour: no credit comes from it, and none is lost.
+    now -= 3_600_000;
+    const afterSetBack = connect(40015);
+    await settle();
+    assert.equal(reads.length, 14, 'read at the end of its turn, not once the clock is back');
+    assert.deepEqual(await afterSetBack, { kind: 'owner' });
   });
 
   it('names a new connection’s peer without waiting for libuv’s thread pool, which a busy process has full', { skip: process.platform !== 'linux' && 'reads /proc/net/tcp' }, () =>
