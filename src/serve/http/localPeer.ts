@@ -101,7 +101,9 @@ const BURST = 8;
 /** The longest a lookup waits for credit, whatever a read once cost. */
 const MAX_WAIT_MS = 1_000;
 
-interface ReadBucket {
+/** One table's reads: the read lookups are waiting for, and the bucket that paces them. */
+interface TableReads {
+  pending: Promise<string | undefined> | undefined;
   /** Read time left to spend (ms) as of `at`; negative while owed. */
   credit: number;
   at: number;
@@ -110,7 +112,7 @@ interface ReadBucket {
 }
 
 /** The bucket's credit at `now`: time that went backwards (a wall clock set back) gives none. */
-const creditAt = (bucket: ReadBucket, now: number): number => bucket.credit + Math.max(0, now - bucket.at) * READ_SHARE;
+const creditAt = (table: TableReads, now: number): number => table.credit + Math.max(0, now - table.at) * READ_SHARE;
 
 /**
  * One read of a table for every lookup that asks for it before the read starts. The kernel prints
@@ -128,32 +130,27 @@ const creditAt = (bucket: ReadBucket, now: number): number => bucket.credit + Ma
  * the worker together (docs/performance.md, "Where the time goes now").
  */
 export function sharedReads(read: ReadTable, timers: Timers = realTimers): ReadTable {
-  const pending = new Map<'tcp' | 'tcp6', Promise<string | undefined>>();
-  const buckets = new Map<'tcp' | 'tcp6', ReadBucket>();
+  const tables = new Map<'tcp' | 'tcp6', TableReads>();
   return (file) => {
-    let shared = pending.get(file);
-    if (!shared) {
-      const bucket = buckets.get(file) ?? { credit: Infinity, at: 0, cost: 0 };
-      buckets.set(file, bucket);
-      shared = new Promise<string | undefined>((resolve) => {
-        const start = (): void => {
-          pending.delete(file);
-          const started = timers.now();
-          const credit = creditAt(bucket, started);
-          // readProcTable reads synchronously: the table is read once this returns.
-          resolve(read(file));
-          const ended = timers.now();
-          bucket.cost = Math.max(0, ended - started);
-          bucket.credit = Math.min(credit, BURST * bucket.cost) - bucket.cost;
-          bucket.at = ended;
-        };
-        const credit = creditAt(bucket, timers.now());
-        if (credit < 0) timers.after(Math.min(-credit / READ_SHARE, MAX_WAIT_MS), start, { unref: true });
-        else setImmediate(start);
-      });
-      pending.set(file, shared);
-    }
-    return shared;
+    const reads = tables.get(file) ?? { pending: undefined, credit: Infinity, at: 0, cost: 0 };
+    tables.set(file, reads);
+    reads.pending ??= new Promise<string | undefined>((resolve) => {
+      const start = (): void => {
+        reads.pending = undefined;
+        const started = timers.now();
+        const credit = creditAt(reads, started);
+        // readProcTable reads synchronously: the table is read once this returns.
+        resolve(read(file));
+        const ended = timers.now();
+        reads.cost = Math.max(0, ended - started);
+        reads.credit = Math.min(credit, BURST * reads.cost) - reads.cost;
+        reads.at = ended;
+      };
+      const credit = creditAt(reads, timers.now());
+      if (credit < 0) timers.after(Math.min(-credit / READ_SHARE, MAX_WAIT_MS), start, { unref: true });
+      else setImmediate(start);
+    });
+    return reads.pending;
   };
 }
 

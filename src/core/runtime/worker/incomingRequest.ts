@@ -7,11 +7,13 @@
  * offline, or with CLOUDFLARE_CF_FETCH_ENABLED=false).
  */
 
-const TLS_CLIENT_AUTH = {
+const TLS_CLIENT_AUTH = Object.freeze({
   certPresented: '0', certVerified: 'NONE', certRevoked: '0', certIssuerDN: '', certSubjectDN: '', certIssuerDNRFC2253: '', certSubjectDNRFC2253: '',
   certIssuerDNLegacy: '', certSubjectDNLegacy: '', certSerial: '', certIssuerSerial: '', certSKI: '', certIssuerSKI: '', certFingerprintSHA1: '',
   certFingerprintSHA256: '', certNotBefore: '', certNotAfter: '',
-};
+});
+
+const BOT_MANAGEMENT = Object.freeze({ corporateProxy: false, verifiedBot: false, ja3Hash: '25b4882c2bcb50cd6b469ff28c596742', staticResource: false, detectionIds: Object.freeze([]), score: 99 });
 
 /** Miniflare's placeholder `request.cf`, field for field. */
 export const PLACEHOLDER_CF: Readonly<Record<string, unknown>> = Object.freeze({
@@ -19,7 +21,7 @@ export const PLACEHOLDER_CF: Readonly<Record<string, unknown>> = Object.freeze({
   continent: 'NA', timezone: 'America/Chicago', latitude: '30.27130', longitude: '-97.74260', clientTcpRtt: 0, httpProtocol: 'HTTP/1.1',
   requestPriority: 'weight=192;exclusive=0', tlsCipher: 'AEAD-AES128-GCM-SHA256', tlsVersion: 'TLSv1.3', tlsClientAuth: TLS_CLIENT_AUTH,
   edgeRequestKeepAliveStatus: 0, hostMetadata: undefined, clientTrustScore: 99,
-  botManagement: Object.freeze({ corporateProxy: false, verifiedBot: false, ja3Hash: '25b4882c2bcb50cd6b469ff28c596742', staticResource: false, detectionIds: Object.freeze([]), score: 99 }),
+  botManagement: BOT_MANAGEMENT,
 });
 
 /**
@@ -28,8 +30,7 @@ export const PLACEHOLDER_CF: Readonly<Record<string, unknown>> = Object.freeze({
  * the receiver's load on Node 20 (docs/performance.md, "Where the time goes now").
  */
 function placeholderCf(clientAcceptEncoding: string): Record<string, unknown> {
-  const bot = PLACEHOLDER_CF.botManagement as Record<string, unknown>;
-  return { ...PLACEHOLDER_CF, tlsClientAuth: { ...TLS_CLIENT_AUTH }, botManagement: { ...bot, detectionIds: [] }, clientAcceptEncoding };
+  return { ...PLACEHOLDER_CF, tlsClientAuth: { ...TLS_CLIENT_AUTH }, botManagement: { ...BOT_MANAGEMENT, detectionIds: [] }, clientAcceptEncoding };
 }
 
 /** What the worker's `fetch` receives for `request` from the client at `clientAddress`. */

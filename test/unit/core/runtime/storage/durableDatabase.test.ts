@@ -171,6 +171,30 @@ describe('DurableDatabase', () => {
     assert.equal(db.exec('UPDATE t SET v = 3 WHERE v = 9').rowsWritten, 0);
     await db.close();
   });
+
+  it("measures its memory as the file's pages, again after new writes only, through a snapshot and a page size change", async () => {
+    const dir = tempDir();
+    const db = await DurableDatabase.open({ sql, dir });
+    const fileBytes = () => Number(db.exec('PRAGMA page_count').rows[0]![0]) * Number(db.exec('PRAGMA page_size').rows[0]![0]);
+    db.setCacheSize(64);
+    db.exec('CREATE TABLE t (v TEXT)');
+    const empty = db.memoryBytes();
+    assert.equal(empty, 2 * fileBytes(), 'a small file: its pages once in the file, once in the cache');
+    for (let i = 0; i < 100; i++) db.exec('INSERT INTO t VALUES (?)', ['x'.repeat(3000)]);
+    const grown = db.memoryBytes();
+    assert.equal(grown, fileBytes() + 64 * 1024, 'past the cache size, the cache holds 64 KiB');
+    assert.ok(grown > empty * 10, `${grown} after 300 KB of rows, ${empty} before`);
+    assert.equal(db.memoryBytes(), grown, 'asked again without a write: the same');
+    await db.commit();
+    await db.snapshot(); // releases every compiled statement: measuring must compile its own again
+    db.exec('DELETE FROM t');
+    db.exec('PRAGMA page_size = 1024');
+    db.exec('VACUUM');
+    assert.equal(db.memoryBytes(), 2 * fileBytes(), 'smaller pages, fewer of them');
+    assert.ok(db.memoryBytes() < empty, 'one page of 1 KiB per table, where there were 4 KiB');
+    await db.close();
+    assert.equal(db.memoryBytes(), 0, 'closed: holds nothing');
+  });
 });
 
 describe('statementKind', () => {
@@ -271,29 +295,5 @@ describe('statementKind', () => {
     assert.equal(cacheSize(again), -2000, 'it is how this process holds the database, not part of it');
     assert.equal(count(again), 200);
     await again.close();
-  });
-
-  it("measures its memory as the file's pages, again after new writes only, through a snapshot and a page size change", async () => {
-    const dir = tempDir();
-    const db = await DurableDatabase.open({ sql, dir });
-    const fileBytes = () => Number(db.exec('PRAGMA page_count').rows[0]![0]) * Number(db.exec('PRAGMA page_size').rows[0]![0]);
-    db.setCacheSize(64);
-    db.exec('CREATE TABLE t (v TEXT)');
-    const empty = db.memoryBytes();
-    assert.equal(empty, 2 * fileBytes(), 'a small file: its pages once in the file, once in the cache');
-    for (let i = 0; i < 100; i++) db.exec('INSERT INTO t VALUES (?)', ['x'.repeat(3000)]);
-    const grown = db.memoryBytes();
-    assert.equal(grown, fileBytes() + 64 * 1024, 'past the cache size, the cache holds 64 KiB');
-    assert.ok(grown > empty * 10, `${grown} after 300 KB of rows, ${empty} before`);
-    assert.equal(db.memoryBytes(), grown, 'asked again without a write: the same');
-    await db.commit();
-    await db.snapshot(); // releases every compiled statement: measuring must compile its own again
-    db.exec('DELETE FROM t');
-    db.exec('PRAGMA page_size = 1024');
-    db.exec('VACUUM');
-    assert.equal(db.memoryBytes(), 2 * fileBytes(), 'smaller pages, fewer of them');
-    assert.ok(db.memoryBytes() < empty, 'one page of 1 KiB per table, where there were 4 KiB');
-    await db.close();
-    assert.equal(db.memoryBytes(), 0, 'closed: holds nothing');
   });
 });
