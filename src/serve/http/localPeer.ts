@@ -12,7 +12,6 @@
 import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import type { Socket } from 'node:net';
-import { realTimers, type Timers } from '../../core/timers';
 
 export type Peer =
   | { readonly kind: 'owner' }
@@ -93,64 +92,27 @@ const readProcTable: ReadTable = async (file) => {
   }
 };
 
-/** The share of the main thread reads of one table may take while new connections keep coming. */
-const READ_SHARE = 0.2;
-/** Reads in a row that never wait: a few deliveries sent at once each get their own, as before. */
-const BURST = 8;
-
-/** The longest a lookup waits for credit, whatever a read once cost. */
-const MAX_WAIT_MS = 1_000;
-
-/** One table's reads: the read lookups are waiting for, and the bucket that paces them. */
-interface TableReads {
-  pending: Promise<string | undefined> | undefined;
-  /** Read time left to spend (ms) as of `at`; negative while owed. */
-  credit: number;
-  at: number;
-  /** What the last read took (ms). */
-  cost: number;
-}
-
-/** The bucket's credit at `now`: time that went backwards (a wall clock set back) gives none. */
-const creditAt = (table: TableReads, now: number): number => table.credit + Math.max(0, now - table.at) * READ_SHARE;
-
 /**
- * One read of a table for every lookup that asks for it before the read starts. The kernel prints
- * /proc/net/tcp by walking its whole hash of connections: 3.6–4.5 ms of this process's time per read
- * on the machines this was measured on, however few connections there are. A read runs once the
- * turn's connections have all been accepted, so each of them is in the table it reads.
- *
- * Reads are paced as a token bucket counted in time: a quiet process has credit for `BURST` reads,
- * each read spends what it took, and credit comes back at `READ_SHARE` of the time that passes. A
- * lookup with credit left reads at the end of its turn; one without waits until credit is back,
- * and every lookup meanwhile shares that read. A pool opening its connections one per turn (the
- * receiver bench's 32, undici's way) had a read per connection, 4.4 % of serve's time under that
- * load, and a client opening connections as fast as it could would have had serve do little else;
- * a few connections at once (chaos's concurrent deliveries) are not held back, so they still reach
- * the worker together (docs/performance.md, "Where the time goes now").
+ * One read of a table for every lookup that asks for it in the same turn of the event loop: the
+ * kernel prints /proc/net/tcp by walking its whole connection table, 3.6 ms of this process's time
+ * per read on the machine this was measured on, whatever the number of connections, and a burst
+ * of new connections (a load's 32 at once) asked for 32 reads. The read runs once the turn's
+ * connections have all been accepted, so each of them is in the table it reads.
  */
-export function sharedReads(read: ReadTable, timers: Timers = realTimers): ReadTable {
-  const tables = new Map<'tcp' | 'tcp6', TableReads>();
+export function sharedReads(read: ReadTable): ReadTable {
+  const pending = new Map<'tcp' | 'tcp6', Promise<string | undefined>>();
   return (file) => {
-    const reads = tables.get(file) ?? { pending: undefined, credit: Infinity, at: 0, cost: 0 };
-    tables.set(file, reads);
-    reads.pending ??= new Promise<string | undefined>((resolve) => {
-      const start = (): void => {
-        reads.pending = undefined;
-        const started = timers.now();
-        const credit = creditAt(reads, started);
-        // readProcTable reads synchronously: the table is read once this returns.
-        resolve(read(file));
-        const ended = timers.now();
-        reads.cost = Math.max(0, ended - started);
-        reads.credit = Math.min(credit, BURST * reads.cost) - reads.cost;
-        reads.at = ended;
-      };
-      const credit = creditAt(reads, timers.now());
-      if (credit < 0) timers.after(Math.min(-credit / READ_SHARE, MAX_WAIT_MS), start, { unref: true });
-      else setImmediate(start);
-    });
-    return reads.pending;
+    let shared = pending.get(file);
+    if (!shared) {
+      shared = new Promise<string | undefined>((resolve) =>
+        setImmediate(() => {
+          pending.delete(file);
+          resolve(read(file));
+        }),
+      );
+      pending.set(file, shared);
+    }
+    return shared;
   };
 }
 
@@ -182,8 +144,8 @@ export class PeerIdentifier {
   private readonly uid: number | undefined;
 
   /** `uid: null` plays a platform that cannot name a connection's user (macOS, Windows). */
-  constructor(options: { read?: ReadTable; uid?: number | null; timers?: Timers } = {}) {
-    this.read = sharedReads(options.read ?? readProcTable, options.timers);
+  constructor(options: { read?: ReadTable; uid?: number | null } = {}) {
+    this.read = sharedReads(options.read ?? readProcTable);
     this.uid = options.uid === null ? undefined : (options.uid ?? ownUid());
   }
 

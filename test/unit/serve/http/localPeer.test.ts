@@ -5,8 +5,6 @@ import assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
 import * as net from 'node:net';
 import { isLoopbackAddress, loopbackPeerUid, PeerIdentifier, procEndpoints, uidInTable } from '../../../../src/serve/http/localPeer';
-import type { Timers } from '../../../../src/core/timers';
-import { settle } from '../../helpers/manualTimers';
 
 // Two connections to port 8787 (0x2253) from ports 40000 (0x9C40, uid 1000) and 40002 (0x9C42, uid 65534), and the server's ends (uid 1000).
 const TCP = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
@@ -80,56 +78,6 @@ describe('local peer', () => {
     table += line(40005);
     assert.deepEqual(await identifier.identify(socket(40005)), { kind: 'owner' });
     assert.deepEqual(reads, ['tcp', 'tcp']);
-  });
-
-  it('reads a table for each of a few connections coming one per turn, then at most a fifth of the time, each read after its connections', async () => {
-    // A clock that moves only when the test or a read moves it; each read costs 5 ms of it.
-    let now = 0;
-    const due: { at: number; fn: () => void }[] = [];
-    const timers: Timers = { now: () => now, after: (ms, fn) => (due.push({ at: now + ms, fn }), { cancel: () => undefined }) };
-    const fire = async (): Promise<void> => {
-      const next = due.sort((a, b) => a.at - b.at).shift()!;
-      now = Math.max(now, next.at);
-      next.fn();
-      await settle();
-    };
-    const reads: number[] = [];
-    const accepted = new Set<number>();
-    const line = (port: number) => `   0: ${procEndpoints('127.0.0.1', port)[0]!.text} ${procEndpoints('127.0.0.1', 8787)[0]!.text} 01 00000000:00000000 00:00000000 00000000  1000        0 1 1\n`;
-    const read = async (): Promise<string> => {
-      reads.push(now);
-      now += 5;
-      return [...accepted].map(line).join('');
-    };
-    const identifier = new PeerIdentifier({ uid: 1000, read, timers });
-    const connect = (port: number) => {
-      accepted.add(port);
-      return identifier.identify({ remoteAddress: '127.0.0.1', remotePort: port, localAddress: '127.0.0.1', localPort: 8787 } as never);
-    };
-    // Nine connections, each in a turn of its own: nothing waits, each is read at the end of its turn.
-    for (let port = 40001; port <= 40009; port++) assert.deepEqual(await connect(port), { kind: 'owner' });
-    assert.deepEqual(reads, [0, 5, 10, 15, 20, 25, 30, 35, 40]);
-    // The credit spent: the next two, 1 ms apart, share one read once reads are back to a fifth of the time.
-    const tenth = connect(40010);
-    await settle();
-    now += 1;
-    const eleventh = connect(40011);
-    await settle();
-    assert.equal(reads.length, 9, 'not read again yet');
-    await fire();
-    assert.deepEqual(await Promise.all([tenth, eleventh]), [{ kind: 'owner' }, { kind: 'owner' }], 'both in the table read after them');
-    assert.deepEqual(reads.slice(9), [70], '5 ms of credit owed, back at a fifth of the time: 25 ms after the last read ended');
-    // Quiet for a while: the credit is back, and a few connections are read at once again.
-    now += 1_000;
-    for (let port = 40012; port <= 40014; port++) assert.deepEqual(await connect(port), { kind: 'owner' });
-    assert.deepEqual(reads.slice(10), [1_075, 1_080, 1_085]);
-    assert.equal(due.length, 0);
-    // The wall clock set back an hour: no credit comes from it, and none is lost.
-    now -= 3_600_000;
-    const afterSetBack = connect(40015);
-    await settle();
-    assert.equal(reads.length, 14, 'read at the end of its turn, not once the clock is back');
-    assert.deepEqual(await afterSetBack, { kind: 'owner' });
   });
 
   it('names a new connection’s peer without waiting for libuv’s thread pool, which a busy process has full', { skip: process.platform !== 'linux' && 'reads /proc/net/tcp' }, () =>
