@@ -193,7 +193,7 @@ function copyAssets() {
   if (production) fs.rmSync('dist', { recursive: true, force: true });
   fs.mkdirSync('dist', { recursive: true });
   fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm');
-  // sql.js's script, evaluated afresh for each separate heap (src/core/runtime/storage/sqljs.ts).
+  // sql.js's script, evaluated afresh for each separate heap (src/runtime/storage/sqljs.ts).
   fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.js'), 'dist/sql-wasm.js');
   // pdf.js renders PDF pages in the render preview; its worker is loaded by the webview.
   fs.copyFileSync(require.resolve('pdfjs-dist/build/pdf.worker.min.mjs'), 'dist/pdf.worker.min.mjs');

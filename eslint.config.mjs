@@ -1,9 +1,10 @@
 // @ts-check
 // Lint rules, the import rule of each room among them (docs/architecture.md, "Rules the checks
-// enforce"): only src/vscode may import 'vscode'; core and the built-in workers import nothing from
-// the processes' adapters; the contract imports nothing of the product; inside the runtime the
-// rooms depend one way (worker → modules → agents → bindings → objects → storage); the webview
-// imports types only. `npm run check` also fails on any import cycle (scripts/checkCycles.mjs).
+// enforce"): two layers — src/core, what both processes use, imports neither process's code, and
+// src/runtime, serve's engine, is imported only by serve, the CLI and the benches; only src/vscode
+// may import 'vscode'; the contract imports nothing of the product; inside the runtime the rooms
+// depend one way (worker → modules → agents → bindings → objects → storage); the webview imports
+// types only. `npm run check` also fails on any import cycle (scripts/checkCycles.mjs).
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -14,22 +15,24 @@ const adapterPatterns = (/** @type {string} */ message) => [
   { group: ['**/serve/*', '**/serve', '**/cli/*', '**/cli'], message },
   { group: ['**/webview/*', '**/webview'], message },
 ];
+/** The serve process's engine: no room of the shared layer, the extension or the webview imports it. */
+const runtimePattern = (/** @type {string} */ message) => ({ group: ['**/runtime/*', '**/runtime'], message });
 
 /**
  * A room of the runtime that must not reach the rooms named: `rooms` are folder names under
- * src/core/runtime, matched as any relative path into them.
+ * src/runtime, matched as any relative path into them.
  * @param {string} room @param {string[]} rooms
  */
 const runtimeRoom = (room, rooms) => ({
-  files: [`src/core/runtime/${room}/**`],
+  files: [`src/runtime/${room}/**`],
   rules: {
     'no-restricted-imports': [
       'error',
       {
         paths: [noVscode],
         patterns: [
-          ...adapterPatterns('src/core runs under plain Node and imports no adapter.'),
-          ...rooms.map((other) => ({ group: [`**/runtime/${other}/*`, `../${other}/*`, `../../${other}/*`, `../../${other}/**`], message: `src/core/runtime/${room} does not reach src/core/runtime/${other} (docs/architecture.md).` })),
+          ...adapterPatterns('src/runtime is serve\'s engine: it imports src/core, never an adapter.'),
+          ...rooms.map((other) => ({ group: [`**/runtime/${other}/*`, `../${other}/*`, `../../${other}/*`, `../../${other}/**`], message: `src/runtime/${room} does not reach src/runtime/${other} (docs/architecture.md).` })),
         ],
       },
     ],
@@ -61,8 +64,21 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: [noVscode], patterns: adapterPatterns('src/core and src/workers run under plain Node and import no adapter.') },
+        {
+          paths: [noVscode],
+          patterns: [
+            ...adapterPatterns('src/core and src/workers run under plain Node and import no adapter.'),
+            runtimePattern('src/core is the layer both processes use: it never imports serve\'s engine, src/runtime (docs/architecture.md).'),
+          ],
+        },
       ],
+    },
+  },
+  {
+    // The runtime's own top: the platform, errors, the memory budget, the browser service.
+    files: ['src/runtime/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [noVscode], patterns: adapterPatterns('src/runtime is serve\'s engine: it imports src/core, never an adapter.') }],
     },
   },
   runtimeRoom('storage', ['objects', 'agents', 'bindings', 'worker', 'modules']),
@@ -88,7 +104,15 @@ export default tseslint.config(
     // The extension talks to the serve process over HTTP and WebSockets, never by import.
     files: ['src/vscode/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/serve/*', '**/serve', '**/cli/*', '**/cli'], message: 'The extension reaches the serve process through its admin API and the agents protocol (src/core/contract), never by import.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/serve/*', '**/serve', '**/cli/*', '**/cli'], message: 'The extension reaches the serve process through its admin API and the agents protocol (src/core/contract), never by import.' },
+            runtimePattern('The extension never imports serve\'s engine (src/runtime): what both processes use lives in src/core (docs/architecture.md).'),
+          ],
+        },
+      ],
     },
   },
   {

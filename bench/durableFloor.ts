@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import type { Database, SqlJsStatic, Statement } from 'sql.js';
 import { AGENT_STATE_DDL, AGENT_STATE_UPSERT, EVENTS_DDL, EVENTS_INDEX_DDL, EVENTS_INSERT } from '../src/core/contract/tables';
 import { STATE_HISTORY_DDL, STATE_HISTORY_INSERT, STATE_HISTORY_RETENTION } from '../src/core/contract/timeline';
-import { loadSqlJs } from '../src/core/runtime/storage/sqljs';
+import { loadSqlJs } from '../src/runtime/storage/sqljs';
 
 const fdatasync = promisify(fs.fdatasync);
 

@@ -14,8 +14,8 @@ import * as path from 'node:path';
 import { benchSeconds, interleavedLoad, loadFromProcess, pairedRatio, QUICK, report, startServeAsUser, type BenchResult, type ServerProcess } from './harness';
 import { BENCH_SECRET, signedPush } from './pushes';
 import { DEFAULT_MEMORY_BUDGET_MIB } from '../src/core/contract/serveEnvironment';
-import { DurableDatabase } from '../src/core/runtime/storage/durableDatabase';
-import { loadSqlJs, separateSqlJsLoader } from '../src/core/runtime/storage/sqljs';
+import { DurableDatabase } from '../src/runtime/storage/durableDatabase';
+import { loadSqlJs, separateSqlJsLoader } from '../src/runtime/storage/sqljs';
 
 const ENTITIES = 1000;
 const LOAD_S = benchSeconds(120, 20);

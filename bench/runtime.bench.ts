@@ -10,13 +10,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { nullLogger } from '../src/core/log';
-import { createPlatform } from '../src/core/runtime/platform';
-import { JournalWriter } from '../src/core/runtime/storage/journal';
-import { bundleWorker, evaluateWorker } from '../src/core/runtime/worker/loader';
-import { loadSqlJs } from '../src/core/runtime/storage/sqljs';
-import { WorkerRuntime } from '../src/core/runtime/worker/workerRuntime';
-import { findWranglerConfig, readWranglerConfig } from '../src/core/runtime/worker/wranglerConfig';
-import { NEWEST } from '../src/core/runtime/worker/compatibility';
+import { createPlatform } from '../src/runtime/platform';
+import { JournalWriter } from '../src/runtime/storage/journal';
+import { bundleWorker, evaluateWorker } from '../src/runtime/worker/loader';
+import { loadSqlJs } from '../src/runtime/storage/sqljs';
+import { WorkerRuntime } from '../src/runtime/worker/workerRuntime';
+import { findWranglerConfig, readWranglerConfig } from '../src/core/workerConfig/wranglerConfig';
+import { NEWEST } from '../src/core/workerConfig/compatibility';
 import { benchSeconds, interleavedLoad, pairedRatio, QUICK, report, startBaselineServer, startServeProcess, type BenchResult } from './harness';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -93,7 +93,7 @@ async function groupCommit(): Promise<BenchResult[]> {
   });
   await writer.close();
   const fd = fs.openSync(path.join(dir, 'raw.log'), 'a');
-  const { encodeRecord } = await import('../src/core/runtime/storage/journal');
+  const { encodeRecord } = await import('../src/runtime/storage/journal');
   const raw = await load(4_000, 1, async (i) => {
     fs.writeSync(fd, encodeRecord(record(i)));
     fs.fdatasyncSync(fd);

@@ -14,7 +14,7 @@ import { runChaos } from '../core/chaos/engine';
 import { bodyLines, headerLines, verdictLine } from '../core/chaos/reportText';
 import { chaosSuite } from '../core/chaos/suite';
 import { lineLogger, nullLogger } from '../core/log';
-import { loadSqlJs } from '../core/runtime/storage/sqljs';
+import { loadSqlJs } from '../runtime/storage/sqljs';
 import { realTimers } from '../core/timers';
 import { chaosTarget } from '../serve/chaosTarget';
 import { routeConsole } from '../serve/consoleRoute';

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import { FixtureError } from '../core/contract/fixtures';
 import { collectFixturePaths, readFixtureFile, type FixtureFile } from '../core/fixtures/fixtureFiles';
-import { parseDevVars } from '../core/runtime/worker/wranglerConfig';
+import { parseDevVars } from '../core/workerConfig/wranglerConfig';
 import { schemeFor, type ProviderName } from '../core/signing';
 import { UsageError } from './args';
 

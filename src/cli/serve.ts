@@ -8,18 +8,19 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import * as esbuild from 'esbuild';
 import { lineLogger, type Logger } from '../core/log';
-import { SqlHeaps } from '../core/runtime/storage/sqlHeaps';
+import { SqlHeaps } from '../runtime/storage/sqlHeaps';
 import { GcNudge } from '../serve/gcNudge';
-import { loadSqlJs, separateSqlJsLoader } from '../core/runtime/storage/sqljs';
-import { findWranglerConfig, parseDevVars, readWranglerConfig, secretsFileBeside, type WranglerConfig } from '../core/runtime/worker/wranglerConfig';
-import { ConfigError, UnsupportedConfigError } from '../core/runtime/errors';
-import { createPlatform } from '../core/runtime/platform';
+import { loadSqlJs, separateSqlJsLoader } from '../runtime/storage/sqljs';
+import { findWranglerConfig, parseDevVars, readWranglerConfig, secretsFileBeside, type WranglerConfig } from '../core/workerConfig/wranglerConfig';
+import { ConfigError, UnsupportedConfigError } from '../core/workerConfig/configErrors';
+import { createPlatform } from '../runtime/platform';
 import { defaultWorkerConfig, prebuiltDefaultWorker, type DefaultWorkerSettings } from '../serve/defaultWorker';
 import { routeConsole } from '../serve/consoleRoute';
 import { RenderServer } from '../serve/renderEmulator/renderServer';
-import { internalDir, startServer } from '../serve/server';
+import { startServer } from '../serve/server';
+import { internalPath } from '../core/contract/dataFolder';
 import { loginUrl } from '../serve/http/localCredential';
-import { writePrivate } from '../core/runtime/storage/privateFiles';
+import { writePrivate } from '../core/privateFiles';
 import { PROVIDERS, schemeFor } from '../core/signing';
 import type { AccessPolicy } from '../serve/http/access';
 import { DEFAULT_RECEIVER_PORT, WEBHOOK_PATHS } from '../core/contract/webhookRoutes';
@@ -321,7 +322,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
   watch.ready();
   if (access.requireToken !== undefined) {
     // The owner's browser signs in once from this URL; it holds the token, so only its owner may read it.
-    const file = internalDir(path.resolve(values.data), 'login');
+    const file = internalPath(path.resolve(values.data), 'login');
     writePrivate(file, loginUrl(server.url, access.requireToken) + '\n');
     io.stdout.write(`${loginFileLine(file)}\n`);
   }

@@ -11,7 +11,7 @@ import { processIdentity } from './childProcess';
 import { ADMIN_API } from './contract/admin';
 import { routePath } from './contract/adminRoute';
 import { lockAnswer, parseLockConfirmAnswer, parseServeLock, type ServeLock } from './contract/serveLock';
-import { readPrivate } from './runtime/storage/privateFiles';
+import { readPrivate } from './privateFiles';
 
 export type LockVerdict =
   /** No lock: the folder is free. */

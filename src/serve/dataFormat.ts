@@ -7,7 +7,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Logger } from '../core/log';
-import { mkdirPrivate, readPrivate, writePrivate } from '../core/runtime/storage/privateFiles';
+import { INTERNAL_DIR } from '../core/contract/dataFolder';
+import { mkdirPrivate, readPrivate, writePrivate } from '../core/privateFiles';
 
 export const DATA_FORMAT = 2;
 
@@ -19,7 +20,7 @@ export function noteDataFormat(dataDir: string, markerFile: string, logger: Logg
     written = undefined;
   }
   if (written === DATA_FORMAT) return;
-  const earlier = fs.readdirSync(dataDir).some((entry) => entry !== '_hookbench');
+  const earlier = fs.readdirSync(dataDir).some((entry) => entry !== INTERNAL_DIR);
   if (earlier && (written === undefined || written < DATA_FORMAT)) {
     logger.info(
       '[agents] this data folder was written by an earlier Hookbench, which named entities differently: path segments are now percent-decoded (acme%2Fwidgets is acme-widgets) and Stripe, Twilio, Slack and Shopify ids keep their case (cus_AbC). Events stored under an old name stay in that instance; new deliveries reach the new name (docs/runtime.md, "Entity names").',

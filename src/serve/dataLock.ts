@@ -15,7 +15,7 @@ import { processIdentity } from '../core/childProcess';
 import { folderInUseMessage } from '../core/contract/serveHandshake';
 import { formatServeLock, lockAnswer, parseServeLock, type LockConfirmAnswer, type ServeLock } from '../core/contract/serveLock';
 import { checkLock, type LockCheckOptions } from '../core/lockHolder';
-import { CREATE_NEW, mkdirPrivate, readPrivate, writePrivate } from '../core/runtime/storage/privateFiles';
+import { CREATE_NEW, mkdirPrivate, readPrivate, writePrivate } from '../core/privateFiles';
 
 export class DataFolderInUseError extends Error {
   override readonly name = 'DataFolderInUseError';

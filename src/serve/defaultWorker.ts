@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { WranglerConfig } from '../core/runtime/worker/wranglerConfig';
+import type { WranglerConfig } from '../core/workerConfig/wranglerConfig';
 
 export interface DefaultWorkerSettings {
   readonly retentionCount?: number;

@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import type { DeliveryRecord, DeliverySummary } from '../core/contract/deliveries';
 import { Emitter } from '../core/events';
 import { EVENT_TYPE } from '../core/signing';
-import { APPEND, mkdirPrivate, PRIVATE_FILE_MODE, READ, readPrivate, writePrivate } from '../core/runtime/storage/privateFiles';
+import { APPEND, mkdirPrivate, PRIVATE_FILE_MODE, READ, readPrivate, writePrivate } from '../core/privateFiles';
 
 export type { DeliveryRecord, DeliverySummary } from '../core/contract/deliveries';
 

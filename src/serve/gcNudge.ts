@@ -1,6 +1,6 @@
 /**
  * A full garbage collection, a moment after memory was let go: a wasm heap dropped by SqlHeaps
- * (src/core/runtime/storage/sqlHeaps.ts) is freed only by a full collection, and an idle serve process —
+ * (src/runtime/storage/sqlHeaps.ts) is freed only by a full collection, and an idle serve process —
  * the very moment heaps are dropped, when instances are evicted after a load — allocates too
  * little for V8 to run one on its own (measured on Node 20: 928 MiB still held 2 min after the
  * load, against 169–309 MiB once collected). Debounced: many heaps dropped together cost one

@@ -3,7 +3,6 @@
  * the admin API and the receiver in front. `hookbench serve` and the tests both start it here.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { AccessPolicy } from './http/access';
 import type { SinkLimits } from '../core/contract/sink';
 import { AdminApi } from './admin/adminApi';
@@ -14,9 +13,10 @@ import { DeliveryRetries } from './deliveryRetries';
 import { Receiver } from './http/receiver';
 import { Sink } from './sink';
 import { WorkerHost, type ServePlatform, type WorkerHostOptions } from './workerHost';
-import { secureDataFolder, writePrivate } from '../core/runtime/storage/privateFiles';
+import { secureDataFolder, writePrivate } from '../core/privateFiles';
 import { serveLockFile } from '../core/contract/serveLock';
 import { adminTokenFile, formatAdminToken } from '../core/contract/adminTokenFile';
+import { internalPath } from '../core/contract/dataFolder';
 
 /** What is the serve process's own; what the whole process shares comes in its platform. */
 export interface ServerOptions {
@@ -44,11 +44,6 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Internal files live beside the namespaces, under a name no encoded binding can take. */
-export function internalDir(dataDir: string, part: string): string {
-  return path.join(dataDir, '_hookbench', part);
-}
-
 /** Starts serving `platform.dataDir`; the platform outlives the server (its owner made it). */
 export async function startServer(platform: ServePlatform, options: ServerOptions): Promise<RunningServer> {
   // Before anything is read or written there: a cloned repository's folder may hold links.
@@ -64,10 +59,10 @@ export async function startServer(platform: ServePlatform, options: ServerOption
 
 async function startLocked(platform: ServePlatform, options: ServerOptions, lock: DataLock): Promise<RunningServer> {
   const { dataDir, logger, instanceEvents, bindingChanges } = platform;
-  noteDataFormat(dataDir, internalDir(dataDir, 'format'), logger);
+  noteDataFormat(dataDir, internalPath(dataDir, 'format'), logger);
   const worker = await WorkerHost.start(platform, options.worker);
-  const deliveries = await DeliveryLog.open({ dir: internalDir(dataDir, 'deliveries') });
-  const sink = await Sink.open(platform.sql, internalDir(dataDir, 'sink'), { ...options.sinkLimits, secret: options.sinkSecret });
+  const deliveries = await DeliveryLog.open({ dir: internalPath(dataDir, 'deliveries') });
+  const sink = await Sink.open(platform.sql, internalPath(dataDir, 'sink'), { ...options.sinkLimits, secret: options.sinkSecret });
   const runtime = () => worker.runtime();
   const admin = new AdminApi({ token: options.adminToken, runtime, deliveries, sink, instanceEvents, bindingChanges, logger, lock });
   const retries = options.retries ? new DeliveryRetries({ scale: options.retries.scale, timers: platform.timers, logger, secrets: options.worker.secrets }) : undefined;

@@ -13,7 +13,7 @@ import type { SqlJsStatic } from 'sql.js';
 import { captureTooLargeMessage, SINK_LIMITS, type Capture, type CaptureList, type SinkLimits } from '../core/contract/sink';
 import { verificationNote } from '../core/contract/notes';
 import { Emitter } from '../core/events';
-import { DurableDatabase } from '../core/runtime/storage/durableDatabase';
+import { DurableDatabase } from '../runtime/storage/durableDatabase';
 import { generic, normalizeHeaders } from '../core/signing';
 
 export interface SinkOptions extends Partial<SinkLimits> {

@@ -6,13 +6,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as esbuildType from 'esbuild';
-import type { Platform } from '../core/runtime/platform';
+import type { Platform } from '../runtime/platform';
 import { workerExceptionMessage, workerStatusMessage, type WorkerStatus } from '../core/contract/workerProblems';
-import { evaluateWorker, watchWorker, bundleWorker, type Bundle, type BuildSettings, WorkerBuildError } from '../core/runtime/worker/loader';
-import { BundleMap, firstSourceFrame, inlineSourceMap, SourceStacks } from '../core/runtime/worker/sourceStacks';
-import { WorkerRuntime } from '../core/runtime/worker/workerRuntime';
-import type { WranglerConfig } from '../core/runtime/worker/wranglerConfig';
-import { NEWEST } from '../core/runtime/worker/compatibility';
+import { evaluateWorker, watchWorker, bundleWorker, type Bundle, type BuildSettings, WorkerBuildError } from '../runtime/worker/loader';
+import { BundleMap, firstSourceFrame, inlineSourceMap, SourceStacks } from '../runtime/worker/sourceStacks';
+import { WorkerRuntime } from '../runtime/worker/workerRuntime';
+import type { WranglerConfig } from '../core/workerConfig/wranglerConfig';
+import { NEWEST } from '../core/workerConfig/compatibility';
 
 /** The serve process's platform: the runtime's, and esbuild, which bundles the user's worker. */
 export interface ServePlatform extends Platform {

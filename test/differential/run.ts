@@ -16,7 +16,7 @@ import { compareHttp, compareLog, compareWebSocket, stalled, type Observation } 
 import { awaitLog, exchangeWebSocket, poll, sendHttp } from './drive';
 import { scratchFolder, startHookbench, startOracle, tail, type RunningRuntime } from './runtimes';
 import type { Answers, Area, HttpStep, Step } from './step';
-import { findWranglerConfig, stripJsonc } from '../../src/core/runtime/worker/wranglerConfig';
+import { findWranglerConfig, stripJsonc } from '../../src/core/workerConfig/wranglerConfig';
 import { parse as parseToml } from 'smol-toml';
 
 interface AreaResult {

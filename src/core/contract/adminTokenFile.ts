@@ -6,10 +6,10 @@
  * reads it. Owner-only (0600 in the 0700 folder): another user cannot read it, and on Linux is
  * refused the admin routes whatever it shows.
  */
-import * as path from 'node:path';
+import { internalPath } from './dataFolder';
 
 /** The token's file, in the data folder's internal folder, beside serve.lock. */
-export const adminTokenFile = (dataDir: string): string => path.join(dataDir, '_hookbench', 'admin-token');
+export const adminTokenFile = (dataDir: string): string => internalPath(dataDir, 'admin-token');
 
 /** The file's text: the token on one line. */
 export function formatAdminToken(token: string): string {

@@ -10,11 +10,11 @@
  * checker's random challenge with HMAC(nonce, challenge): the nonce itself never leaves the file,
  * which only its owner can read (0600, in a 0700 folder).
  */
+import { internalPath } from './dataFolder';
 import { createHmac } from 'node:crypto';
-import * as path from 'node:path';
 
 /** The lock's file, in the data folder's internal folder. */
-export const serveLockFile = (dataDir: string): string => path.join(dataDir, '_hookbench', 'serve.lock');
+export const serveLockFile = (dataDir: string): string => internalPath(dataDir, 'serve.lock');
 
 export interface ServeLock {
   /** The holder's process id. */

@@ -6,7 +6,7 @@
  * (journal, output gate), and still sends plain reads to the read-only query, which a time limit
  * can stop.
  */
-import { statementKind } from '../runtime/storage/durableDatabase';
+import { statementKind } from '../sqlStatementKind';
 
 export type ConsoleMode = 'readOnly' | 'readWrite';
 

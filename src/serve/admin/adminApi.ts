@@ -17,7 +17,7 @@ import type { InstanceEvent } from '../../core/contract/instances';
 import { instanceMessage, liveWantsBatches } from '../../core/contract/live';
 import type { Emitter } from '../../core/events';
 import type { Logger } from '../../core/log';
-import type { WorkerRuntime } from '../../core/runtime/worker/workerRuntime';
+import type { WorkerRuntime } from '../../runtime/worker/workerRuntime';
 import { safeEqualText } from '../../core/signing/crypto';
 import { QueryError, QueryRunner, type QueryOptions } from './adminQuery';
 import { dispatch, MethodNotAllowed, type AdminHandlers } from './adminRouter';

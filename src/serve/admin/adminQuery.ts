@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { SqlValue } from '../../core/runtime/storage/journal';
+import type { SqlValue } from '../../runtime/storage/journal';
 
 import type { QueryParam } from '../../core/contract/admin';
 

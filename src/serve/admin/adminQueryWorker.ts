@@ -10,8 +10,8 @@
  */
 import { parentPort } from 'node:worker_threads';
 import type { Database, SqlJsStatic } from 'sql.js';
-import type { SqlValue } from '../../core/runtime/storage/journal';
-import { loadSqlJs } from '../../core/runtime/storage/sqljs';
+import type { SqlValue } from '../../runtime/storage/journal';
+import { loadSqlJs } from '../../runtime/storage/sqljs';
 import type { QueryJob, WorkerReply } from './adminQuery';
 import { changedGuard, readGuard } from './executeGuard';
 

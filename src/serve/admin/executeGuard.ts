@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Database, SqlValue } from 'sql.js';
-import { isOwnTable } from '../../core/runtime/storage/ownTables';
+import { isOwnTable } from '../../runtime/storage/ownTables';
 import { namesOwnTable } from './readOnlySql';
 
 /** Each guarded thing, by how a refusal names it, and a digest of it. */

@@ -7,9 +7,9 @@ import type { InstanceDetails, InstanceEvent, InstanceSummary } from '../../core
 import { RouteError } from '../../core/contract/adminRoute';
 import { camelCaseToKebabCase } from '../../core/contract/agentsProtocol';
 import type { Emitter } from '../../core/events';
-import type { InstanceHost } from '../../core/runtime/objects/instanceHost';
-import type { DurableObjectNamespace } from '../../core/runtime/objects/namespace';
-import type { WorkerRuntime } from '../../core/runtime/worker/workerRuntime';
+import type { InstanceHost } from '../../runtime/objects/instanceHost';
+import type { DurableObjectNamespace } from '../../runtime/objects/namespace';
+import type { WorkerRuntime } from '../../runtime/worker/workerRuntime';
 import type { QueryRunner } from './adminQuery';
 import type { AdminHandlers } from './adminRouter';
 import { executeRefusal, readOnlyRefusal } from './readOnlySql';

@@ -10,7 +10,7 @@
  * worker (adminQuery.ts), so whatever slips past the parser still cannot change the instance.
  */
 
-import { isOwnTable, isSchemaTable } from '../../core/runtime/storage/ownTables';
+import { isOwnTable, isSchemaTable } from '../../runtime/storage/ownTables';
 
 interface Token {
   readonly kind: 'word' | 'quoted' | 'other';

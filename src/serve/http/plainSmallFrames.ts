@@ -11,7 +11,7 @@
  * behind one still being compressed.
  */
 import type { WebSocket } from 'ws';
-import type { Socket } from '../../core/runtime/objects/hosted';
+import type { Socket } from '../../runtime/objects/hosted';
 
 export const COMPRESS_FROM_BYTES = 1024;
 

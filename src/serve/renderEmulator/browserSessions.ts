@@ -1,5 +1,5 @@
 /**
- * The browser sessions behind the Browser Rendering binding (core/runtime/browserService.ts):
+ * The browser sessions behind the Browser Rendering binding (runtime/browserService.ts):
  * each session is a Chromium of its own, started like the REST emulator's (the same binary,
  * flags, fonts and page guard proxy), driven over DevTools' pipe. One worker connection at a
  * time; a session with no connection closes after its keep-alive time (60 s by default, as on
@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../core/log';
-import type { ActiveBrowserSession, BrowserService, ClosedBrowserSession, DevToolsChannel } from '../../core/runtime/browserService';
+import type { ActiveBrowserSession, BrowserService, ClosedBrowserSession, DevToolsChannel } from '../../runtime/browserService';
 import { realTimers, type TimerHandle, type Timers } from '../../core/timers';
 import { findChromium, launchArgs } from './browserPool';
 import { ChromiumPipe } from './chromiumPipe';

@@ -7,7 +7,7 @@
 import { adminTokenFile, parseAdminToken } from '../../core/contract/adminTokenFile';
 import type { ServeLock } from '../../core/contract/serveLock';
 import { stillHolds } from '../../core/lockHolder';
-import { readPrivate } from '../../core/runtime/storage/privateFiles';
+import { readPrivate } from '../../core/privateFiles';
 import { originText, type HolderOrigin } from '../../core/serveHolder';
 
 /** What the status bar and the views say of the serve attached to. */

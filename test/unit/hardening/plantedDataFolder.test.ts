@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { encodeName } from '../../../src/core/runtime/storage/names';
+import { encodeName } from '../../../src/runtime/storage/names';
 import { startServe } from '../helpers/serveProcess';
 import { projectRoot } from '../helpers/serveWorker';
 import { githubPush, SECRETS } from '../workers/payloads';

@@ -13,8 +13,8 @@ import { ChaosEngine, runChaos, type ChaosOptions } from '../../../src/core/chao
 import { chaosSuite } from '../../../src/core/chaos/suite';
 import { collectFixturePaths, readFixtureFile } from '../../../src/core/fixtures/fixtureFiles';
 import { nullLogger } from '../../../src/core/log';
-import { loadSqlJs } from '../../../src/core/runtime/storage/sqljs';
-import { findWranglerConfig, parseDevVars, readWranglerConfig } from '../../../src/core/runtime/worker/wranglerConfig';
+import { loadSqlJs } from '../../../src/runtime/storage/sqljs';
+import { findWranglerConfig, parseDevVars, readWranglerConfig } from '../../../src/core/workerConfig/wranglerConfig';
 import { realTimers } from '../../../src/core/timers';
 import { chaosTarget } from '../../../src/serve/chaosTarget';
 import { routeConsole } from '../../../src/serve/consoleRoute';

@@ -9,7 +9,7 @@ import type * as Contract from '../../../src/core/contract/instances';
 import type { SinkLimits } from '../../../src/core/contract/sink';
 import { lineLogger } from '../../../src/core/log';
 import type { Timers } from '../../../src/core/timers';
-import { findWranglerConfig, readWranglerConfig, type WranglerConfig } from '../../../src/core/runtime/worker/wranglerConfig';
+import { findWranglerConfig, readWranglerConfig, type WranglerConfig } from '../../../src/core/workerConfig/wranglerConfig';
 import { defaultWorkerConfig, type DefaultWorkerSettings } from '../../../src/serve/defaultWorker';
 import { routeConsole } from '../../../src/serve/consoleRoute';
 import { startServer, type RunningServer } from '../../../src/serve/server';

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { nullLogger } from '../../../src/core/log';
-import type { WorkerRuntime } from '../../../src/core/runtime/worker/workerRuntime';
+import type { WorkerRuntime } from '../../../src/runtime/worker/workerRuntime';
 import { DEFAULT_POLICY } from '../../../src/serve/http/access';
 import { PeerIdentifier } from '../../../src/serve/http/localPeer';
 import { Receiver } from '../../../src/serve/http/receiver';

@@ -11,8 +11,8 @@ import * as path from 'node:path';
 import WebSocket from 'ws';
 import type { LiveMessage } from '../../../src/core/contract/live';
 import type { CaptureList } from '../../../src/core/contract/sink';
-import { DurableDatabase } from '../../../src/core/runtime/storage/durableDatabase';
-import { loadSqlJs } from '../../../src/core/runtime/storage/sqljs';
+import { DurableDatabase } from '../../../src/runtime/storage/durableDatabase';
+import { loadSqlJs } from '../../../src/runtime/storage/sqljs';
 import { Sink } from '../../../src/serve/sink';
 import { serveDefaultWorker, type Served } from '../helpers/serveWorker';
 

@@ -10,7 +10,7 @@ import { parseLogLine } from '../../../src/core/log';
 import { parseWorkerException, parseWorkerStatus, type WorkerStatus } from '../../../src/core/contract/workerProblems';
 import * as esbuild from 'esbuild';
 import { lineLogger } from '../../../src/core/log';
-import { bundleWorker } from '../../../src/core/runtime/worker/loader';
+import { bundleWorker } from '../../../src/runtime/worker/loader';
 import { startServer } from '../../../src/serve/server';
 import { buildSettings } from '../../../src/serve/workerHost';
 import { testPlatform } from '../helpers/platform';

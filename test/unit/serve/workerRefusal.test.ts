@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { unemulatedCallMessage } from '../../../src/core/runtime/worker/support';
+import { unemulatedCallMessage } from '../../../src/core/workerConfig/support';
 import { parseLogLine } from '../../../src/core/log';
 import { parseWorkerStatus } from '../../../src/core/contract/workerProblems';
 import { projectRoot } from '../helpers/serveWorker';

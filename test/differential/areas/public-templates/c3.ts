@@ -8,7 +8,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { stripJsonc } from '../../../../src/core/runtime/worker/wranglerConfig';
+import { stripJsonc } from '../../../../src/core/workerConfig/wranglerConfig';
 
 /** C3 drops these flags from a date where they are on by default, and adds `nodejs_compat` before it. */
 const NODEJS_COMPAT_FLAGS = ['nodejs_compat', 'nodejs_compat_v2'];

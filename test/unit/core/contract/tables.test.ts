@@ -19,7 +19,7 @@ import {
   stateFromText,
   stateText,
 } from '../../../../src/core/contract/tables';
-import { loadSqlJs } from '../../../../src/core/runtime/storage/sqljs';
+import { loadSqlJs } from '../../../../src/runtime/storage/sqljs';
 
 const event = (id: string, timestamp: string): StoredEvent => ({ id, type: 'push', action: null, title: `pushed ${id}`, description: null, url: null, actor: 'octocat', payload: `{"id":"${id}"}`, timestamp });
 const rows = (db: Database, sql: string, params: (string | number)[] = []) => {

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DurableDatabase } from '../../../../src/core/runtime/storage/durableDatabase';
-import { loadSqlJs } from '../../../../src/core/runtime/storage/sqljs';
+import { DurableDatabase } from '../../../../src/runtime/storage/durableDatabase';
+import { loadSqlJs } from '../../../../src/runtime/storage/sqljs';
 import { QueryError, QueryRunner } from '../../../../src/serve/admin/adminQuery';
 
 const endless = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import { nullLogger } from '../../../../src/core/log';
-import type { WorkerRuntime } from '../../../../src/core/runtime/worker/workerRuntime';
+import type { WorkerRuntime } from '../../../../src/runtime/worker/workerRuntime';
 import { toRequest } from '../../../../src/serve/http/httpAdapter';
 import { Receiver } from '../../../../src/serve/http/receiver';
 import { ManualTimers } from '../../helpers/manualTimers';

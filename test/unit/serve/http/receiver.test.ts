@@ -8,8 +8,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { recording, nullLogger } from '../../../../src/core/log';
-import { InstanceClosedError, StorageWriteError } from '../../../../src/core/runtime/errors';
-import type { WorkerRuntime } from '../../../../src/core/runtime/worker/workerRuntime';
+import { InstanceClosedError, StorageWriteError } from '../../../../src/runtime/errors';
+import type { WorkerRuntime } from '../../../../src/runtime/worker/workerRuntime';
 import { DeliveryLog } from '../../../../src/serve/deliveryLog';
 import { Receiver } from '../../../../src/serve/http/receiver';
 

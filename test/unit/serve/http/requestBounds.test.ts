@@ -5,7 +5,7 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { nullLogger } from '../../../../src/core/log';
-import type { WorkerRuntime } from '../../../../src/core/runtime/worker/workerRuntime';
+import type { WorkerRuntime } from '../../../../src/runtime/worker/workerRuntime';
 import { Receiver } from '../../../../src/serve/http/receiver';
 import { Quota } from '../../../../src/serve/http/requestBounds';
 import { ManualTimers } from '../../helpers/manualTimers';

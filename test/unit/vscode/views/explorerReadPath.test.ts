@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { nullLogger } from '../../../../src/core/log';
-import { readWranglerConfig } from '../../../../src/core/runtime/worker/wranglerConfig';
+import { readWranglerConfig } from '../../../../src/core/workerConfig/wranglerConfig';
 import { AdminClient } from '../../../../src/vscode/client/adminClient';
 import { localReader, type InstanceReader } from '../../../../src/vscode/client/instanceReader';
 import { ExplorerModel, type ExplorerChange } from '../../../../src/vscode/views/explorerModel';
