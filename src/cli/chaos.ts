@@ -8,13 +8,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as esbuild from 'esbuild';
 import { chaosExitCode, isPerturbation, PERTURBATIONS, type ChaosReport, type Perturbation } from '../core/contract/chaos';
 import { runChaos } from '../core/chaos/engine';
 import { bodyLines, headerLines, verdictLine } from '../core/chaos/reportText';
 import { chaosSuite } from '../core/chaos/suite';
 import { lineLogger, nullLogger } from '../core/log';
-import { loadSqlJs } from '../runtime/storage/sqljs';
 import { realTimers } from '../core/timers';
 import { chaosTarget } from '../serve/chaosTarget';
 import { routeConsole } from '../serve/consoleRoute';
@@ -90,8 +88,6 @@ export async function chaos(argv: string[], io: CliIo): Promise<number> {
   const restoreConsole = routeConsole(logger);
   try {
     const target = await chaosTarget({
-      sql: await loadSqlJs(),
-      esbuild,
       logger,
       worker: { entry: worker.entry, prebuilt: worker.prebuilt, config: worker.config, secrets: secretsFrom(worker.envFile, io.env, []) },
       description: values.worker || worker.config?.main ? path.relative(process.cwd(), worker.entry) || worker.entry : 'built-in',

@@ -9,7 +9,7 @@ import { CLOUDFLARE_API, RenderClient, RenderClientError } from '../core/browser
 import { RENDER_TOKEN_ENV } from '../core/contract/serveEnvironment';
 import { FontFaceError } from '../core/browserRendering/fontFace';
 import { previewBody, type PreviewFont } from '../core/browserRendering/previewBody';
-import type { FontReport } from '../serve/renderEmulator/fontReport';
+import type { FontReport } from '../core/browserRendering/fontReportAnswer';
 import { parseFlags, UsageError } from './args';
 import type { CliIo } from './io';
 

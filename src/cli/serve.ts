@@ -6,23 +6,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import * as esbuild from 'esbuild';
 import { lineLogger, type Logger } from '../core/log';
-import { SqlHeaps } from '../runtime/storage/sqlHeaps';
-import { GcNudge } from '../serve/gcNudge';
-import { loadSqlJs, separateSqlJsLoader } from '../runtime/storage/sqljs';
 import { findWranglerConfig, parseDevVars, readWranglerConfig, secretsFileBeside, type WranglerConfig } from '../core/workerConfig/wranglerConfig';
 import { ConfigError, UnsupportedConfigError } from '../core/workerConfig/configErrors';
-import { createPlatform } from '../runtime/platform';
 import { defaultWorkerConfig, prebuiltDefaultWorker, type DefaultWorkerSettings } from '../serve/defaultWorker';
-import { routeConsole } from '../serve/consoleRoute';
-import { RenderServer } from '../serve/renderEmulator/renderServer';
-import { startServer } from '../serve/server';
-import { internalPath } from '../core/contract/dataFolder';
-import { loginUrl } from '../serve/http/localCredential';
-import { writePrivate } from '../core/privateFiles';
 import { PROVIDERS, schemeFor } from '../core/signing';
 import type { AccessPolicy } from '../serve/http/access';
+import { startServe } from '../serve/startServe';
 import { DEFAULT_RECEIVER_PORT, WEBHOOK_PATHS } from '../core/contract/webhookRoutes';
 import { parseFlags, UsageError } from './args';
 import type { CliIo } from './io';
@@ -95,34 +85,6 @@ export function secretsFrom(envFile: string | undefined, env: NodeJS.ProcessEnv,
   return secrets;
 }
 
-/** How often the event-loop watch ticks, and how long a block must last to be reported. */
-const WATCH_TICK_MS = 100;
-const BLOCKED_MS = 1000;
-
-/**
- * Reports the event loop being blocked (user code spinning), without crashing anything: a
- * heartbeat timer that sees how late it ran, and says so as soon as the block ends. Start-up's
- * own delays (bundling, compiling sql.js) are ignored until `ready()`.
- */
-function watchEventLoop(logger: Logger): { ready(): void; stop(): void } {
-  let armed = false;
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    const blocked = now - last - WATCH_TICK_MS;
-    last = now;
-    if (armed && blocked > BLOCKED_MS) logger.warn(`[agents] the event loop was blocked for ${Math.round(blocked)} ms: some agent code runs synchronously for too long`);
-  }, WATCH_TICK_MS);
-  timer.unref();
-  return {
-    ready: () => {
-      armed = true;
-      last = performance.now();
-    },
-    stop: () => clearInterval(timer),
-  };
-}
-
 function optionalNumber(text: string | undefined, flag: string): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
@@ -141,35 +103,6 @@ function port(text: string, flag: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`${flag} is a number from 0 to 65535`);
   return n;
-}
-
-/** `receiverPort`: the receiver's, whose admin routes rendered pages may not load. */
-async function startRender(values: { host: string; 'render-port': string; 'render-rate'?: string; 'render-concurrency'?: string }, io: CliIo, logger: Logger, access: AccessPolicy, receiverPort: number): Promise<RenderServer | undefined> {
-  const given = io.env[RENDER_TOKEN_ENV];
-  const token = given || randomBytes(24).toString('base64url');
-  const concurrency = optionalNumber(values['render-concurrency'], '--render-concurrency');
-  const render = new RenderServer({
-    host: values.host,
-    port: port(values['render-port'], '--render-port'),
-    token,
-    logger,
-    ratePerSecond: optionalNumber(values['render-rate'], '--render-rate'),
-    access,
-    receiverPort,
-    ...(concurrency ? { concurrency } : {}),
-  });
-  let url: string;
-  try {
-    url = await render.listen();
-  } catch (error) {
-    // The receiver is what serve is for: a busy render port (another window's emulator) costs the emulator only.
-    logger.warn(`[render] the Browser Rendering emulator did not start on port ${values['render-port']}: ${(error as Error).message}; choose another with --render-port (0: any free port)`);
-    await render.close().catch(() => undefined);
-    return undefined;
-  }
-  io.stdout.write(`${renderLine(url)}\n`);
-  if (!given) io.stdout.write(`${renderTokenLine(token)}\n`);
-  return render;
 }
 
 /** The origin and host check's exceptions, from the flags; each one checked here, not at the first request. */
@@ -271,41 +204,33 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     chatUrl: values['chat-url'],
   });
 
-  const watch = watchEventLoop(logger);
-  // Its timer is unref'd: it never keeps the process alive.
-  const gcNudge = new GcNudge();
-  const listenPort = port(values.port, '--port');
-  const worker = { entry, prebuilt, config, secrets: secretsFrom(envFile, io.env, values['secret-env']), watch: !values['no-watch'], testScheduled: values['test-scheduled'] };
-  // The render emulator starts after the receiver; the browser binding reaches it once it runs.
-  const rendering: { server?: RenderServer } = {};
-  const platform = {
-    ...createPlatform({
-      browser: () => rendering.server?.browser,
-      sql: await loadSqlJs(),
-      // Instances' databases in heaps that are dropped once empty: memory comes back after a load.
-      heaps: new SqlHeaps(separateSqlJsLoader(), 128, () => gcNudge.soon()),
-      logger,
-      dataDir: path.resolve(values.data),
-      limits: { idleMs: values['idle-ms'] === undefined ? undefined : Number(values['idle-ms']), memoryBudgetMiB: optionalNumber(values['memory-budget'], '--memory-budget') ?? DEFAULT_MEMORY_BUDGET_MIB },
-    }),
-    esbuild,
-  };
-  const server = await startServer(platform, {
+  const givenRenderToken = io.env[RENDER_TOKEN_ENV];
+  const renderToken = givenRenderToken || randomBytes(24).toString('base64url');
+  const renderConcurrency = optionalNumber(values['render-concurrency'], '--render-concurrency');
+  const running = await startServe({
     host: values.host,
-    port: listenPort,
-    worker,
+    port: port(values.port, '--port'),
+    dataDir: values.data,
+    worker: { entry, prebuilt, config, secrets: secretsFrom(envFile, io.env, values['secret-env']), watch: !values['no-watch'], testScheduled: values['test-scheduled'] },
+    logger,
     adminToken,
     sinkSecret: io.env['HOOKBENCH_SINK_SECRET'],
     access,
+    limits: { idleMs: values['idle-ms'] === undefined ? undefined : Number(values['idle-ms']), memoryBudgetMiB: optionalNumber(values['memory-budget'], '--memory-budget') ?? DEFAULT_MEMORY_BUDGET_MIB },
     ...(values.retries ? { retries: { scale: retryScale(values['retry-scale']) } } : {}),
+    ...(values['no-render']
+      ? {}
+      : { render: { port: port(values['render-port'], '--render-port'), token: renderToken, ratePerSecond: optionalNumber(values['render-rate'], '--render-rate'), ...(renderConcurrency ? { concurrency: renderConcurrency } : {}) } }),
   }).catch((error: NodeJS.ErrnoException) => {
     // One line that says what to do, instead of a listen() stack.
     if (error.code === 'EADDRINUSE') throw new PortInUseError(values.host, values.port);
     throw error;
   });
-  // The emulator's line comes first: whoever waits for "listening on" then knows both.
-  const render = values['no-render'] ? undefined : await startRender(values, io, logger, access, Number(new URL(server.url).port));
-  rendering.server = render;
+  // The emulator's lines come first: whoever waits for "listening on" then knows both.
+  if (running.renderUrl) {
+    io.stdout.write(`${renderLine(running.renderUrl)}\n`);
+    if (!givenRenderToken) io.stdout.write(`${renderTokenLine(renderToken)}\n`);
+  }
   // Listening for the signals before the line that tells a waiting client it may send them.
   const stopped = new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -319,22 +244,14 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
       process.stdin.resume();
     }
   });
-  watch.ready();
-  if (access.requireToken !== undefined) {
-    // The owner's browser signs in once from this URL; it holds the token, so only its owner may read it.
-    const file = internalPath(path.resolve(values.data), 'login');
-    writePrivate(file, loginUrl(server.url, access.requireToken) + '\n');
-    io.stdout.write(`${loginFileLine(file)}\n`);
-  }
-  io.stdout.write(`${listeningLine(server.url)}\n`);
+  if (running.loginFile) io.stdout.write(`${loginFileLine(running.loginFile)}\n`);
+  io.stdout.write(`${listeningLine(running.url)}\n`);
 
-  routeConsole(logger);
   process.on('unhandledRejection', (reason) => logger.error(`[agents] unhandled rejection in worker code: ${(reason as Error)?.stack ?? String(reason)}`));
   process.on('uncaughtException', (error) => logger.error(`[agents] uncaught exception in worker code: ${error.stack ?? String(error)}`));
 
   await stopped;
   logger.info('[receiver] stopping: draining requests and committing every instance');
-  watch.stop();
   // Whatever happens while stopping (a data folder deleted under us, a stuck connection), the
   // process ends: after the grace period, or as soon as the shutdown finished or failed.
   const deadline = setTimeout(() => {
@@ -342,8 +259,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     process.exit(1);
   }, 20_000);
   try {
-    await render?.close();
-    await server.stop();
+    await running.stop();
     logger.info('[receiver] stopped');
   } catch (error) {
     logger.error(`[receiver] shutdown failed: ${(error as Error)?.stack ?? String(error)}`);

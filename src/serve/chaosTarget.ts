@@ -1,6 +1,6 @@
 /**
  * The receiver `hookbench chaos` runs each of its runs on (docs/chaos.md, "How a run goes"): the
- * serve process composed in-process as `hookbench serve` composes it, on port 0 and a fresh data
+ * serve `hookbench serve` starts (startServe.ts), in-process, without the render emulator, on port 0 and a fresh data
  * folder of its own, the worker bundled once for all runs; and what a run left, read from the
  * runtime once every instance is quiet: each agent's state row, its `ctx.storage` keys and the
  * rows of its own tables.
@@ -8,24 +8,22 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { deserialize } from 'node:v8';
-import type * as esbuildType from 'esbuild';
-import type { SqlJsStatic } from 'sql.js';
+import * as esbuild from 'esbuild';
 import { AGENT_STATE_ROW_ID, AGENT_STATE_SELECT, AGENT_STATE_TABLE, stateFromText } from '../core/contract/tables';
 import { TABLE_SCHEMA_SQL, quoteIdentifier, tablesFrom } from '../core/contract/tableSchema';
 import { STATE_HISTORY_TABLE } from '../core/contract/timeline';
 import type { ChaosTarget, RunTarget } from '../core/chaos/runner';
 import type { EntityData, Snapshot, TableData } from '../core/chaos/snapshot';
 import type { Logger } from '../core/log';
-import { createPlatform } from '../runtime/platform';
 import { bundleWorker } from '../runtime/worker/loader';
+import { loadSqlJs } from '../runtime/storage/sqljs';
 import type { DurableDatabase } from '../runtime/storage/durableDatabase';
 import { withDeadline } from '../core/timers';
-import { startServer, type RunningServer } from './server';
+import type { RunningServer } from './server';
+import { startServe } from './startServe';
 import { buildSettings, type WorkerHostOptions } from './workerHost';
 
 export interface ChaosTargetOptions {
-  readonly sql: SqlJsStatic;
-  readonly esbuild: typeof esbuildType;
   readonly logger: Logger;
   /** The worker as `serve` would run it (never watched). */
   readonly worker: Omit<WorkerHostOptions, 'watch'>;
@@ -43,9 +41,11 @@ export async function chaosTarget(options: ChaosTargetOptions): Promise<ChaosTar
   let prebuilt = options.worker.prebuilt;
   if (!prebuilt) {
     prebuilt = path.join(options.scratch, 'worker.mjs');
-    fs.writeFileSync(prebuilt, (await bundleWorker(options.esbuild, options.worker.entry, buildSettings(options.worker))).code);
+    fs.writeFileSync(prebuilt, (await bundleWorker(esbuild, options.worker.entry, buildSettings(options.worker))).code);
   }
   const worker: WorkerHostOptions = { ...options.worker, prebuilt, watch: false };
+  // One compiled sql.js for every run.
+  const sql = await loadSqlJs();
   let runs = 0;
   return {
     worker: options.description,
@@ -53,14 +53,13 @@ export async function chaosTarget(options: ChaosTargetOptions): Promise<ChaosTar
       const dataDir = path.join(options.scratch, `run-${++runs}`);
       fs.mkdirSync(dataDir);
       // Never idle-evicted during a run: eviction is not what chaos perturbs.
-      const platform = { ...createPlatform({ sql: options.sql, logger: options.logger, dataDir, limits: { idleMs: Number.POSITIVE_INFINITY } }), esbuild: options.esbuild };
-      const server = await startServer(platform, { host: '127.0.0.1', port: 0, worker });
+      const server = await startServe({ host: '127.0.0.1', port: 0, dataDir, worker, logger: options.logger, sharedSql: sql, limits: { idleMs: Number.POSITIVE_INFINITY } });
       return {
         url: server.url,
         snapshot: () => readSnapshot(server),
         async close() {
           await server.stop();
-          platform.instanceEvents.dispose();
+          server.platform.instanceEvents.dispose();
           fs.rmSync(dataDir, { recursive: true, force: true });
         },
       };

@@ -13,6 +13,7 @@
  */
 import type { Page } from 'puppeteer-core';
 import { isStandIn } from '../../core/browserRendering/fontCatalog';
+import type { ElementFonts, FontReport } from '../../core/browserRendering/fontReportAnswer';
 
 // These functions run in the page. The Node program has no DOM types, so the globals they touch
 // are declared loosely here, for this module only.
@@ -21,37 +22,6 @@ type DomNode = any;
 declare const document: any;
 declare const CSS: { escape(text: string): string };
 
-
-export interface DrawnFont {
-  readonly family: string;
-  /** The face that drew the most of its glyphs (the family's faces are one entry, see `faces`). */
-  readonly postScriptName: string;
-  /** Every face of the family that drew some, most glyphs first: regular, bold, … */
-  readonly faces: string[];
-  /** A downloaded (web) font rather than an installed one. */
-  readonly custom: boolean;
-  readonly glyphs: number;
-  /** The requested family this font stands for, or null when it stands for none of them. */
-  readonly requestedAs: string | null;
-  /** It replaces `requestedAs` with the same metrics (a Microsoft font Debian cannot install). */
-  readonly standIn?: boolean;
-}
-
-export interface ElementFonts {
-  /** A CSS path to the element (tag, id, nth-of-type). */
-  readonly selector: string;
-  /** Its own text, trimmed and cut to 80 characters. */
-  readonly text: string;
-  readonly requested: string[];
-  readonly fonts: DrawnFont[];
-  readonly fallback: boolean;
-}
-
-export interface FontReport {
-  readonly elements: ElementFonts[];
-  /** The @font-face families the page declared, with their loading status. */
-  readonly webFonts: { family: string; status: string }[];
-}
 
 const GENERIC = new Set(['serif', 'sans-serif', 'monospace', 'cursive', 'fantasy', 'system-ui', 'emoji', 'math', 'fangsong', 'ui-serif', 'ui-sans-serif', 'ui-monospace', 'ui-rounded']);
 

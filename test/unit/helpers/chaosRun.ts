@@ -4,8 +4,6 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as esbuild from 'esbuild';
-import type { SqlJsStatic } from 'sql.js';
 import type { ChaosReport, Perturbation } from '../../../src/core/contract/chaos';
 import { PERTURBATIONS } from '../../../src/core/contract/chaos';
 import type { ProviderName } from '../../../src/core/contract/providers';
@@ -13,7 +11,6 @@ import { ChaosEngine, runChaos, type ChaosOptions } from '../../../src/core/chao
 import { chaosSuite } from '../../../src/core/chaos/suite';
 import { collectFixturePaths, readFixtureFile } from '../../../src/core/fixtures/fixtureFiles';
 import { nullLogger } from '../../../src/core/log';
-import { loadSqlJs } from '../../../src/runtime/storage/sqljs';
 import { findWranglerConfig, parseDevVars, readWranglerConfig } from '../../../src/core/workerConfig/wranglerConfig';
 import { realTimers } from '../../../src/core/timers';
 import { chaosTarget } from '../../../src/serve/chaosTarget';
@@ -24,8 +21,6 @@ import { projectRoot } from './serveWorker';
 /** The chaos test workers: the payments worker, and the differential area's ledger (the same code wrangler dev runs). */
 export const PAYMENTS = path.join(projectRoot(), 'test', 'fixtures', 'workers', 'chaos');
 export const LEDGER = path.join(projectRoot(), 'test', 'differential', 'areas', 'webhook-concurrency');
-
-let sql: Promise<SqlJsStatic> | undefined;
 
 export interface ChaosSetup {
   readonly suite: string;
@@ -42,7 +37,7 @@ export async function chaosSetup(project: string, deliveries: readonly Delivery[
   const secrets = parseDevVars(fs.readFileSync(path.join(project, '.dev.vars'), 'utf8'));
   const runs = path.join(scratch, 'runs');
   fs.mkdirSync(runs);
-  const target = await chaosTarget({ sql: await (sql ??= loadSqlJs()), esbuild, logger: nullLogger, worker: { entry: config.main!, config, secrets }, description: path.basename(project), scratch: runs });
+  const target = await chaosTarget({ logger: nullLogger, worker: { entry: config.main!, config, secrets }, description: path.basename(project), scratch: runs });
   const providers = new Map<ProviderName, string>([
     ['stripe', secrets['STRIPE_WEBHOOK_SECRET'] ?? ''],
     ['generic', secrets['GENERIC_WEBHOOK_SECRET'] ?? ''],

@@ -1,9 +1,9 @@
-// Serves a fixture worker in-process, on port 0 and a temp data folder, the way `hookbench serve`
-// composes it, and connects raw WebSocket clients that record every frame.
+// Serves a fixture worker in-process, on port 0 and a temp data folder, through the serve's own
+// composition (startServe, as `hookbench serve` starts it, without the render emulator), and
+// connects raw WebSocket clients that record every frame.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as esbuild from 'esbuild';
 import WebSocket from 'ws';
 import type * as Contract from '../../../src/core/contract/instances';
 import type { SinkLimits } from '../../../src/core/contract/sink';
@@ -11,9 +11,9 @@ import { lineLogger } from '../../../src/core/log';
 import type { Timers } from '../../../src/core/timers';
 import { findWranglerConfig, readWranglerConfig, type WranglerConfig } from '../../../src/core/workerConfig/wranglerConfig';
 import { defaultWorkerConfig, type DefaultWorkerSettings } from '../../../src/serve/defaultWorker';
-import { routeConsole } from '../../../src/serve/consoleRoute';
-import { startServer, type RunningServer } from '../../../src/serve/server';
-import { testPlatform } from './platform';
+import type { RunningServer } from '../../../src/serve/server';
+import { startServe } from '../../../src/serve/startServe';
+import { loadSqlJs } from '../../../src/runtime/storage/sqljs';
 
 /** The runtime's own instance events: the admin API's deletions and clears are left out. */
 export type InstanceEvent = Contract.InstanceRef & { readonly kind: 'woken' | 'evicted' };
@@ -73,18 +73,23 @@ export async function serveFixture(name: string, options: ServeOptions = {}): Pr
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), `hb-${name}-`));
   const logs: string[] = [];
   const logger = lineLogger((line) => logs.push(line), 'debug');
-  const restoreConsole = routeConsole(logger);
-  const platform = { ...(await testPlatform({ dataDir, logger, limits: { idleMs: options.idleMs }, ...(options.timers ? { timers: options.timers } : {}) })), esbuild };
-  const server = await startServer(platform, {
+  const server = await startServe({
     host: '127.0.0.1',
     port: 0,
+    dataDir,
     worker: { entry: options.worker?.entry ?? config.main!, config, secrets: options.secrets ?? {}, watch: options.watch ?? false },
+    logger,
     bodyLimit: options.bodyLimit,
     adminToken: options.adminToken,
     sinkSecret: options.sinkSecret,
     sinkLimits: options.sinkLimits,
+    limits: { idleMs: options.idleMs },
+    // One compiled sql.js for the whole test process, as chaos shares one between its runs.
+    sharedSql: await loadSqlJs(),
+    ...(options.timers ? { timers: options.timers } : {}),
     ...(options.retries ? { retries: options.retries } : {}),
   });
+  const { platform } = server;
   platform.instanceEvents.event((event) => {
     if (event.kind !== 'woken' && event.kind !== 'evicted') return;
     events.push({ kind: event.kind, namespace: event.namespace, name: event.name });
@@ -112,7 +117,6 @@ export async function serveFixture(name: string, options: ServeOptions = {}): Pr
     async stop() {
       await server.stop();
       platform.instanceEvents.dispose();
-      restoreConsole();
     },
   };
 }

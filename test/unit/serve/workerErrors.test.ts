@@ -11,9 +11,8 @@ import { parseWorkerException, parseWorkerStatus, type WorkerStatus } from '../.
 import * as esbuild from 'esbuild';
 import { lineLogger } from '../../../src/core/log';
 import { bundleWorker } from '../../../src/runtime/worker/loader';
-import { startServer } from '../../../src/serve/server';
+import { startServe as startInProcess } from '../../../src/serve/startServe';
 import { buildSettings } from '../../../src/serve/workerHost';
-import { testPlatform } from '../helpers/platform';
 import { startServe } from '../helpers/serveProcess';
 import { serveFixture, type Served } from '../helpers/serveWorker';
 
@@ -98,8 +97,7 @@ describe('stack traces of the user worker', () => {
     const prebuilt = path.join(root, 'bundle.mjs');
     fs.writeFileSync(prebuilt, (await bundleWorker(esbuild, entry, buildSettings({ config: undefined }))).code);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-errors-data-'));
-    const platform = { ...(await testPlatform({ dataDir, logger: lineLogger(() => undefined) })), esbuild };
-    const server = await startServer(platform, { host: '127.0.0.1', port: 0, worker: { entry, prebuilt, config: undefined, secrets: {}, watch: false } });
+    const server = await startInProcess({ host: '127.0.0.1', port: 0, dataDir, logger: lineLogger(() => undefined), worker: { entry, prebuilt, config: undefined, secrets: {}, watch: false } });
     try {
       const body = await (await fetch(`${server.url}/boom`)).text();
       assert.match(body, new RegExp(`at fail \\(.*src/index\\.ts:${THROW_LINE}:9\\)`), body);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { inflateSync } from 'node:zlib';
 import { fontFaceCss } from '../../../../src/core/browserRendering/fontFace';
-import type { FontReport } from '../../../../src/serve/renderEmulator/fontReport';
+import type { FontReport } from '../../../../src/core/browserRendering/fontReportAnswer';
 import { FONT_FILE, startEmulator, startSite, type Emulator, type Site } from './fixtures';
 
 let emulator: Emulator;
