@@ -101,6 +101,36 @@ export default tseslint.config(
     },
   },
   {
+    // The render emulator is a listener of its own beside the receiver: it shares serve's guard
+    // (serve/net) and implements the runtime's BrowserService, and reaches nothing else of serve.
+    files: ['src/serve/renderEmulator/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noVscode],
+          patterns: [
+            { group: ['**/vscode/*', '**/vscode', '**/webview/*', '**/webview', '**/cli/*', '**/cli'], message: 'The serve process imports nothing of the extension, the webview or the CLI.' },
+            { regex: '^\\.\\./(?!net/|\\.\\./)', message: 'src/serve/renderEmulator reaches serve only through serve/net, the guard every listener shares (docs/architecture.md).' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // What every listener of serve uses: who connects, the origin and host check, node:http ↔ fetch, bounds.
+    files: ['src/serve/net/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noVscode],
+          patterns: [{ regex: '^\\.\\./(?!\\.\\./core/)', message: 'src/serve/net imports only src/core: the receiver and the render emulator both build on it (docs/architecture.md).' }],
+        },
+      ],
+    },
+  },
+  {
     // The extension talks to the serve process over HTTP and WebSockets, never by import.
     files: ['src/vscode/**'],
     rules: {

@@ -11,7 +11,7 @@ import { findWranglerConfig, parseDevVars, readWranglerConfig, secretsFileBeside
 import { ConfigError, UnsupportedConfigError } from '../core/workerConfig/configErrors';
 import { defaultWorkerConfig, prebuiltDefaultWorker, type DefaultWorkerSettings } from '../serve/defaultWorker';
 import { PROVIDERS, schemeFor } from '../core/signing';
-import type { AccessPolicy } from '../serve/http/access';
+import type { AccessPolicy } from '../serve/net/access';
 import { startServe } from '../serve/startServe';
 import { DEFAULT_RECEIVER_PORT, WEBHOOK_PATHS } from '../core/contract/webhookRoutes';
 import { parseFlags, UsageError } from './args';

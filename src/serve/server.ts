@@ -3,7 +3,7 @@
  * the admin API and the receiver in front. `hookbench serve` and the tests both start it here.
  */
 import * as fs from 'node:fs';
-import type { AccessPolicy } from './http/access';
+import type { AccessPolicy } from './net/access';
 import type { SinkLimits } from '../core/contract/sink';
 import { AdminApi } from './admin/adminApi';
 import { noteDataFormat } from './dataFormat';

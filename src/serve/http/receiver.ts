@@ -22,15 +22,15 @@ import { plainSmallFrames } from './plainSmallFrames';
 import type { WorkerRuntime } from '../../runtime/worker/workerRuntime';
 import { asWorkerRequest } from '../../runtime/worker/incomingRequest';
 import type { AdminApi } from '../admin/adminApi';
-import { checkAccess, DEFAULT_POLICY, mayShowStack, type AccessPolicy } from './access';
-import { PeerIdentifier, type Peer } from './localPeer';
-import { LOGIN_PATH, loginAnswer, showsCredential, withoutCredential } from './localCredential';
-import { BodyBudgetError, BodyIdleError, connectionClient, DEFAULT_LIMITS, OWNER, Quota, readBoundedBody, requestClient, type BoundedBody, type ReceiverLimits } from './requestBounds';
+import { checkAccess, DEFAULT_POLICY, mayShowStack, type AccessPolicy } from '../net/access';
+import { PeerIdentifier, type Peer } from '../net/localPeer';
+import { LOGIN_PATH, loginAnswer, showsCredential, withoutCredential } from '../net/localCredential';
+import { BodyBudgetError, BodyIdleError, connectionClient, DEFAULT_LIMITS, OWNER, Quota, readBoundedBody, requestClient, type BoundedBody, type ReceiverLimits } from '../net/requestBounds';
 import { realTimers, type Timers } from '../../core/timers';
 import type { DeliveryLog } from '../deliveryLog';
 import type { DeliveryRetries } from '../deliveryRetries';
-import { deliverySource, withoutSourceHeader } from '../deliverySource';
-import { BodyTooLargeError, requestUrl, toRequest, writeHtml, writeResponse, writeText } from './httpAdapter';
+import { deliverySource, withoutSourceHeader } from './deliverySource';
+import { BodyTooLargeError, requestUrl, toRequest, writeHtml, writeResponse, writeText } from '../net/httpAdapter';
 import { acceptsErrorPage, errorPage } from './errorPage';
 
 export interface ReceiverOptions {

@@ -24,7 +24,7 @@ import * as dns from 'node:dns/promises';
 import * as net from 'node:net';
 import type { Logger } from '../../core/log';
 import { addressRefusal, literalAddress, urlPort, type OwnServices } from '../../core/browserRendering/pageAddresses';
-import { PeerIdentifier } from '../http/localPeer';
+import { PeerIdentifier } from '../net/localPeer';
 
 export interface PageGuardOptions {
   readonly logger: Logger;

@@ -15,9 +15,9 @@ import { failureEnvelope, RenderError, successEnvelope } from '../../core/browse
 import { validateRenderRequest, type RenderRequest } from '../../core/browserRendering/request';
 import { BROWSER_MS_HEADER, FONTS_HEADER, WAIT_FOR_FONTS_HEADER, waitsForFonts } from '../../core/contract/renderHeaders';
 import { safeEqualText } from '../../core/signing/crypto';
-import { checkAccess, DEFAULT_POLICY, type AccessPolicy } from '../http/access';
-import { PeerIdentifier } from '../http/localPeer';
-import { BodyTooLargeError, readBody, requestUrl } from '../http/httpAdapter';
+import { checkAccess, DEFAULT_POLICY, type AccessPolicy } from '../net/access';
+import { PeerIdentifier } from '../net/localPeer';
+import { BodyTooLargeError, readBody, requestUrl } from '../net/httpAdapter';
 import { runAction, type ActionResult, type ReportCapture } from './actions';
 import { BrowserPool } from './browserPool';
 import { BrowserSessions } from './browserSessions';

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { RELAY_REENCODED_NOTE } from '../../../../src/core/contract/deliveries';
-import { deliverySource, withoutSourceHeader } from '../../../../src/serve/deliverySource';
+import { deliverySource, withoutSourceHeader } from '../../../../src/serve/http/deliverySource';
 import { DeliveryLog } from '../../../../src/serve/deliveryLog';
 
 describe('deliverySource', () => {

@@ -7,7 +7,7 @@ import * as net from 'node:net';
 import { nullLogger } from '../../../../src/core/log';
 import type { WorkerRuntime } from '../../../../src/runtime/worker/workerRuntime';
 import { Receiver } from '../../../../src/serve/http/receiver';
-import { Quota } from '../../../../src/serve/http/requestBounds';
+import { Quota } from '../../../../src/serve/net/requestBounds';
 import { ManualTimers } from '../../helpers/manualTimers';
 
 const MiB = 1024 * 1024;

@@ -6,9 +6,9 @@
  * forwards is the relay's re-encoding, so a signature failure is explained, not a bare 401.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { parseRetrySource, RELAY_REENCODED_NOTE, SOURCE_HEADER, type DeliverySource } from '../core/contract/deliveries';
-import { verificationReason } from '../core/contract/notes';
-import { hostnameOf, isLoopbackHost } from './http/access';
+import { parseRetrySource, RELAY_REENCODED_NOTE, SOURCE_HEADER, type DeliverySource } from '../../core/contract/deliveries';
+import { verificationReason } from '../../core/contract/notes';
+import { hostnameOf, isLoopbackHost } from '../net/access';
 
 const RELAYS = new Set(['smee', 'stripe']);
 

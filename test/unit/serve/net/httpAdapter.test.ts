@@ -7,7 +7,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import { nullLogger } from '../../../../src/core/log';
 import type { WorkerRuntime } from '../../../../src/runtime/worker/workerRuntime';
-import { toRequest } from '../../../../src/serve/http/httpAdapter';
+import { toRequest } from '../../../../src/serve/net/httpAdapter';
 import { Receiver } from '../../../../src/serve/http/receiver';
 import { ManualTimers } from '../../helpers/manualTimers';
 
