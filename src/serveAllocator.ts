@@ -18,8 +18,10 @@ import { SERVE_PROCESS_ENV } from './core/contract/serveEnvironment';
 /** Set in the child's environment: a process that has it never re-executes itself. */
 export const REEXEC_MARKER_ENV = 'HOOKBENCH_SERVE_REEXEC';
 
-/** Signals relayed to the child; each one the child does not handle ends it, and then the parent. */
-/** (Not SIGUSR1: Node keeps it for its inspector.) */
+/**
+ * Signals relayed to the child; each one the child does not handle ends it, and then the parent.
+ * (Not SIGUSR1: Node keeps it for its inspector.)
+ */
 const RELAYED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR2'];
 
 /**

@@ -21,11 +21,6 @@ import { PRIVATE_DIR_MODE } from '../../core/privateFiles';
 const META = '_hookbench_meta';
 const SNAPSHOT = 'db.snapshot';
 
-/**
- * Durability comes from Hookbench's own journal, so SQLite's rollback journal stays in memory
- * (still there for statement and savepoint rollback) instead of being a file that sql.js's
- * in-memory file system creates and deletes on every write.
- */
 /** SQLite's page cache when nobody set one (`cache_size = -2000`). */
 const DEFAULT_CACHE_KIB = 2000;
 
@@ -40,6 +35,11 @@ const PAGE_SIZE = 'PRAGMA main.page_size';
 /** Statements a replay may run again from one compiled form. */
 const REPLAY_REUSE = /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
 
+/**
+ * Durability comes from Hookbench's own journal, so SQLite's rollback journal stays in memory
+ * (still there for statement and savepoint rollback) instead of being a file that sql.js's
+ * in-memory file system creates and deletes on every write.
+ */
 function tune(db: Database, cacheKiB: number | undefined): void {
   // One connection per database: holding the lock spares the hot-journal check of every transaction.
   db.run('PRAGMA locking_mode = EXCLUSIVE');
