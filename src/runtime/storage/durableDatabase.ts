@@ -331,8 +331,8 @@ export class DurableDatabase {
   memoryBytes(): number {
     if (this.closed) return 0;
     if (this.sizedAtWrite !== this.writes) {
-      // Compiled once: measured after every write group, compiling them each time cost 1.5 % of
-      // serve's time under the receiver's load (docs/performance.md, "Where the time goes now").
+      // Compiled once: measured after every write group, compiling them each time showed in serve's
+      // profile under the receiver's load (docs/performance.md, "The agent's storage").
       this.fileBytes = this.pragmaNumber(PAGE_COUNT) * this.pragmaNumber(PAGE_SIZE);
       this.sizedAtWrite = this.writes;
     }
@@ -341,9 +341,9 @@ export class DurableDatabase {
 
   /**
    * Whether a snapshot at close makes the next open cheaper than it costs: an open replays the
-   * journal statement by statement (a new agent's schema alone took 17 ms), where loading a
-   * snapshot took 2 ms and writing one 5–9 ms (docs/performance.md, "Memory budget"); a journal
-   * small beside the snapshot (a quarter of it) replays in less.
+   * journal statement by statement, slower than loading a snapshot, and writing one costs more
+   * than either (docs/performance.md, "A wake"); a journal small beside the snapshot (a quarter of
+   * it) replays in less.
    */
   get snapshotPaysOff(): boolean {
     return this.snapshotBytes === 0 ? this.journal.size > 0 : this.journal.size * 4 > this.snapshotBytes;
