@@ -1,7 +1,7 @@
 /**
  * dist/cli.js: runs the CLI bundle beside it (dist/cliMain.js, built from src/cli.ts) from V8's
  * code cache (src/codeCache.ts). Compiling the bundle was the larger part of `hookbench serve`'s
- * start (docs/performance.md).
+ * start (docs/performance.md, "Start").
  */
 import * as path from 'node:path';
 import { runFromCodeCache } from './codeCache';

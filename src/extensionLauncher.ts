@@ -1,8 +1,8 @@
 /**
  * dist/extension.js, VS Code's entry for the extension: runs the extension's bundle beside it
  * (dist/extensionMain.js, built from src/extension.ts) from V8's code cache (src/codeCache.ts).
- * Compiling the bundle was a third of its code loading in VS Code's activation time
- * (docs/performance.md, Extension activation). `require('vscode')` in the bundle still reaches
+ * Compiling the bundle was a large part of its code loading in VS Code's activation time
+ * (docs/performance.md, "Extension activation"). `require('vscode')` in the bundle still reaches
  * VS Code's API for this extension: VS Code tells extensions apart by the requiring file's path,
  * which is in the extension's folder.
  */

@@ -2,13 +2,14 @@
  * `hookbench serve` with the allocator environment it needs (SERVE_PROCESS_ENV), however it is
  * started. glibc reads `MALLOC_MMAP_THRESHOLD_` at process start only, so a serve started from a
  * shell, npx or CI, where nobody set it, keeps freed database buffers in a heap that never shrinks
- * (docs/performance.md, "Memory"). The launcher (src/cliLauncher.ts) then starts itself again
- * with the environment set. Where Node has `process.execve` (22.15, 23.11 and later) the process
- * replaces itself: same pid, nothing between serve and its signals. On an older Node it starts
- * a child and only relays (the parent stays, about 40 MiB of RSS): the child is in a process group of
- * its own, so a terminal's Ctrl-C reaches it once, through the parent; every signal the parent
- * gets is sent on; the parent exits with the child's code, or dies of the child's signal; the
- * child stops (as on SIGTERM) when the parent goes away without a signal it could relay (SIGKILL).
+ * (docs/performance.md, "Where it goes"). The launcher (src/cliLauncher.ts) then starts itself
+ * again with the environment set. Where Node has `process.execve` (22.15, 23.11 and later) the
+ * process replaces itself: same pid, nothing between serve and its signals. On an older Node it
+ * starts a child and only relays (the parent stays, a bare Node's RSS: docs/performance.md, "Where
+ * it goes"): the child is in a process group of its own, so a terminal's Ctrl-C reaches it once,
+ * through the parent; every signal the parent gets is sent on; the parent exits with the child's
+ * code, or dies of the child's signal; the child stops (as on SIGTERM) when the parent goes away
+ * without a signal it could relay (SIGKILL).
  * A marker variable guards against a second re-exec; `HOOKBENCH_NO_REEXEC=1` turns it off.
  */
 import { spawn } from 'node:child_process';
@@ -18,8 +19,10 @@ import { SERVE_PROCESS_ENV } from './core/contract/serveEnvironment';
 /** Set in the child's environment: a process that has it never re-executes itself. */
 export const REEXEC_MARKER_ENV = 'HOOKBENCH_SERVE_REEXEC';
 
-/** Signals relayed to the child; each one the child does not handle ends it, and then the parent. */
-/** (Not SIGUSR1: Node keeps it for its inspector.) */
+/**
+ * Signals relayed to the child; each one the child does not handle ends it, and then the parent.
+ * (Not SIGUSR1: Node keeps it for its inspector.)
+ */
 const RELAYED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR2'];
 
 /**

@@ -25,7 +25,8 @@ const USER_SETTINGS = {
  * every process's descriptors and `ps` in a shell, /proc/net/tcp, every cwd and cmdline),
  * even with remote.autoForwardPorts off, because code-server provides tunnels. Desktop VS Code's
  * local extension host never runs it. Only the explorer-host benchmark turns it off, to read what
- * the host costs without it (docs/performance.md, "VS Code's port scan").
+ * the host costs without it (docs/performance.md, "The explorer in the extension host": VS Code's
+ * port scan).
  */
 const NO_PORT_SCAN_SETTINGS = { 'remote.autoForwardPortsSource': 'output' };
 

@@ -2,9 +2,9 @@
  * A full garbage collection, a moment after memory was let go: a wasm heap dropped by SqlHeaps
  * (src/runtime/storage/sqlHeaps.ts) is freed only by a full collection, and an idle serve process —
  * the very moment heaps are dropped, when instances are evicted after a load — allocates too
- * little for V8 to run one on its own (measured on Node 20: 928 MiB still held 2 min after the
- * load, against 169–309 MiB once collected). Debounced: many heaps dropped together cost one
- * collection, which runs on an unref'd timer and never keeps the process alive.
+ * little for V8 to run one on its own (docs/performance.md, "Where it goes": giving memory back).
+ * Debounced: many heaps dropped together cost one collection, which runs on an unref'd timer and
+ * never keeps the process alive.
  *
  * One full collection frees what is garbage but leaves V8's own heap as large as the load made it:
  * the objects still alive are spread over its pages, and a page is given back only when empty.
@@ -12,9 +12,8 @@
  * are evicted (60 s after their last request) those have run. So the collection asks for what V8
  * does when memory is short: on V8 12 and later (Node 22, 24) the `last-resort` flavour, repeated
  * collections that compact every page and give back what is free. V8 11 (Node 20) does not know
- * that option, and given it, ran no major collection at all (measured); three plain collections in
- * a row compact most of its heap (docs/performance.md, "Who the budget lets in": 331 MiB 2 min after
- * the load on Node 24 with one collection).
+ * that option, and given it, ran no major collection at all; three plain collections in a row
+ * compact most of its heap (docs/performance.md, "Where it goes": giving memory back).
  */
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';

@@ -6,7 +6,7 @@
  * It takes requests without a token, so it keeps its captures within bounds (docs/security.md,
  * "Bounds"): a body over the per-capture cap is refused, and the oldest captures are dropped to
  * stay within a total byte budget and a count, with the number dropped kept per sink so the list
- * can say so. Without them, 90 bodies of 24 MiB took serve to 4.7 GB.
+ * can say so. What they prevent was measured (docs/security.md, "Bounds").
  */
 import { randomUUID } from 'node:crypto';
 import type { SqlJsStatic } from 'sql.js';

@@ -9,8 +9,8 @@ import { shellQuote } from '../curl';
 import { loadUndici } from './loadUndici';
 
 /**
- * undici's `request`, its module read and evaluated on the first call: evaluating it was a tenth
- * of the serve process's start, and compiling it half of the extension's (docs/performance.md).
+ * undici's `request`, its module read and evaluated on the first call: evaluating and compiling it
+ * were a large part of serve's start and of the extension's (docs/performance.md, "Start").
  */
 async function request(...args: Parameters<typeof Undici.request>): ReturnType<typeof Undici.request> {
   return loadUndici().request(...args);

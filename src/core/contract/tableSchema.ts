@@ -3,6 +3,7 @@
  * query (one SELECT over `sqlite_master` and `pragma_table_info`), for the Agents view's Tables
  * node and the console's `SELECT * FROM "t" LIMIT 100`.
  */
+
 /** Rows as a query answers them (the admin API's `QueryResult`). */
 type Rows = { readonly rows: readonly (readonly unknown[])[] };
 

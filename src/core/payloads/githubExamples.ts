@@ -1,7 +1,7 @@
 /**
  * GitHub's example payloads (@octokit/webhooks-examples, one per event), read on the first
- * delivery built from them rather than evaluated with the bundle, where they were half of the
- * extension's code and of its load time (docs/performance.md, Extension activation). A build
+ * delivery built from them rather than evaluated with the bundle, where they were a large part of
+ * the extension's code and of its load time (docs/performance.md, "Extension activation"). A build
  * writes them beside its bundles (dist/github-examples.json); from source or a test bundle they
  * come from the package itself. The events and their actions stay in the bundle: listing the
  * templates needs no payload.

@@ -136,7 +136,6 @@ export function readWranglerConfig(file: string): WranglerConfig {
   return { file, main, durableObjects, vars, workflows, bindings: readBindingsConfig(file, config), compatibility, rules, notes, ...(assets ? { assets } : {}) };
 }
 
-/** `.dev.vars` / `.env` format: KEY=value lines, # comments, optional quotes. */
 /** The secrets file wrangler dev reads beside a config: `.dev.vars`, or else `.env`; undefined when neither exists. */
 export function secretsFileBeside(configFile: string): string | undefined {
   return SECRETS_FILE_NAMES.map((name) => path.join(path.dirname(path.resolve(configFile)), name)).find((file) => fs.existsSync(file));
@@ -152,6 +151,7 @@ export function secretsBeside(configFile: string): Record<string, string> {
   }
 }
 
+/** `.dev.vars` / `.env` format: KEY=value lines, # comments, optional quotes. */
 export function parseDevVars(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const line of text.split(/\r?\n/)) {

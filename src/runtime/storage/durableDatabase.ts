@@ -21,11 +21,6 @@ import { PRIVATE_DIR_MODE } from '../../core/privateFiles';
 const META = '_hookbench_meta';
 const SNAPSHOT = 'db.snapshot';
 
-/**
- * Durability comes from Hookbench's own journal, so SQLite's rollback journal stays in memory
- * (still there for statement and savepoint rollback) instead of being a file that sql.js's
- * in-memory file system creates and deletes on every write.
- */
 /** SQLite's page cache when nobody set one (`cache_size = -2000`). */
 const DEFAULT_CACHE_KIB = 2000;
 
@@ -40,6 +35,11 @@ const PAGE_SIZE = 'PRAGMA main.page_size';
 /** Statements a replay may run again from one compiled form. */
 const REPLAY_REUSE = /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
 
+/**
+ * Durability comes from Hookbench's own journal, so SQLite's rollback journal stays in memory
+ * (still there for statement and savepoint rollback) instead of being a file that sql.js's
+ * in-memory file system creates and deletes on every write.
+ */
 function tune(db: Database, cacheKiB: number | undefined): void {
   // One connection per database: holding the lock spares the hot-journal check of every transaction.
   db.run('PRAGMA locking_mode = EXCLUSIVE');
@@ -331,8 +331,8 @@ export class DurableDatabase {
   memoryBytes(): number {
     if (this.closed) return 0;
     if (this.sizedAtWrite !== this.writes) {
-      // Compiled once: measured after every write group, compiling them each time cost 1.5 % of
-      // serve's time under the receiver's load (docs/performance.md, "Where the time goes now").
+      // Compiled once: measured after every write group, compiling them each time showed in serve's
+      // profile under the receiver's load (docs/performance.md, "The agent's storage").
       this.fileBytes = this.pragmaNumber(PAGE_COUNT) * this.pragmaNumber(PAGE_SIZE);
       this.sizedAtWrite = this.writes;
     }
@@ -341,9 +341,9 @@ export class DurableDatabase {
 
   /**
    * Whether a snapshot at close makes the next open cheaper than it costs: an open replays the
-   * journal statement by statement (a new agent's schema alone took 17 ms), where loading a
-   * snapshot took 2 ms and writing one 5–9 ms (docs/performance.md, "Memory budget"); a journal
-   * small beside the snapshot (a quarter of it) replays in less.
+   * journal statement by statement, slower than loading a snapshot, and writing one costs more
+   * than either (docs/performance.md, "A wake"); a journal small beside the snapshot (a quarter of
+   * it) replays in less.
    */
   get snapshotPaysOff(): boolean {
     return this.snapshotBytes === 0 ? this.journal.size > 0 : this.journal.size * 4 > this.snapshotBytes;

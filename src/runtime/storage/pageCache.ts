@@ -3,7 +3,7 @@
  * (sqlHeaps.ts). The database's whole file sits in sql.js's in-memory file system already, so a
  * cache that holds the whole database is a second copy of it; a write only needs the pages it
  * touches (the B-trees' interior pages, the newest and oldest leaves, the freelist), which a
- * 128 KiB cache holds (docs/performance.md, "Memory", measures where the time starts to go).
+ * 128 KiB cache holds (docs/performance.md, "Where it goes", measured where the time starts to go).
  */
 
 /** SQLite's default cache (`cache_size = -2000`, about 2 MiB): a database alone keeps it. */

@@ -26,8 +26,8 @@ export const PLACEHOLDER_CF: Readonly<Record<string, unknown>> = Object.freeze({
 
 /**
  * A fresh copy of the placeholder for one request, so a worker that changes its `cf` changes no
- * other request's. Copied field by field: `structuredClone` of it took 2–3 % of serve's time under
- * the receiver's load on Node 20 (docs/performance.md, "Where the time goes now").
+ * other request's. Copied field by field: `structuredClone` of it was a measurable share of serve's
+ * time under the receiver's load on Node 20 (docs/performance.md, "Into the worker").
  */
 function placeholderCf(clientAcceptEncoding: string): Record<string, unknown> {
   return { ...PLACEHOLDER_CF, tlsClientAuth: { ...TLS_CLIENT_AUTH }, botManagement: { ...BOT_MANAGEMENT, detectionIds: [] }, clientAcceptEncoding };

@@ -111,15 +111,15 @@ export class WorkerRuntime {
     return { waitUntil: (promise) => this.track(promise), passThroughOnException: () => undefined, props: {} };
   }
 
-  /**
-   * Globals of the Workers runtime that differ from Node's, seen by the worker's code only;
-   * `process` is the one `processOf` makes (its `env` the worker's, workerGlobals.ts).
-   */
   /** The names of the globals (what a bundle reads from its load instead of its own scope). */
   static globalNames(): string[] {
     return Object.keys(WorkerRuntime.globals(process));
   }
 
+  /**
+   * Globals of the Workers runtime that differ from Node's, seen by the worker's code only;
+   * `process` is the one `processOf` makes (its `env` the worker's, workerGlobals.ts).
+   */
   static globals(process: NodeJS.Process): Record<string, unknown> {
     return { Response: WorkerResponse, WebSocketPair, WebSocketRequestResponsePair, navigator: WORKER_NAVIGATOR, process, ...GATED_GLOBALS };
   }

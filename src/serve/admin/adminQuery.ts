@@ -74,7 +74,7 @@ export class QueryError extends Error {
   }
 }
 
-/** Loading sql.js takes some 100 ms; a worker not ready after this is broken, not slow. */
+/** Far longer than loading sql.js takes (docs/performance.md, "Start"): a worker not ready after this is broken, not slow. */
 const STARTUP_MS = 10_000;
 
 export class QueryRunner {

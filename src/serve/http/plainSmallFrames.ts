@@ -5,7 +5,8 @@
  * When context takeover is agreed (the default, and what workerd answers), ws compresses every
  * frame, whatever its size, through zlib on libuv's thread pool, the pool the journal's fdatasync
  * also runs on; and the client inflates it the same way. For a 139-byte `cf_agent_state` frame
- * that is two thread-pool trips, about half a millisecond on an idle machine, to save a few bytes.
+ * that is two thread-pool trips, which brought it to the client after the HTTP answer that followed
+ * it, to save a few bytes (docs/performance.md, "The answer, the log and the frame").
  * RFC 7692 lets a sender leave any message uncompressed (RSV1 clear), and ws itself does so under
  * this same 1 KiB threshold when context takeover is off. Order is kept: ws queues a plain frame
  * behind one still being compressed.

@@ -80,9 +80,9 @@ export function uidInTable(table: string, local: string, remote: string): number
 export type ReadTable = (file: 'tcp' | 'tcp6') => Promise<string | undefined>;
 
 /**
- * Read at once rather than through libuv's thread pool: the kernel prints the table in well under a
- * millisecond, while the pool's four round trips (open, stat, read, close) waited 3–200 ms on a busy
- * machine, before every request of a new connection (docs/performance.md, "Render").
+ * Read at once rather than through libuv's thread pool: the pool's four round trips (open, stat,
+ * read, close) waited far longer than the kernel takes to print the table on a busy machine, before
+ * every request of a new connection (docs/performance.md, "The connection").
  */
 const readProcTable: ReadTable = async (file) => {
   try {
@@ -94,10 +94,10 @@ const readProcTable: ReadTable = async (file) => {
 
 /**
  * One read of a table for every lookup that asks for it in the same turn of the event loop: the
- * kernel prints /proc/net/tcp by walking its whole connection table, 3.6 ms of this process's time
- * per read on the machine this was measured on, whatever the number of connections, and a burst
- * of new connections (a load's 32 at once) asked for 32 reads. The read runs once the turn's
- * connections have all been accepted, so each of them is in the table it reads.
+ * kernel prints /proc/net/tcp by walking its whole connection table, whatever the number of
+ * connections (docs/performance.md, "The connection"), and a burst of new connections (a load's 32
+ * at once) asked for 32 reads. The read runs once the turn's connections have all been accepted,
+ * so each of them is in the table it reads.
  */
 export function sharedReads(read: ReadTable): ReadTable {
   const pending = new Map<'tcp' | 'tcp6', Promise<string | undefined>>();

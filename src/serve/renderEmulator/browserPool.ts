@@ -2,16 +2,15 @@
  * One warm Chromium (Debian's, through puppeteer-core) shared by every render: a fresh incognito
  * context per request so no cookie, cache or storage leaks between renders, at most `concurrency`
  * pages at once (the rest wait in line, a bounded line), and a new browser launched on the next
- * request after Chromium dies or is killed. A new page costs Chromium a renderer process (100–200 ms
- * here), so spare contexts and pages are opened ahead of the next requests, each never used twice:
- * `spares` of them (two by default), the oldest taken first. Two, not one: a page's first
- * screenshot within about 300 ms of its opening takes 30 ms longer (docs/performance.md, "Render"),
- * so with one spare a user's requests 300 ms apart each met a page just opened; with two, each
- * takes one opened a request earlier, and two requests sent together (a script's `Promise.all`)
- * both start from a spare. A spare is set to the viewport and
- * user agent the last request asked for, with request interception already on (its filter is the
- * next request's, given in `interceptRequests`). A spare's context is created after a render's
- * context is closed, and nothing is loaded in it before its request.
+ * request after Chromium dies or is killed. A new page costs Chromium a renderer process, so spare
+ * contexts and pages are opened ahead of the next requests, each never used twice: `spares` of
+ * them (two by default), the oldest taken first. Two, not one: a page's first screenshot soon after
+ * its opening takes longer (docs/performance.md, "Render"), so with one spare a user's requests
+ * 300 ms apart each met a page just opened; with two, each takes one opened a request earlier, and
+ * two requests sent together (a script's `Promise.all`) both start from a spare. A spare is set to
+ * the viewport and user agent the last request asked for, with request interception already on
+ * (its filter is the next request's, given in `interceptRequests`). A spare's context is created
+ * after a render's context is closed, and nothing is loaded in it before its request.
  */
 import * as fs from 'node:fs';
 import type { Browser, BrowserContext, HTTPRequest, Page } from 'puppeteer-core';
@@ -29,7 +28,7 @@ export interface BrowserPoolOptions {
   readonly concurrency?: number;
   /** Requests allowed to wait for a page before 503 "No browser available" (default 64). */
   readonly maxQueue?: number;
-  /** Spare contexts kept open ahead (default 2); each idle one is a renderer process (about 19 MiB). */
+  /** Spare contexts kept open ahead (default 2); each idle one is a renderer process (docs/performance.md, "Render"). */
   readonly spares?: number;
   /** The proxy pages' requests go through (pageGuard.ts), as `--proxy-server`. */
   readonly proxyServer?: () => string | undefined;
@@ -49,7 +48,7 @@ const filters = new WeakMap<Page, { allowed?: (url: string, type: string) => boo
 
 const sameViewport = (a: Viewport, b: Viewport) => JSON.stringify({ ...DEFAULT_VIEWPORT, ...a }) === JSON.stringify({ ...DEFAULT_VIEWPORT, ...b });
 
-/** Whether a page from the pool already has this viewport and user agent (setting them again costs 10–60 ms). */
+/** Whether a page from the pool already has this viewport and user agent (setting them again costs time: docs/performance.md, "Render"). */
 export function alreadySet(page: Page, viewport: Viewport, userAgent: string): { viewport: boolean; userAgent: boolean } {
   const set = primed.get(page);
   return { viewport: set !== undefined && sameViewport(set.viewport, viewport), userAgent: set?.userAgent === userAgent };
@@ -109,8 +108,8 @@ const LAUNCH_ARGS = [
   '--disable-renderer-backgrounding',
   '--disable-backgrounding-occluded-windows',
   // Each new context is a window of its own, and Chromium built its omnibox popups' WebUI for every
-  // one: a renderer spending about 450 ms of CPU in the background after each request's context
-  // opened, while the next request rendered (docs/performance.md, "Render"). Nothing shows them.
+  // one: a renderer busy in the background after each request's context opened, while the next
+  // request rendered (docs/performance.md, "Render"). Nothing shows them.
   '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
 ];
 

@@ -102,8 +102,8 @@ const NETWORK_IDLE_MS = 500;
 /**
  * `html` input. Puppeteer waits for networkidle after `setContent` with Chromium's own lifecycle
  * events, which its idleness detector fires once per page, timed from the blank page's creation:
- * `document.write` does not start it again. On a page opened a moment ago it fires 0.5–2 s later
- * (2.2–2.6 s for a plain screenshot); on one opened ahead and idle since, never (30 s, then 422).
+ * `document.write` does not start it again. On a page opened a moment ago it fires seconds later;
+ * on one opened ahead and idle since, never (the timeout, then 422; docs/performance.md, "Render").
  * So the idle part is measured here instead: the document and its subresources loaded (`load`),
  * then 500 ms with no more requests in flight than the option allows (0, or 2 for networkidle2),
  * as Puppeteer defines networkidle, counted from the load rather than from the page's creation.

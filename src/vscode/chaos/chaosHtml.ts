@@ -19,13 +19,13 @@ export interface ChaosView {
   readonly replayed?: { readonly perturbation: string; readonly passed: number; readonly failed: number };
 }
 
-/** The failures of a report, in the order the verdicts came. */
 /** The panel's title and its page's: the fixture folder's name and the seed. */
 export function chaosTitle(report: ChaosReport): string {
   const name = report.suite.split(/[\\/]/).filter(Boolean).at(-1) ?? report.suite;
   return `Chaos: ${name} (seed ${report.seed})`;
 }
 
+/** The failures of a report, in the order the verdicts came. */
 export function failuresOf(report: ChaosReport): ChaosFailure[] {
   return report.verdicts.flatMap((v) => (v.failure ? [v.failure] : []));
 }

@@ -159,7 +159,8 @@ export class AdminClient {
   connectLive(): void {
     if (this.closed || this.socket) return;
     // On loopback, compression only costs: inflating each message of the feed (three a webhook)
-    // was 4.6 % of the extension host's time at 200 webhooks a second (docs/performance.md).
+    // was the extension host's largest single cost (docs/performance.md, "The explorer in the
+    // extension host").
     // Batched: a frame for many messages, not one each (at 200 webhooks a second, 20 frames instead of 600).
     const socket = new WebSocket(`${this.baseUrl.replace(/^http/, 'ws')}${routePath(ADMIN_API.live, {})}?${LIVE_BATCHED_QUERY}`, { headers: { authorization: `Bearer ${this.token}` }, perMessageDeflate: false });
     this.socket = socket;

@@ -32,7 +32,8 @@ export class AgentConnection {
   private connect(): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
     // No permessage-deflate: the channel's messages are small JSON, and inflating each one was the
-    // extension host's largest single cost at 200 webhooks a second (docs/performance.md).
+    // extension host's largest single cost at 200 webhooks a second (docs/performance.md, "The
+    // explorer in the extension host").
     const socket = new WebSocket(this.url, { headers: this.headers, perMessageDeflate: false });
     this.socket = socket;
     return new Promise<boolean>((settle) => {

@@ -33,7 +33,6 @@ export function jsonProblem(text: string): string | undefined {
   }
 }
 
-/** `folder`: where drafts are kept (the workspace's private storage), so their tabs come back after a reload. */
 /** The URIs of the text documents the tabs of every group show now. */
 function openTabUris(): Set<string> {
   return new Set(vscode.window.tabGroups.all.flatMap((group) => group.tabs.map((tab) => (tab.input instanceof vscode.TabInputText ? tab.input.uri.toString() : ''))));
@@ -52,6 +51,7 @@ function discardClosedDrafts(files: DraftFiles): vscode.Disposable {
   });
 }
 
+/** `folder`: where drafts are kept (the workspace's private storage), so their tabs come back after a reload. */
 export function registerDraftCommands(store: DisposableStore, logger: Logger, sender: Sender, folder: string): DraftFiles {
   const files = new DraftFiles(folder);
   store.add(vscode.workspace.registerFileSystemProvider(DRAFT_SCHEME, files, { isCaseSensitive: true }));

@@ -35,7 +35,6 @@ export function deliveryLabel(d: DeliverySummary): string {
   return [d.eventType ?? d.method, d.entity ?? decodePath(d.path)].join(' · ');
 }
 
-/** How it went, in words: "200 verified", "401 bad signature (mismatch)", "200 duplicate". */
 /** A failed check's reason (src/core/signing/types.ts) as a row says it; an unknown one as it is. */
 const REASON_LABELS: Readonly<Record<FailureReason, string>> = {
   mismatch: 'bad signature (mismatch)',
@@ -49,6 +48,7 @@ const REASON_LABELS: Readonly<Record<FailureReason, string>> = {
   body_mismatch: 'body does not match',
 };
 
+/** How it went, in words: "200 verified", "401 bad signature (mismatch)", "200 duplicate". */
 export function outcomeLabel(d: DeliverySummary): string {
   const reason = verificationReason(d.verification);
   // A relay's note explains a mismatch; another reason (no_secret, stale) says more than the note.

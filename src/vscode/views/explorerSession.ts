@@ -29,8 +29,8 @@ export class ExplorerSession implements vscode.Disposable, ExplorerFeed {
     paceMs = 250,
   ) {
     // The built-in worker's retention, so a count learnt from the feed stops where its table does:
-    // read when it changes, not at each event (reading the configuration cost 1 % of the extension
-    // host at 200 webhooks a second).
+    // read when it changes, not at each event (reading the configuration at each event showed in
+    // the extension host's profile: docs/performance.md, "The explorer in the extension host").
     const retention = () => vscode.workspace.getConfiguration('hookbench').get<number>('retention.maxEvents', 100);
     let retained = retention();
     this.store.add(vscode.workspace.onDidChangeConfiguration((event) => event.affectsConfiguration('hookbench.retention.maxEvents') && (retained = retention())));
