@@ -13,7 +13,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { answerCloseByWorker } from './closeAnswer';
 import { agreeDeflate } from './deflateOffer';
 import { DUPLICATE_NOTE, OUTCOME_HEADER } from '../../core/contract/deliveries';
-import { notesOf, type DeliveryNotes } from '../../core/contract/notes';
+import { openDeliveryChannel, receivedNotes, type DeliveryNotes } from '../../core/contract/notes';
 import { requestEventType } from '../../core/signing';
 import type { Logger } from '../../core/log';
 import { InstanceClosedError, StorageWriteError } from '../../runtime/errors';
@@ -233,8 +233,10 @@ export class Receiver {
     let notes = NO_NOTES;
     try {
       const runtime = await this.options.runtime();
-      const response = await runtime.fetch(this.workerRequest(req, url, body));
-      notes = notesOf(response);
+      const request = this.workerRequest(req, url, body);
+      const channel = openDeliveryChannel(request);
+      const response = await runtime.fetch(request);
+      notes = receivedNotes(channel);
       responseHeaders = headersOf(response.headers);
       status = response.status;
       if (notes.stored === false) {
@@ -301,7 +303,8 @@ export class Receiver {
         entity: notes.entity ?? null,
         verification: notes.verification ?? null,
         event: notes.event ?? null,
-        eventType: requestEventType(notes.provider, requestHeaders, body) ?? null,
+        // Found by the worker where it checked the delivery; read here only when it noted nothing (a user's worker).
+        eventType: notes.eventType ?? requestEventType(notes.provider, requestHeaders, body) ?? null,
         ...(notes.stored === false ? { duplicate: true } : {}),
         ...(source ? { source } : {}),
         ...(nextRetry ? { nextRetry } : {}),

@@ -9,7 +9,7 @@
  * `Acme/Widgets` are both `acme-widgets` (docs/runtime.md, "Entity names").
  */
 import { QUEUED_WEBHOOKS_SEGMENT, WEBHOOKS_SEGMENT } from '../../core/contract/webhookRoutes';
-import { detectProvider, isProviderName, normalizeHeaders, schemeFor, type ProviderName } from '../../core/signing';
+import { detectProvider, isProviderName, schemeFor, type HeaderMap, type ProviderName } from '../../core/signing';
 
 export interface WebhookRoute {
   /** Undefined when no signature header names a provider (the request then fails verification). */
@@ -19,14 +19,15 @@ export interface WebhookRoute {
   readonly queued: boolean;
 }
 
-export function webhookRoute(url: URL, headers: Headers): WebhookRoute | undefined {
+/** The route of a request to `url`, its `headers` normalised once (src/core/signing's `normalizeHeaders`). */
+export function webhookRoute(url: URL, headers: HeaderMap): WebhookRoute | undefined {
   const segments = url.pathname.split('/').filter((s) => s !== '');
   const [base, first, second, ...rest] = segments;
   if ((base !== WEBHOOKS_SEGMENT && base !== QUEUED_WEBHOOKS_SEGMENT) || first === undefined || rest.length > 0) return undefined;
-  const queued = base === QUEUED_WEBHOOKS_SEGMENT || headers.get('x-webhook-mode')?.toLowerCase() === 'queued';
+  const queued = base === QUEUED_WEBHOOKS_SEGMENT || headers['x-webhook-mode']?.toLowerCase() === 'queued';
   if (second !== undefined) return isProviderName(first) ? { provider: first, entity: fromPath(second, first), queued } : undefined;
   if (isProviderName(first)) return { provider: first, entity: undefined, queued };
-  const provider = detectProvider(normalizeHeaders(headers.entries()));
+  const provider = detectProvider(headers);
   return { provider, entity: fromPath(first, provider), queued };
 }
 

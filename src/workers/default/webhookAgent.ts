@@ -6,17 +6,16 @@
  */
 import { createHash } from 'node:crypto';
 import { Agent, callable } from 'agents';
-import { locate, normalizeHeaders, schemeFor, type HeaderMap, type ProviderName } from '../../core/signing';
+import { locate, schemeFor, type HeaderMap, type ProviderName } from '../../core/signing';
 import { notifyChat, sendJsonWebhook } from '../../core/outbound';
 import { describeEvent } from './describe';
-import { checkDelivery, checkedBefore } from './check';
+import { checkDelivery, checkedBefore, webhookRequest } from './check';
 import type { StoredEvent, WebhookState } from '../../core/contract/instances';
 import type { ParsedPayload } from './payload';
 import { noteEventStored, verificationNote } from '../../core/contract/notes';
 import { EVENTS_DDL, EVENTS_INDEX_DDL, EVENTS_INSERT, eventValues } from '../../core/contract/tables';
 import { STATE_HISTORY_DDL, STATE_HISTORY_INSERT, STATE_HISTORY_RETENTION } from '../../core/contract/timeline';
 import { textResponse } from './responses';
-import { webhookRoute } from './routes';
 
 export interface WebhookEnv {
   readonly WEBHOOK_AGENT: unknown;
@@ -50,19 +49,24 @@ export class WebhookAgent extends Agent<WebhookEnv, WebhookState> {
   }
 
   override async onRequest(request: Request): Promise<Response> {
-    if (request.method !== 'POST') return textResponse('Method not allowed', 405);
-    const route = webhookRoute(new URL(request.url), request.headers);
-    if (!route) return textResponse('Not found', 404);
-    const checked = checkedBefore(request) ?? checkDelivery(route, request, new Uint8Array(await request.arrayBuffer()), this.env, this.name);
-    if (!checked.ok) return checked.response;
-    const event = this.toEvent(checked.provider, normalizeHeaders(request.headers.entries()), request.headers, checked.parsed, checked.body);
-    const notes = { provider: checked.provider, entity: this.name, verification: verificationNote({ valid: true }), event: event.id };
-    if (route.queued) {
+    if (request.method !== 'POST') return textResponse(request, 'Method not allowed', 405);
+    let checked = checkedBefore(request);
+    if (!checked) {
+      // Not from this worker's router in this process (on Cloudflare, or another caller): checked here.
+      const webhook = webhookRequest(request);
+      if (!webhook) return textResponse(request, 'Not found', 404);
+      const result = checkDelivery(request, webhook, new Uint8Array(await request.arrayBuffer()), this.env, this.name);
+      if (!result.ok) return result.response;
+      checked = result;
+    }
+    const event = this.toEvent(checked.provider, checked.request.headers, request.headers, checked.parsed, checked.body);
+    const notes = { provider: checked.provider, entity: this.name, verification: verificationNote({ valid: true }), event: event.id, eventType: event.type };
+    if (checked.request.route.queued) {
       await this.queue('processDelivery', { provider: checked.provider, event });
-      return textResponse('Accepted', 202, notes);
+      return textResponse(request, 'Accepted', 202, notes);
     }
     const stored = this.store(event);
-    return textResponse('OK', 200, { ...notes, stored });
+    return textResponse(request, 'OK', 200, { ...notes, stored });
   }
 
   private toEvent(provider: ProviderName, headers: HeaderMap, raw: Headers, { payload, stored }: ParsedPayload, body: Uint8Array): StoredEvent {

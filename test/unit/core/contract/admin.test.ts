@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ADMIN_ROUTES } from '../../../../src/core/contract/admin';
 import { LIVE_MESSAGE_TYPES } from '../../../../src/core/contract/live';
-import { notesOf, noteDelivery } from '../../../../src/core/contract/notes';
+import { deliveryChannel, noteDelivery, openDeliveryChannel, receivedNotes } from '../../../../src/core/contract/notes';
 
 function adminDoc(): string {
   let dir = __dirname;
@@ -36,19 +36,31 @@ describe('docs/admin-api.md against src/core/contract', () => {
 });
 
 describe('delivery notes', () => {
-  it('travel on the response object the worker returns', () => {
-    const response = noteDelivery(new Response('OK'), { provider: 'github', entity: 'acme/widgets', verification: 'valid', event: 'd-1', stored: false });
-    assert.deepEqual(notesOf(response), { provider: 'github', entity: 'acme/widgets', verification: 'valid', event: 'd-1', stored: false });
+  it('travel in the channel the receiver put on the request it handed the worker', () => {
+    const request = new Request('http://127.0.0.1/webhooks/github', { method: 'POST' });
+    const channel = openDeliveryChannel(request);
+    noteDelivery(request, { provider: 'github', entity: 'acme/widgets', verification: 'valid' });
+    noteDelivery(request, { event: 'd-1', eventType: 'push', stored: false });
+    assert.deepEqual(receivedNotes(channel), { provider: 'github', entity: 'acme/widgets', verification: 'valid', event: 'd-1', eventType: 'push', stored: false });
   });
 
-  it('are absent from a response no one noted and never on the wire', () => {
-    const response = new Response('OK', { headers: { 'x-hookbench-provider': 'github' } });
-    assert.deepEqual(notesOf(response), {});
-    assert.equal(noteDelivery(new Response('OK'), { provider: 'github' }).headers.has('x-hookbench-provider'), false);
+  it('are absent when no one noted, never on the wire, and nowhere without a channel', () => {
+    // A header from the wire (a client, an upstream a worker proxies) labels nothing.
+    const fromWire = new Request('http://127.0.0.1/', { headers: { 'x-hookbench-provider': 'github' } });
+    assert.deepEqual(receivedNotes(openDeliveryChannel(fromWire)), {});
+    const noted = new Request('http://127.0.0.1/');
+    openDeliveryChannel(noted);
+    noteDelivery(noted, { provider: 'github' });
+    assert.equal([...noted.headers.keys()].some((name) => name.startsWith('x-hookbench')), false);
+    const bare = new Request('http://127.0.0.1/');
+    noteDelivery(bare, { provider: 'github' });
+    assert.equal(deliveryChannel(bare), undefined);
   });
 
   it('keep only well-formed fields, cut to a bounded length', () => {
-    const response = noteDelivery(new Response('OK'), { provider: 42, entity: 'x'.repeat(5000), stored: 'false' } as never);
-    assert.deepEqual(notesOf(response), { entity: 'x'.repeat(2048) });
+    const request = new Request('http://127.0.0.1/');
+    const channel = openDeliveryChannel(request);
+    noteDelivery(request, { provider: 42, entity: 'x'.repeat(5000), stored: 'false' } as never);
+    assert.deepEqual(receivedNotes(channel), { entity: 'x'.repeat(2048) });
   });
 });

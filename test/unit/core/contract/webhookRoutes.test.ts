@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { WEBHOOK_PATHS, webhookPath } from '../../../../src/core/contract/webhookRoutes';
 import { webhookRoute } from '../../../../src/workers/default/routes';
 
-const routed = (path: string) => webhookRoute(new URL(path, 'http://127.0.0.1:8787'), new Headers());
+const routed = (path: string) => webhookRoute(new URL(path, 'http://127.0.0.1:8787'), {});
 
 describe('the webhook routes', () => {
   it('formats the paths the worker routes: a provider, or a provider and an entity', () => {
