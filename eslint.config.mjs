@@ -39,6 +39,50 @@ const runtimeRoom = (room, rooms) => ({
   },
 });
 
+/** What every file of src/vscode is refused: the serve process and its engine. */
+const extensionPatterns = () => [
+  { group: ['**/serve/*', '**/serve', '**/cli/*', '**/cli'], message: 'The extension reaches the serve process through its admin API and the agents protocol (src/core/contract), never by import.' },
+  runtimePattern('The extension never imports serve\'s engine (src/runtime): what both processes use lives in src/core (docs/architecture.md).'),
+];
+
+/**
+ * src/vscode's sub-rooms in the order of docs/architecture.md's table ("The extension's rooms"):
+ * a room imports its own layer and those listed before it, never one listed after. A name is a
+ * folder or a file (without `.ts`) directly in src/vscode. The features (commands, panels and
+ * processes) may import one another; the cycle check keeps them apart file by file.
+ */
+const VSCODE_LAYERS = [
+  ['api', 'commands', 'deliveryDocument', 'documentUris', 'moduleStart', 'readOnlyFiles', 'secrets', 'storedFiles', 'vscodeApi'],
+  ['client', 'receiver'],
+  ['views'],
+  ['inspector', 'documents'],
+  ['chaos', 'drafts', 'expose', 'fixtures', 'renderPreview', 'editResend', 'explorerCommands', 'receiverCommands', 'sender', 'walkthroughKeys', 'webhookCommands'],
+  ['hookbench'],
+];
+const FOLDERS = new Set(['client', 'receiver', 'views', 'inspector', 'chaos', 'drafts', 'expose', 'fixtures', 'renderPreview']);
+
+/** The lint block of one sub-room of src/vscode: the layers listed after its own are refused. */
+const vscodeRoom = (/** @type {string} */ room) => {
+  const layer = VSCODE_LAYERS.findIndex((names) => names.includes(room));
+  const above = VSCODE_LAYERS.slice(layer + 1).flat();
+  // From a folder's file a sibling room is `../name`; from a file of src/vscode it is `./name`.
+  const prefix = FOLDERS.has(room) ? '../' : './';
+  return {
+    files: [FOLDERS.has(room) ? `src/vscode/${room}/**` : `src/vscode/${room}.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...extensionPatterns(),
+            ...above.map((name) => ({ group: [`${prefix}${name}`, `${prefix}${name}/*`], message: `src/vscode/${room} does not import src/vscode/${name}: the arrow points the other way (docs/architecture.md, "The extension's rooms").` })),
+          ],
+        },
+      ],
+    },
+  };
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'out/', 'test/fixtures/', 'test/differential/areas/*/worker/', '**/*.d.ts'] },
   js.configs.recommended,
@@ -137,14 +181,13 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            { group: ['**/serve/*', '**/serve', '**/cli/*', '**/cli'], message: 'The extension reaches the serve process through its admin API and the agents protocol (src/core/contract), never by import.' },
-            runtimePattern('The extension never imports serve\'s engine (src/runtime): what both processes use lives in src/core (docs/architecture.md).'),
-          ],
+          patterns: extensionPatterns(),
         },
       ],
     },
   },
+  // Later blocks replace the rule for their files, so each carries the extension's patterns too.
+  ...VSCODE_LAYERS.slice(0, -1).flat().map(vscodeRoom),
   {
     files: ['src/extension.ts'],
     rules: { 'no-restricted-imports': 'off' },

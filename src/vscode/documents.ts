@@ -8,14 +8,11 @@
 import * as vscode from 'vscode';
 import type { DisposableStore } from '../core/events';
 import type { DeliverySummary } from '../core/contract/deliveries';
-import type { EventRow } from '../core/contract/instances';
 import type { AdminClient } from './client/adminClient';
-import { deliveryText, deliveryTitle, prettyBody, sourceLabel } from './deliveryDocument';
+import { deliveryText, prettyBody, sourceLabel } from './deliveryDocument';
+import { documentTarget, SCHEME, type DocumentTarget } from './documentUris';
 import { ReadOnlyFiles } from './readOnlyFiles';
-
 import type { ExplorerSession } from './views/explorerSession';
-
-export const SCHEME = 'hookbench';
 
 /** The language a delivery or event document is shown in (media/http: a small grammar of our own). */
 export const HTTP_LANGUAGE = 'hookbench-http';
@@ -28,32 +25,8 @@ export async function deliveryOfEvent(client: AdminClient, id: string): Promise<
   return (await client.deliveries(10_000)).find((d) => d.event === id && d.status < 400 && !d.duplicate);
 }
 
-/** What a delivery or event document's URI names. */
-export type DocumentTarget = { readonly kind: 'delivery'; readonly id: string } | { readonly kind: 'event'; readonly namespace: string; readonly name: string; readonly id: string };
-
-/** The delivery or event a `hookbench:` URI names; undefined for any other URI. */
-export function documentTarget(uri: vscode.Uri): DocumentTarget | undefined {
-  if (uri.scheme !== SCHEME) return undefined;
-  const parts = uri.path.split('/').slice(1).map(decodeURIComponent);
-  if (parts[0] === 'delivery' && parts[1]) return { kind: 'delivery', id: parts[1] };
-  // Earlier tabs named the event in the file name (`<id>.json`); now a folder holds it, the title follows.
-  if (parts[0] === 'event' && parts.length >= 4) return { kind: 'event', namespace: parts[1]!, name: parts[2]!, id: parts.length === 4 ? parts[3]!.replace(/\.json$/, '') : parts[3]! };
-  return undefined;
-}
-
 export class HookbenchDocuments {
   constructor(private readonly session: ExplorerSession) {}
-
-  /** An event's document: the tab reads "push · acme · 12:03:04". */
-  static eventUri(namespace: string, name: string, event: Pick<EventRow, 'id' | 'type' | 'timestamp'>): vscode.Uri {
-    const title = deliveryTitle({ eventType: event.type, entity: name, method: '', path: '', time: event.timestamp, status: 0 });
-    return vscode.Uri.from({ scheme: SCHEME, path: `/event/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/${encodeURIComponent(event.id)}/${title}.http` });
-  }
-
-  /** A delivery's document: the tab reads "push · acme · 12:03:04"; the id in the folder part finds the delivery. */
-  static deliveryUri(d: Pick<DeliverySummary, 'id' | 'eventType' | 'entity' | 'method' | 'path' | 'time' | 'status'>): vscode.Uri {
-    return vscode.Uri.from({ scheme: SCHEME, path: `/delivery/${encodeURIComponent(d.id)}/${deliveryTitle(d)}.http` });
-  }
 
   private async client(): Promise<AdminClient | undefined> {
     if (this.session.client) return this.session.client;

@@ -5,7 +5,8 @@ import type { Logger } from '../core/log';
 import type { DeliverySummary } from '../core/contract/deliveries';
 import { registerCommand } from './commands';
 import { prettyBody } from './deliveryDocument';
-import { HookbenchDocuments, HTTP_LANGUAGE } from './documents';
+import { HTTP_LANGUAGE } from './documents';
+import { deliveryUri, eventUri } from './documentUris';
 import type { AgentNode } from './views/agentsTree';
 import type { AttachedWorker, AttachedWorkers } from './views/attachedWorkers';
 import type { ExplorerSession } from './views/explorerSession';
@@ -15,7 +16,7 @@ export function registerExplorerCommands(store: DisposableStore, logger: Logger,
     const n = node as AgentNode;
     if (n?.kind !== 'event') return;
     // A deployed worker's event carries its payload (from getEvents); a local one opens as the delivery that stored it.
-    if (typeof n.event.payload !== 'string') return openHttpDocument(HookbenchDocuments.eventUri(n.namespace, n.name, n.event));
+    if (typeof n.event.payload !== 'string') return openHttpDocument(eventUri(n.namespace, n.name, n.event));
     const doc = await vscode.workspace.openTextDocument({ language: 'json', content: prettyBody(n.event.payload) });
     await vscode.window.showTextDocument(doc, { preview: true });
   });
@@ -35,7 +36,7 @@ export function registerExplorerCommands(store: DisposableStore, logger: Logger,
     const id = typeof delivery === 'string' ? delivery : (delivery as DeliverySummary | undefined)?.id;
     if (!id) return;
     const known = typeof delivery === 'object' ? (delivery as DeliverySummary) : session.model.deliveries.find((d) => d.id === id);
-    await openHttpDocument(HookbenchDocuments.deliveryUri(known ?? { id, eventType: null, entity: null, method: 'delivery', path: id, time: '', status: 0 }));
+    await openHttpDocument(deliveryUri(known ?? { id, eventType: null, entity: null, method: 'delivery', path: id, time: '', status: 0 }));
   });
 
   registerCommand(store, logger, 'hookbench.instance.delete', async (node: unknown) => {

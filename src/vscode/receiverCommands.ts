@@ -9,7 +9,8 @@ import { portInUse } from '../core/contract/serveHandshake';
 import { webhookPath } from '../core/contract/webhookRoutes';
 import { offerTakeOver } from './receiver/folderInUse';
 import { offerPortChoices } from './receiver/portInUse';
-import { DataFolderHeldError, type ServerController } from './receiver/serverController';
+import { DataFolderHeldError } from './receiver/dataFolderHolder';
+import type { ServerController } from './receiver/serverController';
 
 export function registerReceiverCommands(store: DisposableStore, logger: Logger, server: ServerController, secrets: Secrets): void {
   /** A start that failed: the ways out for a taken port or data folder, a short toast otherwise. */

@@ -7,7 +7,11 @@
 import type { ChaosFailure, ChaosReport, ChaosSend, ChaosVerdict } from '../../core/contract/chaos';
 import { diffStates } from '../../core/inspector/stateDiff';
 import { changesTable, DIFF_STYLE } from '../inspector/timelineHtml';
-import { escapeHtml, page } from '../inspector/webviewHtml';
+import type { ChaosMessage } from '../../core/contract/panelMessages';
+import { commandAttributes, escapeHtml, keyBindings, page } from '../inspector/webviewHtml';
+
+/** The attributes of an element whose click posts `message`. */
+const onClick = (message: ChaosMessage): string => commandAttributes(message);
 
 export interface ChaosView {
   readonly report: ChaosReport;
@@ -43,7 +47,7 @@ const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 function verdictRow(verdict: ChaosVerdict, selected: string | undefined): string {
   const failure = verdict.failure;
   const what = failure ? `run ${failure.run}: shrunk to ${count(failure.fixtures.length, 'fixture')} and ${count(failure.sends.length, 'send')} (from ${failure.shrunkFrom.fixtures} and ${failure.shrunkFrom.sends})` : (verdict.note ?? '');
-  const attrs = failure ? ` data-command="select" data-arg="${escapeHtml(verdict.perturbation)}"` : '';
+  const attrs = failure ? ` ${onClick({ type: 'command', command: 'select', arg: verdict.perturbation })}` : '';
   const classes = [verdict.verdict === 'FAIL' ? 'fail' : verdict.verdict === 'ok' ? 'ok' : 'na', verdict.perturbation === selected ? 'current' : ''].join(' ').trim();
   return `<tr class="${classes}"${attrs}><td class="verdict">${escapeHtml(verdict.verdict)}</td><td>${escapeHtml(verdict.perturbation)}</td><td class="num">${verdict.runs}</td><td class="num">${verdict.sends}</td><td>${escapeHtml(what)}</td></tr>`;
 }
@@ -64,7 +68,7 @@ function timeline(failure: ChaosFailure, index: number): string {
     return `<h4>${escapeHtml(entity)}</h4>${body}`;
   });
   const first = failure.firstDivergence?.step === current.step ? ' <span class="fail">(the first step that differs)</span>' : '';
-  return `<div class="toolbar"><button data-command="prev"${index === 0 ? ' disabled' : ''}>◀ Prev</button><button data-command="next"${index === steps.length - 1 ? ' disabled' : ''}>Next ▶</button>
+  return `<div class="toolbar"><button ${onClick({ type: 'command', command: 'prev' })}${index === 0 ? ' disabled' : ''}>◀ Prev</button><button ${onClick({ type: 'command', command: 'next' })}${index === steps.length - 1 ? ' disabled' : ''}>Next ▶</button>
 <span id="position">step ${current.step} of ${steps.length}: ${escapeHtml(current.sent)}${first}</span></div>
 ${current.differences.length === 0 ? '<p class="muted">The state is what a clean run of the deliveries sent so far leaves.</p>' : `<ul class="differences">${current.differences.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>`}
 ${diffs.join('\n')}`;
@@ -78,7 +82,7 @@ function replayed(outcome: ChaosView['replayed']): string {
 
 function failureSection(failure: ChaosFailure, view: ChaosView): string {
   const replay = failure.replay
-    ? `<button data-command="replay" id="replay">Replay this sequence</button> <span class="muted">against the receiver, from <code>${escapeHtml(failure.replay)}</code></span>${replayed(view.replayed?.perturbation === failure.perturbation ? view.replayed : undefined)}`
+    ? `<button ${onClick({ type: 'command', command: 'replay' })} id="replay">Replay this sequence</button> <span class="muted">against the receiver, from <code>${escapeHtml(failure.replay)}</code></span>${replayed(view.replayed?.perturbation === failure.perturbation ? view.replayed : undefined)}`
     : '<span class="muted">No replay set was written for this case.</span>';
   return `<section id="failure"><h3>${escapeHtml(failure.perturbation)}: FAIL <span class="muted">(seed ${failure.seed}, run ${failure.run}, shrunk in ${failure.shrinkRuns} runs)</span></h3>
 <div class="toolbar">${replay}</div>
@@ -106,6 +110,6 @@ h2 { font-size: 1.2em; margin: 8px 0 2px; } h3 { margin: 16px 0 4px; } h4 { marg
 .fail, tr.fail td.verdict { color: var(--vscode-errorForeground); font-weight: bold; } tr.ok td.verdict, .ok { color: var(--vscode-testing-iconPassed, inherit); }
 #replay { background: var(--vscode-button-background); color: var(--vscode-button-foreground); }`,
     body,
-    script: "addEventListener('keydown', (e) => { if (e.key === 'ArrowLeft') vscode.postMessage({ type: 'command', command: 'prev' }); if (e.key === 'ArrowRight') vscode.postMessage({ type: 'command', command: 'next' }); });",
+    script: keyBindings({ ArrowLeft: { type: 'command', command: 'prev' }, ArrowRight: { type: 'command', command: 'next' } } satisfies Record<string, ChaosMessage>),
   });
 }

@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { DisposableStore } from '../../core/events';
-import { isPerturbation, type ChaosFailure, type ChaosReport } from '../../core/contract/chaos';
+import type { ChaosFailure, ChaosReport } from '../../core/contract/chaos';
+import { parseChaosMessage } from '../../core/contract/panelMessages';
 import { step } from '../../core/inspector/timeline';
 import { chaosHtml, chaosTitle, failuresOf, type ChaosView } from './chaosHtml';
 
@@ -75,13 +76,20 @@ export class ChaosPanel implements vscode.Disposable {
     return outcome;
   }
 
-  private receive(message: unknown): void {
-    const { type, command, arg } = (message ?? {}) as { type?: unknown; command?: unknown; arg?: unknown };
-    if (type !== 'command') return;
-    if (command === 'prev') this.move(-1);
-    else if (command === 'next') this.move(1);
-    else if (command === 'select' && typeof arg === 'string' && isPerturbation(arg)) this.select(arg);
-    else if (command === 'replay') void this.replay();
+  /** Only a message parseChaosMessage accepts is acted on. */
+  private receive(raw: unknown): void {
+    const message = parseChaosMessage(raw);
+    if (!message) return;
+    switch (message.command) {
+      case 'prev':
+        return void this.move(-1);
+      case 'next':
+        return void this.move(1);
+      case 'select':
+        return this.select(message.arg);
+      case 'replay':
+        return void this.replay();
+    }
   }
 
   dispose(): void {

@@ -6,7 +6,11 @@
 import type { QueryValue } from '../../core/contract/admin';
 import { resultsPanelState, setStateScript, type RunOutcome } from '../../core/contract/editors';
 import type { ConsoleMode } from '../../core/inspector/consoleMode';
-import { escapeHtml, page } from './webviewHtml';
+import type { ResultsMessage } from '../../core/contract/panelMessages';
+import { commandAttributes, escapeHtml, page } from './webviewHtml';
+
+/** The attributes of a button that runs the console's command `command`. */
+const runs = (command: ResultsMessage['command']): string => commandAttributes({ type: 'command', command } satisfies ResultsMessage);
 
 export type { RunOutcome } from '../../core/contract/editors';
 
@@ -53,10 +57,10 @@ export function resultsHtml({ nonce, instance, console, mode, outcome, maxShown 
   const exportable = outcome?.kind === 'rows' && outcome.columns.length > 0;
   const modeText = mode === 'readOnly' ? 'read-only' : 'read-write: statements that write run on the live instance';
   const toolbar = `<div class="toolbar">
-<button data-command="run">Run ▶</button>
-<button data-command="history">History…</button>
-<button data-command="exportCsv"${exportable ? '' : ' disabled'}>Export CSV</button>
-<button data-command="exportJson"${exportable ? '' : ' disabled'}>Export JSON</button>
+<button ${runs('run')}>Run ▶</button>
+<button ${runs('history')}>History…</button>
+<button ${runs('exportCsv')}${exportable ? '' : ' disabled'}>Export CSV</button>
+<button ${runs('exportJson')}${exportable ? '' : ' disabled'}>Export JSON</button>
 <span class="mode ${mode}" id="mode">${escapeHtml(modeText)}</span></div>`;
   let main: string;
   if (!outcome) main = '<p class="muted">Run a statement with Ctrl+Enter (⌘+Enter) in the console.</p>';

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ConsoleMode } from '../../core/inspector/consoleMode';
+import { parseResultsMessage, type ResultsMessage } from '../../core/contract/panelMessages';
 import { resultsHtml, type RunOutcome } from './resultsHtml';
 import { consoleLabel, consoleName, type ConsoleRef } from './consoleFiles';
 
@@ -14,7 +15,7 @@ export const RESULTS_VIEW_TYPE = 'hookbench.sqlResults';
 /** Rows drawn in the table; the rest are counted ("N more rows not shown") and exported. */
 export const MAX_SHOWN_ROWS = 500;
 
-const COMMANDS: Record<string, string> = { run: 'hookbench.sql.run', history: 'hookbench.sql.history', exportCsv: 'hookbench.sql.exportCsv', exportJson: 'hookbench.sql.exportJson' };
+const COMMANDS: Record<ResultsMessage['command'], string> = { run: 'hookbench.sql.run', history: 'hookbench.sql.history', exportCsv: 'hookbench.sql.exportCsv', exportJson: 'hookbench.sql.exportJson' };
 
 /** The webview's options, when it is created and when VS Code gives it back after a reload. */
 const OPTIONS: vscode.WebviewOptions = { enableScripts: true, localResourceRoots: [] };
@@ -61,11 +62,10 @@ export class ResultsPanel implements vscode.Disposable {
     this.panel.webview.html = resultsHtml({ nonce: randomBytes(16).toString('base64'), instance: consoleLabel(this.ref), console: this.consoleUri.toString(), mode: this.modeNow, outcome: this.outcomeNow, maxShown: MAX_SHOWN_ROWS });
   }
 
-  /** Only `{type: 'command', command}` with a known command is acted on. */
-  private receive(message: unknown): void {
-    const { type, command } = (message ?? {}) as { type?: unknown; command?: unknown };
-    if (type !== 'command' || typeof command !== 'string' || !Object.hasOwn(COMMANDS, command)) return;
-    void vscode.commands.executeCommand(COMMANDS[command]!, this.consoleUri);
+  /** Only a message parseResultsMessage accepts is acted on. */
+  private receive(raw: unknown): void {
+    const message = parseResultsMessage(raw);
+    if (message) void vscode.commands.executeCommand(COMMANDS[message.command], this.consoleUri);
   }
 
   private disposed = false;

@@ -8,7 +8,13 @@ import { setStateScript, type TimelinePanelState } from '../../core/contract/edi
 import { STATE_HISTORY_DDL, STATE_HISTORY_INSERT, STATE_HISTORY_TABLE } from '../../core/contract/timeline';
 import { pathText, type StateChange } from '../../core/inspector/stateDiff';
 import type { TimelineStep } from '../../core/inspector/timeline';
-import { escapeHtml, page } from './webviewHtml';
+import type { TimelineMessage } from '../../core/contract/panelMessages';
+import { commandAttributes, escapeHtml, keyBindings, page } from './webviewHtml';
+
+/** The attributes of an element whose click posts `message`. */
+const onClick = (message: TimelineMessage): string => commandAttributes(message);
+const PREV: TimelineMessage = { type: 'command', command: 'prev' };
+const NEXT: TimelineMessage = { type: 'command', command: 'next' };
 
 export type TimelineView =
   | { readonly kind: 'steps'; readonly steps: readonly TimelineStep[]; readonly index: number }
@@ -48,14 +54,14 @@ function steps({ steps, index }: Extract<TimelineView, { kind: 'steps' }>): stri
   if (steps.length === 0) return '<p class="muted">No event stored yet: send a webhook to this instance.</p>';
   const current = steps[index]!;
   const list = steps
-    .map((s, i) => `<li class="${i === index ? 'current' : ''}" data-command="select" data-arg="${i}"><span>${escapeHtml(s.eventType)}</span> <span class="muted">${escapeHtml(s.title ?? '')}</span><br><span class="muted">${escapeHtml(s.at)}</span></li>`)
+    .map((s, i) => `<li class="${i === index ? 'current' : ''}" ${onClick({ type: 'command', command: 'select', arg: `${i}` })}><span>${escapeHtml(s.eventType)}</span> <span class="muted">${escapeHtml(s.title ?? '')}</span><br><span class="muted">${escapeHtml(s.at)}</span></li>`)
     .reverse()
     .join('');
   const changes = current.changes.length === 0 ? '<p class="muted" id="diff">This event left the state as it was.</p>' : changesTable(current.changes, { before: 'Before', after: 'After' }, 'diff');
   return `<div class="layout"><ol class="steps">${list}</ol><main>
-<div class="toolbar"><button data-command="prev"${index === 0 ? ' disabled' : ''}>◀ Prev</button><button data-command="next"${index === steps.length - 1 ? ' disabled' : ''}>Next ▶</button>
+<div class="toolbar"><button ${onClick(PREV)}${index === 0 ? ' disabled' : ''}>◀ Prev</button><button ${onClick(NEXT)}${index === steps.length - 1 ? ' disabled' : ''}>Next ▶</button>
 <span id="position">event ${index + 1} of ${steps.length}</span>
-<button data-command="openBefore">Open Before as JSON</button><button data-command="openAfter">Open After as JSON</button></div>
+<button ${onClick({ type: 'command', command: 'openBefore' })}>Open Before as JSON</button><button ${onClick({ type: 'command', command: 'openAfter' })}>Open After as JSON</button></div>
 <h2 id="event">${escapeHtml(current.eventType)} <span class="muted">${escapeHtml(current.title ?? '')}</span></h2>
 <p class="muted">${escapeHtml(current.eventId)} · ${escapeHtml(current.at)}</p>
 ${changes}</main></div>`;
@@ -86,6 +92,6 @@ table.diff th, table.diff td { white-space: normal; overflow-wrap: anywhere; max
 @media (max-width: 720px) { .layout { flex-direction: column; gap: 0; } .steps { width: auto; max-height: 30vh; } }
 pre { white-space: pre-wrap; background: var(--vscode-textCodeBlock-background); padding: 8px; }`,
     body,
-    script: `${setStateScript(state)}\n` + "addEventListener('keydown', (e) => { if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') vscode.postMessage({ type: 'command', command: 'prev' }); if (e.key === 'ArrowRight' || e.key === 'ArrowDown') vscode.postMessage({ type: 'command', command: 'next' }); });",
+    script: `${setStateScript(state)}\n${keyBindings({ ArrowLeft: PREV, ArrowUp: PREV, ArrowRight: NEXT, ArrowDown: NEXT })}`,
   });
 }

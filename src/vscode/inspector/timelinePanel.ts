@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type { InstanceRef } from '../../core/contract/instances';
 import { STATE_HISTORY_EXISTS, STATE_HISTORY_QUERY, stateHistoryStateQuery, type StateHistoryRow } from '../../core/contract/timeline';
 import { parseTimelinePanelState } from '../../core/contract/editors';
+import { parseTimelineMessage } from '../../core/contract/panelMessages';
 import { step, timelineFrom } from '../../core/inspector/timeline';
 import type { ExplorerSession } from '../views/explorerSession';
 import { consoleKey } from './consoleFiles';
@@ -112,14 +113,22 @@ export class TimelinePanel implements vscode.Disposable {
     return document;
   }
 
-  private receive(message: unknown): void {
-    const { type, command, arg } = (message ?? {}) as { type?: unknown; command?: unknown; arg?: unknown };
-    if (type !== 'command') return;
-    if (command === 'prev') this.move(-1);
-    else if (command === 'next') this.move(1);
-    else if (command === 'select' && typeof arg === 'string' && /^\d+$/.test(arg)) this.move(0, Number(arg));
-    else if (command === 'openBefore') void this.open('before');
-    else if (command === 'openAfter') void this.open('after');
+  /** Only a message parseTimelineMessage accepts is acted on. */
+  private receive(raw: unknown): void {
+    const message = parseTimelineMessage(raw);
+    if (!message) return;
+    switch (message.command) {
+      case 'prev':
+        return void this.move(-1);
+      case 'next':
+        return void this.move(1);
+      case 'select':
+        return void this.move(0, Number(message.arg));
+      case 'openBefore':
+        return void this.open('before');
+      case 'openAfter':
+        return void this.open('after');
+    }
   }
 
   dispose(): void {

@@ -1,10 +1,25 @@
 /**
  * What the inspector's webviews share: HTML escaping, the strict Content Security Policy (nothing
- * but the page's own nonce'd style and script, no network, no images), and the page frame.
+ * but the page's own nonce'd style and script, no network, no images), the page frame, and how a
+ * page posts its messages (declared in core/contract/panelMessages.ts): an element's click and a
+ * key, each bound to a message built typed here.
  */
+import type { PanelCommand } from '../../core/contract/panelMessages';
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** The attributes of an element whose click posts `message` (the page's script reads them back). */
+export function commandAttributes(message: PanelCommand): string {
+  return `data-command="${escapeHtml(message.command)}"${message.arg === undefined ? '' : ` data-arg="${escapeHtml(message.arg)}"`}`;
+}
+
+/** The script that posts `bindings[key]` when that key is pressed (`key` as KeyboardEvent.key names it). */
+export function keyBindings(bindings: Readonly<Record<string, PanelCommand>>): string {
+  // JSON inside a script element: `<` escaped, so no text can close the element.
+  const keys = JSON.stringify(bindings).replace(/</g, '\\u003c');
+  return `const KEYS = ${keys};\naddEventListener('keydown', (e) => { if (Object.hasOwn(KEYS, e.key)) vscode.postMessage(KEYS[e.key]); });`;
 }
 
 /** A whole page: `body` is trusted HTML built with escapeHtml; `script` runs under the nonce. */
@@ -34,6 +49,7 @@ ${style}
 <body>${body}
 <script nonce="${nonce}">
 const vscode = acquireVsCodeApi();
+// A click posts the PanelCommand commandAttributes wrote on the element.
 for (const el of document.querySelectorAll('[data-command]')) el.addEventListener('click', () => vscode.postMessage({ type: 'command', command: el.dataset.command, arg: el.dataset.arg }));
 ${script}
 </script></body></html>`;

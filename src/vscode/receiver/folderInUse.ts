@@ -11,7 +11,7 @@ import type { ServeLock } from '../../core/contract/serveLock';
 import { stillHolds } from '../../core/lockHolder';
 import type { Logger } from '../../core/log';
 import { findHolding } from '../../core/serveHolder';
-import type { DataFolderHeldError } from './serverController';
+import type { DataFolderHeldError } from './dataFolderHolder';
 
 const TAKE_OVER = 'Stop It and Take Over';
 

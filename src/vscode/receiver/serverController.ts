@@ -3,47 +3,25 @@
  * settings (host, port, data folder, worker, retention), hands the provider secrets and a fresh
  * admin token over as environment (never as arguments, never in settings), restarts it when any
  * of those change, and shows its state in the status bar and the `hookbench.receiverRunning` key.
+ * Each job has its part: settings → flags (serveFlags.ts), the secrets (serveSecrets.ts), attach or
+ * launch (dataFolderHolder.ts), the worker's files (workerFiles.ts), the status bar
+ * (receiverStatus.ts); this class keeps the session's state and composes them.
  */
 import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DisposableStore, Emitter } from '../../core/events';
 import type { Logger } from '../../core/log';
-import { findWranglerConfig, readWranglerConfig, SECRETS_FILE_NAMES, secretsBeside, WRANGLER_CONFIG_NAMES } from '../../core/workerConfig/wranglerConfig';
-import { UnsupportedConfigError } from '../../core/workerConfig/configErrors';
+import { secretsBeside } from '../../core/workerConfig/wranglerConfig';
 import type { Secrets } from '../secrets';
 import { ServeProcess, type ServeLaunch, type ServeState } from './serveProcess';
-import { ADMIN_TOKEN_ENV, DEFAULT_MEMORY_BUDGET_MIB, RENDER_TOKEN_ENV, SERVE_PROCESS_ENV } from '../../core/contract/serveEnvironment';
-import { DEFAULT_RECEIVER_PORT } from '../../core/contract/webhookRoutes';
-import { folderInUse, portInUse } from '../../core/contract/serveHandshake';
-import { findHolding, findServeOf, type Holding } from '../../core/serveHolder';
-import { listenerPid } from './portInUse';
+import { ADMIN_TOKEN_ENV, RENDER_TOKEN_ENV, SERVE_PROCESS_ENV } from '../../core/contract/serveEnvironment';
 import { Attachment, type AttachedServe } from './attachedServe';
-
-/**
- * The data folder is held by a process this window may neither attach to nor start beside: a
- * serve proven stale (Take Over stops it, after asking), or one that proves nothing yet.
- */
-export class DataFolderHeldError extends Error {
-  override readonly name = 'DataFolderHeldError';
-  constructor(
-    readonly dataDir: string,
-    readonly holding: Extract<Holding, { kind: 'stale' | 'unproven' }>,
-  ) {
-    super(heldMessage(dataDir, holding));
-  }
-}
-
-/** Whether `holding` keeps this window from starting its own serve there (a live one is attached to). */
-function held(holding: Holding): DataFolderHeldError['holding'] | undefined {
-  return holding.kind === 'unproven' || (holding.kind === 'stale' && holding.stops !== undefined) ? holding : undefined;
-}
-
-function heldMessage(dataDir: string, holding: DataFolderHeldError['holding']): string {
-  if (holding.kind === 'stale') return `pid ${holding.pid ?? '?'} holds the data folder ${dataDir} but is stale (${holding.reason}): Take Over stops it, after asking`;
-  return `pid ${holding.lock.pid} holds the data folder ${dataDir} but did not prove it is a hookbench serve of it (${holding.reason}); nothing was stopped: Restart once it listens`;
-}
+import { DataFolderHeldError, liveHolder, liveServeAfter, type LiveHolding } from './dataFolderHolder';
+import { ReceiverStatus } from './receiverStatus';
+import { RESTART_ON, serveArgs, workerFlags, workspaceWorker } from './serveFlags';
+import { ServeSecrets } from './serveSecrets';
+import { restartReason, watchWorkerFiles, type LaunchedWorker } from './workerFiles';
 
 /**
  * VS Code's private storage for this workspace (the global one without a folder): where an
@@ -53,12 +31,10 @@ export function privateStorage(context: vscode.ExtensionContext): string {
   return (context.storageUri ?? context.globalStorageUri).fsPath;
 }
 
-const RESTART_ON = ['hookbench.receiver.host', 'hookbench.receiver.port', 'hookbench.receiver.retries', 'hookbench.receiver.retryScale', 'hookbench.receiver.memoryBudget', 'hookbench.dataDirectory', 'hookbench.worker', 'hookbench.retention', 'hookbench.render.port'];
-
 export class ServerController implements vscode.Disposable {
   private readonly store = new DisposableStore();
   private readonly process: ServeProcess;
-  private readonly status: vscode.StatusBarItem;
+  private readonly status: ReceiverStatus;
   private readonly changed = new Emitter<ServeState>();
   readonly onDidChangeState = this.changed.event;
   /** Each build's outcome and each handler that threw, as the running serve reports them. */
@@ -78,12 +54,10 @@ export class ServerController implements vscode.Disposable {
   private restarting: Promise<unknown> | undefined;
   /** Told when a restart this controller made on its own (settings, secrets, trust) fails to start. */
   onStartFailure: ((error: unknown) => void) | undefined;
-  /** The provider secrets the running receiver was given, to tell whether a change needs a restart. */
-  private launchedSecrets: string | undefined;
+  /** The provider secrets: stored, this session's, and what the running receiver was given. */
+  private readonly serveSecrets: ServeSecrets;
   /** The worker flags the running receiver was started with, and the config they came from. */
-  private launchedWorker: { flags: string; config: string | undefined } | undefined;
-  /** Secrets for this session only, over the stored ones: `stripe listen`'s signing secret while it runs. */
-  private readonly sessionSecrets = new Map<string, string>();
+  private launchedWorker: LaunchedWorker | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -92,10 +66,9 @@ export class ServerController implements vscode.Disposable {
   ) {
     this.process = new ServeProcess(logger);
     this.store.add(this.process);
+    this.serveSecrets = new ServeSecrets(secrets);
     this.onDidReportWorker = this.process.onDidReportWorker;
-    this.status = this.store.add(vscode.window.createStatusBarItem('hookbench.receiver', vscode.StatusBarAlignment.Left, 50));
-    this.status.name = 'Hookbench Receiver';
-    this.status.command = 'hookbench.receiver.showMenu';
+    this.status = this.store.add(new ReceiverStatus());
     this.store.add(this.process.onDidChangeState((state) => (this.own ? undefined : this.render(state))));
     this.render(this.process.state);
     this.store.add({ dispose: () => this.attachment?.dispose() });
@@ -106,17 +79,8 @@ export class ServerController implements vscode.Disposable {
       }),
     );
     this.store.add(this.secrets.onDidChange(() => void this.syncSecrets()));
-    // A wrangler config added, edited or removed, or the secrets file beside it: serve reads them
-    // at start only (its own watch rebuilds the sources), so the receiver restarts as wrangler dev does.
     const root = vscode.workspace.workspaceFolders?.[0];
-    if (root) {
-      const names = [...WRANGLER_CONFIG_NAMES, ...SECRETS_FILE_NAMES].join(',');
-      const watcher = this.store.add(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(root, `**/{${names}}`)));
-      const changed = (uri: vscode.Uri) => this.workerFileChanged(uri.fsPath);
-      this.store.add(watcher.onDidCreate(changed));
-      this.store.add(watcher.onDidChange(changed));
-      this.store.add(watcher.onDidDelete(changed));
-    }
+    if (root) watchWorkerFiles(this.store, root, (file) => this.workerFileChanged(file));
     this.store.add(
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
         if (this.process.state.kind === 'running' || this.process.state.kind === 'starting') void this.restartIfRunning('the workspace is trusted now');
@@ -194,37 +158,24 @@ export class ServerController implements vscode.Disposable {
 
   private async attachOrLaunch(): Promise<string> {
     const data = this.dataFolder();
-    const holding = await findHolding(data);
-    if (holding.kind === 'live') return this.attach(data, holding);
-    const refused = held(holding);
-    if (refused) return this.refuse(new DataFolderHeldError(data, refused));
-    if (holding.kind === 'stale') this.logger.info(`serve.lock of ${data} names pid ${holding.pid ?? '?'}, which is not a hookbench serve of this folder: the lock is stale (${holding.reason}); nothing was stopped`);
+    const live = await liveHolder(data, this.logger).catch((error: unknown) => this.refuseHeld(error));
+    if (live) return this.attach(data, live);
     this.show(undefined);
     try {
       return await this.process.start(await this.launch());
     } catch (error) {
-      const message = (error as Error).message;
-      // A hookbench serve of another data folder listens where the workspace points: attach to it.
-      const port = portInUse(message)?.port;
-      const there = port === undefined ? undefined : await this.serveOnPort(port);
-      if (there) return this.attach(there.dataDir, there.holding);
-      // Another serve took the folder between the look and the start: look again, once.
-      if (!folderInUse(message)) throw error;
-      const again = await findHolding(data);
-      if (again.kind === 'live') return this.attach(data, again);
-      const refusedNow = held(again);
-      if (!refusedNow) throw error;
-      return this.refuse(new DataFolderHeldError(data, refusedNow));
+      const there = await liveServeAfter(error, data).catch((reason: unknown) => this.refuseHeld(reason));
+      return this.attach(there.dataDir, there.holding);
     }
   }
 
-  /** The live hookbench serve listening on `port`, when there is one of this user's. */
-  private async serveOnPort(port: number): Promise<Awaited<ReturnType<typeof findServeOf>>> {
-    const pid = await listenerPid(port);
-    return pid === undefined ? undefined : findServeOf(pid);
+  /** Refuses to start when `error` says the folder is held; throws it as it is otherwise. */
+  private refuseHeld(error: unknown): never {
+    if (error instanceof DataFolderHeldError) return this.refuse(error);
+    throw error;
   }
 
-  private attach(data: string, holding: Extract<Holding, { kind: 'live' }>): string {
+  private attach(data: string, holding: LiveHolding): string {
     let attachment: Attachment;
     try {
       attachment = Attachment.open(data, holding.lock, holding.origin, () => this.attachedStopped(attachment));
@@ -286,7 +237,7 @@ export class ServerController implements vscode.Disposable {
     // A start in progress may have read the secrets before the change: wait for it, then compare.
     await this.pending?.catch(() => undefined);
     if (this.attachment || (this.process.state.kind !== 'running' && this.process.state.kind !== 'starting')) return;
-    if (JSON.stringify(await this.environment()) === this.launchedSecrets) return;
+    if (!(await this.serveSecrets.changedSinceLaunch())) return;
     await this.restartIfRunning('a webhook secret changed');
   }
 
@@ -295,14 +246,8 @@ export class ServerController implements vscode.Disposable {
    * (undefined): restarts it when that changes what it runs with, and resolves once it listens.
    */
   async setSessionSecret(env: string, value: string | undefined): Promise<void> {
-    if (value === undefined) this.sessionSecrets.delete(env);
-    else this.sessionSecrets.set(env, value);
+    this.serveSecrets.setSession(env, value);
     await this.syncSecrets();
-  }
-
-  /** The secrets the receiver runs with: the stored ones, and this session's over them. */
-  private async environment(): Promise<Record<string, string>> {
-    return { ...(await this.secrets.asEnvironment()), ...Object.fromEntries(this.sessionSecrets) };
   }
 
   /** The receiver's URL once it is ready: after a restart in progress, starting it when stopped. */
@@ -320,13 +265,8 @@ export class ServerController implements vscode.Disposable {
     if (!launched || this.attachment) return;
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const shown = folder ? path.relative(folder, file) : file;
-    const { config } = launched;
-    const beside = config ? SECRETS_FILE_NAMES.map((name) => path.join(path.dirname(config), name)) : [];
-    if (JSON.stringify(this.chooseWorker(folder, false).flags) !== launched.flags) {
-      void this.restartIfRunning(`the workspace's worker changed (${shown})`);
-    } else if (file === config || beside.includes(file)) {
-      void this.restartIfRunning(`${shown} changed`);
-    }
+    const reason = restartReason(file, launched, JSON.stringify(this.chooseWorker(folder, false).flags), shown);
+    if (reason) void this.restartIfRunning(reason);
   }
 
   private restartIfRunning(reason: string): Promise<unknown> {
@@ -348,24 +288,10 @@ export class ServerController implements vscode.Disposable {
     const base = folder ?? this.context.globalStorageUri.fsPath;
     const data = this.dataFolder();
     const chosen = this.chooseWorker(folder);
-    const worker = chosen.flags;
-    this.launchedWorker = { flags: JSON.stringify(worker), config: chosen.config };
+    this.launchedWorker = { flags: JSON.stringify(chosen.flags), config: chosen.config };
     if (!vscode.workspace.isTrusted) this.logger.info(`restricted mode: the workspace is not trusted, so its .hookbench folder and its Hookbench settings are not used; data is kept in ${data}`);
-    const args = [
-      '--host', settings.get<string>('receiver.host', '127.0.0.1'),
-      '--port', String(settings.get<number>('receiver.port', DEFAULT_RECEIVER_PORT)),
-      '--data', data,
-      '--retention-count', String(settings.get<number>('retention.maxEvents', 100)),
-      '--retention-days', String(settings.get<number>('retention.maxAgeDays', 30)),
-      '--render-port', String(settings.get<number>('render.port', 8788)),
-      '--memory-budget', String(settings.get<number>('receiver.memoryBudget', DEFAULT_MEMORY_BUDGET_MIB)),
-      ...worker,
-      ...settings.get<string[]>('security.allowedOrigins', []).flatMap((origin) => ['--allow-origin', origin]),
-      ...(settings.get<boolean>('security.requireToken', false) ? ['--require-token'] : []),
-      ...(settings.get<boolean>('receiver.retries', false) ? ['--retries', '--retry-scale', String(settings.get<number>('receiver.retryScale', 0.001))] : []),
-    ];
-    const secrets = await this.environment();
-    this.launchedSecrets = JSON.stringify(secrets);
+    const args = serveArgs(settings, data, chosen.flags);
+    const secrets = await this.serveSecrets.forLaunch();
     const env = { ...SERVE_PROCESS_ENV, ...process.env, ...secrets, [ADMIN_TOKEN_ENV]: this.adminToken, [RENDER_TOKEN_ENV]: this.renderToken };
     return { cli: this.context.asAbsolutePath(path.join('dist', 'cli.js')), args, env, cwd: base };
   }
@@ -377,8 +303,8 @@ export class ServerController implements vscode.Disposable {
    */
   async workerLaunch(): Promise<ServeLaunch> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const env = { ...SERVE_PROCESS_ENV, ...process.env, ...(await this.environment()) };
-    return { cli: this.context.asAbsolutePath(path.join('dist', 'cli.js')), args: this.workerArgs(folder), env, cwd: folder ?? this.context.globalStorageUri.fsPath };
+    const env = { ...SERVE_PROCESS_ENV, ...process.env, ...(await this.serveSecrets.environment()) };
+    return { cli: this.context.asAbsolutePath(path.join('dist', 'cli.js')), args: this.chooseWorker(folder).flags, env, cwd: folder ?? this.context.globalStorageUri.fsPath };
   }
 
   /**
@@ -390,73 +316,19 @@ export class ServerController implements vscode.Disposable {
     return config ? secretsBeside(config) : {};
   }
 
-  /**
-   * The workspace's own agents worker when the folder is trusted and has one (a wrangler config
-   * with Durable Object bindings, or `hookbench.worker.entry`); otherwise the built-in worker.
-   */
-  private workerArgs(folder: string | undefined): string[] {
-    return this.chooseWorker(folder).flags;
-  }
-
   /** serve's flags for the workspace's worker, and its config; a config passed over is logged when `log`. */
   private chooseWorker(folder: string | undefined, log = true): { flags: string[]; config?: string } {
-    const { worker, config, ignored } = this.workspaceWorker(folder);
-    if (ignored && log) this.logger.warn(ignored);
-    return { flags: [...(config ? ['--config', config] : []), ...(worker ? ['--worker', worker] : [])], ...(config ? { config } : {}) };
+    const chosen = this.workspaceWorker(folder);
+    if (chosen.ignored && log) this.logger.warn(chosen.ignored);
+    return workerFlags(chosen);
   }
 
-  /** The worker serve runs for `folder` and its config (neither: the built-in worker), and why a config was passed over. */
-  private workspaceWorker(folder: string | undefined): { worker?: string; config?: string; ignored?: string } {
-    if (!folder || !vscode.workspace.isTrusted) return {};
-    const settings = vscode.workspace.getConfiguration('hookbench', vscode.Uri.file(folder));
-    const entry = settings.get<string>('worker.entry', '');
-    const configSetting = settings.get<string>('worker.config', '');
-    const config = configSetting ? path.resolve(folder, configSetting) : findWranglerConfig(folder);
-    if (entry) return { worker: path.resolve(folder, entry), ...(config ? { config } : {}) };
-    if (!config || !fs.existsSync(config)) return {};
-    try {
-      const parsed = readWranglerConfig(config);
-      if (parsed.main && parsed.durableObjects.length > 0) return { config, worker: parsed.main };
-    } catch (error) {
-      // A config that asks for what Hookbench does not emulate: serve reads it again and fails
-      // at start with its one line, rather than the built-in worker running in its place.
-      if (error instanceof UnsupportedConfigError) return { config };
-      return { ignored: `ignoring ${config}: ${(error as Error).message}` };
-    }
-    return {};
+  private workspaceWorker(folder: string | undefined) {
+    return workspaceWorker(folder, vscode.workspace.isTrusted, () => vscode.workspace.getConfiguration('hookbench', vscode.Uri.file(folder!)));
   }
 
   private render(state: ServeState): void {
-    void vscode.commands.executeCommand('setContext', 'hookbench.receiverRunning', state.kind === 'running');
-    void vscode.commands.executeCommand('setContext', 'hookbench.receiverState', state.kind);
-    this.status.backgroundColor = undefined;
-    switch (state.kind) {
-      case 'running': {
-        const port = new URL(state.url).port;
-        if (state.attached) {
-          this.status.text = `$(plug) Hookbench :${port} · attached to pid ${state.attached.pid}`;
-          this.status.tooltip = new vscode.MarkdownString(`Attached to the hookbench serve of pid ${state.attached.pid} ${state.attached.origin}, on \`${state.url}\`: its instances, deliveries and live feed.\n\nIt runs with its own flags and secrets. Stop Receiver detaches and leaves it running.`);
-          break;
-        }
-        this.status.text = `$(radio-tower) Hookbench :${port}`;
-        const restricted = vscode.workspace.isTrusted ? '' : '\n\nRestricted mode: this folder is not trusted, so the built-in worker runs, never the folder\'s own code.';
-        this.status.tooltip = new vscode.MarkdownString(`Hookbench receiver on \`${state.url}\`\n\nPOST webhooks to \`${state.url}/webhooks/<provider>/<entity>\`${restricted}`);
-        break;
-      }
-      case 'starting':
-        this.status.text = '$(sync~spin) Hookbench';
-        this.status.tooltip = 'Hookbench receiver is starting';
-        break;
-      case 'stopped':
-        this.status.text = '$(circle-slash) Hookbench';
-        this.status.tooltip = state.note ? `Hookbench: ${state.note}` : 'Hookbench receiver is stopped';
-        break;
-      case 'failed':
-        this.status.text = '$(error) Hookbench';
-        this.status.tooltip = `Hookbench receiver failed: ${state.message}`;
-        this.status.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
-        break;
-    }
+    this.status.render(state);
     this.changed.fire(state);
   }
 

@@ -13,8 +13,8 @@ import { relativeTime } from './explorerSession';
 import { SHOW_MORE_COMMAND } from './listTree';
 import { rowCommand } from './rowCommand';
 import { textTooltip } from './tooltip';
-import { HookbenchDocuments } from '../documents';
-import { tablesChildren, tablesNodeId, tablesTreeItem, type TablesNode } from '../inspector/tablesNodes';
+import { eventUri } from '../documentUris';
+import { tablesChildren, tablesNodeId, tablesTreeItem, type TablesNode } from './tablesNodes';
 
 export type AgentNode =
   | { kind: 'attached'; worker: AttachedWorker }
@@ -351,7 +351,7 @@ function valueChildren(id: string, value: unknown): AgentNode[] {
  */
 function eventCommand(node: Extract<AgentNode, { kind: 'event' }>): vscode.Command {
   if (node.namespace.startsWith('remote:')) return rowCommand('agents', 'Open Payload');
-  return { command: 'vscode.open', title: 'Open Event', arguments: [HookbenchDocuments.eventUri(node.namespace, node.name, node.event), { preview: true }] };
+  return { command: 'vscode.open', title: 'Open Event', arguments: [eventUri(node.namespace, node.name, node.event), { preview: true }] };
 }
 
 /** What a click on an Agents row does, with its node (rowCommand.ts runs it for the selected row). */

@@ -11,7 +11,7 @@ import type { DeliverySummary } from '../../core/contract/deliveries';
 import { VERIFIED_NOTE, verificationReason } from '../../core/contract/notes';
 import type { FailureReason } from '../../core/signing/types';
 import { decodePath, sourceLabel } from '../deliveryDocument';
-import { HookbenchDocuments } from '../documents';
+import { deliveryUri } from '../documentUris';
 import { matchesDelivery, parseDeliveryFilter, type DeliveryFilter } from './deliveryFilter';
 import type { ExplorerChange, ExplorerFeed, ExplorerModel } from './explorerModel';
 import { relativeTime } from './explorerSession';
@@ -172,7 +172,7 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
       : new vscode.ThemeIcon(d.status >= 500 ? 'error' : 'warning', new vscode.ThemeColor(d.status >= 500 ? 'testing.iconFailed' : 'problemsWarningIcon.foreground'));
     item.contextValue = ok ? 'hookbench.delivery' : 'hookbench.delivery.rejected';
     // `vscode.open` and a URI: VS Code passes the URI as it is, and the document reads the delivery by id.
-    item.command = { command: 'vscode.open', title: 'Open Delivery', arguments: [HookbenchDocuments.deliveryUri(d), { preview: true }] };
+    item.command = { command: 'vscode.open', title: 'Open Delivery', arguments: [deliveryUri(d), { preview: true }] };
     return item;
   }
 

@@ -21,10 +21,16 @@ import type { EventRow, InstanceDetails, InstanceRef, InstanceSummary } from '..
 import type { LiveMessage } from '../../core/contract/live';
 import { EVENTS_TABLE } from '../../core/contract/tables';
 import type { CaptureSummary } from '../../core/contract/sink';
-import { Emitter, type Disposable, type Event } from '../../core/events';
-import { realTimers, type TimerHandle, type Timers } from '../../core/timers';
+import type { Event } from '../../core/events';
 import type { InstanceChannel, ReadPath } from '../client/instanceReader';
 import type { AdminClient } from '../client/adminClient';
+import { ChangePacer, type ChangeMark, type ChangePacerOptions, type ExplorerChange } from './changePacer';
+import { ChannelPool } from './channelPool';
+import { FeedReads } from './feedReads';
+import { merge } from './newestFirst';
+
+export type { ExplorerChange } from './changePacer';
+export { merge } from './newestFirst';
 
 /** How many items a list shows at first, and how many more each "Show 100 more" adds. */
 export const PAGE = 100;
@@ -56,37 +62,8 @@ export interface InstanceEntry {
   readonly eventsWanted: number;
 }
 
-/** What changed since the last {@link ExplorerModel.onDidChange}. Keys are `namespace/name`. */
-export interface ExplorerChange {
-  /** Everything may have changed (a reload, or a redraw asked for). */
-  readonly all: boolean;
-  /** The set of namespaces changed. */
-  readonly namespaceList: boolean;
-  /** Namespaces whose instance list changed. */
-  readonly namespaces: ReadonlySet<string>;
-  /** Instances whose node changed (description, state, children). */
-  readonly instances: ReadonlySet<string>;
-  /** Instances whose event list changed. */
-  readonly events: ReadonlySet<string>;
-  readonly deliveries: boolean;
-  readonly captures: boolean;
-}
-
-export interface ExplorerModelOptions {
-  /**
-   * At most one change event per `paceMs`. VS Code merges tree changes and applies them only after
-   * 200 ms without one (docs/explorer.md, "Three sources, each read once"): firing more often than that starves it.
-   */
-  readonly paceMs?: number;
-  /**
-   * At most one change of the Deliveries and Outbound lists per `listPaceMs` (default 1 s). A list
-   * redraws whole, every item sent to VS Code again, where an instance redraws one node: under a
-   * steady stream of webhooks, redrawing the lists at `paceMs` was most of what the extension host
-   * did (docs/performance.md, "The explorer in the extension host"). The first change after a quiet
-   * second goes out at `paceMs` as any other.
-   */
-  readonly listPaceMs?: number;
-  readonly timers?: Timers;
+/** The pacing of changes (changePacer.ts), and what the model itself keeps. */
+export interface ExplorerModelOptions extends ChangePacerOptions {
   /** Deliveries (and outbound captures) kept at first: a page; "Show 100 more" raises it. */
   readonly deliveryLimit?: number;
   /**
@@ -115,49 +92,15 @@ export interface ExplorerFeed {
 
 export const instanceKey = (namespace: string, name: string): string => `${namespace}/${name}`;
 
-
 /** What the explorer lists of an event: a row a callable returned may carry its payload too. */
 const listed = (row: EventRow): EventRow => ({ id: row.id, type: row.type, action: row.action ?? null, title: row.title, timestamp: row.timestamp });
 
 /**
- * Newest first, one row per id (a row in `added` wins over the same id in `into`, and on equal
- * times comes first): a message and a read racing each other give the same list. A live message's
- * row goes into a list merge returned in one pass (mergeOne): sorting the whole list again for
- * every message was a tenth of the extension host's work at 200 webhooks a second. Reads, rarer,
- * are merged and sorted.
+ * The model: what is known of the instances, their events, the deliveries and the captures, and
+ * how each live message changes it. Its three helpers each do one job: {@link FeedReads}
+ * reconciles reads with the feed, {@link ChannelPool} keeps the expanded instances' channels,
+ * {@link ChangePacer} paces the changes for the trees.
  */
-export function merge<T extends { readonly id: string }>(into: readonly T[], added: readonly T[], time: (item: T) => string, limit: number): T[] {
-  if (added.length === 1 && merged.has(into)) return mergeOne(into, added[0]!, time, limit);
-  const byId = new Map<string, T>();
-  for (const item of [...added, ...into]) if (!byId.has(item.id)) byId.set(item.id, item);
-  const list = [...byId.values()].sort((a, b) => (time(a) < time(b) ? 1 : time(a) > time(b) ? -1 : 0)).slice(0, limit);
-  merged.add(list);
-  return list;
-}
-
-/** The lists merge returned: in order, one row per id. */
-const merged = new WeakSet<readonly unknown[]>();
-
-/** One row into a list merge returned (a live message's row): one pass, nothing but the new list allocated. */
-function mergeOne<T extends { readonly id: string }>(into: readonly T[], item: T, time: (item: T) => string, limit: number): T[] {
-  const at = time(item);
-  const list: T[] = [];
-  let placed = false;
-  for (const row of into) {
-    if (list.length >= limit) break;
-    if (row.id === item.id) continue;
-    if (!placed && time(row) <= at) {
-      list.push(item);
-      placed = true;
-      if (list.length >= limit) break;
-    }
-    list.push(row);
-  }
-  if (!placed && list.length < limit) list.push(item);
-  merged.add(list);
-  return list;
-}
-
 export class ExplorerModel {
   private readonly entries = new Map<string, InstanceEntry>();
   private deliveryList: DeliverySummary[] = [];
@@ -166,46 +109,22 @@ export class ExplorerModel {
   private capturesDropped = 0;
   private source: ExplorerSource | undefined;
   private loading: Promise<void> | undefined;
-  /** Bumped by every reload: reads started for an older connection are dropped. */
-  private generation = 0;
-  private readonly detailReads = new Map<string, Promise<void>>();
-  /** The channels of expanded instances, least recently expanded first. */
-  private readonly channels = new Map<string, { channel: InstanceChannel; subscription: Disposable; via?: ReadPath }>();
-  private readonly eventReads = new Map<string, Promise<void>>();
-  /** Instances with a message during their details read: read once more after it. */
-  private readonly raced = new Set<string>();
-  /** What the feed said while a reload reads the lists. */
-  private arrived: { instances: Set<string>; deliveries: DeliverySummary[]; captures: CaptureSummary[]; dropped: number } | undefined;
+  private readonly reads = new FeedReads();
+  private readonly channels: ChannelPool;
+  private readonly pacer: ChangePacer;
+  readonly onDidChange: Event<ExplorerChange>;
 
-  private pending = ExplorerModel.empty();
-  private timer: TimerHandle | undefined;
-  private lastFired = -Infinity;
-  private lastListFired = -Infinity;
-  /** When the pending flush runs. */
-  private timerDue = -Infinity;
-  private readonly changed = new Emitter<ExplorerChange>();
-  readonly onDidChange = this.changed.event;
-
-  private readonly paceMs: number;
-  private readonly listPaceMs: number;
-  private readonly timers: Timers;
   private deliveryLimit: number;
   private readonly retainedEvents: () => number;
   private readonly openChannel: ExplorerModelOptions['openChannel'];
-  private readonly maxChannels: number;
 
   constructor(options: ExplorerModelOptions = {}) {
     this.retainedEvents = options.retainedEvents ?? (() => 0);
-    this.paceMs = options.paceMs ?? 250;
-    this.listPaceMs = options.listPaceMs ?? 1000;
-    this.timers = options.timers ?? realTimers;
     this.deliveryLimit = options.deliveryLimit ?? PAGE;
     this.openChannel = options.openChannel;
-    this.maxChannels = options.maxChannels ?? 16;
-  }
-
-  private static empty() {
-    return { all: false, namespaceList: false, namespaces: new Set<string>(), instances: new Set<string>(), events: new Set<string>(), deliveries: false, captures: false };
+    this.channels = new ChannelPool(options.maxChannels ?? 16);
+    this.pacer = new ChangePacer(options);
+    this.onDidChange = this.pacer.onDidChange;
   }
 
   // ---- reading --------------------------------------------------------------------------------
@@ -253,8 +172,8 @@ export class ExplorerModel {
    */
   async loadDetails(entries: readonly InstanceEntry[]): Promise<void> {
     const unknown = entries.filter((e) => !e.known).map((e) => e.summary);
-    const reading = unknown.map((i) => this.detailReads.get(instanceKey(i.namespace, i.name))).filter((r) => r !== undefined);
-    const wanted = unknown.filter((i) => !this.detailReads.has(instanceKey(i.namespace, i.name)));
+    const reading = unknown.map((i) => this.reads.detailsRead(instanceKey(i.namespace, i.name))).filter((r) => r !== undefined);
+    const wanted = unknown.filter((i) => !this.reads.detailsRead(instanceKey(i.namespace, i.name)));
     await Promise.all([...reading, ...(wanted.length > 0 ? [this.readDetails(wanted)] : [])]);
   }
 
@@ -264,25 +183,15 @@ export class ExplorerModel {
     const source = this.source;
     const entry = this.entries.get(key);
     if (entry && entry.events === undefined && source) {
-      let read = this.eventReads.get(key);
-      if (!read) {
-        const generation = this.generation;
+      const read = this.reads.readEvents(key, () => {
+        const generation = this.reads.current;
         const limit = entry.eventsWanted;
-        const open = this.channels.get(key);
-        const rows = open
-          ? open.channel.events(limit).then(({ rows, via }) => {
-              open.via = via;
-              return rows;
-            })
-          : source.events(namespace, name, limit);
-        read = rows
-          .then((rows) => {
-            const current = this.entries.get(key);
-            if (current && generation === this.generation) this.entries.set(key, { ...current, events: merge(current.events ?? [], rows.map(listed), (e) => e.timestamp, current.eventsWanted) });
-          })
-          .finally(() => this.eventReads.delete(key));
-        this.eventReads.set(key, read);
-      }
+        const rows = this.channels.events(key, limit) ?? source.events(namespace, name, limit);
+        return rows.then((rows) => {
+          const current = this.entries.get(key);
+          if (current && this.reads.isCurrent(generation)) this.entries.set(key, { ...current, events: merge(current.events ?? [], rows.map(listed), (e) => e.timestamp, current.eventsWanted) });
+        });
+      });
       await read.catch(() => undefined);
     }
     return this.entries.get(key)?.events ?? [];
@@ -302,42 +211,36 @@ export class ExplorerModel {
     const source = this.source;
     this.deliveryLimit += PAGE;
     if (!source) return;
-    const generation = this.generation;
+    const generation = this.reads.current;
     const [deliveries, captures] = await Promise.all([source.deliveries(this.deliveryLimit), source.captures(this.deliveryLimit)]);
-    if (generation !== this.generation) return;
+    if (!this.reads.isCurrent(generation)) return;
     this.deliveryList = merge(this.deliveryList, deliveries, (d) => d.time, this.deliveryLimit);
     this.captureList = merge(this.captureList, captures.captures, (c) => c.time, this.deliveryLimit);
     this.capturesDropped = Math.max(this.capturesDropped, captures.dropped);
     // The user asked: shown at the next pace, not the lists'.
-    this.lastListFired = -Infinity;
+    this.pacer.hurryLists();
     this.mark({ deliveries: true, captures: true });
   }
 
   private readDetails(instances: readonly InstanceRef[]): Promise<void> {
     const source = this.source;
     if (!source || instances.length === 0) return Promise.resolve();
-    const generation = this.generation;
+    const generation = this.reads.current;
     const keys = instances.map((i) => instanceKey(i.namespace, i.name));
-    for (const key of keys) this.raced.delete(key);
-    const read = source
-      .details(instances.map(({ namespace, name }) => ({ namespace, name })))
-      .then((list) => {
-        if (generation !== this.generation) return;
+    const read = () =>
+      source.details(instances.map(({ namespace, name }) => ({ namespace, name }))).then((list) => {
+        if (!this.reads.isCurrent(generation)) return;
         for (const details of list) {
           const key = instanceKey(details.namespace, details.name);
           const entry = this.entries.get(key);
           if (entry) this.entries.set(key, { ...entry, state: details.state, eventCount: details.tables.find((t) => t.name === EVENTS_TABLE)?.rows, known: true });
         }
-      })
-      .catch(() => undefined)
-      .finally(() => {
-        for (const key of keys) if (this.detailReads.get(key) === read) this.detailReads.delete(key);
-        // A message during the read may or may not be in what it read: read those once more.
-        const raced = instances.filter((_, i) => this.raced.delete(keys[i]!));
-        if (raced.length > 0 && generation === this.generation) void this.readDetails(raced).then(() => this.mark({ instances: raced.map((i) => instanceKey(i.namespace, i.name)) }));
       });
-    for (const key of keys) this.detailReads.set(key, read);
-    return read;
+    return this.reads.readDetails(keys, read, (racedKeys) => {
+      // A message during the read may or may not be in what it read: read those once more.
+      const raced = instances.filter((_, i) => racedKeys.includes(keys[i]!));
+      if (raced.length > 0 && this.reads.isCurrent(generation)) void this.readDetails(raced).then(() => this.mark({ instances: raced.map((i) => instanceKey(i.namespace, i.name)) }));
+    });
   }
 
   // ---- expanded instances ---------------------------------------------------------------------
@@ -349,37 +252,21 @@ export class ExplorerModel {
   expand(namespace: string, name: string): void {
     const key = instanceKey(namespace, name);
     const entry = this.entries.get(key);
-    const open = this.channels.get(key);
-    if (open) {
-      // Most recently expanded last.
-      this.channels.delete(key);
-      this.channels.set(key, open);
-      return;
-    }
+    if (this.channels.touch(key)) return;
     if (!entry || !this.openChannel || !this.source) return;
     const channel = this.openChannel(entry.summary);
     if (!channel) return;
     // Its events are read through the channel from now on; an instance only the feed described
     // (a user's worker tells the feed nothing of its rows) has its tables read once.
     this.entries.set(key, { ...entry, events: undefined, known: entry.known && entry.eventCount !== undefined });
-    const subscription = channel.onDidChangeState((state) => {
+    this.channels.add(key, channel, (state) => {
       if (state !== undefined) this.update(namespace, name, (e) => ({ ...e, state }));
     });
-    this.channels.set(key, { channel, subscription });
-    for (const [oldest] of this.channels) {
-      if (this.channels.size <= this.maxChannels) break;
-      this.collapse(...splitKey(oldest));
-    }
   }
 
   /** The instance's node was collapsed, or left the view: close its channel. */
   collapse(namespace: string, name: string): void {
-    const key = instanceKey(namespace, name);
-    const open = this.channels.get(key);
-    if (!open) return;
-    this.channels.delete(key);
-    open.subscription.dispose();
-    open.channel.dispose();
+    this.channels.close(instanceKey(namespace, name));
   }
 
   /** How many channels are open (at most `maxChannels`). */
@@ -389,20 +276,15 @@ export class ExplorerModel {
 
   /** Whether the instance has an open channel, and which path its events were last read by. */
   readPath(namespace: string, name: string): { channel: boolean; events: ReadPath | undefined } {
-    const open = this.channels.get(instanceKey(namespace, name));
-    return { channel: open !== undefined, events: open?.via };
+    return this.channels.readPath(instanceKey(namespace, name));
   }
 
   /** Closes the channels of `namespace`'s instances that are not among `shown` (they left the view). */
   closeChannelsOutside(namespace: string, shown: ReadonlySet<string>): void {
-    this.closeChannels((key) => {
+    this.channels.closeAll((key) => {
       const [ns, name] = splitKey(key);
       return ns !== namespace || shown.has(name);
     });
-  }
-
-  private closeChannels(keep: (key: string) => boolean = () => false): void {
-    for (const key of [...this.channels.keys()]) if (!keep(key)) this.collapse(...splitKey(key));
   }
 
   // ---- updating -------------------------------------------------------------------------------
@@ -410,9 +292,9 @@ export class ExplorerModel {
   /** Uses `source` from now on (`undefined`: the serve process stopped; what is known stays shown). */
   connect(source: ExplorerSource | undefined): void {
     this.source = source;
-    this.generation++;
+    this.reads.connected();
     // Channels belong to the serve process they were opened on.
-    this.closeChannels();
+    this.channels.closeAll();
     if (!source) this.loading = undefined;
   }
 
@@ -420,15 +302,12 @@ export class ExplorerModel {
   reload(): Promise<void> {
     const source = this.source;
     if (!source) return Promise.resolve();
-    const generation = ++this.generation;
-    this.detailReads.clear();
-    this.eventReads.clear();
     // What the feed says while the lists are read may or may not be in them: it wins.
-    const arrived = (this.arrived = { instances: new Set<string>(), deliveries: [] as DeliverySummary[], captures: [] as CaptureSummary[], dropped: 0 });
+    const { generation, arrived } = this.reads.readingLists();
     const loading = (async () => {
       const [instances, deliveries, captures] = await Promise.all([source.instances(), source.deliveries(this.deliveryLimit), source.captures(this.deliveryLimit)]);
-      if (generation !== this.generation) return;
-      this.arrived = undefined;
+      if (!this.reads.isCurrent(generation)) return;
+      this.reads.listsRead();
       const previous = new Map(this.entries);
       this.entries.clear();
       for (const summary of instances) {
@@ -445,7 +324,7 @@ export class ExplorerModel {
         const current = previous.get(key);
         if (current) this.entries.set(key, current);
       }
-      this.closeChannels((key) => this.entries.has(key));
+      this.channels.closeAll((key) => this.entries.has(key));
       this.deliveryList = merge(deliveries, arrived.deliveries, (d) => d.time, this.deliveryLimit);
       this.captureList = merge(captures.captures, arrived.captures, (c) => c.time, this.deliveryLimit);
       // A new serve process (or data folder) may have dropped fewer: the list read now says.
@@ -467,13 +346,12 @@ export class ExplorerModel {
         void this.reload().catch(() => undefined);
         return;
       case 'delivery':
-        this.arrived?.deliveries.push(message.delivery);
+        this.reads.deliveryArrived(message.delivery);
         this.deliveryList = merge(this.deliveryList, [message.delivery], (d) => d.time, this.deliveryLimit);
         this.mark({ deliveries: true });
         return;
       case 'outbound':
-        this.arrived?.captures.push(message.capture);
-        if (this.arrived) this.arrived.dropped = Math.max(this.arrived.dropped, message.dropped);
+        this.reads.captureArrived(message.capture, message.dropped);
         this.captureList = merge(this.captureList, [message.capture], (c) => c.time, this.deliveryLimit);
         this.capturesDropped = Math.max(this.capturesDropped, message.dropped);
         this.mark({ captures: true });
@@ -500,7 +378,7 @@ export class ExplorerModel {
   private applyInstance(message: Extract<LiveMessage, { type: 'instance' }>): void {
     const key = instanceKey(message.namespace, message.name);
     const entry = this.entries.get(key);
-    this.arrived?.instances.add(key);
+    this.reads.instanceArrived(key);
     switch (message.kind) {
       case 'created':
       case 'woken':
@@ -525,7 +403,7 @@ export class ExplorerModel {
       case 'changed':
         if (!entry) return;
         this.entries.set(key, { ...entry, known: false, events: undefined });
-        if (this.detailReads.has(key)) this.raced.add(key);
+        this.reads.racedDetails(key);
         void this.readDetails([message]).then(() => this.mark({ instances: [key] }));
         this.mark({ instances: [key], events: [key] });
         return;
@@ -536,73 +414,20 @@ export class ExplorerModel {
     const key = instanceKey(namespace, name);
     const entry = this.entries.get(key);
     if (!entry) return;
-    this.arrived?.instances.add(key);
-    if (this.detailReads.has(key)) this.raced.add(key);
+    this.reads.instanceArrived(key);
+    this.reads.racedDetails(key);
     this.entries.set(key, change(entry));
     this.mark({ instances: [key] });
   }
 
-  // ---- pacing ---------------------------------------------------------------------------------
-
-  private mark(change: { all?: boolean; namespaceList?: boolean; namespaces?: string[]; instances?: string[]; events?: string[]; deliveries?: boolean; captures?: boolean }): void {
-    const p = this.pending;
-    p.all ||= change.all ?? false;
-    p.namespaceList ||= change.namespaceList ?? false;
-    p.deliveries ||= change.deliveries ?? false;
-    p.captures ||= change.captures ?? false;
-    for (const n of change.namespaces ?? []) p.namespaces.add(n);
-    for (const k of change.instances ?? []) p.instances.add(k);
-    for (const k of change.events ?? []) p.events.add(k);
-    this.scheduleFlush();
-  }
-
-  /**
-   * The first change goes out on the next turn (a synchronous burst stays one change); later ones
-   * wait for the pace, so VS Code sees a quiet gap between them; a change of the lists alone waits
-   * for the lists' pace as well.
-   */
-  private scheduleFlush(): void {
-    const p = this.pending;
-    const nodes = touchesNodes(p);
-    if (!nodes && !p.deliveries && !p.captures) return;
-    const due = Math.max(this.lastFired + this.paceMs, nodes ? -Infinity : this.lastListFired + this.listPaceMs);
-    if (this.timer !== undefined && this.timerDue <= due) return;
-    this.timer?.cancel();
-    this.timerDue = due;
-    this.timer = this.timers.after(Math.max(0, due - this.timers.now()), () => this.flush());
-  }
-
-  private flush(): void {
-    this.timer = undefined;
-    const now = this.timers.now();
-    const change = this.pending;
-    this.pending = ExplorerModel.empty();
-    const lists = change.deliveries || change.captures;
-    if (lists && !change.all && now < this.lastListFired + this.listPaceMs) {
-      // The lists wait for their own pace; what else changed goes out now.
-      this.pending.deliveries = change.deliveries;
-      this.pending.captures = change.captures;
-      change.deliveries = change.captures = false;
-    } else if (lists || change.all) {
-      this.lastListFired = now;
-    }
-    if (touchesNodes(change) || change.deliveries || change.captures) {
-      this.lastFired = now;
-      this.changed.fire(change);
-    }
-    this.scheduleFlush();
+  private mark(change: ChangeMark): void {
+    this.pacer.mark(change);
   }
 
   dispose(): void {
-    this.closeChannels();
-    this.timer?.cancel();
-    this.changed.dispose();
+    this.channels.closeAll();
+    this.pacer.dispose();
   }
-}
-
-/** Whether a change redraws more than the lists: a node of the Agents view, or everything. */
-function touchesNodes(change: ExplorerChange): boolean {
-  return change.all || change.namespaceList || change.namespaces.size > 0 || change.instances.size > 0 || change.events.size > 0;
 }
 
 function splitKey(key: string): [string, string] {

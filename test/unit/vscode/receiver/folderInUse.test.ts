@@ -18,7 +18,7 @@ import { formatServeLock, serveLockFile } from '../../../../src/core/contract/se
 import { nullLogger, recording } from '../../../../src/core/log';
 import { findHolding } from '../../../../src/core/serveHolder';
 import { offerTakeOver } from '../../../../src/vscode/receiver/folderInUse';
-import { DataFolderHeldError } from '../../../../src/vscode/receiver/serverController';
+import { DataFolderHeldError } from '../../../../src/vscode/receiver/dataFolderHolder';
 import { notifications } from '../../helpers/vscodeShim';
 import { orphanedVscodeServe } from '../../helpers/serveProcess';
 

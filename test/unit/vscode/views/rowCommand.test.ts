@@ -6,7 +6,7 @@ import '../../helpers/vscodeShim';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Emitter } from '../../../../src/core/events';
-import { tablesTreeItem, type TablesNode } from '../../../../src/vscode/inspector/tablesNodes';
+import { tablesTreeItem, type TablesNode } from '../../../../src/vscode/views/tablesNodes';
 import { agentRowAction, AgentsTree, type AgentNode } from '../../../../src/vscode/views/agentsTree';
 import { bindingRowAction, bindingTreeItem, type BindingNode } from '../../../../src/vscode/views/bindingNodes';
 import { ExplorerModel, type ExplorerFeed } from '../../../../src/vscode/views/explorerModel';

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { TABLE_SCHEMA_SQL, tablesFrom, type ColumnSchema, type TableSchema } from '../../core/contract/tableSchema';
 import type { AdminClient } from '../client/adminClient';
-import { rowCommand } from '../views/rowCommand';
+import { rowCommand } from './rowCommand';
 
 export type TablesNode =
   | { kind: 'tables'; namespace: string; agent: string; name: string }
