@@ -33,10 +33,21 @@ function agentLike(log: string[]): Record<string | symbol, unknown> {
   return { [HOSTED]: () => hooks };
 }
 
-/** A transport that records how it was closed. */
-function transport(): Socket & { closes: [number | undefined, string | undefined][] } {
+/** A transport that records how it was closed; `closed` resolves at its first close. */
+function transport(): Socket & { closes: [number | undefined, string | undefined][]; closed: Promise<void> } {
   const closes: [number | undefined, string | undefined][] = [];
-  return { closes, readyState: 1, send: () => undefined, close: (code, reason) => void closes.push([code, reason]) };
+  let onClose!: () => void;
+  const closed = new Promise<void>((resolve) => (onClose = resolve));
+  return {
+    closes,
+    closed,
+    readyState: 1,
+    send: () => undefined,
+    close: (code, reason) => {
+      closes.push([code, reason]);
+      onClose();
+    },
+  };
 }
 
 async function connections(object: Record<string | symbol, unknown>): Promise<{ connections: InstanceConnections; told: string[]; errors: string[]; idle: () => Promise<void> }> {
@@ -85,7 +96,7 @@ describe('instance connections', () => {
     const { connections: c, errors } = await connections({});
     const socket = transport();
     c.upgrade(upgradeRequest())[UPGRADE](socket);
-    while (socket.closes.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    await socket.closed;
     assert.deepEqual(socket.closes, [[1011, 'Internal error']]);
     assert.deepEqual(errors, ['one: connect failed: WebSocket connections need an Agent']);
   });
