@@ -7,7 +7,7 @@
  * together lets it in, as in LRU-2); otherwise it goes back to sleep once idle. So traffic that sweeps over
  * more instances than fit keeps those that fit awake, where plain least-recently-used would wake
  * every one of them at every use. Only an instance that says it may sleep is put to sleep (nothing
- * running or waiting on it, nothing unflushed: instanceHost.ts decides); the next request wakes it
+ * running or waiting on it, nothing unflushed: objects/instanceSleeper.ts decides); the next request wakes it
  * by the usual path. Over budget with nothing idle, instances stay awake: a request is never
  * refused for memory.
  */
@@ -15,7 +15,7 @@ import type { Timers, TimerHandle } from '../core/timers';
 
 /** What the budget sees of an awake instance. */
 export interface Sleeper {
-  /** What the instance holds in memory now, in bytes (an estimate: instanceHost.ts). */
+  /** What the instance holds in memory now, in bytes (an estimate: objects/instanceSleeper.ts). */
   memoryBytes(): number;
   /** Whether it may be put to sleep now without failing or delaying anything. */
   canSleep(): boolean;

@@ -15,7 +15,7 @@ import { TABLE_SCHEMA_SQL, tablesFrom } from '../../core/contract/tableSchema';
 import type { D1Database } from '../../runtime/bindings/d1';
 import type { KvNamespace } from '../../runtime/bindings/kv';
 import type { R2Bucket } from '../../runtime/bindings/r2';
-import { ALARM_MARKER } from '../../runtime/objects/instanceHost';
+import { ALARM_MARKER } from '../../runtime/objects/instanceFolder';
 import { encodeName } from '../../runtime/storage/names';
 import type { WorkerRuntime } from '../../runtime/worker/workerRuntime';
 import type { QueryRunner } from './adminQuery';

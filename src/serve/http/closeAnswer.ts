@@ -6,7 +6,7 @@
  * `ANSWER_WAIT_MS` gets the echo sent for it, so no client hangs.
  */
 import type { WebSocket } from 'ws';
-import type { SocketHandlers } from '../../runtime/objects/instanceHost';
+import type { SocketHandlers } from '../../runtime/objects/connections';
 
 export const ANSWER_WAIT_MS = 1000;
 

@@ -17,7 +17,7 @@ import { openDeliveryChannel, receivedNotes, type DeliveryNotes } from '../../co
 import { requestEventType } from '../../core/signing';
 import type { Logger } from '../../core/log';
 import { InstanceClosedError, StorageWriteError } from '../../runtime/errors';
-import { UPGRADE, type UpgradeResponse } from '../../runtime/objects/instanceHost';
+import { UPGRADE, type UpgradeResponse } from '../../runtime/objects/connections';
 import { plainSmallFrames } from './plainSmallFrames';
 import type { WorkerRuntime } from '../../runtime/worker/workerRuntime';
 import { asWorkerRequest } from '../../runtime/worker/incomingRequest';

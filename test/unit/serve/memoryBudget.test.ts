@@ -17,7 +17,7 @@ describe('serve --memory-budget', () => {
   it('puts instances to sleep past the budget with no request failed and every acknowledged write kept', async () => {
     const data = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-budget-serve-'));
     const worker = path.join(projectRoot(), 'test', 'fixtures', 'workers', 'counter', 'src', 'index.ts');
-    // About two counter instances fit in 1 MiB (instanceHost.ts, INSTANCE_OVERHEAD_BYTES).
+    // About two counter instances fit in 1 MiB (instanceSleeper.ts, INSTANCE_OVERHEAD_BYTES).
     const server = await startServe(['--worker', worker, '--data', data, '--no-watch', '--no-render', '--memory-budget', '1'], { HOOKBENCH_ADMIN_TOKEN: TOKEN });
     try {
       const names = Array.from({ length: ENTITIES }, (_, i) => `entity-${i}`);

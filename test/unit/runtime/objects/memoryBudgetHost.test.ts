@@ -31,7 +31,7 @@ class Rows {
   }
 }
 
-/** A namespace whose budget holds about one instance (each costs about 0.4 MiB: instanceHost.ts). */
+/** A namespace whose budget holds about one instance (each costs about 0.4 MiB: instanceSleeper.ts). */
 async function namespace(): Promise<{ ns: DurableObjectNamespace; timers: ManualTimers }> {
   const timers = new ManualTimers();
   const platform = await testPlatform({ timers, limits: { idleMs: Number.POSITIVE_INFINITY, memoryBudgetMiB: 0.5 } });
