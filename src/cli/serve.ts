@@ -26,7 +26,8 @@ import type { AccessPolicy } from '../serve/http/access';
 import { DEFAULT_RECEIVER_PORT, WEBHOOK_PATHS } from '../core/contract/webhookRoutes';
 import { parseFlags, UsageError } from './args';
 import type { CliIo } from './io';
-import { listeningLine, loginFileLine, portInUseMessage, renderLine, renderTokenLine } from '../core/contract/serveHandshake';
+import { listeningLine, loginFileLine, portInUseMessage, protocolLine, renderLine, renderTokenLine } from '../core/contract/serveHandshake';
+import { ADMIN_PROTOCOL_VERSION } from '../core/contract/adminProtocol';
 import { ADMIN_TOKEN_ENV, DEFAULT_MEMORY_BUDGET_MIB, RENDER_TOKEN_ENV } from '../core/contract/serveEnvironment';
 
 export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port ${DEFAULT_RECEIVER_PORT}] [--data .hookbench]
@@ -326,7 +327,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     writePrivate(file, loginUrl(server.url, access.requireToken) + '\n');
     io.stdout.write(`${loginFileLine(file)}\n`);
   }
-  io.stdout.write(`${listeningLine(server.url)}\n`);
+  io.stdout.write(`${protocolLine(ADMIN_PROTOCOL_VERSION)}\n${listeningLine(server.url)}\n`);
 
   routeConsole(logger);
   process.on('unhandledRejection', (reason) => logger.error(`[agents] unhandled rejection in worker code: ${(reason as Error)?.stack ?? String(reason)}`));

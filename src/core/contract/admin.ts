@@ -28,7 +28,7 @@ import { readInstanceDetails, readInstanceSummary, type InstanceDetails, type In
 import { readLiveMessage } from './live';
 import { readCaptureList, readSinkReceipt } from './sink';
 import { readLockConfirmAnswer } from './serveLock';
-import { count, listOf, nullable, number, oneOf, optional, shape, ShapeError, text, type Reader } from './shape';
+import { count, listOf, number, oneOf, optional, shape, ShapeError, stepInto, text, type Reader } from './shape';
 
 export type { DetailsRequest, ExecuteRequest, QueryParam, QueryRequest } from './adminRequests';
 export { MAX_DETAILS } from './adminRequests';
@@ -57,10 +57,10 @@ export interface QueryResult {
 }
 
 const readBlob = shape<{ readonly base64: string }>({ base64: text });
-const readQueryValue: Reader<QueryValue> = (value, at) => {
+const readQueryValue: Reader<QueryValue> = (value) => {
   if (value === null || typeof value === 'string') return value;
-  if (typeof value === 'object') return readBlob(value, at);
-  return number(value, at);
+  if (typeof value === 'object') return readBlob(value);
+  return number(value);
 };
 const QUERY_FIELDS = { columns: listOf(text), rows: listOf(listOf(readQueryValue)), truncated: optional(oneOf(true)) } as const;
 const readQueryResult = shape<QueryResult>(QUERY_FIELDS);
@@ -80,9 +80,9 @@ const readDeliveryDetails = shape<DeliveryDetails>({ ...DELIVERY_FIELDS, request
 /** `{"<key>": [ … ]}`: a list under one name, each item read by `item`. */
 function listUnder<K extends string, T>(key: K, item: Reader<T>): Reader<{ readonly [k in K]: T[] }> {
   const list = listOf(item);
-  return (value, at) => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ShapeError(at, 'an object', value);
-    return { [key]: list((value as Record<string, unknown>)[key], at ? `${at}.${key}` : key) } as { readonly [k in K]: T[] };
+  return (value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ShapeError('an object', value);
+    return { [key]: stepInto(`.${key}`, () => list((value as Record<string, unknown>)[key])) } as { readonly [k in K]: T[] };
   };
 }
 

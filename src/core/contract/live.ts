@@ -6,7 +6,7 @@
 import { BINDING_KINDS, type BindingChange } from './bindings';
 import { readDeliverySummary, type DeliverySummary } from './deliveries';
 import { readEventRow, readInstanceSummary, type EventRow, type InstanceEvent, type InstanceLifecycle, type InstanceRef } from './instances';
-import { anything, byTag, count, oneOf, optional, shape, text, type Reader } from './shape';
+import { anything, byTag, count, oneOf, optional, shape, stepInto, text, type Reader } from './shape';
 import { readCaptureSummary, type CaptureSummary } from './sink';
 
 export type LiveMessage =
@@ -85,5 +85,5 @@ export function formatLiveFrame(messages: readonly LiveMessage[]): string {
  */
 export function parseLiveFrame(frame: string): LiveMessage[] {
   const parsed: unknown = JSON.parse(frame);
-  return Array.isArray(parsed) ? parsed.map((message: unknown, i) => readLiveMessage(message, `[${i}]`)) : [readLiveMessage(parsed, '')];
+  return Array.isArray(parsed) ? parsed.map((message: unknown, i) => stepInto(`[${i}]`, () => readLiveMessage(message))) : [readLiveMessage(parsed)];
 }

@@ -94,8 +94,8 @@ export function parseLockConfirmAnswer(body: unknown): LockConfirmAnswer | undef
 }
 
 /** The answer as the route's reader (admin.ts) gives it: a ShapeError when it is not a LockConfirmAnswer. */
-export const readLockConfirmAnswer: Reader<LockConfirmAnswer> = (value, at) => {
+export const readLockConfirmAnswer: Reader<LockConfirmAnswer> = (value) => {
   const answer = parseLockConfirmAnswer(value);
-  if (!answer) throw new ShapeError(at, '{"pid": <whole number>, "answer": "<64 hex digits>"}', value);
+  if (!answer) throw new ShapeError('{"pid": <whole number>, "answer": "<64 hex digits>"}', value);
   return answer;
 };

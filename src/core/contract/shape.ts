@@ -7,22 +7,50 @@
  * added to a type and not to its reader does not compile.
  */
 
-/** Reads `value`, found at `at` (a path such as `deliveries[3].source`, '' for the whole). */
-export type Reader<T> = (value: unknown, at: string) => T;
+/** Reads `value`: gives it back typed, or throws ShapeError. */
+export type Reader<T> = (value: unknown) => T;
 
 /** A field that may be absent: its reader, applied only when the field is there. */
 export interface Optional<T> {
   readonly optional: Reader<T>;
 }
 
-/** A value of the wrong shape: `<where>: expected <what>, got <what came>`. */
+/**
+ * A value of the wrong shape: `<where>: expected <what>, got <what came>`. Where is filled in as
+ * the error leaves each object and array it is in, so reading a value that is right builds no path.
+ */
 export class ShapeError extends Error {
+  private path = '';
+  private readonly what: string;
+
   constructor(
-    readonly at: string,
     readonly expected: string,
     got: unknown,
   ) {
-    super(`${at || 'the value'}: expected ${expected}, got ${described(got)}`);
+    const what = `expected ${expected}, got ${described(got)}`;
+    super(`the value: ${what}`);
+    this.what = what;
+  }
+
+  /** Where in the value read: `instances[2].awake`, '' for the whole. */
+  get at(): string {
+    return this.path;
+  }
+
+  /** Notes that the error is within `step` (`.name` or `[2]`) of the value around it. */
+  within(step: string): this {
+    this.path = step + this.path;
+    this.message = `${this.path.replace(/^\./, '')}: ${this.what}`;
+    return this;
+  }
+}
+
+/** `read()`, its ShapeError placed within `step` (`.name`, `[2]`). */
+export function stepInto<T>(step: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw error instanceof ShapeError ? error.within(step) : error;
   }
 }
 
@@ -36,8 +64,8 @@ function described(value: unknown): string {
 }
 
 function checked<T>(expected: string, test: (value: unknown) => boolean): Reader<T> {
-  return (value, at) => {
-    if (!test(value)) throw new ShapeError(at, expected, value);
+  return (value) => {
+    if (!test(value)) throw new ShapeError(expected, value);
     return value as T;
   };
 }
@@ -56,7 +84,7 @@ export function oneOf<const L extends readonly (string | number | boolean)[]>(..
 }
 
 export function nullable<T>(reader: Reader<T>): Reader<T | null> {
-  return (value, at) => (value === null ? null : reader(value, at));
+  return (value) => (value === null ? null : reader(value));
 }
 
 export function optional<T>(reader: Reader<T>): Optional<T> {
@@ -64,9 +92,16 @@ export function optional<T>(reader: Reader<T>): Optional<T> {
 }
 
 export function listOf<T>(reader: Reader<T>): Reader<T[]> {
-  return (value, at) => {
-    if (!Array.isArray(value)) throw new ShapeError(at, 'an array', value);
-    return value.map((item, i) => reader(item, `${at}[${i}]`));
+  return (value) => {
+    if (!Array.isArray(value)) throw new ShapeError('an array', value);
+    const read: T[] = new Array<T>(value.length);
+    let i = 0;
+    try {
+      for (; i < value.length; i++) read[i] = reader(value[i]);
+    } catch (error) {
+      throw error instanceof ShapeError ? error.within(`[${i}]`) : error;
+    }
+    return read;
   };
 }
 
@@ -76,9 +111,21 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** An object whose every value `reader` reads (headers, metadata). */
 export function dictOf<T>(reader: Reader<T>): Reader<Record<string, T>> {
-  return (value, at) => {
-    if (!isObject(value)) throw new ShapeError(at, 'an object', value);
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, reader(item, `${at}[${JSON.stringify(key)}]`)]));
+  return (value) => {
+    if (!isObject(value)) throw new ShapeError('an object', value);
+    const read: Record<string, T> = {};
+    let key = '';
+    try {
+      for (key in value) {
+        if (!Object.hasOwn(value, key)) continue;
+        // A request's headers are the sender's to name: `__proto__` stays a key, never the prototype.
+        if (key === '__proto__') Object.defineProperty(read, key, { value: reader(value[key]), enumerable: true, writable: true, configurable: true });
+        else read[key] = reader(value[key]);
+      }
+    } catch (error) {
+      throw error instanceof ShapeError ? error.within(`[${JSON.stringify(key)}]`) : error;
+    }
+    return read;
   };
 }
 
@@ -93,14 +140,19 @@ export type Fields<T> = { readonly [K in keyof T]-?: K extends OptionalKeys<T> ?
  */
 export function shape<T extends object>(fields: Fields<T>): Reader<T> {
   const entries = Object.entries(fields) as [string, Reader<unknown> | Optional<unknown>][];
-  return (value, at) => {
-    if (!isObject(value)) throw new ShapeError(at, 'an object', value);
+  return (value) => {
+    if (!isObject(value)) throw new ShapeError('an object', value);
     const read: Record<string, unknown> = {};
-    for (const [key, field] of entries) {
-      const given = Object.hasOwn(value, key) ? value[key] : undefined;
-      const where = at ? `${at}.${key}` : key;
-      if (typeof field === 'function') read[key] = field(given, where);
-      else if (given !== undefined) read[key] = field.optional(given, where);
+    let key = '';
+    try {
+      for (const [name, field] of entries) {
+        key = name;
+        const given = Object.hasOwn(value, name) ? value[name] : undefined;
+        if (typeof field === 'function') read[name] = field(given);
+        else if (given !== undefined) read[name] = field.optional(given);
+      }
+    } catch (error) {
+      throw error instanceof ShapeError ? error.within(`.${key}`) : error;
     }
     return read as T;
   };
@@ -112,11 +164,11 @@ export function shape<T extends object>(fields: Fields<T>): Reader<T> {
  */
 export function byTag<T extends object, K extends keyof T & string>(key: K, readers: { readonly [V in T[K] & (string | number)]: Reader<T> }): Reader<T> {
   const tags = Object.keys(readers);
-  return (value, at) => {
-    if (!isObject(value)) throw new ShapeError(at, 'an object', value);
+  return (value) => {
+    if (!isObject(value)) throw new ShapeError('an object', value);
     const tag = value[key];
-    const reader = typeof tag === 'string' || typeof tag === 'number' ? (readers as Record<string | number, Reader<T> | undefined>)[tag] : undefined;
-    if (!reader || !Object.hasOwn(readers, tag as string)) throw new ShapeError(at ? `${at}.${key}` : key, tags.map((t) => JSON.stringify(t)).join(' or '), tag);
-    return reader(value, at);
+    const reader = (typeof tag === 'string' || typeof tag === 'number') && Object.hasOwn(readers, tag) ? (readers as Record<string | number, Reader<T>>)[tag] : undefined;
+    if (!reader) throw new ShapeError(tags.map((t) => JSON.stringify(t)).join(' or '), tag).within(`.${key}`);
+    return reader(value);
   };
 }

@@ -70,7 +70,7 @@ export class AdminClient {
     }
     if (!response.ok) throw new Error(adminErrorOf(json) ?? `admin API answered ${response.status}`);
     try {
-      return route.answer.read(json, '') as RouteAnswer<R>;
+      return route.answer.read(json) as RouteAnswer<R>;
     } catch (error) {
       if (error instanceof ShapeError) throw new MalformedAnswerError(route, error.message);
       throw error;
