@@ -21,10 +21,9 @@ import {
   readR2ObjectInfo,
   readR2ObjectsPage,
   readWorkflowInstancesPage,
-  type BindingSummary,
 } from './bindings';
-import { DELIVERY_FIELDS, readDeliverySummary, type DeliveryRecord, type DeliverySummary } from './deliveries';
-import { readInstanceDetails, readInstanceSummary, type InstanceDetails, type InstanceSummary } from './instances';
+import { DELIVERY_FIELDS, readDeliverySummary, type DeliveryRecord } from './deliveries';
+import { readInstanceDetails, readInstanceSummary } from './instances';
 import { readLiveMessage } from './live';
 import { readCaptureList, readSinkReceipt } from './sink';
 import { readLockConfirmAnswer } from './serveLock';
