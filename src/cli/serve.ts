@@ -304,6 +304,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     if (error.code === 'EADDRINUSE') throw new PortInUseError(values.host, values.port);
     throw error;
   });
+  io.stdout.write(`${protocolLine(ADMIN_PROTOCOL_VERSION)}\n`);
   // The emulator's line comes first: whoever waits for "listening on" then knows both.
   const render = values['no-render'] ? undefined : await startRender(values, io, logger, access, Number(new URL(server.url).port));
   rendering.server = render;
@@ -327,7 +328,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     writePrivate(file, loginUrl(server.url, access.requireToken) + '\n');
     io.stdout.write(`${loginFileLine(file)}\n`);
   }
-  io.stdout.write(`${protocolLine(ADMIN_PROTOCOL_VERSION)}\n${listeningLine(server.url)}\n`);
+  io.stdout.write(`${listeningLine(server.url)}\n`);
 
   routeConsole(logger);
   process.on('unhandledRejection', (reason) => logger.error(`[agents] unhandled rejection in worker code: ${(reason as Error)?.stack ?? String(reason)}`));

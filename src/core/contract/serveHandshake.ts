@@ -2,9 +2,9 @@
  * What `hookbench serve` prints for whoever started it (the extension, the tests, a script), each
  * line declared once: its format for the CLI that writes it, its parse for those that read it.
  *
- * On standard output, one line each, in this order: the Browser Rendering emulator's address and,
- * when serve chose it, its token; where a browser signs in under `--require-token`; the admin
- * API's protocol version (adminProtocol.ts); and last `listening on`, once requests may be sent
+ * On standard output, one line each, in this order: the admin API's protocol version
+ * (adminProtocol.ts); the Browser Rendering emulator's address and, when serve chose it, its
+ * token; where a browser signs in under `--require-token`; and last `listening on`, once requests may be sent
  * (serve listens for SIGTERM before it says so). A reader takes the lines it knows and passes
  * over the others, so a line added before `listening on` leaves older readers working.
  * On standard error, among the log lines, the one line of a start that failed in a way the
