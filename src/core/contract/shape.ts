@@ -1,7 +1,7 @@
 /**
  * Readers of JSON that crossed a process seam: each checks that a value has the shape a contract
  * type declares and gives it back typed, or throws a ShapeError that says where and what was
- * wrong (`instances[2].awake: expected a boolean, got "yes"`). The contract declares a reader
+ * wrong (`instances[2].awake: expected true or false, got "yes"`). The contract declares a reader
  * beside each type a client parses on arrival (docs/admin-api.md, "Answers are parsed on
  * arrival"); `shape<T>` makes the compiler ask for a reader of every field of `T`, so a field
  * added to a type and not to its reader does not compile.
