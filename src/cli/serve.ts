@@ -16,7 +16,8 @@ import { startServe } from '../serve/startServe';
 import { DEFAULT_RECEIVER_PORT, WEBHOOK_PATHS } from '../core/contract/webhookRoutes';
 import { parseFlags, UsageError } from './args';
 import type { CliIo } from './io';
-import { listeningLine, loginFileLine, portInUseMessage, renderLine, renderTokenLine } from '../core/contract/serveHandshake';
+import { listeningLine, loginFileLine, portInUseMessage, protocolLine, renderLine, renderTokenLine } from '../core/contract/serveHandshake';
+import { ADMIN_PROTOCOL_VERSION } from '../core/contract/adminProtocol';
 import { ADMIN_TOKEN_ENV, DEFAULT_MEMORY_BUDGET_MIB, RENDER_TOKEN_ENV } from '../core/contract/serveEnvironment';
 
 export const serveUsage = `Usage: hookbench serve [--host 127.0.0.1] [--port ${DEFAULT_RECEIVER_PORT}] [--data .hookbench]
@@ -226,6 +227,7 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     if (error.code === 'EADDRINUSE') throw new PortInUseError(values.host, values.port);
     throw error;
   });
+  io.stdout.write(`${protocolLine(ADMIN_PROTOCOL_VERSION)}\n`);
   // The emulator's lines come first: whoever waits for "listening on" then knows both.
   if (running.renderUrl) {
     io.stdout.write(`${renderLine(running.renderUrl)}\n`);

@@ -15,6 +15,7 @@ import { Sink } from './sink';
 import { WorkerHost, type ServePlatform, type WorkerHostOptions } from './workerHost';
 import { secureDataFolder, writePrivate } from '../core/privateFiles';
 import { serveLockFile } from '../core/contract/serveLock';
+import { ADMIN_PROTOCOL_VERSION } from '../core/contract/adminProtocol';
 import { adminTokenFile, formatAdminToken } from '../core/contract/adminTokenFile';
 import { internalPath } from '../core/contract/dataFolder';
 
@@ -82,7 +83,7 @@ async function startLocked(platform: ServePlatform, options: ServerOptions, lock
   }
   // Before the lock names the address: whoever finds this process the holder finds its token too.
   const tokenFile = adminTokenFile(dataDir);
-  if (options.adminToken) writePrivate(tokenFile, formatAdminToken(options.adminToken));
+  if (options.adminToken) writePrivate(tokenFile, formatAdminToken({ token: options.adminToken, protocol: ADMIN_PROTOCOL_VERSION }));
   else fs.rmSync(tokenFile, { force: true });
   // Now a checker can reach the admin API and ask this process to prove it holds the folder.
   lock.listening(receiver.localAddress);

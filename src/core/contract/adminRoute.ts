@@ -3,8 +3,10 @@
  * named segments (`/__hookbench/instances/<namespace>/<name>`), who may call it, how its query and
  * body are written by a client and read by the server, and the type of its answer. The routes
  * themselves are the table in admin.ts; this module is the machinery both sides share, so a path
- * is built by the client and matched by the server from the same pattern.
+ * is built by the client and matched by the server from the same pattern, and an answer is typed
+ * for the server's handler and read on arrival by the client with the same declaration.
  */
+import type { Reader } from './shape';
 
 /**
  * Who may call a route, besides the receiver's own checks that come first (docs/security.md: only
@@ -45,14 +47,18 @@ export interface BodyCodec<Given, Parsed> {
   parse(bytes: Uint8Array): Parsed;
 }
 
-/** The type of what a route answers with 200 (or sends, for a WebSocket): declared, never a value. */
+/**
+ * What a route answers with 200 (or sends, for a WebSocket): its type, which the server's handler
+ * must answer, and its reader, which a client applies on arrival (a ShapeError for an answer of
+ * another shape, as from a serve of another version).
+ */
 export interface Answers<A> {
-  readonly answers?: A;
+  readonly read: Reader<A>;
 }
 
-/** Declares a route's answer type: `answer: answers<InstanceDetails>()`. */
-export function answers<A>(): Answers<A> {
-  return {};
+/** Declares a route's answer: `answer: answers<InstanceDetails>(readInstanceDetails)`. */
+export function answers<A>(read: Reader<A>): Answers<A> {
+  return { read };
 }
 
 /** A route answered over HTTP: JSON with status 200, or `{"error"}` with another. */

@@ -1,9 +1,11 @@
 /**
  * What the admin API answers about a worker's bindings (docs/admin-api.md, "Bindings"): the list
  * of bindings, KV keys and values, D1 tables, R2 objects, queue backlogs, workflow instances and
- * Durable Object alarms. Declared once for the serve process and the explorer's Bindings view.
+ * Durable Object alarms. Declared once for the serve process and the explorer's Bindings view,
+ * each answer with its reader beside it (shape.ts).
  */
-import type { TableSchema } from './tableSchema';
+import { anything, bool, count, dictOf, listOf, oneOf, optional, shape, text } from './shape';
+import { readTableSchema, type TableSchema } from './tableSchema';
 
 /** The kinds of binding the explorer shows, in the order it shows them. */
 export const BINDING_KINDS = ['kv', 'd1', 'r2', 'queue', 'workflow', 'durableObject'] as const;
@@ -19,6 +21,8 @@ export interface BindingSummary {
   /** The data it reaches: the namespace, database or bucket id, the queue, the workflow or DO class. */
   readonly target: string;
 }
+
+export const readBindingSummary = shape<BindingSummary>({ kind: oneOf(...BINDING_KINDS), name: text, target: text });
 
 /**
  * A binding's data changed (a KV key put or deleted, a D1 write, an R2 object, a queue's backlog):
@@ -57,6 +61,8 @@ export interface KvKeysPage {
   readonly cursor?: string;
 }
 
+export const readKvKeysPage = shape<KvKeysPage>({ keys: listOf(shape<KvKey>({ name: text, expiration: optional(count), metadata: optional(anything) })), cursor: optional(text) });
+
 /** A value as text when it is UTF-8, else base64; at most MAX_SHOWN_VALUE_BYTES of it. */
 export interface ShownBytes {
   readonly encoding: 'text' | 'base64';
@@ -73,9 +79,21 @@ export interface KvValue extends ShownBytes {
   readonly metadata?: unknown;
 }
 
+export const readKvValue = shape<KvValue>({
+  key: text,
+  encoding: oneOf('text', 'base64'),
+  value: text,
+  size: count,
+  truncated: optional(oneOf(true)),
+  expiration: optional(count),
+  metadata: optional(anything),
+});
+
 export interface D1Tables {
   readonly tables: TableSchema[];
 }
+
+export const readD1Tables = shape<D1Tables>({ tables: listOf(readTableSchema) });
 
 export interface R2ObjectInfo {
   readonly key: string;
@@ -87,10 +105,14 @@ export interface R2ObjectInfo {
   readonly customMetadata: Record<string, string>;
 }
 
+export const readR2ObjectInfo = shape<R2ObjectInfo>({ key: text, size: count, etag: text, uploaded: text, httpMetadata: dictOf(text), customMetadata: dictOf(text) });
+
 export interface R2ObjectsPage {
   readonly objects: R2ObjectInfo[];
   readonly cursor?: string;
 }
+
+export const readR2ObjectsPage = shape<R2ObjectsPage>({ objects: listOf(readR2ObjectInfo), cursor: optional(text) });
 
 /** One message waiting in a queue. */
 export interface QueueMessageInfo {
@@ -104,6 +126,8 @@ export interface QueueMessageInfo {
   readonly contentType: string;
   readonly size: number;
 }
+
+const readQueueMessageInfo = shape<QueueMessageInfo>({ id: text, attempts: count, retries: count, sentAt: text, visibleAt: text, contentType: text, size: count });
 
 export interface QueueInfo {
   readonly queue: string;
@@ -125,6 +149,19 @@ export interface QueueInfo {
   readonly cursor?: string;
 }
 
+export const readQueueInfo = shape<QueueInfo>({
+  queue: text,
+  backlog: count,
+  delayed: count,
+  inFlight: count,
+  retried: count,
+  deadLetterQueue: optional(text),
+  deadLettered: count,
+  consumed: bool,
+  messages: listOf(readQueueMessageInfo),
+  cursor: optional(text),
+});
+
 export interface WorkflowStepInfo {
   /** `do`, `sleep` or `waitForEvent`. */
   readonly kind: string;
@@ -140,10 +177,19 @@ export interface WorkflowInstanceInfo {
   readonly steps: WorkflowStepInfo[];
 }
 
+const readWorkflowInstanceInfo = shape<WorkflowInstanceInfo>({
+  id: text,
+  status: text,
+  error: optional(shape<{ readonly name: string; readonly message: string }>({ name: text, message: text })),
+  steps: listOf(shape<WorkflowStepInfo>({ kind: text, name: text, ok: bool })),
+});
+
 export interface WorkflowInstancesPage {
   readonly instances: WorkflowInstanceInfo[];
   readonly cursor?: string;
 }
+
+export const readWorkflowInstancesPage = shape<WorkflowInstancesPage>({ instances: listOf(readWorkflowInstanceInfo), cursor: optional(text) });
 
 export interface PendingAlarm {
   readonly name: string;
@@ -155,3 +201,5 @@ export interface AlarmsPage {
   readonly alarms: PendingAlarm[];
   readonly cursor?: string;
 }
+
+export const readAlarmsPage = shape<AlarmsPage>({ alarms: listOf(shape<PendingAlarm>({ name: text, time: text })), cursor: optional(text) });

@@ -1,7 +1,9 @@
 /**
  * What the serve process tells its clients about the requests it received: declared once, for
- * the deliveries log (server), the admin API and its live feed, and the extension's views.
+ * the deliveries log (server), the admin API and its live feed, and the extension's views; what a
+ * client receives has its reader beside it (shape.ts).
  */
+import { bool, count, dictOf, nullable, number, oneOf, optional, shape, text, type Reader } from './shape';
 
 /** One request the receiver saw, accepted or rejected, with its raw bytes and what the worker said about it. */
 export interface DeliveryRecord {
@@ -45,6 +47,8 @@ export interface NextRetry {
   readonly at: string;
 }
 
+const readNextRetry = shape<NextRetry>({ retry: count, retries: count, at: text });
+
 /**
  * Where a delivery came from. `send` and `replay` are Hookbench's own senders; `relay` is a
  * forwarder on this machine (the smee client, `stripe listen`); `public` is a request whose `Host`
@@ -60,6 +64,8 @@ export interface DeliverySource {
   /** What the relay did to the request that explains its verification, e.g. {@link RELAY_REENCODED_NOTE}. */
   readonly note?: string;
 }
+
+const readDeliverySource = shape<DeliverySource>({ kind: oneOf('send', 'replay', 'relay', 'public', 'retry'), name: optional(text), of: optional(text), retry: optional(count), note: optional(text) });
 
 /**
  * The request header Hookbench's senders and relays name themselves in (`send`, `replay`,
@@ -86,6 +92,29 @@ export const RELAY_REENCODED_NOTE = 'relayed: body re-encoded by the relay';
 
 /** A delivery without its bodies, for lists and the live feed. */
 export type DeliverySummary = Omit<DeliveryRecord, 'requestBody' | 'responseBody'> & { readonly requestBytes: number };
+
+/** The fields every delivery sent to a client has, whatever it carries of its bodies. */
+export const DELIVERY_FIELDS = {
+  id: text,
+  time: text,
+  method: text,
+  path: text,
+  requestHeaders: dictOf(text),
+  requestTruncated: bool,
+  status: count,
+  responseHeaders: dictOf(text),
+  durationMs: number,
+  provider: nullable(text),
+  entity: nullable(text),
+  verification: nullable(text),
+  event: optional(nullable(text)),
+  eventType: optional(nullable(text)),
+  duplicate: optional(bool),
+  source: optional(readDeliverySource),
+  nextRetry: optional(readNextRetry),
+} as const;
+
+export const readDeliverySummary: Reader<DeliverySummary> = shape<DeliverySummary>({ ...DELIVERY_FIELDS, requestBytes: count });
 
 /** The words the views, the log and the replay notification use for a duplicate. */
 export const DUPLICATE_NOTE = 'duplicate — not processed again';

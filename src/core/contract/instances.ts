@@ -1,8 +1,10 @@
 /**
  * The agent instances the serve process hosts, as the admin API and its live feed describe them,
  * and what the built-in worker's agents keep (their `events` rows and their state), which the
- * explorer reads over the admin API and the agents protocol.
+ * explorer reads over the admin API and the agents protocol. Each type a client receives has its
+ * reader beside it (shape.ts).
  */
+import { anything, bool, count, listOf, nullable, shape, text } from './shape';
 
 /** One instance with data on disk or awake now. `agent` is the URL segment of `/agents/<agent>/<name>`. */
 export interface InstanceSummary {
@@ -15,17 +17,23 @@ export interface InstanceSummary {
   readonly connections: number;
 }
 
+export const readInstanceSummary = shape<InstanceSummary>({ namespace: text, agent: text, className: text, name: text, awake: bool, connections: count });
+
 /** A table of an instance's database and how many rows it holds. */
 export interface TableSummary {
   readonly name: string;
   readonly rows: number;
 }
 
+const readTableSummary = shape<TableSummary>({ name: text, rows: count });
+
 /** One instance, woken, with its persisted state (`null` when it has none) and its tables. */
 export interface InstanceDetails extends Omit<InstanceSummary, 'className'> {
   readonly state: unknown;
   readonly tables: TableSummary[];
 }
+
+export const readInstanceDetails = shape<InstanceDetails>({ namespace: text, agent: text, name: text, awake: bool, connections: count, state: anything, tables: listOf(readTableSummary) });
 
 /** Which instance a message is about. */
 export interface InstanceRef {
@@ -64,6 +72,8 @@ export interface StoredEvent {
 
 /** What the explorer lists of an event: the row without its payload and details. */
 export type EventRow = Pick<StoredEvent, 'id' | 'type' | 'action' | 'title' | 'timestamp'>;
+
+export const readEventRow = shape<EventRow>({ id: text, type: text, action: nullable(text), title: text, timestamp: text });
 
 /** The built-in worker's agent state, broadcast to every connected client on each stored event. */
 export interface WebhookState {

@@ -1,11 +1,13 @@
 /**
  * The admin API's live feed (WebSocket `/__hookbench/live`, the route `live` of admin.ts): one JSON
  * message per change, a frame each; a client that adds `?batch=1` takes frames of several (docs/admin-api.md, "Live feed").
+ * A client reads each message on arrival with `readLiveMessage`.
  */
-import type { BindingChange } from './bindings';
-import type { DeliverySummary } from './deliveries';
-import type { EventRow, InstanceEvent, InstanceLifecycle, InstanceRef } from './instances';
-import type { CaptureSummary } from './sink';
+import { BINDING_KINDS, type BindingChange } from './bindings';
+import { readDeliverySummary, type DeliverySummary } from './deliveries';
+import { readEventRow, readInstanceSummary, type EventRow, type InstanceEvent, type InstanceLifecycle, type InstanceRef } from './instances';
+import { anything, byTag, count, oneOf, optional, shape, stepInto, text, type Reader } from './shape';
+import { readCaptureSummary, type CaptureSummary } from './sink';
 
 export type LiveMessage =
   /** Once, when connected. */
@@ -30,6 +32,22 @@ export const LIVE_MESSAGE_TYPES = ['hello', 'delivery', 'instance', 'state', 'ev
 
 type Exhaustive<Missing extends never> = Missing;
 export type LiveMessageTypesListed = Exhaustive<Exclude<LiveMessageType, (typeof LIVE_MESSAGE_TYPES)[number]>>;
+
+type Message<T extends LiveMessageType> = Extract<LiveMessage, { readonly type: T }>;
+type Lifecycle = Message<'instance'>;
+const withSummary = shape<Extract<Lifecycle, { readonly instance: unknown }>>({ type: oneOf('instance'), kind: oneOf('created', 'woken', 'evicted'), namespace: text, name: text, instance: readInstanceSummary });
+const withoutSummary = shape<Exclude<Lifecycle, { readonly instance: unknown }>>({ type: oneOf('instance'), kind: oneOf('deleted', 'changed'), namespace: text, name: text });
+
+/** One message of the feed, read on arrival: a ShapeError names what in it was wrong. */
+export const readLiveMessage: Reader<LiveMessage> = byTag<LiveMessage, 'type'>('type', {
+  hello: shape<Message<'hello'>>({ type: oneOf('hello') }),
+  delivery: shape<Message<'delivery'>>({ type: oneOf('delivery'), delivery: readDeliverySummary }),
+  instance: byTag<Lifecycle, 'kind'>('kind', { created: withSummary, woken: withSummary, evicted: withSummary, deleted: withoutSummary, changed: withoutSummary }),
+  state: shape<Message<'state'>>({ type: oneOf('state'), namespace: text, name: text, state: anything }),
+  event: shape<Message<'event'>>({ type: oneOf('event'), namespace: text, name: text, event: readEventRow }),
+  binding: shape<Message<'binding'>>({ type: oneOf('binding'), kind: oneOf(...BINDING_KINDS), target: optional(text) }),
+  outbound: shape<Message<'outbound'>>({ type: oneOf('outbound'), capture: readCaptureSummary, dropped: count }),
+});
 
 /** The live message that tells clients about `event`. */
 export function instanceMessage(event: InstanceEvent): LiveMessage {
@@ -60,8 +78,12 @@ export function formatLiveFrame(messages: readonly LiveMessage[]): string {
   return JSON.stringify(messages.length === 1 ? messages[0] : messages);
 }
 
-/** The messages of a frame, in the order they were sent (either shape formatLiveFrame writes). */
-export function parseLiveFrame(text: string): LiveMessage[] {
-  const parsed = JSON.parse(text) as LiveMessage | LiveMessage[];
-  return Array.isArray(parsed) ? parsed : [parsed];
+/**
+ * The messages of a frame, in the order they were sent (either shape formatLiveFrame writes), each
+ * read by readLiveMessage. Throws SyntaxError for a frame that is not JSON, and a ShapeError naming
+ * the message and what in it was wrong (`[3].delivery.status: expected a whole number, got "200"`).
+ */
+export function parseLiveFrame(frame: string): LiveMessage[] {
+  const parsed: unknown = JSON.parse(frame);
+  return Array.isArray(parsed) ? parsed.map((message: unknown, i) => stepInto(`[${i}]`, () => readLiveMessage(message))) : [readLiveMessage(parsed)];
 }

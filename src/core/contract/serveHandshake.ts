@@ -2,13 +2,16 @@
  * What `hookbench serve` prints for whoever started it (the extension, the tests, a script), each
  * line declared once: its format for the CLI that writes it, its parse for those that read it.
  *
- * On standard output, one line each, in this order: the Browser Rendering emulator's address and,
- * when serve chose it, its token; where a browser signs in under `--require-token`; and last
- * `listening on`, once requests may be sent (serve listens for SIGTERM before it says so).
+ * On standard output, one line each, in this order: the admin API's protocol version
+ * (adminProtocol.ts); the Browser Rendering emulator's address and, when serve chose it, its
+ * token; where a browser signs in under `--require-token`; and last `listening on`, once requests may be sent
+ * (serve listens for SIGTERM before it says so). A reader takes the lines it knows and passes
+ * over the others, so a line added before `listening on` leaves older readers working.
  * On standard error, among the log lines, the one line of a start that failed in a way the
  * extension offers a way out of: the port is taken (Use Another Port), or the data folder is held
  * by another live serve (Take Over).
  */
+import { parseProtocolVersion, type StatedProtocol } from './adminProtocol';
 import { RENDER_TOKEN_ENV } from './serveEnvironment';
 
 /** `listening on <url>`: the receiver's base URL, `http://HOST:PORT`. */
@@ -18,6 +21,16 @@ const LISTENING_LINE = /^listening on (http:\/\/\S+)$/;
 /** The receiver's base URL, when `line` is the listening line. */
 export function listeningUrl(line: string): string | undefined {
   return LISTENING_LINE.exec(line)?.[1];
+}
+
+/** `admin protocol <version>`: the admin API's protocol version; before `listening on`. */
+export const protocolLine = (version: number): string => `admin protocol ${version}`;
+const PROTOCOL_LINE = /^admin protocol (\S+)$/;
+
+/** The version stated, when `line` is the protocol line (undefined for another line, or a version that is not one). */
+export function protocolVersion(line: string): StatedProtocol {
+  const stated = PROTOCOL_LINE.exec(line)?.[1];
+  return stated === undefined ? undefined : parseProtocolVersion(stated);
 }
 
 /** `render on <url>`: the emulator's API base, `http://HOST:PORT/client/v4`; before `listening on`. */

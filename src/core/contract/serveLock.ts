@@ -11,6 +11,7 @@
  * which only its owner can read (0600, in a 0700 folder).
  */
 import { internalPath } from './dataFolder';
+import { ShapeError, type Reader } from './shape';
 import { createHmac } from 'node:crypto';
 
 /** The lock's file, in the data folder's internal folder. */
@@ -91,3 +92,10 @@ export function parseLockConfirmAnswer(body: unknown): LockConfirmAnswer | undef
   const { pid, answer } = (body ?? {}) as { pid?: unknown; answer?: unknown };
   return isCount(pid) && typeof answer === 'string' && HEX64.test(answer) ? { pid, answer } : undefined;
 }
+
+/** The answer as the route's reader (admin.ts) gives it: a ShapeError when it is not a LockConfirmAnswer. */
+export const readLockConfirmAnswer: Reader<LockConfirmAnswer> = (value) => {
+  const answer = parseLockConfirmAnswer(value);
+  if (!answer) throw new ShapeError('{"pid": <whole number>, "answer": "<64 hex digits>"}', value);
+  return answer;
+};

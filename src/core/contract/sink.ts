@@ -1,4 +1,5 @@
-/** What the outbound sink (`POST /__hookbench/sink/<name>`) captured, as the admin API and the live feed describe it. */
+/** What the outbound sink (`POST /__hookbench/sink/<name>`) captured, as the admin API and the live feed describe it, each with its reader (shape.ts). */
+import { count, dictOf, listOf, nullable, oneOf, shape, text } from './shape';
 
 /** One captured request, byte for byte. */
 export interface Capture {
@@ -15,12 +16,17 @@ export interface Capture {
 /** A capture on the live feed: without the base64 copy of its body. */
 export type CaptureSummary = Omit<Capture, 'bodyBase64'>;
 
+const CAPTURE_FIELDS = { id: text, sink: text, time: text, headers: dictOf(text), body: text, verification: nullable(text) } as const;
+export const readCaptureSummary = shape<CaptureSummary>(CAPTURE_FIELDS);
+
 /** The sink's answer to the request it captured. */
 export interface SinkReceipt {
   readonly received: true;
   readonly id: string;
   readonly verification: string | null;
 }
+
+export const readSinkReceipt = shape<SinkReceipt>({ received: oneOf(true), id: text, verification: nullable(text) });
 
 /**
  * The sink's bounds (docs/admin-api.md, "Outbound sink"). The sink takes requests without a token,
@@ -48,6 +54,8 @@ export interface CaptureList {
   /** Older captures (of the sink asked, or of all) dropped to stay within {@link SinkLimits}. */
   readonly dropped: number;
 }
+
+export const readCaptureList = shape<CaptureList>({ captures: listOf(shape<Capture>({ ...CAPTURE_FIELDS, bodyBase64: text })), dropped: count });
 
 /** The 413's reason for a body over the per-capture cap (`declared`: its Content-Length, when it gave one). */
 export function captureTooLargeMessage(limit: number, declared?: number): string {

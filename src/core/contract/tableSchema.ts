@@ -3,6 +3,7 @@
  * query (one SELECT over `sqlite_master` and `pragma_table_info`), for the Agents view's Tables
  * node and the console's `SELECT * FROM "t" LIMIT 100`.
  */
+import { bool, count, listOf, shape, text } from './shape';
 
 /** Rows as a query answers them (the admin API's `QueryResult`). */
 type Rows = { readonly rows: readonly (readonly unknown[])[] };
@@ -20,6 +21,8 @@ export interface TableSchema {
   readonly name: string;
   readonly columns: ColumnSchema[];
 }
+
+export const readTableSchema = shape<TableSchema>({ name: text, columns: listOf(shape<ColumnSchema>({ name: text, type: text, notNull: bool, pk: count })) });
 
 /** The runtime's own tables (`_hookbench_meta`, `_cf_…`) and SQLite's are left out. */
 export const TABLE_SCHEMA_SQL = `SELECT m.name AS tbl, p.name AS col, p.type AS type, p."notnull" AS not_null, p.pk AS pk

@@ -5,8 +5,9 @@
 import { TOKEN_HEADER } from '../../core/contract/ownerToken';
 import { EVENT_PAYLOAD, EVENTS_NEWEST } from '../../core/contract/tables';
 import WebSocket from 'ws';
-import { ADMIN_API, type DeliveryDetails, type ExecuteResult, type QueryParam, type QueryResult } from '../../core/contract/admin';
-import { routePath, type GivenBody, type GivenQuery, type HttpRoute, type RouteAnswer, type RouteMessage, type RouteParams } from '../../core/contract/adminRoute';
+import { ADMIN_API, adminErrorOf, type DeliveryDetails, type ExecuteResult, type QueryParam, type QueryResult } from '../../core/contract/admin';
+import { routeLabel, routePath, type GivenBody, type GivenQuery, type HttpRoute, type RouteAnswer, type RouteMessage, type RouteParams } from '../../core/contract/adminRoute';
+import { ShapeError } from '../../core/contract/shape';
 import type { AlarmsPage, BindingSummary, D1Tables, KvKeysPage, KvValue, QueueInfo, R2ObjectInfo, R2ObjectsPage, WorkflowInstancesPage } from '../../core/contract/bindings';
 import type { DeliverySummary } from '../../core/contract/deliveries';
 import type { EventRow, InstanceDetails, InstanceRef, InstanceSummary } from '../../core/contract/instances';
@@ -21,6 +22,16 @@ type LiveMessage = RouteMessage<typeof ADMIN_API.live>;
 export type CallOptions<R extends HttpRoute> = { readonly query?: GivenQuery<R> } & (GivenBody<R> extends undefined ? { readonly body?: undefined } : { readonly body: GivenBody<R> });
 
 type CallRest<R extends HttpRoute> = GivenBody<R> extends undefined ? [options?: CallOptions<R>] : [options: CallOptions<R>];
+
+/** An answer of another shape than the route declares: `the answer to GET /__hookbench/… is malformed: instances[2].awake: …`. */
+export class MalformedAnswerError extends Error {
+  constructor(
+    readonly route: HttpRoute,
+    what: string,
+  ) {
+    super(`the answer to ${routeLabel(route)} is malformed (is the serve of another hookbench version?): ${what}`);
+  }
+}
 
 export class AdminClient {
   private socket: WebSocket | undefined;
@@ -41,17 +52,29 @@ export class AdminClient {
 
   /**
    * Calls `route` of the admin API's table (src/core/contract/admin.ts) with its path's segments,
-   * its query and its body; the answer has the type the table gives the route. A failure throws
-   * the server's one-line `error`.
+   * its query and its body; the answer is read on arrival by the route's reader. A failure throws
+   * the server's one-line `error`; an answer of another shape, a MalformedAnswerError.
    */
   async call<R extends HttpRoute>(route: R, params: RouteParams<R>, ...[options]: CallRest<R>): Promise<RouteAnswer<R>> {
     const { query, body } = (options ?? {}) as { query?: GivenQuery<R>; body?: GivenBody<R> };
     const init: RequestInit = { method: route.method, headers: { authorization: `Bearer ${this.token}` } };
     if (body !== undefined && route.body) init.body = (route.body.format as (given: unknown) => string | Uint8Array)(body);
     const response = await fetch(`${this.baseUrl}${routePath(route, params, query as never)}`, init);
-    const answer = (await response.json()) as RouteAnswer<R> & { error?: string };
-    if (!response.ok) throw new Error(answer.error ?? `admin API answered ${response.status}`);
-    return answer;
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      if (!response.ok) throw new Error(`admin API answered ${response.status}`);
+      throw new MalformedAnswerError(route, 'the answer is not JSON');
+    }
+    if (!response.ok) throw new Error(adminErrorOf(json) ?? `admin API answered ${response.status}`);
+    try {
+      return route.answer.read(json) as RouteAnswer<R>;
+    } catch (error) {
+      if (error instanceof ShapeError) throw new MalformedAnswerError(route, error.message);
+      throw error;
+    }
   }
 
   async instances(): Promise<InstanceSummary[]> {
@@ -165,11 +188,14 @@ export class AdminClient {
     const socket = new WebSocket(`${this.baseUrl.replace(/^http/, 'ws')}${routePath(ADMIN_API.live, {})}?${LIVE_BATCHED_QUERY}`, { headers: { authorization: `Bearer ${this.token}` }, perMessageDeflate: false });
     this.socket = socket;
     socket.on('message', (data) => {
+      let messages: LiveMessage[];
       try {
-        for (const message of parseLiveFrame(data.toString())) this.live.fire(message);
+        messages = parseLiveFrame(data.toString());
       } catch (error) {
-        this.logger.warn(`live feed: ${(error as Error).message}`);
+        // One line for the frame, none of its messages applied: a half-read frame would leave the views out of step.
+        return this.logger.warn(`live feed: a frame left out, ${error instanceof ShapeError ? 'malformed' : 'not JSON'}: ${(error as Error).message}`);
       }
+      for (const message of messages) this.live.fire(message);
     });
     socket.on('close', () => {
       this.socket = undefined;

@@ -2,9 +2,11 @@
  * A `hookbench serve` this window did not start (a terminal's, a task's, another window's) that
  * holds the workspace's data folder: the views attach to it through its admin API, with the token
  * it keeps in the folder (src/core/contract/adminTokenFile.ts), and are told when it stops. It is
- * never stopped from here: Stop detaches.
+ * never stopped from here: Stop detaches. A serve that speaks another admin protocol than this
+ * extension (src/core/contract/adminProtocol.ts) is not attached to.
  */
-import { adminTokenFile, parseAdminToken } from '../../core/contract/adminTokenFile';
+import { expectProtocol } from '../../core/contract/adminProtocol';
+import { adminTokenFile, parseAdminTokenFile, type AdminTokenFile } from '../../core/contract/adminTokenFile';
 import type { ServeLock } from '../../core/contract/serveLock';
 import { stillHolds } from '../../core/lockHolder';
 import { readPrivate } from '../../core/privateFiles';
@@ -40,19 +42,21 @@ export class Attachment {
 
   /**
    * Attaches to the live holder `lock` names; throws with one line when its token cannot be read
-   * (a serve of a version that did not keep it, or a file that is not one serve wrote).
+   * (a serve of a version that did not keep it, or a file that is not one serve wrote), and a
+   * ProtocolMismatchError when it speaks another admin protocol than this extension.
    */
   static open(dataDir: string, lock: ServeLock, origin: HolderOrigin, onGone: () => void): Attachment {
     const file = adminTokenFile(dataDir);
-    let token: string | undefined;
+    let kept: AdminTokenFile | undefined;
     try {
-      token = parseAdminToken(readPrivate(file).toString('utf8'));
+      kept = parseAdminTokenFile(readPrivate(file).toString('utf8'));
     } catch (error) {
-      token = undefined;
+      kept = undefined;
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`the hookbench serve of pid ${lock.pid} holds ${dataDir}, but its admin token ${file} could not be read (${(error as Error).message})`);
     }
-    if (!token) throw new Error(`the hookbench serve of pid ${lock.pid} holds ${dataDir} but keeps no admin token in ${file} (an older hookbench?): stop it, or restart it to attach`);
-    return new Attachment({ pid: lock.pid, origin: originText(origin) }, `http://${lock.admin!}`, token, lock, onGone);
+    if (!kept) throw new Error(`the hookbench serve of pid ${lock.pid} holds ${dataDir} but keeps no admin token in ${file} (an older hookbench?): stop it, or restart it to attach`);
+    expectProtocol(`the hookbench serve of pid ${lock.pid} (holding ${dataDir})`, kept.protocol, "not attached. Restart that serve with this extension's version of hookbench, or stop it and Start Receiver starts this window's own");
+    return new Attachment({ pid: lock.pid, origin: originText(origin) }, `http://${lock.admin!}`, kept.token, lock, onGone);
   }
 
   dispose(): void {

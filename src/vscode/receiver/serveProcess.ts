@@ -2,14 +2,16 @@
  * One `hookbench serve` child process, run with the extension host's own Node
  * (`process.execPath`): started, its log lines forwarded, its URL read from "listening on" (the
  * lines: src/core/contract/serveHandshake.ts), and stopped with SIGTERM (the server drains and
- * commits) or, after a grace period, SIGKILL.
+ * commits) or, after a grace period, SIGKILL. A serve that states another admin protocol than this
+ * extension's (src/core/contract/adminProtocol.ts) is stopped as soon as it says it listens.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Emitter } from '../../core/events';
 import { parseLogLine, type Logger } from '../../core/log';
 import { forEachLine, stopChild } from '../../core/childProcess';
 import { replaceNoSecret } from '../../core/contract/providers';
-import { listeningUrl, renderUrl } from '../../core/contract/serveHandshake';
+import { expectProtocol, type StatedProtocol } from '../../core/contract/adminProtocol';
+import { listeningUrl, protocolVersion, renderUrl } from '../../core/contract/serveHandshake';
 import type { AttachedServe } from './attachedServe';
 import { parseWorkerException, parseWorkerStatus, type WorkerException, type WorkerStatus } from '../../core/contract/workerProblems';
 
@@ -75,12 +77,25 @@ export class ServeProcess {
       if (report) return this.reported.fire(report);
       this.logger[parsed.level](inVsCode(parsed.message));
     });
+    let stated: StatedProtocol;
+    let refused: Error | undefined;
     return new Promise((resolve, reject) => {
       forEachLine(child.stdout!, (line) => {
         const url = listeningUrl(line);
         const render = renderUrl(line);
+        const version = protocolVersion(line);
         if (render) this.renderUrl = render;
+        else if (version !== undefined) stated = version;
         else if (url) {
+          try {
+            expectProtocol(`the hookbench serve this window started (${launch.cli})`, stated, 'stopped. Reinstall or update the extension: its bundled serve is not its own version');
+          } catch (error) {
+            refused = error as Error;
+            this.set({ kind: 'failed', message: refused.message });
+            reject(refused);
+            void this.stop();
+            return;
+          }
           this.set({ kind: 'running', url });
           resolve(url);
         } else this.logger.info(line);
@@ -93,7 +108,8 @@ export class ServeProcess {
       child.once('exit', (code, signal) => {
         this.child = undefined;
         const message = `the server exited with ${signal ?? `code ${code}`}${stderrTail ? `: ${lastLines(stderrTail)}` : ''}`;
-        if (this.stopping || code === 0) this.set({ kind: 'stopped' });
+        if (refused) this.set({ kind: 'failed', message: refused.message });
+        else if (this.stopping || code === 0) this.set({ kind: 'stopped' });
         else this.set({ kind: 'failed', message });
         reject(new Error(message));
       });
