@@ -162,6 +162,23 @@ export default tseslint.config(
     },
   },
   {
+    // The receiver mounts the admin API through an interface of its own (serve/http/mountedRoutes.ts):
+    // the admin API's policy is the admin API's, and the arrow points from it to the receiver.
+    files: ['src/serve/http/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noVscode],
+          patterns: [
+            { group: ['**/vscode/*', '**/vscode', '**/webview/*', '**/webview', '**/cli/*', '**/cli'], message: 'The serve process imports nothing of the extension, the webview or the CLI.' },
+            { regex: '^\\.\\./admin/', message: 'src/serve/http does not import the admin API: it mounts it as MountedRoutes (docs/architecture.md).' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // What every listener of serve uses: who connects, the origin and host check, node:http ↔ fetch, bounds.
     files: ['src/serve/net/**'],
     rules: {

@@ -27,6 +27,7 @@ import { LiveFrames } from './liveFrames';
 import type { DeliveryLog } from '../deliveryLog';
 import { CaptureTooLargeError, type Sink } from '../sink';
 import type { DataLock } from '../dataLock';
+import type { MountedRoutes } from '../http/mountedRoutes';
 
 export interface AdminDeps {
   readonly token: string | undefined;
@@ -50,7 +51,7 @@ function json(res: http.ServerResponse, status: number, value: unknown, headers:
 
 type LiveMessage = RouteMessage<typeof ADMIN_API.live>;
 
-export class AdminApi {
+export class AdminApi implements MountedRoutes {
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly queries: QueryRunner;
   private readonly handlers: AdminHandlers;

@@ -21,7 +21,7 @@ import { UPGRADE, type UpgradeResponse } from '../../runtime/objects/connections
 import { plainSmallFrames } from './plainSmallFrames';
 import type { WorkerRuntime } from '../../runtime/worker/workerRuntime';
 import { asWorkerRequest } from '../../runtime/worker/incomingRequest';
-import type { AdminApi } from '../admin/adminApi';
+import type { MountedRoutes } from './mountedRoutes';
 import { checkAccess, DEFAULT_POLICY, mayShowStack, type AccessPolicy } from '../net/access';
 import { PeerIdentifier, type Peer } from '../net/localPeer';
 import { LOGIN_PATH, loginAnswer, showsCredential, withoutCredential } from '../net/localCredential';
@@ -39,7 +39,8 @@ export interface ReceiverOptions {
   readonly runtime: () => Promise<WorkerRuntime>;
   readonly logger: Logger;
   readonly bodyLimit?: number;
-  readonly admin?: AdminApi;
+  /** The admin API, mounted in front of the worker. */
+  readonly admin?: MountedRoutes;
   readonly deliveries?: DeliveryLog;
   /** Who may reach the non-webhook routes and WebSockets (default: loopback and VS Code only). */
   readonly access?: AccessPolicy;
@@ -159,7 +160,7 @@ export class Receiver {
   }
 
   /** The body within its bounds, or the answer already written (413, 503, 408, 400) and undefined. */
-  private async body(req: http.IncomingMessage, res: http.ServerResponse, url: URL, peer: Peer, started: number, admin: AdminApi | undefined, expectsContinue: boolean): Promise<BoundedBody | undefined> {
+  private async body(req: http.IncomingMessage, res: http.ServerResponse, url: URL, peer: Peer, started: number, admin: MountedRoutes | undefined, expectsContinue: boolean): Promise<BoundedBody | undefined> {
     const client = requestClient(peer, req.headers.host, this.options.host);
     const limit = admin?.bodyLimit(req.method, url.pathname) ?? this.options.bodyLimit ?? 25 * 1024 * 1024;
     try {
@@ -225,7 +226,7 @@ export class Receiver {
     }
   }
 
-  private async answer(req: http.IncomingMessage, res: http.ServerResponse, url: URL, body: Buffer, started: number, admin: AdminApi | undefined): Promise<void> {
+  private async answer(req: http.IncomingMessage, res: http.ServerResponse, url: URL, body: Buffer, started: number, admin: MountedRoutes | undefined): Promise<void> {
     if (admin) return admin.handle(req, res, url, body);
     let status = 500;
     let responseHeaders: Record<string, string> | undefined;
