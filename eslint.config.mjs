@@ -83,6 +83,24 @@ const vscodeRoom = (/** @type {string} */ room) => {
   };
 };
 
+/**
+ * A room of serve with one arrow of its own forbidden (`rule`, a no-restricted-imports pattern),
+ * besides serve's rule that it imports nothing of the extension, the webview or the CLI.
+ * @param {string} room @param {Record<string, unknown>} rule
+ */
+const serveRoom = (room, rule) => ({
+  files: [`src/serve/${room}/**`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        paths: [noVscode],
+        patterns: [{ group: ['**/vscode/*', '**/vscode', '**/webview/*', '**/webview', '**/cli/*', '**/cli'], message: 'The serve process imports nothing of the extension, the webview or the CLI.' }, rule],
+      },
+    ],
+  },
+});
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'out/', 'test/fixtures/', 'test/differential/areas/*/worker/', '**/*.d.ts'] },
   js.configs.recommended,
@@ -144,40 +162,12 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { paths: [noVscode], patterns: [{ group: ['**/vscode/*', '**/vscode', '**/webview/*', '**/webview'], message: 'The serve process and the CLI import nothing of the extension or the webview.' }] }],
     },
   },
-  {
-    // The render emulator is a listener of its own beside the receiver: it shares serve's guard
-    // (serve/net) and implements the runtime's BrowserService, and reaches nothing else of serve.
-    files: ['src/serve/renderEmulator/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [noVscode],
-          patterns: [
-            { group: ['**/vscode/*', '**/vscode', '**/webview/*', '**/webview', '**/cli/*', '**/cli'], message: 'The serve process imports nothing of the extension, the webview or the CLI.' },
-            { regex: '^\\.\\./(?!net/|\\.\\./)', message: 'src/serve/renderEmulator reaches serve only through serve/net, the guard every listener shares (docs/architecture.md).' },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // The receiver mounts the admin API through an interface of its own (serve/http/mountedRoutes.ts):
-    // the admin API's policy is the admin API's, and the arrow points from it to the receiver.
-    files: ['src/serve/http/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [noVscode],
-          patterns: [
-            { group: ['**/vscode/*', '**/vscode', '**/webview/*', '**/webview', '**/cli/*', '**/cli'], message: 'The serve process imports nothing of the extension, the webview or the CLI.' },
-            { regex: '^\\.\\./admin/', message: 'src/serve/http does not import the admin API: it mounts it as MountedRoutes (docs/architecture.md).' },
-          ],
-        },
-      ],
-    },
-  },
+  // The render emulator is a listener of its own beside the receiver: it shares serve's guard
+  // (serve/net) and implements the runtime's BrowserService, and reaches nothing else of serve.
+  serveRoom('renderEmulator', { regex: '^\\.\\./(?!net/|\\.\\./)', message: 'src/serve/renderEmulator reaches serve only through serve/net, the guard every listener shares (docs/architecture.md).' }),
+  // The receiver mounts the admin API through an interface of its own (serve/http/mountedRoutes.ts):
+  // the admin API's policy is the admin API's, and the arrow points from it to the receiver.
+  serveRoom('http', { regex: '^\\.\\./admin/', message: 'src/serve/http does not import the admin API: it mounts it as MountedRoutes (docs/architecture.md).' }),
   {
     // What every listener of serve uses: who connects, the origin and host check, node:http ↔ fetch, bounds.
     files: ['src/serve/net/**'],
