@@ -103,19 +103,41 @@ async function actAsUser(page, step) {
     // release takes the click for none of its rows: VS Code's lists open on `click`, which the
     // browser sends to the element both landed on. A person clicks a moving list once it has just
     // moved; so does the step, when it names the list (`still`): right after its next redraw.
-    if (step.still) await redrawnOnce(page, step.still);
-    const modifiers = /** @type {import('puppeteer-core').KeyInput[]} */ (step.modifiers ?? []);
-    for (const key of modifiers) await page.keyboard.down(key);
-    try {
-      await page.locator(step.click).setTimeout(20_000).click();
-    } finally {
-      for (const key of modifiers) await page.keyboard.up(key);
+    if (step.still) await clickMovingList(page, step.click, step.still);
+    else {
+      const modifiers = /** @type {import('puppeteer-core').KeyInput[]} */ (step.modifiers ?? []);
+      for (const key of modifiers) await page.keyboard.down(key);
+      try {
+        await page.locator(step.click).setTimeout(20_000).click();
+      } finally {
+        for (const key of modifiers) await page.keyboard.up(key);
+      }
     }
   }
   if (step.clickInWebview) await clickInWebview(page, step.clickInWebview);
   if (step.type && step.waitFor) await typeIntoQuickInput(page, step.type);
   else if (step.type) await page.keyboard.type(step.type, { delay: 10 });
   for (const key of step.press ?? []) await page.keyboard.press(/** @type {import('puppeteer-core').KeyInput} */ (key));
+}
+
+/**
+ * Clicks the row `row` of the list `list` while the list moves: right after its next redraw, at
+ * where the row then is, and says so when the click still reached no row (the list moved between
+ * the press and the release) rather than leaving it to look as if the product did nothing.
+ * @param {import('puppeteer-core').Page} page @param {string} row @param {string} list
+ */
+async function clickMovingList(page, row, list) {
+  await page.waitForSelector(row, { timeout: 20_000 });
+  await redrawnOnce(page, list);
+  const box = await (await page.$(row))?.boundingBox();
+  if (!box) throw new Error(`${row} is not on screen`);
+  await page.evaluate(`(() => {
+    window.hookbenchClickOnRow = undefined;
+    document.querySelector(${JSON.stringify(list)})?.addEventListener('click', (e) => (window.hookbenchClickOnRow = e.target instanceof Element && e.target.closest('.monaco-list-row') !== null), { once: true, capture: true });
+  })()`);
+  await page.mouse.click(box.x + Math.min(box.width / 2, 40), box.y + box.height / 2);
+  const onRow = await page.evaluate('window.hookbenchClickOnRow');
+  if (onRow !== true) throw new Error(`the list moved between the press and the release: the click reached ${onRow === undefined ? 'nothing in the list' : 'the list, on no row'}`);
 }
 
 /**
