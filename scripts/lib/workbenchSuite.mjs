@@ -322,8 +322,8 @@ export async function runWorkbenchSuite(suite) {
    * the stop, the workspace's stored state lists every tab shown: the web workbench saves its
    * state every 5 s while its window has the focus (BrowserStorageService's flush when idle,
    * skipped without the focus, which a headless window never has), so the window is given the
-   * focus, as a user working in it, until the stored state holds every tab; a tab closing saves
-   * nothing it can be trusted with (the unload disposes the storage before the write it started).
+   * focus, as a user working in it, until the stored state holds every tab; a closing tab may
+   * not finish the write it starts (its unload disposes the storage, whose write waits a timer).
    * VS Code runs the suite again in the new window; the phase file tells it which reload it comes after.
    * @param {string} kind
    */
