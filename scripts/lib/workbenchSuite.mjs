@@ -8,11 +8,35 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { installExtension, placeExtensionFolder, startCodeServer, workbenchUrl } from './codeServer.mjs';
-import { treeStep } from './workbenchTree.mjs';
+import { drawn, redrawnOnce, treeStep } from './workbenchTree.mjs';
 
 export const CHROMIUM = process.env.HOOKBENCH_CHROMIUM ?? '/usr/bin/chromium';
-/** How long the workbench takes at most to save its state on its own (VS Code flushes it every minute). */
-const SAVED_STATE_MS = 65_000;
+/**
+ * Holds in the workbench's page once the workspace's stored state (VS Code for the web keeps it in
+ * IndexedDB, in the `vscode-web-state-db-<workspace id>` database) lists every tab the workbench
+ * shows: the editor part's memento (`memento/workbench.parts.editor`) holds each group's editors,
+ * each with what its editor needs to come back (a webview's state, a document's URI).
+ */
+const TABS_SAVED = `(async () => {
+  const prefix = 'vscode-web-state-db-';
+  const names = (await indexedDB.databases()).map((d) => d.name ?? '').filter((n) => n.startsWith(prefix) && !n.startsWith(prefix + 'global'));
+  const stored = async (name) => {
+    const db = await new Promise((resolve, reject) => { const open = indexedDB.open(name); open.onsuccess = () => resolve(open.result); open.onerror = () => reject(open.error); });
+    try {
+      if (!db.objectStoreNames.contains('ItemTable')) return undefined;
+      return await new Promise((resolve, reject) => { const get = db.transaction('ItemTable', 'readonly').objectStore('ItemTable').get('memento/workbench.parts.editor'); get.onsuccess = () => resolve(get.result); get.onerror = () => reject(get.error); });
+    } finally {
+      db.close();
+    }
+  };
+  const editors = (node) => (Array.isArray(node) ? node.flatMap(editors) : node && typeof node === 'object' ? Object.entries(node).flatMap(([key, value]) => (key === 'editors' && Array.isArray(value) ? value : editors(value))) : []);
+  const tabs = document.querySelectorAll('.part.editor .tabs-container > .tab').length;
+  for (const name of names) {
+    const memento = await stored(name);
+    if (typeof memento === 'string' && editors(JSON.parse(memento)).length === tabs) return true;
+  }
+  return false;
+})()`;
 /** The suite's whole report, kept in its artifacts folder (see {@link failuresOf}). */
 export const REPORT_FILE = 'report.txt';
 
@@ -51,13 +75,14 @@ export const CHROMIUM_ARGS = [
 /**
  * What a person does in the workbench for a test step: waits to see a prompt whose title holds
  * `waitFor`, types into it and presses keys; or clicks what `click` selects once it shows, holding
- * `modifiers` (Shift, Control) down for the click, as a multi-selection does; or clicks what
+ * `modifiers` (Shift, Control) down for the click, as a multi-selection does (on a list that moves,
+ * named by `still`, right after it moved); or clicks what
  * `clickInWebview` selects inside a webview's page (webviews are frames of their own); or reads a
  * list (`readList`) or what a webview's page shows (`readWebview`), which is the step's answer;
  * or reads or uses a tree view's row (`tree`, workbenchTree.mjs); or reads the workbench's page
  * itself (`readWorkbench`: an expression evaluated in it once `until` holds there).
  * @param {import('puppeteer-core').Page} page
- * @param {{ waitFor?: string, type?: string, press?: string[], click?: string, clickInWebview?: string, modifiers?: string[], readList?: ListRead, readWebview?: WebviewRead, readWorkbench?: { read: string, until?: string }, tree?: import('./workbenchTree.mjs').TreeStep }} step
+ * @param {{ waitFor?: string, type?: string, press?: string[], click?: string, still?: string, clickInWebview?: string, modifiers?: string[], readList?: ListRead, readWebview?: WebviewRead, readWorkbench?: { read: string, until?: string }, tree?: import('./workbenchTree.mjs').TreeStep }} step
  * @returns {Promise<unknown>} what the step read, if it reads
  */
 async function actAsUser(page, step) {
@@ -74,12 +99,19 @@ async function actAsUser(page, step) {
   }
   // A locator waits for the element to be visible and stable, and retries when the workbench redraws it.
   if (step.click) {
-    const modifiers = /** @type {import('puppeteer-core').KeyInput[]} */ (step.modifiers ?? []);
-    for (const key of modifiers) await page.keyboard.down(key);
-    try {
-      await page.locator(step.click).setTimeout(20_000).click();
-    } finally {
-      for (const key of modifiers) await page.keyboard.up(key);
+    // A list that moves (rows inserted above while webhooks arrive) between the press and the
+    // release takes the click for none of its rows: VS Code's lists open on `click`, which the
+    // browser sends to the element both landed on. A person clicks a moving list once it has just
+    // moved; so does the step, when it names the list (`still`): right after its next redraw.
+    if (step.still) await clickMovingList(page, step.click, step.still);
+    else {
+      const modifiers = /** @type {import('puppeteer-core').KeyInput[]} */ (step.modifiers ?? []);
+      for (const key of modifiers) await page.keyboard.down(key);
+      try {
+        await page.locator(step.click).setTimeout(20_000).click();
+      } finally {
+        for (const key of modifiers) await page.keyboard.up(key);
+      }
     }
   }
   if (step.clickInWebview) await clickInWebview(page, step.clickInWebview);
@@ -89,24 +121,37 @@ async function actAsUser(page, step) {
 }
 
 /**
+ * Clicks the row `row` of the list `list` while the list moves: right after its next redraw, at
+ * where the row then is, and says so when the click still reached no row (the list moved between
+ * the press and the release) rather than leaving it to look as if the product did nothing.
+ * @param {import('puppeteer-core').Page} page @param {string} row @param {string} list
+ */
+async function clickMovingList(page, row, list) {
+  await page.waitForSelector(row, { timeout: 20_000 });
+  await redrawnOnce(page, list);
+  const box = await (await page.$(row))?.boundingBox();
+  if (!box) throw new Error(`${row} is not on screen`);
+  await page.evaluate(`(() => {
+    window.hookbenchClickOnRow = undefined;
+    document.querySelector(${JSON.stringify(list)})?.addEventListener('click', (e) => (window.hookbenchClickOnRow = e.target instanceof Element && e.target.closest('.monaco-list-row') !== null), { once: true, capture: true });
+  })()`);
+  await page.mouse.click(box.x + Math.min(box.width / 2, 40), box.y + box.height / 2);
+  const onRow = await page.evaluate('window.hookbenchClickOnRow');
+  if (onRow !== true) throw new Error(`the list moved between the press and the release: the click reached ${onRow === undefined ? 'nothing in the list' : 'the list, on no row'}`);
+}
+
+/**
  * Types `text` into the quick input that has just shown, as a user does: once its box has the
- * keyboard's focus, and looking at what was typed before going on: keys typed while the widget is
- * drawn but its box not yet focused go nowhere. What did not arrive is typed again over it.
+ * keyboard's focus (keys typed while the widget is drawn but its box not yet focused go nowhere),
+ * and looking at what was typed before going on: the keys that follow (Enter) wait until the box,
+ * still focused, shows it.
  * @param {import('puppeteer-core').Page} page @param {string} text
  */
 async function typeIntoQuickInput(page, text) {
-  await page.waitForFunction(`document.activeElement?.closest('.quick-input-widget') != null`, { timeout: 20_000 });
-  const typed = `(document.activeElement?.value ?? '').endsWith(${JSON.stringify(text)})`;
+  const focused = `document.activeElement?.closest('.quick-input-widget') != null`;
+  await page.waitForFunction(focused, { timeout: 20_000 });
   await page.keyboard.type(text, { delay: 10 });
-  try {
-    await page.waitForFunction(typed, { timeout: 5_000 });
-  } catch {
-    await page.keyboard.down('Control');
-    await page.keyboard.press('a');
-    await page.keyboard.up('Control');
-    await page.keyboard.type(text, { delay: 10 });
-    await page.waitForFunction(typed, { timeout: 20_000 });
-  }
+  await page.waitForFunction(`${focused} && (document.activeElement?.value ?? '').endsWith(${JSON.stringify(text)})`, { timeout: 20_000 });
 }
 
 /**
@@ -197,7 +242,7 @@ async function readList(page, { list, fields, until }) {
     if (until.every((names) => names.some((name) => seen.has(name)))) break;
     stale = seen.size === before ? stale + 1 : 0;
     await page.keyboard.press('PageDown');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await drawn(page);
   }
   return [...seen.values()];
 }
@@ -214,7 +259,9 @@ const RESTING_POINTER = { x: 24, y: 500 };
 async function capture(page, file) {
   if (!page) return;
   await page.mouse.move(RESTING_POINTER.x, RESTING_POINTER.y);
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // Once no tooltip shows any more, and the frame without it is drawn.
+  await page.waitForFunction(`![...document.querySelectorAll('.monaco-hover:not(.hidden), .workbench-hover')].some((hover) => hover.checkVisibility())`, { timeout: 5_000 }).catch(() => undefined);
+  await drawn(page);
   await page.screenshot({ path: `${file}.tmp.png` });
   fs.renameSync(`${file}.tmp.png`, file);
 }
@@ -271,10 +318,13 @@ export async function runWorkbenchSuite(suite) {
    * Reloads the workbench as a user does (the suite asked with "reload: KIND"). `window`: the
    * command palette's Developer: Reload Window, which has the workbench save its state first.
    * `server`: code-server stopped and started again on the same port (its address names the
-   * workspace's stored state), then the browser's reload, as after restarting `npm start`; the
-   * workbench saves its state once a minute, as it had for a user whose tabs were open a while
-   * (the browser's reload alone may not finish saving it). VS Code runs the suite again in the new
-   * window; the phase file tells it which reload it comes after.
+   * workspace's stored state), then the browser's reload, as after restarting `npm start`. Before
+   * the stop, the workspace's stored state lists every tab shown: the web workbench saves its
+   * state every 5 s while its window has the focus (BrowserStorageService's flush when idle,
+   * skipped without the focus, which a headless window never has), so the window is given the
+   * focus, as a user working in it, until the stored state holds every tab; a closing tab may
+   * not finish the write it starts (its unload disposes the storage, whose write waits a timer).
+   * VS Code runs the suite again in the new window; the phase file tells it which reload it comes after.
    * @param {string} kind
    */
   const reload = async (kind) => {
@@ -282,7 +332,15 @@ export async function runWorkbenchSuite(suite) {
     if (!page) return;
     fs.writeFileSync(`${report}.phase`, kind);
     if (kind === 'server') {
-      await new Promise((resolve) => setTimeout(resolve, SAVED_STATE_MS));
+      await page.emulateFocusedPage(true);
+      try {
+        await page.waitForFunction(TABS_SAVED, { timeout: 30_000, polling: 250 });
+      } catch (error) {
+        // Restarted all the same: the suite's next run says which tab did not come back.
+        console.error(`reload (server): the stored state did not list every tab shown: ${String(error).split('\n')[0]}`);
+      } finally {
+        await page.emulateFocusedPage(false);
+      }
       // From here the old tab speaks for nothing: its workbench, losing its server, may call
       // codeAutomationExit itself.
       generation += 1;

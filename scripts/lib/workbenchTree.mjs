@@ -24,7 +24,32 @@
  * @property {string} [item] the context menu's item or the inline action's title, for `menu` and `inline`
  */
 
-const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Resolves once the page has drawn two more frames: what a scroll or a key changed is on screen. */
+export const drawn = (/** @type {import('puppeteer-core').Page} */ page) => page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(undefined))))');
+
+/**
+ * Resolves after the element `selector` selects has next changed (rows drawn again, moved, or
+ * relabelled), and the frame that shows it is drawn; rejects if it does not change within 20 s.
+ * @param {import('puppeteer-core').Page} page @param {string} selector
+ */
+export async function redrawnOnce(page, selector) {
+  await page.waitForSelector(selector, { timeout: 20_000 });
+  await page.evaluate(`new Promise((resolve, reject) => {
+    const target = document.querySelector(${JSON.stringify(selector)});
+    if (!target) return reject(new Error('no ' + ${JSON.stringify(selector)} + ' to watch'));
+    // A list that stopped moving has nothing to wait for: said, rather than waited on for ever.
+    const timer = setTimeout(() => {
+      observer.disconnect();
+      reject(new Error(${JSON.stringify(selector)} + ' did not change within 20 s'));
+    }, 20_000);
+    const observer = new MutationObserver(() => {
+      observer.disconnect();
+      clearTimeout(timer);
+      requestAnimationFrame(() => resolve(undefined));
+    });
+    observer.observe(target, { childList: true, subtree: true, attributes: true, characterData: true });
+  })`);
+}
 
 /** The section header of the view titled `view`. */
 const headerOf = (/** @type {string} */ view) => `.pane-header[aria-label^=${JSON.stringify(view)}]`;
@@ -62,7 +87,7 @@ async function wheel(page, list, deltaY) {
   // Below the rows sticky scroll may hold at the top.
   await page.mouse.move(box.x + box.width / 2, box.y + box.height * 0.8);
   await page.mouse.wheel({ deltaY });
-  await sleep(30);
+  await drawn(page);
 }
 
 /**
@@ -79,7 +104,7 @@ async function scan(page, list, visit) {
   await page.mouse.move(box.x + box.width / 2, box.y + box.height * 0.8);
   const turn = async (/** @type {number} */ deltaY) => {
     await page.mouse.wheel({ deltaY });
-    await sleep(30);
+    await drawn(page);
   };
   for (let tries = 0; tries < 100 && (await rowsInView(page, list))[0]?.index !== 0; tries++) await turn(-3000);
   let next = 0;
@@ -179,13 +204,13 @@ async function resolve(page, list, path, open) {
 async function expand(page, list, row) {
   await scrollTo(page, list, row.index);
   await page.click(`${rowOf(list, row.index)} .monaco-tl-twistie`);
-  for (const deadline = Date.now() + 5_000; Date.now() < deadline; ) {
-    const now = (await rowsInView(page, list)).filter((r) => r.index === row.index || r.index === row.index + 1);
-    const self = now.find((r) => r.index === row.index);
-    const next = now.find((r) => r.index === row.index + 1);
-    if (self?.expanded && next && next.level > row.level) break;
-    await sleep(100);
-  }
+  // Expanded, and its first child drawn under it (a row with no children shows none: the wait ends
+  // without them, and the caller looks again).
+  const self = `document.querySelector(${JSON.stringify(rowOf(list, row.index))})`;
+  const next = `document.querySelector(${JSON.stringify(rowOf(list, row.index + 1))})`;
+  await page
+    .waitForFunction(`${self}?.getAttribute('aria-expanded') === 'true' && Number(${next}?.getAttribute('aria-level') ?? 0) > ${row.level}`, { timeout: 5_000 })
+    .catch(() => undefined);
 }
 
 /**
@@ -199,15 +224,18 @@ export async function treeStep(page, { view, path = [], act = 'children', item }
   if ((await page.$eval(header, (h) => h.getAttribute('aria-expanded'))) === 'false') await page.click(header);
   const list = listOf(view);
   await page.waitForSelector(`${list}, .pane:has(> ${header}) .welcome-view`, { timeout: 20_000 });
-  // A tree being drawn again (the live feed changed it) may miss a row for a moment: looked at again.
+  // A tree being drawn again (the live feed changed it) may miss a row for a moment: looked at
+  // again once it was drawn again, until 20 s have gone by.
   /** @type {{ row: TreeRow | undefined, children: TreeRow[] } | undefined} */
   let found;
-  for (let attempt = 1; !found; attempt++) {
+  for (const deadline = Date.now() + 20_000; !found; ) {
     try {
       found = await resolve(page, list, path, act === 'children');
     } catch (error) {
-      if (attempt === 3) throw error;
-      await sleep(300);
+      if (Date.now() > deadline) throw error;
+      await redrawnOnce(page, list).catch(() => {
+        throw error;
+      });
     }
   }
   const { row, children } = found;
@@ -254,19 +282,28 @@ async function hover(page, selector) {
   await page.emulateFocusedPage(true);
   try {
     const tooltip = '.monaco-hover:not(.hidden) .hover-contents, .workbench-hover .hover-contents';
-    // A tree drawn again while the pointer waits out the hover's delay (a row's "5 s ago", the
-    // live feed) can cancel the tooltip, as a user sees it not come: the pointer leaves and rests
-    // on the row again, up to three times (on a loaded machine in CI it never came once).
-    for (let attempt = 1; ; attempt++) {
+    // Drawing a row again (the extension fired it or a node above it: a row's "5 s ago", the live
+    // feed) sets its tooltip up anew, which drops the one the pointer was waiting out the delay for,
+    // and the new one waits for the pointer to come onto the row: a person sees no tooltip come and
+    // points at the row again. So does the step, each time the row is seen drawn again, and only
+    // then; the tooltip must come within 20 s.
+    const shows = `document.querySelector(${JSON.stringify(tooltip)})?.checkVisibility() === true`;
+    for (const deadline = Date.now() + 20_000; ; ) {
       await page.mouse.move(0, 0);
+      await page.evaluate(`(() => {
+        const row = document.querySelector(${JSON.stringify(selector)});
+        window.hookbenchRowRedrawn = false;
+        if (!row) return;
+        const observer = new MutationObserver(() => {
+          observer.disconnect();
+          window.hookbenchRowRedrawn = true;
+        });
+        observer.observe(row, { childList: true, subtree: true, attributes: true, characterData: true });
+      })()`);
       const { x, y } = await pointAt(page, selector);
       await page.mouse.move(x, y);
-      try {
-        await page.waitForSelector(tooltip, { visible: true, timeout: 5_000 });
-        break;
-      } catch (error) {
-        if (attempt === 3) throw error;
-      }
+      await page.waitForFunction(`${shows} || window.hookbenchRowRedrawn === true`, { timeout: Math.max(1, deadline - Date.now()) });
+      if (await page.evaluate(shows)) break;
     }
     // A tooltip the extension builds when asked (resolveTreeItem) first shows VS Code's
     // "Loading..." in the same place; what the user reads is the text that comes after it.

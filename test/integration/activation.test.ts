@@ -48,8 +48,18 @@ describe('Activation', () => {
   });
 
   it('opens its walkthrough', async () => {
-    await activated();
-    await vscode.commands.executeCommand('workbench.action.openWalkthrough', 'hookbench.hookbench#hookbench.gettingStarted', false);
+    const { ext } = await activated();
+    const [walkthrough]: { id: string; steps: { id: string }[] }[] = ext.packageJSON.contributes.walkthroughs;
+    assert.ok(walkthrough);
+    await vscode.commands.executeCommand('workbench.action.openWalkthrough', `${EXTENSION_ID}#${walkthrough.id}`, false);
+    try {
+      // The walkthrough's page shows each of its steps with its checkbox.
+      const ids = JSON.stringify(walkthrough.steps.map((step) => step.id));
+      const shown = `${ids}.filter((id) => document.querySelector(\`[data-done-step-id$="#\${id}"]\`))`;
+      assert.deepEqual(await readWorkbench<string[]>(shown, `${shown}.length === ${walkthrough.steps.length}`), walkthrough.steps.map((step) => step.id));
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
   });
 
   it('reports how long activation and the receiver start take', async () => {
@@ -108,6 +118,10 @@ describe('Activation', () => {
   it('opens the Hookbench log', async () => {
     await activated();
     await vscode.commands.executeCommand('hookbench.showLog');
+    // The Output view shows, with Hookbench chosen in its channel picker.
+    const chosen = `[...document.querySelectorAll('.output-view, .part.panel')].flatMap((part) => [...part.querySelectorAll('select.monaco-select-box')]).filter((select) => select.closest('.part')?.checkVisibility()).map((select) => select.selectedOptions[0]?.textContent ?? '')`;
+    assert.ok((await readWorkbench<string[]>(chosen, `${chosen}.includes('Hookbench')`)).includes('Hookbench'));
+    await vscode.commands.executeCommand('workbench.action.closePanel');
   });
 });
 

@@ -19,6 +19,8 @@ type UserStep = {
   type?: string;
   press?: string[];
   click?: string;
+  /** The list `click` lands in, when it moves: the click comes right after its next redraw. */
+  still?: string;
   clickInWebview?: string;
   modifiers?: ('Shift' | 'Control')[];
   readList?: { list: string; fields: Record<string, string>; until: string[][] };

@@ -175,13 +175,21 @@ describe('hookbench expose cloudflared | stripe | ngrok', () => {
 
   it('cloudflared: Ctrl+C while it starts stops it too, and exits 0', async () => {
     const { dir, argsFile } = standIn('cloudflared', 'echo $$ > $ARGS_FILE\nexec sleep 30');
+    // The stand-in writes its pid once it runs, into a named pipe the test reads: it arrives as it is written.
+    assert.equal(spawnSync('mkfifo', [argsFile]).status, 0);
+    const written = new Promise<string>((resolve, reject) => {
+      let text = '';
+      fs.createReadStream(argsFile, 'utf8')
+        .on('data', (chunk) => (text += chunk))
+        .on('end', () => resolve(text))
+        .on('error', reject);
+    });
     const expose = new Expose(['cloudflared'], { PATH: `${dir}:/usr/bin:/bin` });
-    // The stand-in writes its pid once it runs: a file, so it is polled (for 10 s at most).
-    for (const deadline = Date.now() + 10_000; !fs.existsSync(argsFile) || fs.readFileSync(argsFile, 'utf8').trim() === ''; ) {
-      assert.ok(Date.now() < deadline, 'the cloudflared stand-in did not start');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    const pid = Number(fs.readFileSync(argsFile, 'utf8'));
+    // A stand-in that never runs: after 10 s the test writes nothing into the pipe itself, which ends the read.
+    const never = setTimeout(() => fs.writeFileSync(argsFile, ''), 10_000);
+    const pid = Number(await written);
+    clearTimeout(never);
+    assert.ok(pid > 0, 'the cloudflared stand-in did not start');
     assert.equal(await expose.stop('SIGINT'), 0);
     assert.throws(() => process.kill(pid, 0), /ESRCH/, 'the tunnel program is gone with it');
   });

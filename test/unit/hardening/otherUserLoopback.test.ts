@@ -57,12 +57,15 @@ async function probe(p) {
       const socket = net.connect(Number(port), hostname, () => resolve(socket));
       socket.on('error', () => resolve(socket));
     })));
-    let closed = 0;
-    for (const socket of sockets) socket.once('close', () => closed++);
-    // The server names each connection's user, then closes those past the bound.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // The server names each connection's user, then closes those past the bound; a connection it
+    // keeps answers a request once it has named its user. Each one either answers or closes.
+    const outcomes = await Promise.all(sockets.map((socket) => new Promise((resolve) => {
+      socket.once('data', () => resolve('answered'));
+      socket.once('close', () => resolve('closed'));
+      socket.write('GET /webhooks/github HTTP/1.1\\r\\nHost: ' + hostname + ':' + port + '\\r\\n\\r\\n', () => undefined);
+    })));
     for (const socket of sockets) socket.destroy();
-    return { status: closed, body: '', frames: [] };
+    return { status: outcomes.filter((o) => o === 'closed').length, body: '', frames: [] };
   }
   if (p.kind === 'http') {
     const response = await fetch(p.url, { method: p.method || 'GET', headers: p.headers || {}, body: p.body });
@@ -77,10 +80,21 @@ async function probe(p) {
       res.on('end', () => resolve({ status: res.statusCode, body, frames }));
     });
     socket.on('error', (e) => resolve({ status: 0, body: String(e.message), frames }));
-    socket.on('message', (data) => frames.push(String(data)));
+    // Open: once every rpc sent has its answer (frames without an id ask for none).
+    const asked = (p.send || []).map((frame) => JSON.parse(frame).id).filter(Boolean);
+    const done = () => {
+      const answered = frames.map((f) => JSON.parse(f)).filter((f) => f.type === 'rpc').map((f) => f.id);
+      if (!asked.every((id) => answered.includes(id))) return;
+      socket.close();
+      resolve({ status: 101, body: '', frames });
+    };
+    socket.on('message', (data) => {
+      frames.push(String(data));
+      done();
+    });
     socket.on('open', () => {
       for (const frame of p.send || []) socket.send(frame);
-      setTimeout(() => { socket.close(); resolve({ status: 101, body: '', frames }); }, 500);
+      done();
     });
   });
 }

@@ -26,6 +26,11 @@ export interface Served {
   readonly server: RunningServer;
   /** Resolves when an instance event matching `kind` and `name` has happened (now or later). */
   nextEvent(kind: InstanceEvent['kind'], name: string, count?: number): Promise<void>;
+  /**
+   * Resolves once `check` holds of the log lines, looked at now and at each new line; rejects
+   * saying `what`, with the log, if it does not within 10 s (a test fails instead of hanging).
+   */
+  logged(what: string, check: (logs: readonly string[]) => boolean): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -72,7 +77,11 @@ export async function serveFixture(name: string, options: ServeOptions = {}): Pr
   const config = options.worker?.config ?? readWranglerConfig(findWranglerConfig(root)!);
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), `hb-${name}-`));
   const logs: string[] = [];
-  const logger = lineLogger((line) => logs.push(line), 'debug');
+  const onLine = new Set<() => void>();
+  const logger = lineLogger((line) => {
+    logs.push(line);
+    for (const look of [...onLine]) look();
+  }, 'debug');
   const server = await startServe({
     host: '127.0.0.1',
     port: 0,
@@ -111,6 +120,22 @@ export async function serveFixture(name: string, options: ServeOptions = {}): Pr
           resolve();
         };
         listeners.add(listener);
+      });
+    },
+    logged(what, check) {
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          onLine.delete(look);
+          reject(new Error(`${what} did not happen within 10 s:\n${logs.join('\n')}`));
+        }, 10_000);
+        const look = () => {
+          if (!check(logs)) return;
+          clearTimeout(timer);
+          onLine.delete(look);
+          resolve();
+        };
+        onLine.add(look);
+        look();
       });
     },
     server,

@@ -4,7 +4,7 @@
 // (dist/cli.js, saving as its process exits): a folder above the cache that others may write, or
 // a link in its place, and the cache is neither read nor written; a link another user plants
 // where the cache is written is never written through.
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -25,22 +25,27 @@ beforeEach(() => {
   options = { main: path.join(bundle, 'main.js'), name: 'test', saveAfterMs: 0, dir: path.join(root, 'cache'), root };
 });
 afterEach(() => {
+  mock.timers.reset();
   delete process.env['HOOKBENCH_NO_CODE_CACHE'];
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-const saved = () => new Promise((resolve) => setTimeout(resolve, 50));
+/** The save a run schedules (`saveAfterMs` on, on the mocked clock) has run: it writes synchronously. */
+const saved = () => mock.timers.tick(options.saveAfterMs + 1);
 
 function expectRuns(run: ReturnType<typeof runFromCodeCache>): void {
   assert.deepEqual(run.exports, { answer: 42, where: [options.main, path.dirname(options.main)], crypto: 'function' });
 }
 
 describe('code cache', () => {
+  // The save waits for a timer: the test moves the clock instead of waiting.
+  beforeEach(() => mock.timers.enable({ apis: ['setTimeout'] }));
+
   it('compiles and saves the first time, in a private folder, and uses the cache after', async () => {
     const first = runFromCodeCache(options);
     expectRuns(first);
     assert.equal(first.cache, 'compiled');
-    await saved();
+    saved();
     const file = cacheFile(options);
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     assert.equal(fs.statSync(path.dirname(file)).mode & 0o777, 0o700);
@@ -51,7 +56,7 @@ describe('code cache', () => {
 
   it('ignores a cache that others may write', async () => {
     runFromCodeCache(options);
-    await saved();
+    saved();
     fs.chmodSync(cacheFile(options), 0o666);
     const run = runFromCodeCache(options);
     expectRuns(run);
@@ -64,14 +69,14 @@ describe('code cache', () => {
     const run = runFromCodeCache(options);
     expectRuns(run);
     assert.equal(run.cache, 'compiled');
-    await saved();
+    saved();
     assert.notEqual(fs.readFileSync(cacheFile(options), 'utf8'), 'not code');
     assert.equal(runFromCodeCache(options).cache, 'used');
   });
 
   it('is keyed by the bundle: a changed bundle compiles afresh', async () => {
     runFromCodeCache(options);
-    await saved();
+    saved();
     const before = cacheFile(options);
     fs.appendFileSync(options.main, 'exports.more = true;\n');
     assert.notEqual(cacheFile(options), before);

@@ -26,6 +26,30 @@ const admin = async (urlPath: string, init: RequestInit = {}, token: string | nu
   return { status: response.status, body: (await response.json()) as any };
 };
 
+/**
+ * Resolves once `check` holds, looked at now and as each message arrives on the sockets; rejects
+ * saying `what` if it does not within 10 s (a broken feed fails the test instead of hanging it).
+ */
+function arrived(sockets: WebSocket[], check: () => boolean, what: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const stop = () => {
+      clearTimeout(timer);
+      for (const socket of sockets) socket.off('message', look);
+    };
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`${what}: not within 10 s`));
+    }, 10_000);
+    const look = () => {
+      if (!check()) return;
+      stop();
+      resolve();
+    };
+    for (const socket of sockets) socket.on('message', look);
+    look();
+  });
+}
+
 const webhook = (urlPath: string, delivery: { body: string; headers: Record<string, string> }) =>
   fetch(served.url + urlPath, { method: 'POST', body: delivery.body, headers: delivery.headers });
 
@@ -132,9 +156,8 @@ describe('sink and live feed', () => {
     const bad = await fetch(`${served.url}/__hookbench/sink/chat`, { method: 'POST', body, headers: { 'X-Signature': '00' } });
     assert.match(((await bad.json()) as { verification: string }).verification, /^mismatch/);
     await webhook('/webhooks/github/live-entity', githubPush('Acme/Live', 'live-1'));
-    const deadline = Date.now() + 5000;
     const has = (type: string) => messages.some((m) => m.type === type);
-    while (!(has('outbound') && has('delivery') && has('instance')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await arrived([live], () => has('outbound') && has('delivery') && has('instance'), `outbound, delivery and instance messages (seen: ${JSON.stringify(messages.map((m) => m.type))})`).catch(() => undefined);
     assert.ok(has('outbound') && has('delivery') && has('instance'), JSON.stringify(messages.map((m) => m.type)));
     const captures = (await admin('sink/chat')).body.captures as { body: string; verification: string }[];
     assert.equal(captures[0]!.body, body);
@@ -156,9 +179,8 @@ describe('sink and live feed', () => {
     const push = githubPush('Acme/Incremental', 'incremental-1');
     assert.equal((await webhook('/webhooks/github/incremental-entity', push)).status, 200);
     const about = (m: LiveMessage) => 'name' in m && m.name === 'incremental-entity';
-    const deadline = Date.now() + 5000;
     const seen = () => messages.filter(about).map((m) => (m.type === 'instance' ? m.kind : m.type));
-    while (!(seen().includes('event') && seen().includes('state')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await arrived([live], () => seen().includes('event') && seen().includes('state'), 'the event and the state').catch(() => undefined);
     assert.deepEqual(seen(), ['created', 'woken', 'event', 'state']);
     const created = messages.find((m) => about(m) && m.type === 'instance' && m.kind === 'created');
     assert.deepEqual(created?.type === 'instance' && 'instance' in created ? created.instance : undefined, {
@@ -172,7 +194,10 @@ describe('sink and live feed', () => {
     assert.deepEqual([event.event.id, event.event.type], ['incremental-1', 'push']);
     const again = messages.length;
     assert.equal((await webhook('/webhooks/github/incremental-entity', push)).status, 200);
-    await new Promise((r) => setTimeout(r, 100));
+    // The feed keeps the order things happened in: once the state of a webhook sent after the
+    // duplicate arrives, whatever the duplicate caused has arrived before it.
+    assert.equal((await webhook('/webhooks/github/incremental-after', githubPush('Acme/Incremental', 'incremental-after-1'))).status, 200);
+    await arrived([live], () => messages.slice(again).some((m) => m.type === 'state' && m.name === 'incremental-after'), 'the state of the webhook sent after the duplicate');
     assert.deepEqual(messages.slice(again).filter(about), [], 'a duplicate stores nothing and changes no state');
     live.close();
   });
@@ -190,8 +215,8 @@ describe('sink and live feed', () => {
     const about = (m: LiveMessage) => m.type !== 'hello' && JSON.stringify(m).includes('batched-entity');
     await Promise.all(Array.from({ length: 20 }, (_, n) => webhook(`/webhooks/github/batched-entity-${n % 4}`, githubPush('Acme/Batched', `batched-${n}`))));
     const messages = (frames: string[]) => frames.flatMap(parseLiveFrame).filter(about);
-    const deadline = Date.now() + 5000;
-    while ((messages(single.frames).length < 60 || messages(batched.frames).length < messages(single.frames).length) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const complete = () => messages(single.frames).length >= 60 && messages(batched.frames).length >= messages(single.frames).length;
+    await arrived([single.socket, batched.socket], complete, 'every message, on both').catch(() => undefined);
     assert.ok(messages(single.frames).length >= 60, `a delivery, an event and a state for each of 20 webhooks: ${messages(single.frames).length}`);
     assert.deepEqual(messages(batched.frames), messages(single.frames));
     assert.ok(single.frames.every((f) => !f.startsWith('[')), 'one message a frame without ?batch=1');

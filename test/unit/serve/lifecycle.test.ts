@@ -74,8 +74,7 @@ describe('reload', () => {
     const served = await serveFixture('counter', { root, watch: true });
     try {
       fs.appendFileSync(path.join(root, 'src', 'index.ts'), '\nexport const broken = ;\n');
-      const deadline = Date.now() + 10_000;
-      while (!served.logs.some((l) => l.includes('still running the previous build')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await served.logged('the report of the failed build', (logs) => logs.some((l) => l.includes('still running the previous build'))).catch(() => undefined);
       assert.ok(served.logs.some((l) => /cannot build .*index\.ts[\s\S]*still running the previous build/.test(l)));
       assert.equal((await fetch(`${served.url}/agents/counter-agent/ok`, { method: 'POST', body: 'x' })).status, 200);
     } finally {

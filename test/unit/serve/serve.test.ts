@@ -29,7 +29,9 @@ describe('the agents SDK client (AgentClient from the npm package) against hookb
     const host = new URL(server.url).host;
     const updates: unknown[] = [];
     const client = new AgentClient({ agent: 'counter-agent', name: 'sdk-room', host, protocol: 'ws', WebSocket: WebSocket as never, onStateUpdate: (state: unknown, source: string) => updates.push([state, source]) });
-    const watcher = new AgentClient({ agent: 'counter-agent', name: 'sdk-room', host, protocol: 'ws', WebSocket: WebSocket as never });
+    // The watcher's state updates as an event: `stateSeen` looks at each one.
+    let stateSeen = (): void => undefined;
+    const watcher = new AgentClient({ agent: 'counter-agent', name: 'sdk-room', host, protocol: 'ws', WebSocket: WebSocket as never, onStateUpdate: () => stateSeen() });
     try {
       await client.ready;
       await watcher.ready;
@@ -48,8 +50,16 @@ describe('the agents SDK client (AgentClient from the npm package) against hookb
       // A webhook-style POST changes state; both clients hear about it.
       const response = await fetch(`${server.url}/agents/counter-agent/sdk-room`, { method: 'POST', body: 'bob' });
       assert.equal(await response.text(), '8');
-      const deadline = Date.now() + 3000;
-      while ((watcher.state as { count: number } | undefined)?.count !== 8 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await new Promise<void>((resolve) => {
+        // Bounded: a broadcast that never comes fails the assertion below instead of hanging.
+        const timer = setTimeout(resolve, 10_000);
+        stateSeen = () => {
+          if ((watcher.state as { count: number } | undefined)?.count !== 8) return;
+          clearTimeout(timer);
+          resolve();
+        };
+        stateSeen();
+      });
       assert.deepEqual(watcher.state, { count: 8, lastBy: 'bob' });
       assert.deepEqual(updates[0], [{ count: 0, lastBy: null }, 'server']);
     } finally {

@@ -49,12 +49,8 @@ function statuses(served: Served): WorkerStatus[] {
   return served.logs.map((line) => parseWorkerStatus(parseLogLine(line)?.message ?? '')).filter((s) => s !== undefined);
 }
 
-async function until(what: string, done: () => boolean, served: Served): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within 10 s:\n${served.logs.join('\n')}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function until(what: string, done: () => boolean, served: Served): Promise<void> {
+  return served.logged(what, done);
 }
 
 describe('stack traces of the user worker', () => {

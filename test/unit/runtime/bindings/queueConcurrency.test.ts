@@ -20,20 +20,21 @@ async function heldBroker(maxConcurrency: number | undefined) {
     timers: time,
   });
   await broker.start();
-  return { broker, held };
+  return { broker, held, time };
 }
 
 const bodies = (held: { batch: MessageBatch }[]) => held.map((h) => h.batch.messages.map((m) => m.body));
 
 describe('Queues max_concurrency', () => {
   it('runs batches side by side up to max_concurrency, each message in one batch', async () => {
-    const { broker, held } = await heldBroker(2);
+    const { broker, held, time } = await heldBroker(2);
     await broker.producer('jobs').sendBatch([1, 2, 3, 4, 5, 6].map((body) => ({ body })));
     await settle(() => held.length === 2);
     assert.deepEqual(bodies(held), [[1, 2], [3, 4]]);
     assert.equal((await broker.snapshot('jobs', 10)).inFlight, 4);
-    // 5 and 6 form a full batch, but two are in flight already: it waits for one to end.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // 5 and 6 form a full batch, but two are in flight already: it waits for one to end, even past
+    // the batch timeout, when a batch goes whether full or not.
+    await time.advance(5000);
     assert.equal(held.length, 2);
     held[1]!.release();
     await settle(() => held.length === 3);
@@ -48,7 +49,7 @@ describe('Queues max_concurrency', () => {
     const one = await heldBroker(1);
     await one.broker.producer('jobs').sendBatch([1, 2, 3, 4].map((body) => ({ body })));
     await settle(() => one.held.length === 1);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await one.time.advance(5000);
     assert.equal(one.held.length, 1);
     assert.equal((await one.broker.snapshot('jobs', 10)).inFlight, 2);
     one.held[0]!.release();

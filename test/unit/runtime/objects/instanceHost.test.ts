@@ -15,6 +15,15 @@ import type { InstanceHost } from '../../../../src/runtime/objects/instanceHost'
 import { DurableObjectNamespace } from '../../../../src/runtime/objects/namespace';
 import { testPlatform } from '../../helpers/platform';
 
+/** A request with `?held` runs until the test lets it go: `entered` once it runs inside the object. */
+let held = { entered: () => undefined as void, released: Promise.resolve() };
+function holdNextRequest(): { entered: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const entered = new Promise<void>((resolve) => (held = { entered: resolve, released }));
+  return { entered, release };
+}
+
 class Rows {
   constructor(private readonly ctx: DurableObjectState) {
     ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS t (v INTEGER)');
@@ -22,8 +31,10 @@ class Rows {
 
   async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    const wait = Number(url.searchParams.get('wait') ?? 0);
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (url.searchParams.has('held')) {
+      held.entered();
+      await held.released;
+    }
     const v = url.searchParams.get('v');
     if (v !== null) this.ctx.storage.sql.exec('INSERT INTO t (v) VALUES (?)', Number(v));
     // Work after the response: its write is still in flight when the instance is evicted.
@@ -71,10 +82,12 @@ describe('instance host shutdown', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-shutdown-drain-'));
     const first = await host(dir);
     await first.fetch(new Request('http://do/?v=1'));
-    const slow = first.fetch(new Request('http://do/?wait=150&v=2'));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const running = holdNextRequest();
+    const slow = first.fetch(new Request('http://do/?held&v=2'));
+    await running.entered;
     const stopping = first.shutdown();
     await assert.rejects(first.fetch(new Request('http://do/?v=3')), { name: 'InstanceClosedError' });
+    running.release();
     assert.deepEqual(await (await slow).json(), [1, 2]);
     await stopping;
     await assert.rejects(first.fetch(new Request('http://do/?v=4')), { name: 'InstanceClosedError' });

@@ -31,12 +31,40 @@ class Rows {
   }
 }
 
-/** A namespace whose budget holds about one instance (each costs about 0.4 MiB: instanceSleeper.ts). */
-async function namespace(): Promise<{ ns: DurableObjectNamespace; timers: ManualTimers }> {
+/**
+ * A namespace whose budget holds about one instance (each costs about 0.4 MiB: instanceSleeper.ts),
+ * and `settled()`: resolves once every instance put to sleep has closed its database (its
+ * `evicted` event, which follows the close, has come for each wake but the current one).
+ */
+async function namespace(): Promise<{ ns: DurableObjectNamespace; timers: ManualTimers; settled: () => Promise<void> }> {
   const timers = new ManualTimers();
   const platform = await testPlatform({ timers, limits: { idleMs: Number.POSITIVE_INFINITY, memoryBudgetMiB: 0.5 } });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-budget-'));
-  return { ns: new DurableObjectNamespace(platform, 'ROWS', 'Rows', Rows as never, () => ({}), dir), timers };
+  const ns = new DurableObjectNamespace(platform, 'ROWS', 'Rows', Rows as never, () => ({}), dir);
+  const open = new Map<string, number>();
+  const changed = new Set<() => void>();
+  platform.instanceEvents.event((event) => {
+    if (event.kind !== 'woken' && event.kind !== 'evicted') return;
+    open.set(event.name, (open.get(event.name) ?? 0) + (event.kind === 'woken' ? 1 : -1));
+    for (const look of [...changed]) look();
+  });
+  const done = () => [...open].every(([name, count]) => count === (ns.existingHost(name)?.isAwake ? 1 : 0));
+  const settled = () =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        changed.delete(look);
+        reject(new Error(`instances put to sleep still open after 10 s: ${JSON.stringify([...open])}`));
+      }, 10_000);
+      const look = () => {
+        if (!done()) return;
+        clearTimeout(timer);
+        changed.delete(look);
+        resolve();
+      };
+      changed.add(look);
+      look();
+    });
+  return { ns, timers, settled };
 }
 
 async function write(ns: DurableObjectNamespace, name: string, query: string): Promise<number[]> {
@@ -47,12 +75,10 @@ async function write(ns: DurableObjectNamespace, name: string, query: string): P
 
 const awake = (ns: DurableObjectNamespace, names: string[]): string[] => names.filter((name) => ns.existingHost(name)?.isAwake);
 
-/** Until every instance put to sleep has closed its database. */
-const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 50));
 
 describe('memory budget on instances', () => {
   it('puts instances to sleep for the budget, and each wakes with every write it acknowledged', async () => {
-    const { ns, timers } = await namespace();
+    const { ns, timers, settled } = await namespace();
     const names = ['a', 'b', 'c', 'd', 'e'];
     for (let round = 0; round < 3; round++) {
       for (const name of names) {
@@ -60,7 +86,7 @@ describe('memory budget on instances', () => {
         await timers.advance(0);
       }
     }
-    await settle();
+    await settled();
     // Three sweeps over five with room for one: the one that fit first stays awake, the others
     // go back to sleep after each write (least-recently-used would keep only e, waking all five each time).
     assert.deepEqual(awake(ns, names), ['a']);
@@ -69,14 +95,14 @@ describe('memory budget on instances', () => {
   });
 
   it('keeps awake an instance with a request running, background work or an alarm armed', async () => {
-    const { ns, timers } = await namespace();
+    const { ns, timers, settled } = await namespace();
     const running = ns.host('running').fetch(new Request('http://do/?v=1&hold'));
     await write(ns, 'background', 'v=1&background');
     await write(ns, 'alarm', 'v=1&alarm');
     await write(ns, 'idle', 'v=1');
     await write(ns, 'latest', 'v=1');
     await timers.advance(0);
-    await settle();
+    await settled();
     // Those three alone are over the budget: every other one sleeps, the most recent too.
     assert.deepEqual(awake(ns, ['running', 'background', 'alarm', 'idle', 'latest']), ['running', 'background', 'alarm']);
     for (const release of holds.splice(0)) release();

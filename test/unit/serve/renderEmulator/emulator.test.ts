@@ -223,9 +223,9 @@ describe('networkidle for html, and cookies Chromium would refuse', () => {
     const targets = await watched.watch();
     t.after(() => targets.close());
     await targets.until(() => targets.spares().length >= 1, 'a page opened ahead');
-    // Chromium's idleness detector (a timer inside the browser, which no test can inject) fires a
-    // fresh page's networkIdle once, 0.5–1 s after it opens; past that, the spare has spent it.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Chromium's idleness detector fires a fresh page's networkIdle once, 0.5–1 s after it opens;
+    // once the spare has reached it, it has spent it.
+    await Promise.all(targets.spares().map((spare) => targets.networkIdle(spare)));
     const html = '<h1 id="total">Invoice 1042</h1><p>Paid</p>';
     const shot = await own.post('screenshot', { html, selector: '#total', screenshotOptions: { type: 'webp' }, addStyleTag: [style()], gotoOptions: idle('networkidle0') });
     assert.equal(shot.status, 200, await shot.clone().text());

@@ -38,6 +38,8 @@ export interface Site {
   readonly seen: { path: string; headers: http.IncomingHttpHeaders }[];
   /** Pages by path (HTML), added by tests. */
   readonly pages: Map<string, string>;
+  /** Resolves once the site has seen a request for `path` (at once if it has). */
+  requested(path: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -49,9 +51,11 @@ export async function startSite(fontBytes: Buffer): Promise<Site> {
   const seen: Site['seen'] = [];
   const pages = new Map<string, string>();
   const sockets = new Set<Socket>();
+  const waiting = new Set<() => void>();
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://site');
     seen.push({ path: url.pathname, headers: req.headers });
+    for (const look of [...waiting]) look();
     if (url.pathname === '/hang') return;
     if (url.pathname === '/slow-font') {
       setTimeout(() => res.writeHead(200, { 'content-type': 'font/ttf', 'access-control-allow-origin': '*' }).end(fontBytes), Number(url.searchParams.get('ms') ?? 0));
@@ -79,6 +83,16 @@ export async function startSite(fontBytes: Buffer): Promise<Site> {
     url: `http://127.0.0.1:${port}`,
     seen,
     pages,
+    requested: (path) =>
+      new Promise<void>((resolve) => {
+        const look = () => {
+          if (!seen.some((r) => r.path === path)) return;
+          waiting.delete(look);
+          resolve();
+        };
+        waiting.add(look);
+        look();
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

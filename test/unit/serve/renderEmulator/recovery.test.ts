@@ -164,7 +164,10 @@ describe('browser pool', () => {
       () => undefined,
       (error: unknown) => error,
     );
-    for (let waited = 0; !site.seen.some((r) => r.path === '/image.png') && waited < 20_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    await Promise.race([
+      site.requested('/image.png'),
+      inFlight.then((outcome) => assert.fail(`the render ended before its page asked for the image: ${String(outcome)}`)),
+    ]);
     assert.equal(chromium.pid(), pid, 'the render runs on the browser about to be killed');
     process.kill(pid, 'SIGKILL');
     const error = await inFlight;

@@ -56,6 +56,15 @@ interface PageTarget {
   readonly visited: { url: string; at: number }[];
 }
 
+/** A message of the DevTools protocol: an answer (`id`) or an event (`method`), of a page's session or the browser's. */
+interface DevToolsMessage {
+  readonly id?: number;
+  readonly method?: string;
+  readonly params?: Record<string, unknown>;
+  readonly result?: Record<string, unknown>;
+  readonly sessionId?: string;
+}
+
 interface TargetInfo {
   readonly targetId: string;
   readonly type: string;
@@ -76,9 +85,11 @@ export class BrowserTargets {
   private defaultContext = '';
   private requests = 0;
   private readonly answers = new Map<number, { resolve: (result: Record<string, unknown>) => void; reject: (error: Error) => void }>();
+  /** The lifecycle events' listener of each page the watcher joined, by DevTools session. */
+  private readonly lifecycle = new Map<string, (name: string) => void>();
 
   private constructor(private readonly socket: WebSocket) {
-    socket.on('message', (data) => this.receive(JSON.parse(data.toString()) as { id?: number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown> }));
+    socket.on('message', (data) => this.receive(JSON.parse(data.toString()) as DevToolsMessage));
     socket.on('close', () => {
       this.ended = true;
       for (const { reject } of this.answers.values()) reject(new Error('the browser closed'));
@@ -163,6 +174,25 @@ export class BrowserTargets {
     });
   }
 
+  /**
+   * Resolves once the page `id` has reached network idle (Chromium's `networkIdle` lifecycle
+   * event, which its idleness detector fires once, 0.5–1 s after a page opens). The watcher joins
+   * the page as a second DevTools client only for this; enabling lifecycle events has the page
+   * report those that already happened, so a page past it answers at once.
+   */
+  async networkIdle(id: string): Promise<void> {
+    const { sessionId } = (await this.send('Target.attachToTarget', { targetId: id, flatten: true })) as { sessionId: string };
+    try {
+      const idle = new Promise<void>((resolve) => this.lifecycle.set(sessionId, (name) => name === 'networkIdle' && resolve()));
+      await this.send('Page.enable', {}, sessionId);
+      await this.send('Page.setLifecycleEventsEnabled', { enabled: true }, sessionId);
+      await idle;
+    } finally {
+      this.lifecycle.delete(sessionId);
+      await this.send('Target.detachFromTarget', { sessionId });
+    }
+  }
+
   /** Resolves once the browser closed its DevTools connection: it has no target left. */
   closed(): Promise<void> {
     return this.until(() => this.ended, 'the browser closed');
@@ -172,9 +202,9 @@ export class BrowserTargets {
     this.socket.close();
   }
 
-  private send(method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+  private send(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<Record<string, unknown>> {
     const id = ++this.requests;
-    this.socket.send(JSON.stringify({ id, method, params }));
+    this.socket.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
     return new Promise((resolve, reject) => this.answers.set(id, { resolve, reject }));
   }
 
@@ -182,8 +212,9 @@ export class BrowserTargets {
     return page.context !== this.defaultContext && page.visited.length === 0;
   }
 
-  private receive(message: { id?: number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown> }): void {
+  private receive(message: DevToolsMessage): void {
     this.sequence++;
+    if (message.method === 'Page.lifecycleEvent' && message.sessionId) this.lifecycle.get(message.sessionId)?.(String(message.params?.['name']));
     const answer = message.id === undefined ? undefined : this.answers.get(message.id);
     if (answer) {
       this.answers.delete(message.id!);
