@@ -31,8 +31,11 @@ const runtimeRoom = (room, rooms) => ({
       {
         paths: [noVscode],
         patterns: [
-          ...adapterPatterns('src/runtime is serve\'s engine: it imports src/core, never an adapter.'),
-          ...rooms.map((other) => ({ group: [`**/runtime/${other}/*`, `../${other}/*`, `../../${other}/*`, `../../${other}/**`], message: `src/runtime/${room} does not reach src/runtime/${other} (docs/architecture.md).` })),
+          ...adapterPatterns("src/runtime is serve's engine: it imports src/core, never an adapter."),
+          ...rooms.map((other) => ({
+            group: [`**/runtime/${other}/*`, `../${other}/*`, `../../${other}/*`, `../../${other}/**`],
+            message: `src/runtime/${room} does not reach src/runtime/${other} (docs/architecture.md).`,
+          })),
         ],
       },
     ],
@@ -41,8 +44,11 @@ const runtimeRoom = (room, rooms) => ({
 
 /** What every file of src/vscode is refused: the serve process and its engine. */
 const extensionPatterns = () => [
-  { group: ['**/serve/*', '**/serve', '**/cli/*', '**/cli'], message: 'The extension reaches the serve process through its admin API and the agents protocol (src/core/contract), never by import.' },
-  runtimePattern('The extension never imports serve\'s engine (src/runtime): what both processes use lives in src/core (docs/architecture.md).'),
+  {
+    group: ['**/serve/*', '**/serve', '**/cli/*', '**/cli'],
+    message: 'The extension reaches the serve process through its admin API and the agents protocol (src/core/contract), never by import.',
+  },
+  runtimePattern("The extension never imports serve's engine (src/runtime): what both processes use lives in src/core (docs/architecture.md)."),
 ];
 
 /**
@@ -56,7 +62,19 @@ const VSCODE_LAYERS = [
   ['client', 'receiver'],
   ['views'],
   ['inspector', 'documents'],
-  ['chaos', 'drafts', 'expose', 'fixtures', 'renderPreview', 'editResend', 'explorerCommands', 'receiverCommands', 'sender', 'walkthroughKeys', 'webhookCommands'],
+  [
+    'chaos',
+    'drafts',
+    'expose',
+    'fixtures',
+    'renderPreview',
+    'editResend',
+    'explorerCommands',
+    'receiverCommands',
+    'sender',
+    'walkthroughKeys',
+    'webhookCommands',
+  ],
   ['hookbench'],
 ];
 const FOLDERS = new Set(['client', 'receiver', 'views', 'inspector', 'chaos', 'drafts', 'expose', 'fixtures', 'renderPreview']);
@@ -75,7 +93,10 @@ const vscodeRoom = (/** @type {string} */ room) => {
         {
           patterns: [
             ...extensionPatterns(),
-            ...above.map((name) => ({ group: [`${prefix}${name}`, `${prefix}${name}/*`], message: `src/vscode/${room} does not import src/vscode/${name}: the arrow points the other way (docs/architecture.md, "The extension's rooms").` })),
+            ...above.map((name) => ({
+              group: [`${prefix}${name}`, `${prefix}${name}/*`],
+              message: `src/vscode/${room} does not import src/vscode/${name}: the arrow points the other way (docs/architecture.md, "The extension's rooms").`,
+            })),
           ],
         },
       ],
@@ -95,7 +116,13 @@ const serveRoom = (room, rule) => ({
       'error',
       {
         paths: [noVscode],
-        patterns: [{ group: ['**/vscode/*', '**/vscode', '**/webview/*', '**/webview', '**/cli/*', '**/cli'], message: 'The serve process imports nothing of the extension, the webview or the CLI.' }, rule],
+        patterns: [
+          {
+            group: ['**/vscode/*', '**/vscode', '**/webview/*', '**/webview', '**/cli/*', '**/cli'],
+            message: 'The serve process imports nothing of the extension, the webview or the CLI.',
+          },
+          rule,
+        ],
       },
     ],
   },
@@ -130,7 +157,7 @@ export default tseslint.config(
           paths: [noVscode],
           patterns: [
             ...adapterPatterns('src/core and src/workers run under plain Node and import no adapter.'),
-            runtimePattern('src/core is the layer both processes use: it never imports serve\'s engine, src/runtime (docs/architecture.md).'),
+            runtimePattern("src/core is the layer both processes use: it never imports serve's engine, src/runtime (docs/architecture.md)."),
           ],
         },
       ],
@@ -140,7 +167,10 @@ export default tseslint.config(
     // The runtime's own top: the platform, errors, the memory budget, the browser service.
     files: ['src/runtime/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [noVscode], patterns: adapterPatterns('src/runtime is serve\'s engine: it imports src/core, never an adapter.') }],
+      'no-restricted-imports': [
+        'error',
+        { paths: [noVscode], patterns: adapterPatterns("src/runtime is serve's engine: it imports src/core, never an adapter.") },
+      ],
     },
   },
   runtimeRoom('storage', ['objects', 'agents', 'bindings', 'worker', 'modules']),
@@ -152,22 +182,50 @@ export default tseslint.config(
     // The contract is a leaf: every room may import it, it imports nothing of the product.
     files: ['src/core/contract/**'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [noVscode], patterns: [{ group: ['../*', '../**'], message: 'src/core/contract imports nothing of the product: it is the leaf every process and room shares (docs/architecture.md).' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noVscode],
+          patterns: [
+            {
+              group: ['../*', '../**'],
+              message: 'src/core/contract imports nothing of the product: it is the leaf every process and room shares (docs/architecture.md).',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     // The serve process and the CLI never reach the extension or the webview.
     files: ['src/serve/**', 'src/cli/**', 'src/cli.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [noVscode], patterns: [{ group: ['**/vscode/*', '**/vscode', '**/webview/*', '**/webview'], message: 'The serve process and the CLI import nothing of the extension or the webview.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noVscode],
+          patterns: [
+            {
+              group: ['**/vscode/*', '**/vscode', '**/webview/*', '**/webview'],
+              message: 'The serve process and the CLI import nothing of the extension or the webview.',
+            },
+          ],
+        },
+      ],
     },
   },
   // The render emulator is a listener of its own beside the receiver: it shares serve's guard
   // (serve/net) and implements the runtime's BrowserService, and reaches nothing else of serve.
-  serveRoom('renderEmulator', { regex: '^\\.\\./(?!net/|\\.\\./)', message: 'src/serve/renderEmulator reaches serve only through serve/net, the guard every listener shares (docs/architecture.md).' }),
+  serveRoom('renderEmulator', {
+    regex: '^\\.\\./(?!net/|\\.\\./)',
+    message: 'src/serve/renderEmulator reaches serve only through serve/net, the guard every listener shares (docs/architecture.md).',
+  }),
   // The receiver mounts the admin API through an interface of its own (serve/http/mountedRoutes.ts):
   // the admin API's policy is the admin API's, and the arrow points from it to the receiver.
-  serveRoom('http', { regex: '^\\.\\./admin/', message: 'src/serve/http does not import the admin API: it mounts it as MountedRoutes (docs/architecture.md).' }),
+  serveRoom('http', {
+    regex: '^\\.\\./admin/',
+    message: 'src/serve/http does not import the admin API: it mounts it as MountedRoutes (docs/architecture.md).',
+  }),
   {
     // What every listener of serve uses: who connects, the origin and host check, node:http ↔ fetch, bounds.
     files: ['src/serve/net/**'],
@@ -176,7 +234,12 @@ export default tseslint.config(
         'error',
         {
           paths: [noVscode],
-          patterns: [{ regex: '^\\.\\./(?!\\.\\./core/)', message: 'src/serve/net imports only src/core: the receiver and the render emulator both build on it (docs/architecture.md).' }],
+          patterns: [
+            {
+              regex: '^\\.\\./(?!\\.\\./core/)',
+              message: 'src/serve/net imports only src/core: the receiver and the render emulator both build on it (docs/architecture.md).',
+            },
+          ],
         },
       ],
     },

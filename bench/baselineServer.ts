@@ -46,7 +46,13 @@ async function floor(req: http.IncomingMessage, res: http.ServerResponse, clone:
   if (ok && store) {
     const entity = store.entity(payload.repository.full_name);
     const id = request.headers.get('x-github-delivery') ?? '';
-    entity.store({ id, type: request.headers.get('x-github-event') ?? 'unknown', title: payload.head_commit.message, payload: text, timestamp: new Date().toISOString() });
+    entity.store({
+      id,
+      type: request.headers.get('x-github-event') ?? 'unknown',
+      title: payload.head_commit.message,
+      payload: text,
+      timestamp: new Date().toISOString(),
+    });
     await entity.durable();
   }
   const response = new Response(ok ? 'OK' : 'Invalid signature', { status: ok ? 200 : 401, headers: { 'content-type': 'text/plain;charset=UTF-8' } });

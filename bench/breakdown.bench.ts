@@ -52,14 +52,28 @@ async function main(): Promise<void> {
   const prebuilt = path.resolve(__dirname, '..', '..', 'dist', 'workers', 'default.js');
   const sql = await loadSqlJs(path.resolve(__dirname, '..', '..', 'dist', 'sql-wasm.wasm'));
   const platform = { ...createPlatform({ sql, logger: nullLogger, dataDir }), esbuild };
-  const host = await WorkerHost.start(platform, { entry: prebuilt, prebuilt, config: defaultWorkerConfig({}), secrets: { GITHUB_WEBHOOK_SECRET: SECRET }, watch: false });
+  const host = await WorkerHost.start(platform, {
+    entry: prebuilt,
+    prebuilt,
+    config: defaultWorkerConfig({}),
+    secrets: { GITHUB_WEBHOOK_SECRET: SECRET },
+    watch: false,
+  });
   const runtime = await host.runtime();
 
   const github = schemeFor('github');
   const requests = Array.from({ length: 26_000 }, (_, n) => {
     const body = Buffer.from(pushBody(n % 100, n));
     const signature = github.sign({ secret: SECRET, body }).headers['X-Hub-Signature-256']!;
-    return { body, headers: [['content-type', 'application/json'], ['x-github-event', 'push'], ['x-github-delivery', `breakdown-${n}`], ['x-hub-signature-256', signature]] as [string, string][] };
+    return {
+      body,
+      headers: [
+        ['content-type', 'application/json'],
+        ['x-github-event', 'push'],
+        ['x-github-delivery', `breakdown-${n}`],
+        ['x-hub-signature-256', signature],
+      ] as [string, string][],
+    };
   });
   let next = 0;
   const run = async (count: number) => {
@@ -88,7 +102,14 @@ async function main(): Promise<void> {
     .sort((a, b) => b[1] - a[1])
     .map(([step, ms]) => {
       const us = (ms * 1000) / measured;
-      return { name: `${step}: share of a request`, unit: 'µs', value: us, baseline: 'main-thread CPU per request through WorkerRuntime.fetch (µs)', baselineValue: perRequest, ratio: us / perRequest };
+      return {
+        name: `${step}: share of a request`,
+        unit: 'µs',
+        value: us,
+        baseline: 'main-thread CPU per request through WorkerRuntime.fetch (µs)',
+        baselineValue: perRequest,
+        ratio: us / perRequest,
+      };
     });
   report('breakdown', results);
 }

@@ -23,7 +23,14 @@ function suite(variant: string): string {
   return writeSuite(
     dir,
     Array.from({ length: FIXTURES }, (_, i) =>
-      stripeEvent(`charge-${i + 1}`, `evt_${i + 1}`, `cus_${i % 10}`, 'charge.succeeded', { object: 'charge', amount: 100 + i, ...(i % 37 === 5 ? { metadata: { receipt: 'fails' } } : {}) }, `/webhooks/stripe/${variant}`),
+      stripeEvent(
+        `charge-${i + 1}`,
+        `evt_${i + 1}`,
+        `cus_${i % 10}`,
+        'charge.succeeded',
+        { object: 'charge', amount: 100 + i, ...(i % 37 === 5 ? { metadata: { receipt: 'fails' } } : {}) },
+        `/webhooks/stripe/${variant}`,
+      ),
     ),
   );
 }
@@ -31,7 +38,11 @@ function suite(variant: string): string {
 function chaos(variant: string): BenchResult[] {
   const dir = suite(variant);
   const started = performance.now();
-  const run = spawnSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'chaos', dir, '--worker', worker, '--seed', '1', '--runs', '5', '--json', '--no-replay'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync(
+    process.execPath,
+    [path.join(root, 'dist', 'cli.js'), 'chaos', dir, '--worker', worker, '--seed', '1', '--runs', '5', '--json', '--no-replay'],
+    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
   const ms = performance.now() - started;
   fs.rmSync(dir, { recursive: true, force: true });
   if (run.status !== 0 && run.status !== 1) throw new Error(`hookbench chaos exited ${run.status}: ${run.stderr}`);
@@ -41,8 +52,23 @@ function chaos(variant: string): BenchResult[] {
   const shrinking = result.verdicts.reduce((n, v) => n + (v.failure?.shrinkRuns ?? 0), 0);
   const what = `hookbench chaos, ${FIXTURES} fixtures × every perturbation, 5 runs each, ${variant} (${verdicts}; ${sends} sends${shrinking ? `, ${shrinking} shrinking runs` : ''})`;
   return [
-    { name: `${what}: whole run; one baseline pass ${result.baseline.ms} ms`, unit: 'ms', value: ms, baseline: 'target (ms)', baselineValue: MINUTE_MS, ratio: MINUTE_MS / ms, target: 1 },
-    { name: `${what}: one baseline pass against the whole run`, unit: 'ms', value: ms, baseline: 'one baseline pass (ms)', baselineValue: result.baseline.ms, ratio: result.baseline.ms / ms },
+    {
+      name: `${what}: whole run; one baseline pass ${result.baseline.ms} ms`,
+      unit: 'ms',
+      value: ms,
+      baseline: 'target (ms)',
+      baselineValue: MINUTE_MS,
+      ratio: MINUTE_MS / ms,
+      target: 1,
+    },
+    {
+      name: `${what}: one baseline pass against the whole run`,
+      unit: 'ms',
+      value: ms,
+      baseline: 'one baseline pass (ms)',
+      baselineValue: result.baseline.ms,
+      ratio: result.baseline.ms / ms,
+    },
   ];
 }
 

@@ -37,7 +37,15 @@ function signedPush(entity: number): { body: string; headers: Record<string, str
   const n = sent++;
   const body = pushBody(entity, n);
   const { headers } = schemeFor('github').sign({ secret: SECRET, body: Buffer.from(body) });
-  return { body, headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': `explorer-${process.pid}-${n}`, 'x-hub-signature-256': headers['X-Hub-Signature-256']! } };
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': 'push',
+      'x-github-delivery': `explorer-${process.pid}-${n}`,
+      'x-hub-signature-256': headers['X-Hub-Signature-256']!,
+    },
+  };
 }
 
 /** CPU seconds (user + system) a process used so far, from /proc/<pid>/stat. */
@@ -56,7 +64,12 @@ const ownCpuSeconds = () => {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 
 /** Sends `rate` webhooks a second for `seconds`, spread over the entities; `onSent` sees each. */
-async function paced(url: string, seconds: number, rate: number, onSent: (entity: number, at: number) => void = () => undefined): Promise<{ sent: number; errors: number }> {
+async function paced(
+  url: string,
+  seconds: number,
+  rate: number,
+  onSent: (entity: number, at: number) => void = () => undefined,
+): Promise<{ sent: number; errors: number }> {
   const { Pool } = await import('undici');
   const pool = new Pool(url, { connections: 16 });
   const started = performance.now();
@@ -99,7 +112,11 @@ async function attachExplorer(url: string) {
   const client = new AdminClient(url, TOKEN, nullLogger);
   // Its agent RPC calls, counted on the wire by a relay its agent sockets go through (a few frames a second here).
   const calls = await AgentCalls.start(url);
-  const wire = { baseUrl: calls.url, ownerHeaders: client.ownerHeaders, events: (namespace: string, name: string, limit?: number) => client.events(namespace, name, limit) };
+  const wire = {
+    baseUrl: calls.url,
+    ownerHeaders: client.ownerHeaders,
+    events: (namespace: string, name: string, limit?: number) => client.events(namespace, name, limit),
+  };
   const model = new ExplorerModel({
     retainedEvents: () => 100,
     openChannel: (instance) => localReader(wire, instance),
@@ -149,12 +166,26 @@ async function attachExplorer(url: string) {
     changedNodes.fire({ nodes, at });
     void Promise.all(nodes.map(redraw));
   });
-  deliveries.onDidChangeTreeData(() => void deliveries.getChildren().then((items) => items.forEach((d) => {
-        deliveries.getTreeItem(d);
-        drawn++;
-      })));
+  deliveries.onDidChangeTreeData(
+    () =>
+      void deliveries.getChildren().then((items) =>
+        items.forEach((d) => {
+          deliveries.getTreeItem(d);
+          drawn++;
+        }),
+      ),
+  );
   const requests = () => sent.count + calls.count;
-  return { model, onLive: client.onLive, onNodesChanged: changedNodes.event, requests, drawn: () => drawn, adminRequests: () => sent.count, rpcCalls: () => calls.count, dispose: () => (model.dispose(), client.dispose(), sent.dispose(), void calls.close()) };
+  return {
+    model,
+    onLive: client.onLive,
+    onNodesChanged: changedNodes.event,
+    requests,
+    drawn: () => drawn,
+    adminRequests: () => sent.count,
+    rpcCalls: () => calls.count,
+    dispose: () => (model.dispose(), client.dispose(), sent.dispose(), void calls.close()),
+  };
 }
 
 async function main(): Promise<void> {
@@ -190,7 +221,8 @@ async function main(): Promise<void> {
     const totals = new Map<number, number>();
     const pending = new Map<number, { at: number; total: number }[]>();
     const name = (entity: number) => `acme-repo-${entity}`;
-    const totalOf = (entity: number) => ((explorer.model.instance('WEBHOOK_AGENT', name(entity))?.state as { stats?: { total: number } } | null | undefined)?.stats?.total ?? 0);
+    const totalOf = (entity: number) =>
+      (explorer.model.instance('WEBHOOK_AGENT', name(entity))?.state as { stats?: { total: number } } | null | undefined)?.stats?.total ?? 0;
     const latencies: number[] = [];
     // The feed alone (POST → the model knows), before the pacing VS Code's tree debounce needs.
     const feedLatencies: number[] = [];
@@ -220,7 +252,13 @@ async function main(): Promise<void> {
     t = performance.now();
     const watched = await paced(serve.url, SECONDS, RATE, (entity, at) => {
       // Only instances on the shown page have a node that can change.
-      if (!explorer.model.instances('WEBHOOK_AGENT').slice(0, 100).some((e) => e.summary.name === name(entity))) return;
+      if (
+        !explorer.model
+          .instances('WEBHOOK_AGENT')
+          .slice(0, 100)
+          .some((e) => e.summary.name === name(entity))
+      )
+        return;
       const base = totals.get(entity) ?? totalOf(entity);
       totals.set(entity, base + 1);
       pending.set(entity, [...(pending.get(entity) ?? []), { at, total: base + 1 }]);
@@ -248,18 +286,59 @@ async function main(): Promise<void> {
         `  POST → live feed message at the model: p50 ${percentile(feedLatencies, 0.5).toFixed(1)} ms, p99 ${percentile(feedLatencies, 0.99).toFixed(1)} ms`,
         `  explorer client CPU: ${(clientCpu * 100).toFixed(2)} % of a core (sender alone ${(senderAlone * 100).toFixed(1)} %)`,
         `  tree items drawn: ${drawnRate.toFixed(0)}/s (each one the extension host converts and sends to VS Code's window)`,
-        `  machine: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+        `  machine: ${os.cpus().length} cores, load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}`,
         '',
       ].join('\n'),
     );
     const results: BenchResult[] = [
-      { name: 'serve CPU without / with the explorer', unit: '% of a core', value: serveWatched * 100, baseline: 'serve alone', baselineValue: serveAlone * 100, ratio: serveAlone / serveWatched, target: 1 / 1.1 },
-      { name: 'explorer requests (admin + agent RPC) per webhook under load', unit: 'requests/s', value: requestRate, baseline: 'webhooks/s', baselineValue: watched.sent / watchedElapsed, ratio: 1 - requestRate / (watched.sent / watchedElapsed), target: 0.99 },
+      {
+        name: 'serve CPU without / with the explorer',
+        unit: '% of a core',
+        value: serveWatched * 100,
+        baseline: 'serve alone',
+        baselineValue: serveAlone * 100,
+        ratio: serveAlone / serveWatched,
+        target: 1 / 1.1,
+      },
+      {
+        name: 'explorer requests (admin + agent RPC) per webhook under load',
+        unit: 'requests/s',
+        value: requestRate,
+        baseline: 'webhooks/s',
+        baselineValue: watched.sent / watchedElapsed,
+        ratio: 1 - requestRate / (watched.sent / watchedElapsed),
+        target: 0.99,
+      },
       { name: 'POST → tree node changed, p50', unit: 'ms', value: p50, baseline: 'target 50 ms', baselineValue: 50, ratio: 50 / p50, target: 1 },
       { name: 'POST → tree node changed, p99', unit: 'ms', value: p99, baseline: 'target 250 ms', baselineValue: 250, ratio: 250 / p99, target: 1 },
-      { name: 'POST → live feed at the model, p50', unit: 'ms', value: percentile(feedLatencies, 0.5), baseline: 'target 50 ms', baselineValue: 50, ratio: 50 / percentile(feedLatencies, 0.5) },
-      { name: 'tree items drawn under load (the extension host sends each to the window)', unit: 'items/s', value: drawnRate, baseline: 'webhooks/s', baselineValue: watched.sent / watchedElapsed, ratio: watched.sent / watchedElapsed / Math.max(drawnRate, 0.01) },
-      { name: 'explorer client CPU', unit: '% of a core', value: clientCpu * 100, baseline: 'target 5 %', baselineValue: 5, ratio: 5 / Math.max(clientCpu * 100, 0.01), target: 1 },
+      {
+        name: 'POST → live feed at the model, p50',
+        unit: 'ms',
+        value: percentile(feedLatencies, 0.5),
+        baseline: 'target 50 ms',
+        baselineValue: 50,
+        ratio: 50 / percentile(feedLatencies, 0.5),
+      },
+      {
+        name: 'tree items drawn under load (the extension host sends each to the window)',
+        unit: 'items/s',
+        value: drawnRate,
+        baseline: 'webhooks/s',
+        baselineValue: watched.sent / watchedElapsed,
+        ratio: watched.sent / watchedElapsed / Math.max(drawnRate, 0.01),
+      },
+      {
+        name: 'explorer client CPU',
+        unit: '% of a core',
+        value: clientCpu * 100,
+        baseline: 'target 5 %',
+        baselineValue: 5,
+        ratio: 5 / Math.max(clientCpu * 100, 0.01),
+        target: 1,
+      },
     ];
     report('explorer', results);
   } finally {

@@ -19,7 +19,13 @@ function runSuite(which: 'min' | 'latest', seconds: string, portScan: boolean): 
   const run = spawnSync(process.execPath, [path.join(process.cwd(), 'scripts', 'testVscodeWeb.mjs')], {
     cwd: process.cwd(),
     encoding: 'utf8',
-    env: { ...process.env, HOOKBENCH_TEST_ONLY: 'explorer-host', HOOKBENCH_VSCODE: which, HOOKBENCH_EXPLORER_SECONDS: seconds, HOOKBENCH_PORT_SCAN: portScan ? 'on' : 'off' },
+    env: {
+      ...process.env,
+      HOOKBENCH_TEST_ONLY: 'explorer-host',
+      HOOKBENCH_VSCODE: which,
+      HOOKBENCH_EXPLORER_SECONDS: seconds,
+      HOOKBENCH_PORT_SCAN: portScan ? 'on' : 'off',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -49,12 +55,55 @@ function main(): void {
   const remoteQuiet = remote.number('extension host CPU, views open, no traffic');
   const serveQuiet = desktop.number('serve CPU, no traffic');
   const results: BenchResult[] = [
-    { name: `extension host CPU under the load, VS Code's port scan off as in desktop VS Code (% of a core): ${plan}`, unit: '%', value: host, baseline: 'target (%)', baselineValue: HOST_TARGET_PERCENT, ratio: HOST_TARGET_PERCENT / host, target: 1 },
-    { name: 'extension host CPU with no traffic, port scan off (% of a core), the same views open', unit: '%', value: quiet, baseline: 'under the load (%)', baselineValue: host, ratio: quiet / host },
-    { name: "extension host CPU under the load, code-server's default with its port scan (% of a core)", unit: '%', value: remoteHost, baseline: 'port scan off (%)', baselineValue: host, ratio: host / remoteHost },
-    { name: "extension host CPU with no traffic, code-server's default (% of a core)", unit: '%', value: remoteQuiet, baseline: 'under the load, the same (%)', baselineValue: remoteHost, ratio: remoteQuiet / remoteHost },
-    { name: 'serve CPU under the load, with the explorer (% of a core)', unit: '%', value: serve, baseline: 'serve with no traffic (%)', baselineValue: serveQuiet, ratio: serveQuiet / serve },
-    { name: 'admin requests per webhook under the load', unit: 'requests', value: desktop.number('admin requests per webhook under the load'), baseline: 'none expected', baselineValue: 0, ratio: 0 },
+    {
+      name: `extension host CPU under the load, VS Code's port scan off as in desktop VS Code (% of a core): ${plan}`,
+      unit: '%',
+      value: host,
+      baseline: 'target (%)',
+      baselineValue: HOST_TARGET_PERCENT,
+      ratio: HOST_TARGET_PERCENT / host,
+      target: 1,
+    },
+    {
+      name: 'extension host CPU with no traffic, port scan off (% of a core), the same views open',
+      unit: '%',
+      value: quiet,
+      baseline: 'under the load (%)',
+      baselineValue: host,
+      ratio: quiet / host,
+    },
+    {
+      name: "extension host CPU under the load, code-server's default with its port scan (% of a core)",
+      unit: '%',
+      value: remoteHost,
+      baseline: 'port scan off (%)',
+      baselineValue: host,
+      ratio: host / remoteHost,
+    },
+    {
+      name: "extension host CPU with no traffic, code-server's default (% of a core)",
+      unit: '%',
+      value: remoteQuiet,
+      baseline: 'under the load, the same (%)',
+      baselineValue: remoteHost,
+      ratio: remoteQuiet / remoteHost,
+    },
+    {
+      name: 'serve CPU under the load, with the explorer (% of a core)',
+      unit: '%',
+      value: serve,
+      baseline: 'serve with no traffic (%)',
+      baselineValue: serveQuiet,
+      ratio: serveQuiet / serve,
+    },
+    {
+      name: 'admin requests per webhook under the load',
+      unit: 'requests',
+      value: desktop.number('admin requests per webhook under the load'),
+      baseline: 'none expected',
+      baselineValue: 0,
+      ratio: 0,
+    },
   ];
   report('explorerHost', results);
 }

@@ -79,7 +79,11 @@ export async function spawnServer(args: string[], env: Record<string, string> = 
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       // Whole lines only: a chunk may end inside the URL.
-      const url = out.split('\n').slice(0, -1).map(listeningUrl).find((found) => found !== undefined);
+      const url = out
+        .split('\n')
+        .slice(0, -1)
+        .map(listeningUrl)
+        .find((found) => found !== undefined);
       if (url) resolve(url);
     });
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
@@ -157,7 +161,9 @@ export async function loadFromProcess(plan: LoadPlan): Promise<LoadResult> {
   const path = await import('node:path');
   const script = path.join(__dirname, 'loadGenerator.js');
   const stdout = await new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, [script, JSON.stringify(plan)], { maxBuffer: 1 << 20 }, (error, out, err) => (error ? reject(new Error(`load generator: ${err || error.message}`)) : resolve(out))),
+    execFile(process.execPath, [script, JSON.stringify(plan)], { maxBuffer: 1 << 20 }, (error, out, err) =>
+      error ? reject(new Error(`load generator: ${err || error.message}`)) : resolve(out),
+    ),
   );
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult;
 }

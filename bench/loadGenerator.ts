@@ -7,7 +7,10 @@ import type { LoadPlan, LoadResult } from './harness';
 import { signedPush } from './pushes';
 
 /** The i-th request of each kind of load the benches send. */
-const requests: Record<LoadPlan['requests'], (i: number, entities: number, entity: number) => { path: string; body: string; headers?: Record<string, string> }> = {
+const requests: Record<
+  LoadPlan['requests'],
+  (i: number, entities: number, entity: number) => { path: string; body: string; headers?: Record<string, string> }
+> = {
   'github-push': (i, entities, entity) => ({ path: '/webhooks/github', ...signedPush(i, `${process.pid}`, entities, entity) }),
   counter: (i, _entities, entity) => ({ path: `/agents/counter-agent/entity-${entity}`, body: `user-${process.pid}-${i}` }),
 };
@@ -48,7 +51,13 @@ async function run(plan: LoadPlan, seconds: number, startAt: number): Promise<Lo
   const elapsed = (performance.now() - started) / 1000;
   await pool.close();
   latencies.sort((a, b) => a - b);
-  return { rate: latencies.length / elapsed, p50: latencies[Math.floor(latencies.length / 2)]!, p99: latencies[Math.floor(latencies.length * 0.99)]!, errors, next };
+  return {
+    rate: latencies.length / elapsed,
+    p50: latencies[Math.floor(latencies.length / 2)]!,
+    p99: latencies[Math.floor(latencies.length * 0.99)]!,
+    errors,
+    next,
+  };
 }
 
 async function main(): Promise<void> {

@@ -39,7 +39,8 @@ function treeRssMiB(pid: number): number {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) kib += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1] ?? 0);
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid)
+        kib += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1] ?? 0);
     } catch {
       // gone while listing
     }
@@ -60,7 +61,15 @@ async function peakAndIdle(): Promise<{ results: BenchResult[]; data: string }> 
   const serve = await startServeAsUser(['--data', data, '--no-render', ...IDLE_FLAGS], SERVE_ENV);
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, treeRssMiB(serve.pid))), 1_000);
-  const load = await loadFromProcess({ url: serve.url, requests: 'github-push', entities: ENTITIES, connections: 32, warmSeconds: 0, seconds: LOAD_S, startAt: 0 });
+  const load = await loadFromProcess({
+    url: serve.url,
+    requests: 'github-push',
+    entities: ENTITIES,
+    connections: 32,
+    warmSeconds: 0,
+    seconds: LOAD_S,
+    startAt: 0,
+  });
   peak = Math.max(peak, treeRssMiB(serve.pid));
   const stoppedAt = performance.now();
   while (performance.now() - stoppedAt < IDLE_S * 1000) await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -74,9 +83,32 @@ async function peakAndIdle(): Promise<{ results: BenchResult[]; data: string }> 
   return {
     data,
     results: [
-      { name: `peak RSS of hookbench serve under load: ${plan}`, unit: 'MiB', value: peak, baseline: 'target (MiB)', baselineValue: 500, ratio: 500 / peak, target: 1 },
-      { name: `RSS ${IDLE_S} s after the load stopped (--idle-ms ${QUICK ? 10_000 : 60_000})`, unit: 'MiB', value: idle, baseline: 'target (MiB)', baselineValue: 250, ratio: 250 / idle, target: 1 },
-      { name: `a push to an instance asleep (woken by it; mean of ${WAKES}, one at a time)`, unit: 'ms', value: asleepMs, baseline: 'the same push once awake (ms)', baselineValue: awakeMs, ratio: awakeMs / asleepMs },
+      {
+        name: `peak RSS of hookbench serve under load: ${plan}`,
+        unit: 'MiB',
+        value: peak,
+        baseline: 'target (MiB)',
+        baselineValue: 500,
+        ratio: 500 / peak,
+        target: 1,
+      },
+      {
+        name: `RSS ${IDLE_S} s after the load stopped (--idle-ms ${QUICK ? 10_000 : 60_000})`,
+        unit: 'MiB',
+        value: idle,
+        baseline: 'target (MiB)',
+        baselineValue: 250,
+        ratio: 250 / idle,
+        target: 1,
+      },
+      {
+        name: `a push to an instance asleep (woken by it; mean of ${WAKES}, one at a time)`,
+        unit: 'ms',
+        value: asleepMs,
+        baseline: 'the same push once awake (ms)',
+        baselineValue: awakeMs,
+        ratio: awakeMs / asleepMs,
+      },
     ],
   };
 }
@@ -109,7 +141,10 @@ async function serversWith(budgets: number[]): Promise<{ urls: Record<string, st
   const all: ServerProcess[] = [];
   const urls: Record<string, string> = {};
   for (const budget of budgets) {
-    const serve = await startServeAsUser(['--data', dataDir(), '--no-render', '--idle-ms', String(COMPARISON_IDLE_MS), '--memory-budget', String(budget)], SERVE_ENV);
+    const serve = await startServeAsUser(
+      ['--data', dataDir(), '--no-render', '--idle-ms', String(COMPARISON_IDLE_MS), '--memory-budget', String(budget)],
+      SERVE_ENV,
+    );
     all.push(serve);
     urls[String(budget)] = serve.url;
   }
@@ -124,7 +159,14 @@ async function uniformCurve(): Promise<BenchResult[]> {
     const none = byServer['0']!;
     return CURVE_BUDGETS.map((budget) => {
       const run = byServer[String(budget)]!;
-      return { name: `uniform load over ${ENTITIES} entities, --memory-budget ${budget} (${run.errors} errors)`, unit: 'req/s', value: run.rate, baseline: 'no budget (req/s)', baselineValue: none.rate, ratio: pairedRatio(run, none) };
+      return {
+        name: `uniform load over ${ENTITIES} entities, --memory-budget ${budget} (${run.errors} errors)`,
+        unit: 'req/s',
+        value: run.rate,
+        baseline: 'no budget (req/s)',
+        baselineValue: none.rate,
+        ratio: pairedRatio(run, none),
+      };
     });
   } finally {
     await stopAll(all);
@@ -135,10 +177,22 @@ async function uniformCurve(): Promise<BenchResult[]> {
 async function skewed(): Promise<BenchResult> {
   const { urls, all } = await serversWith([0, DEFAULT_MEMORY_BUDGET_MIB]);
   try {
-    const byServer = await interleavedLoad(urls, { requests: 'github-push', entities: ENTITIES, connections: 32, warmSeconds: SKEWED_WARM_S, seconds: SKEWED_S, hot: { entities: 10, share: 0.9 } }, 3);
+    const byServer = await interleavedLoad(
+      urls,
+      { requests: 'github-push', entities: ENTITIES, connections: 32, warmSeconds: SKEWED_WARM_S, seconds: SKEWED_S, hot: { entities: 10, share: 0.9 } },
+      3,
+    );
     const budgeted = byServer[String(DEFAULT_MEMORY_BUDGET_MIB)]!;
     const none = byServer['0']!;
-    return { name: `skewed load (90 % to 10 hot entities, 10 % over ${ENTITIES - 10}), --memory-budget ${DEFAULT_MEMORY_BUDGET_MIB} (${budgeted.errors} errors)`, unit: 'req/s', value: budgeted.rate, baseline: 'no budget (req/s)', baselineValue: none.rate, ratio: pairedRatio(budgeted, none), target: 0.8 };
+    return {
+      name: `skewed load (90 % to 10 hot entities, 10 % over ${ENTITIES - 10}), --memory-budget ${DEFAULT_MEMORY_BUDGET_MIB} (${budgeted.errors} errors)`,
+      unit: 'req/s',
+      value: budgeted.rate,
+      baseline: 'no budget (req/s)',
+      baselineValue: none.rate,
+      ratio: pairedRatio(budgeted, none),
+      target: 0.8,
+    };
   } finally {
     await stopAll(all);
   }
@@ -146,8 +200,14 @@ async function skewed(): Promise<BenchResult> {
 
 /** Part 4: a wake's parts, in-process, on copies of an instance folder that part 1 left. */
 async function wakeParts(data: string): Promise<BenchResult[]> {
-  const namespace = fs.readdirSync(data).map((entry) => path.join(data, entry)).find((dir) => fs.readdirSync(dir).some((entry) => fs.existsSync(path.join(dir, entry, 'name'))))!;
-  const instance = fs.readdirSync(namespace).map((entry) => path.join(namespace, entry)).find((dir) => fs.existsSync(path.join(dir, 'name')))!;
+  const namespace = fs
+    .readdirSync(data)
+    .map((entry) => path.join(data, entry))
+    .find((dir) => fs.readdirSync(dir).some((entry) => fs.existsSync(path.join(dir, entry, 'name'))))!;
+  const instance = fs
+    .readdirSync(namespace)
+    .map((entry) => path.join(namespace, entry))
+    .find((dir) => fs.existsSync(path.join(dir, 'name')))!;
   const sql = await loadSqlJs();
   const heaps = separateSqlJsLoader();
   const rounds = 30;
@@ -172,8 +232,22 @@ async function wakeParts(data: string): Promise<BenchResult[]> {
   const bytes = fs.readdirSync(instance).reduce((n, file) => n + fs.statSync(path.join(instance, file)).size, 0);
   const per = (ms: number): number => ms / rounds;
   return [
-    { name: `a wake's database open (snapshot read + sql.js load of the file + journal replay; ${Math.round(bytes / 1024)} KiB of files)`, unit: 'ms', value: per(openMs), baseline: 'reading the files alone (ms)', baselineValue: per(readMs), ratio: per(readMs) / per(openMs) },
-    { name: 'a new sql.js heap (only when the current heap is full: one in 128 wakes)', unit: 'ms', value: per(heapMs), baseline: "a wake's database open (ms)", baselineValue: per(openMs), ratio: per(openMs) / per(heapMs) },
+    {
+      name: `a wake's database open (snapshot read + sql.js load of the file + journal replay; ${Math.round(bytes / 1024)} KiB of files)`,
+      unit: 'ms',
+      value: per(openMs),
+      baseline: 'reading the files alone (ms)',
+      baselineValue: per(readMs),
+      ratio: per(readMs) / per(openMs),
+    },
+    {
+      name: 'a new sql.js heap (only when the current heap is full: one in 128 wakes)',
+      unit: 'ms',
+      value: per(heapMs),
+      baseline: "a wake's database open (ms)",
+      baselineValue: per(openMs),
+      ratio: per(openMs) / per(heapMs),
+    },
   ];
 }
 

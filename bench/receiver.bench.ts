@@ -49,7 +49,12 @@ function fdatasyncP50(dir: string, samples: number): number {
  * time. Interleaved with it, the same client's POST to the fetch-API floor server until its answer:
  * with an fdatasync (the output gate waits for one) that is the floor of this figure here.
  */
-async function stateFrameLatency(url: string, floorUrl: string, dataDir: string, samplesWanted: number): Promise<{ p50: number; p99: number; floorRoundTrip: number; fdatasync: number }> {
+async function stateFrameLatency(
+  url: string,
+  floorUrl: string,
+  dataDir: string,
+  samplesWanted: number,
+): Promise<{ p50: number; p99: number; floorRoundTrip: number; fdatasync: number }> {
   const ws = new WebSocket(`${url.replace('http', 'ws')}/agents/webhook-agent/acme-repo-7`);
   const frames: number[] = [];
   let waiting: (() => void) | undefined;
@@ -76,7 +81,12 @@ async function stateFrameLatency(url: string, floorUrl: string, dataDir: string,
   }
   ws.close();
   samples.sort((a, b) => a - b);
-  return { p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]!, floorRoundTrip: median(floorTrips), fdatasync: fdatasyncP50(dataDir, 200) };
+  return {
+    p50: samples[Math.floor(samples.length / 2)]!,
+    p99: samples[Math.floor(samples.length * 0.99)]!,
+    floorRoundTrip: median(floorTrips),
+    fdatasync: fdatasyncP50(dataDir, 200),
+  };
 }
 
 async function main(): Promise<void> {
@@ -147,7 +157,7 @@ async function main(): Promise<void> {
       name: `POST → cf_agent_state frame at a connected client (one client, requests one at a time), p50 (ms); p99 ${latency.p99.toFixed(2)} ms; its floor here is the same client's POST answered by the fetch-API floor server (${latency.floorRoundTrip.toFixed(2)} ms) plus one append + fdatasync in the data folder (${latency.fdatasync.toFixed(2)} ms), measured in the same run`,
       unit: 'ms',
       value: latency.p50,
-      baseline: 'floor: the floor server\'s round trip + one fdatasync (ms)',
+      baseline: "floor: the floor server's round trip + one fdatasync (ms)",
       baselineValue: latency.floorRoundTrip + latency.fdatasync,
       ratio: (latency.floorRoundTrip + latency.fdatasync) / latency.p50,
     },

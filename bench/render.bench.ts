@@ -19,7 +19,8 @@ import { findChromium, launchArgs } from '../src/serve/renderEmulator/browserPoo
 import { processTree } from '../test/unit/helpers/procfs';
 import { QUICK, report, type BenchResult } from './harness';
 
-const HTML = '<body style="font-family: sans-serif"><h1>Invoice 1042</h1><p>Thank you for your order.</p><ul><li>One widget</li><li>Two gadgets</li></ul></body>';
+const HTML =
+  '<body style="font-family: sans-serif"><h1>Invoice 1042</h1><p>Thank you for your order.</p><ul><li>One widget</li><li>Two gadgets</li></ul></body>';
 const VIEWPORT = { width: 1280, height: 720 };
 /** What a user's client sends (Cloudflare's screenshot example with `html`): no Hookbench header, no options. */
 const BODY = JSON.stringify({ html: HTML, viewport: VIEWPORT });
@@ -129,7 +130,11 @@ async function startServe(): Promise<{ child: ChildProcess; base: string; launch
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const url = out.split('\n').slice(0, -1).map(renderUrl).find((found) => found !== undefined);
+      const url = out
+        .split('\n')
+        .slice(0, -1)
+        .map(renderUrl)
+        .find((found) => found !== undefined);
       if (url) resolve(url);
     });
     child.once('exit', (code) => reject(new Error(`hookbench serve exited with ${code}: ${errors}`)));

@@ -60,11 +60,20 @@ async function overhead(): Promise<BenchResult[]> {
   const namespace = runtime.namespaces[0]!;
   // Wake all 100 instances first, so both sides measure warm requests.
   await load(200, 32, (i) => runtime.fetch(post(i)));
-  const objects = await Promise.all(Array.from({ length: 100 }, (_, e) => namespace.host(`entity-${e}`).rpc('onStart', []).then(() => namespace.host(`entity-${e}`))));
+  const objects = await Promise.all(
+    Array.from({ length: 100 }, (_, e) =>
+      namespace
+        .host(`entity-${e}`)
+        .rpc('onStart', [])
+        .then(() => namespace.host(`entity-${e}`)),
+    ),
+  );
   const direct = async (i: number) => {
     const host = objects[i % 100]!;
     // The same onRequest, called on the same live object, without routing, gate or commit.
-    return (host as unknown as { live: Promise<{ object: { onRequest(r: Request): Promise<Response> } }> }).live.then(({ object }) => object.onRequest(post(i)));
+    return (host as unknown as { live: Promise<{ object: { onRequest(r: Request): Promise<Response> } }> }).live.then(({ object }) =>
+      object.onRequest(post(i)),
+    );
   };
   const total = QUICK ? 4_000 : 20_000;
   const viaRuntime = await load(total, 32, (i) => runtime.fetch(post(i)));
@@ -84,7 +93,10 @@ async function overhead(): Promise<BenchResult[]> {
 
 async function groupCommit(): Promise<BenchResult[]> {
   const dir = tmp();
-  const record = (seq: number) => ({ seq, statements: [{ sql: 'INSERT INTO events (id, type, payload) VALUES (?, ?, ?)', params: [`evt_${seq}`, 'push', 'x'.repeat(200)] }] });
+  const record = (seq: number) => ({
+    seq,
+    statements: [{ sql: 'INSERT INTO events (id, type, payload) VALUES (?, ?, ?)', params: [`evt_${seq}`, 'push', 'x'.repeat(200)] }],
+  });
   const writer = new JournalWriter(path.join(dir, 'group.log'));
   let seq = 0;
   const grouped = await load(20_000, 64, async () => {

@@ -86,7 +86,10 @@ function verifier(c: Case, body: Buffer): () => unknown {
   };
 }
 
-const SIZES = [[1024, '1 KiB', 9], [1024 * 1024, '1 MiB', 5]] as const;
+const SIZES = [
+  [1024, '1 KiB', 9],
+  [1024 * 1024, '1 MiB', 5],
+] as const;
 
 /** One case in this process: `--case <size index>:<case index>` prints its result as JSON. */
 function measure(sizeIndex: number, caseIndex: number): BenchResult {

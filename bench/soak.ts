@@ -13,7 +13,9 @@ import { buildDelivery, templatesFor } from '../src/core/payloads';
 import { schemeFor, type ProviderName } from '../src/core/signing';
 import { startServeProcess } from './harness';
 
-const { values } = parseArgs({ options: { minutes: { type: 'string', default: '30' }, rate: { type: 'string', default: '150' }, entities: { type: 'string', default: '1000' } } });
+const { values } = parseArgs({
+  options: { minutes: { type: 'string', default: '30' }, rate: { type: 'string', default: '150' }, entities: { type: 'string', default: '1000' } },
+});
 const MINUTES = Number(values.minutes);
 const RATE = Number(values.rate);
 const ENTITIES = Number(values.entities);
@@ -25,7 +27,13 @@ const SECRETS: Record<string, string> = {
   SHOPIFY_WEBHOOK_SECRET: 'soak-shopify',
   STANDARD_WEBHOOK_SECRET: 'whsec_' + Buffer.from('soak standard webhooks key!!').toString('base64'),
 };
-const SECRET_OF: Partial<Record<ProviderName, string>> = { github: SECRETS['GITHUB_WEBHOOK_SECRET'], stripe: SECRETS['STRIPE_WEBHOOK_SECRET'], slack: SECRETS['SLACK_SIGNING_SECRET'], shopify: SECRETS['SHOPIFY_WEBHOOK_SECRET'], standard: SECRETS['STANDARD_WEBHOOK_SECRET'] };
+const SECRET_OF: Partial<Record<ProviderName, string>> = {
+  github: SECRETS['GITHUB_WEBHOOK_SECRET'],
+  stripe: SECRETS['STRIPE_WEBHOOK_SECRET'],
+  slack: SECRETS['SLACK_SIGNING_SECRET'],
+  shopify: SECRETS['SHOPIFY_WEBHOOK_SECRET'],
+  standard: SECRETS['STANDARD_WEBHOOK_SECRET'],
+};
 const PROVIDERS = Object.keys(SECRET_OF) as ProviderName[];
 
 interface Sample {
@@ -100,9 +108,19 @@ async function main(): Promise<void> {
   const sample = () => {
     const facts = processFacts(pid);
     const j = journals(data);
-    samples.push({ minute: (performance.now() - started) / 60_000, ...facts, journalKiB: j.total / 1024, largestJournalKiB: j.largest / 1024, acknowledged, failed, wsOpen: sockets.size });
+    samples.push({
+      minute: (performance.now() - started) / 60_000,
+      ...facts,
+      journalKiB: j.total / 1024,
+      largestJournalKiB: j.largest / 1024,
+      acknowledged,
+      failed,
+      wsOpen: sockets.size,
+    });
     const s = samples.at(-1)!;
-    process.stderr.write(`soak ${s.minute.toFixed(1)} min: ${acknowledged} acknowledged, ${failed} failed, RSS ${s.rssMiB.toFixed(0)} MiB, ${s.openFiles} fds, journals ${s.journalKiB.toFixed(0)} KiB (largest ${s.largestJournalKiB.toFixed(0)}), ${s.wsOpen} sockets\n`);
+    process.stderr.write(
+      `soak ${s.minute.toFixed(1)} min: ${acknowledged} acknowledged, ${failed} failed, RSS ${s.rssMiB.toFixed(0)} MiB, ${s.openFiles} fds, journals ${s.journalKiB.toFixed(0)} KiB (largest ${s.largestJournalKiB.toFixed(0)}), ${s.wsOpen} sockets\n`,
+    );
   };
   const sampler = setInterval(sample, 30_000);
   sample();
@@ -170,7 +188,12 @@ async function main(): Promise<void> {
   const out = path.resolve(__dirname, '..', '..', 'bench', 'results');
   fs.mkdirSync(out, { recursive: true });
   fs.writeFileSync(path.join(out, `${day}-soak.json`), JSON.stringify(summary, null, 2) + '\n');
-  const table = samples.map((s) => `| ${s.minute.toFixed(1)} | ${s.acknowledged} | ${s.failed} | ${s.rssMiB.toFixed(0)} | ${s.openFiles} | ${s.journalKiB.toFixed(0)} | ${s.largestJournalKiB.toFixed(0)} | ${s.wsOpen} |`).join('\n');
+  const table = samples
+    .map(
+      (s) =>
+        `| ${s.minute.toFixed(1)} | ${s.acknowledged} | ${s.failed} | ${s.rssMiB.toFixed(0)} | ${s.openFiles} | ${s.journalKiB.toFixed(0)} | ${s.largestJournalKiB.toFixed(0)} | ${s.wsOpen} |`,
+    )
+    .join('\n');
   fs.writeFileSync(
     path.join(out, `${day}-soak.md`),
     `# Soak ${day}: ${MINUTES} min, ${RATE} req/s target, ${ENTITIES} entities, WebSocket clients coming and going\n\n` +

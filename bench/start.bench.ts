@@ -11,13 +11,20 @@ import { QUICK, report, type BenchResult } from './harness';
 
 async function firstAnswer(args: string[]): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, args, { env: { ...process.env, GITHUB_WEBHOOK_SECRET: 'x', HOOKBENCH_LOG_LEVEL: 'error' }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, GITHUB_WEBHOOK_SECRET: 'x', HOOKBENCH_LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       // Whole lines only: a chunk may end inside the URL.
-      const url = out.split('\n').slice(0, -1).map(listeningUrl).find((found) => found !== undefined);
+      const url = out
+        .split('\n')
+        .slice(0, -1)
+        .map(listeningUrl)
+        .find((found) => found !== undefined);
       if (url) resolve(url);
     });
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));

@@ -28,7 +28,10 @@ const quick = process.env.HOOKBENCH_BENCH_QUICK === '1';
 
 /** The Node binaries to run on, by version, each major once (the host's wins). */
 async function nodes() {
-  const wanted = (process.env.HOOKBENCH_BENCH_NODES ?? DEFAULT_NODES.join(',')).split(',').map((v) => v.trim()).filter(Boolean);
+  const wanted = (process.env.HOOKBENCH_BENCH_NODES ?? DEFAULT_NODES.join(','))
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
   /** @type {{ version: string, binary: string }[]} */
   const list = [];
   for (const v of wanted) {
@@ -52,7 +55,10 @@ for (const { version, binary } of await nodes()) {
       process.exitCode = 1;
       continue;
     }
-    const line = result.stdout.trim().split('\n').findLast((l) => l.startsWith('{"suite"'));
+    const line = result.stdout
+      .trim()
+      .split('\n')
+      .findLast((l) => l.startsWith('{"suite"'));
     if (line) suites.push(JSON.parse(line));
   }
   runs.push({ node: `v${version}`, suites });
@@ -84,7 +90,8 @@ const machine = {
 const fmt = (/** @type {number} */ n) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toPrecision(3));
 /** A target as people read it: 0.9090909… is 0.91. */
 const targetText = (/** @type {number} */ t) => String(Number(t.toFixed(2)));
-const met = (/** @type {Result} */ r) => (r.target === undefined ? '' : r.ratio >= r.target ? ` ✔ (≥ ${targetText(r.target)})` : ` ✘ (target ≥ ${targetText(r.target)})`);
+const met = (/** @type {Result} */ r) =>
+  r.target === undefined ? '' : r.ratio >= r.target ? ` ✔ (≥ ${targetText(r.target)})` : ` ✘ (target ≥ ${targetText(r.target)})`;
 /** A result's name up to its first figure, for the table across Nodes. */
 const shortName = (/** @type {string} */ name) => name.split(/ — | \(|, \d/)[0];
 
@@ -106,7 +113,11 @@ const perNode = runs.flatMap((run) => [
   '',
   '| suite | benchmark | value | baseline | ratio |',
   '|---|---|---|---|---|',
-  ...run.suites.flatMap((s) => s.results.map((r) => `| ${s.suite} | ${r.name} | ${fmt(r.value)} ${r.unit} | ${fmt(r.baselineValue)} (${r.baseline}) | **${r.ratio.toFixed(2)}**${met(r)} |`)),
+  ...run.suites.flatMap((s) =>
+    s.results.map(
+      (r) => `| ${s.suite} | ${r.name} | ${fmt(r.value)} ${r.unit} | ${fmt(r.baselineValue)} (${r.baseline}) | **${r.ratio.toFixed(2)}**${met(r)} |`,
+    ),
+  ),
   '',
 ]);
 const markdown = [

@@ -48,7 +48,10 @@ async function buildStage() {
 async function stageNatives(target) {
   const modules = path.join(STAGE_DIR, 'dist', 'node_modules');
   /** @type {['@esbuild' | '@ngrok', 'esbuild' | 'ngrok'][]} */
-  const families = [['@esbuild', 'esbuild'], ['@ngrok', 'ngrok']];
+  const families = [
+    ['@esbuild', 'esbuild'],
+    ['@ngrok', 'ngrok'],
+  ];
   for (const [scope, family] of families) {
     const wanted = target[family];
     const scopeDir = path.join(modules, scope);

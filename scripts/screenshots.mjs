@@ -46,7 +46,8 @@ async function main() {
     },
   });
   if (code !== 0) throw new Error(`the scenes failed (${code}); logs in ${path.relative(root, out)}/artifacts`);
-  for (const file of fs.readdirSync(screenshots)) console.log(`  media/screenshots/${file}  ${(fs.statSync(path.join(screenshots, file)).size / 1e3).toFixed(0)} kB`);
+  for (const file of fs.readdirSync(screenshots))
+    console.log(`  media/screenshots/${file}  ${(fs.statSync(path.join(screenshots, file)).size / 1e3).toFixed(0)} kB`);
 }
 
 main().catch((error) => {

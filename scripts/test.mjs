@@ -24,7 +24,10 @@ try {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'hookbench-unit-'));
   fs.chmodSync(scratch, 0o1777);
   try {
-    await run(process.execPath, ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout', 'out/test/unit'], { cwd: root, env: { ...process.env, TMPDIR: scratch } });
+    await run(process.execPath, ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout', 'out/test/unit'], {
+      cwd: root,
+      env: { ...process.env, TMPDIR: scratch },
+    });
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
@@ -32,7 +35,7 @@ try {
   await run(process.execPath, ['scripts/testDifferential.mjs'], { cwd: root });
   step('Integration tests (VS Code in Chromium)');
   await run(process.execPath, ['scripts/testVscodeWeb.mjs'], { cwd: root });
-  step('The package as installed (every platform\'s .vsix, then the installed one in VS Code)');
+  step("The package as installed (every platform's .vsix, then the installed one in VS Code)");
   await run(process.execPath, ['scripts/testPackage.mjs'], { cwd: root });
   step(`All tests passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 } catch (error) {

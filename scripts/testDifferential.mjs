@@ -15,7 +15,9 @@ import { ensureAreaModules, ensureWrangler, root } from './lib/setup.mjs';
  */
 async function areaModules() {
   const areasDir = path.join(root, 'test', 'differential', 'areas');
-  const wanted = process.env.HOOKBENCH_AREA?.split(',').map((name) => name.trim().split(':')[0]).filter(Boolean);
+  const wanted = process.env.HOOKBENCH_AREA?.split(',')
+    .map((name) => name.trim().split(':')[0])
+    .filter(Boolean);
   /** @type {Record<string, string>} */
   const modules = {};
   for (const folder of fs.readdirSync(areasDir)) {
@@ -31,9 +33,34 @@ try {
   step('Build (dist/cli.js and the runner)');
   await run(process.execPath, ['esbuild.js'], { cwd: root });
   const runner = path.join(root, 'out', 'differential', 'run.js');
-  await esbuild.build({ entryPoints: [path.join(root, 'test', 'differential', 'run.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: runner, packages: 'external', logLevel: 'warning' });
+  await esbuild.build({
+    entryPoints: [path.join(root, 'test', 'differential', 'run.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outfile: runner,
+    packages: 'external',
+    logLevel: 'warning',
+  });
   step(`Differential suite: wrangler dev (the oracle) against hookbench serve${process.env.HOOKBENCH_AREA ? `, area ${process.env.HOOKBENCH_AREA}` : ''}`);
-  await run(process.execPath, [runner, '--root', root, '--wrangler', wrangler, '--oracle-modules', nodeModules, '--area-modules', JSON.stringify(modules), '--cli', path.join(root, 'dist', 'cli.js')], { cwd: root });
+  await run(
+    process.execPath,
+    [
+      runner,
+      '--root',
+      root,
+      '--wrangler',
+      wrangler,
+      '--oracle-modules',
+      nodeModules,
+      '--area-modules',
+      JSON.stringify(modules),
+      '--cli',
+      path.join(root, 'dist', 'cli.js'),
+    ],
+    { cwd: root },
+  );
 } catch (error) {
   console.error(`\n✘ ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);

@@ -40,7 +40,9 @@ async function buildTests() {
 async function smoke(which) {
   const vscode = await ensureVscode(which);
   const target = `${process.platform}-${process.arch}`;
-  console.log(`\nThe installed package (${path.basename(packagePath(target))}) in VS Code ${vscode.vscodeVersion} (code-server ${vscode.version}) on Node ${vscode.nodeVersion}:`);
+  console.log(
+    `\nThe installed package (${path.basename(packagePath(target))}) in VS Code ${vscode.vscodeVersion} (code-server ${vscode.version}) on Node ${vscode.nodeVersion}:`,
+  );
   return runWorkbenchSuite({
     vscode,
     name: 'smoke',

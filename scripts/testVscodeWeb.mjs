@@ -25,7 +25,7 @@ async function runWorkbenchSuite(suite) {
 }
 
 /** The bytes of the files a planted `.hookbench/` links to: the restricted suite checks they never change. */
-export const VICTIM_TEXT = '# a file of the user\'s, outside the workspace\nexport PATH=$PATH\n';
+export const VICTIM_TEXT = "# a file of the user's, outside the workspace\nexport PATH=$PATH\n";
 
 /**
  * A cloned repository with a committed `.hookbench/` whose files are links to the user's files
@@ -42,7 +42,10 @@ function plantRepository(workspace, victim) {
   fs.writeFileSync(path.join(instance, 'name'), 'acme');
   fs.symlinkSync(victim, path.join(instance, 'journal-00000001.log'));
   fs.mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
-  fs.writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'hookbench.dataDirectory': '.hookbench', 'hookbench.receiver.autoStart': true }, null, 2));
+  fs.writeFileSync(
+    path.join(workspace, '.vscode', 'settings.json'),
+    JSON.stringify({ 'hookbench.dataDirectory': '.hookbench', 'hookbench.receiver.autoStart': true }, null, 2),
+  );
 }
 
 /**
@@ -70,7 +73,13 @@ async function runOn(which) {
   // HOOKBENCH_PORT_SCAN=off runs it with VS Code's remote port scan off (scripts/lib/codeServer.mjs).
   if (only === 'explorer-host') {
     const portScan = process.env.HOOKBENCH_PORT_SCAN !== 'off';
-    return runWorkbenchSuite({ ...suite, name: 'explorerHost', portScan, artifacts: path.join(out, `${base}-explorer-host${portScan ? '' : '-no-scan'}`), prepare: fixture });
+    return runWorkbenchSuite({
+      ...suite,
+      name: 'explorerHost',
+      portScan,
+      artifacts: path.join(out, `${base}-explorer-host${portScan ? '' : '-no-scan'}`),
+      prepare: fixture,
+    });
   }
   // The real local runtime (wrangler dev, the differential suite's oracle) for "attach to wrangler dev".
   const oracle = only === 'restricted' || only === 'reload' ? undefined : await ensureWrangler();
@@ -81,7 +90,10 @@ async function runOn(which) {
   };
   // An empty extension beside Hookbench: the floor of its activation time (test/integration/activation.test.ts).
   const floor = path.join(root, 'test', 'fixtures', 'activationFloor');
-  const trusted = only === 'restricted' || only === 'reload' ? 0 : await runWorkbenchSuite({ ...suite, name: 'trusted', artifacts: path.join(out, base), otherExtensions: [floor], prepare: trustedFixture });
+  const trusted =
+    only === 'restricted' || only === 'reload'
+      ? 0
+      : await runWorkbenchSuite({ ...suite, name: 'trusted', artifacts: path.join(out, base), otherExtensions: [floor], prepare: trustedFixture });
   if (only === 'trusted') return trusted;
   // Hookbench's tabs across a window reload and a restart of code-server (test/integration/reload.test.ts).
   const runsReload = only === undefined || only === 'reload';

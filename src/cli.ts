@@ -22,7 +22,11 @@ const commands: Record<string, Command> = {
   serve: { summary: 'run a worker on the Agents SDK emulation behind the local receiver', usage: serveUsage, run: serve },
   send: { summary: 'sign a test webhook for a provider and POST it', usage: sendUsage, run: send },
   replay: { summary: 'send saved fixtures again, re-signed, and check the answers and agent state (a regression suite)', usage: replayUsage, run: replay },
-  chaos: { summary: 'send a fixture set as providers really do (duplicates, reordered, at once, retried, stale) and shrink any divergence', usage: chaosUsage, run: chaos },
+  chaos: {
+    summary: 'send a fixture set as providers really do (duplicates, reordered, at once, retried, stale) and shrink any divergence',
+    usage: chaosUsage,
+    run: chaos,
+  },
   sign: { summary: 'sign a webhook body (stdin) for a provider', usage: signUsage, run: sign },
   verify: { summary: "check a webhook body's signature", usage: verifyUsage, run: verify },
   render: { summary: 'render a page to PNG/PDF through Browser Rendering (local or Cloudflare)', usage: renderUsage, run: render },
@@ -31,7 +35,16 @@ const commands: Record<string, Command> = {
 
 function usage(): string {
   const rows = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`);
-  return [`hookbench ${version}`, '', 'Usage: hookbench <command> [options]', '', 'Commands:', ...rows, '', 'hookbench <command> --help shows its options.'].join('\n');
+  return [
+    `hookbench ${version}`,
+    '',
+    'Usage: hookbench <command> [options]',
+    '',
+    'Commands:',
+    ...rows,
+    '',
+    'hookbench <command> --help shows its options.',
+  ].join('\n');
 }
 
 async function main(argv: string[], io: CliIo): Promise<number> {

@@ -42,7 +42,10 @@ export function defaultCacheDir(): string {
 
 export function cacheFile({ main, name, dir = defaultCacheDir() }: CodeCacheOptions): string {
   const stat = fs.statSync(main);
-  const key = createHash('sha256').update(`${main}\0${stat.size}\0${stat.mtimeMs}\0${stat.ino}\0${process.version}\0${process.arch}`).digest('hex').slice(0, 32);
+  const key = createHash('sha256')
+    .update(`${main}\0${stat.size}\0${stat.mtimeMs}\0${stat.ino}\0${process.version}\0${process.arch}`)
+    .digest('hex')
+    .slice(0, 32);
   return path.join(dir, `${name}-${key}.bin`);
 }
 

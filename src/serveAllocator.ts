@@ -53,7 +53,11 @@ export function runAgainWith(env: NodeJS.ProcessEnv): void {
  * then ends the same way (code, or signal).
  */
 function relayToChild(env: NodeJS.ProcessEnv): void {
-  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'], detached: true });
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    env,
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    detached: true,
+  });
   // The channel only tells the child that this process is gone: the child's exit is what this process waits for.
   (child as unknown as { channel?: { unref(): void } }).channel?.unref();
   const relay = (signal: NodeJS.Signals) => (): void => {

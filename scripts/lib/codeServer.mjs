@@ -34,7 +34,11 @@ const NO_PORT_SCAN_SETTINGS = { 'remote.autoForwardPortsSource': 'output' };
  * Workspace trust on, without the prompt: a folder opens in restricted mode, as a freshly cloned
  * repository does for a user who has not trusted it yet.
  */
-const RESTRICTED_SETTINGS = { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.banner': 'never' };
+const RESTRICTED_SETTINGS = {
+  'security.workspace.trust.enabled': true,
+  'security.workspace.trust.startupPrompt': 'never',
+  'security.workspace.trust.banner': 'never',
+};
 
 /** @param {string} stateDir */
 function stateFolders(stateDir) {
@@ -49,7 +53,11 @@ function stateFolders(stateDir) {
 export async function installExtension({ codeServerDir, node = process.execPath, stateDir, vsix, id }) {
   const { userDataDir, extensionsDir } = stateFolders(stateDir);
   fs.mkdirSync(extensionsDir, { recursive: true });
-  const child = spawn(node, [path.join(codeServerDir, 'out', 'node', 'entry.js'), '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', vsix], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    node,
+    [path.join(codeServerDir, 'out', 'node', 'entry.js'), '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', vsix],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
@@ -79,11 +87,24 @@ export function placeExtensionFolder(stateDir, extensionFolder) {
  *           onLog?: (line: string) => void, restricted?: boolean, portScan?: boolean }} options
  * @returns {Promise<{ port: number, origin: string, stop: () => Promise<void> }>}
  */
-export async function startCodeServer({ codeServerDir, stateDir, node = process.execPath, args = [], port = 0, env = {}, onLog = () => {}, restricted = false, portScan = true }) {
+export async function startCodeServer({
+  codeServerDir,
+  stateDir,
+  node = process.execPath,
+  args = [],
+  port = 0,
+  env = {},
+  onLog = () => {},
+  restricted = false,
+  portScan = true,
+}) {
   const { userDataDir, extensionsDir } = stateFolders(stateDir);
   fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
   fs.mkdirSync(extensionsDir, { recursive: true });
-  fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...USER_SETTINGS, ...(restricted ? RESTRICTED_SETTINGS : {}), ...(portScan ? {} : NO_PORT_SCAN_SETTINGS) }, null, 2));
+  fs.writeFileSync(
+    path.join(userDataDir, 'User', 'settings.json'),
+    JSON.stringify({ ...USER_SETTINGS, ...(restricted ? RESTRICTED_SETTINGS : {}), ...(portScan ? {} : NO_PORT_SCAN_SETTINGS) }, null, 2),
+  );
   const configFile = path.join(stateDir, 'config.yaml');
   fs.writeFileSync(configFile, 'auth: none\ncert: false\n');
 
@@ -91,15 +112,20 @@ export async function startCodeServer({ codeServerDir, stateDir, node = process.
     node,
     [
       path.join(codeServerDir, 'out', 'node', 'entry.js'),
-      '--config', configFile,
-      '--auth', 'none',
-      '--bind-addr', `127.0.0.1:${port}`,
+      '--config',
+      configFile,
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${port}`,
       '--disable-telemetry',
       '--disable-update-check',
       ...(restricted ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
-      '--user-data-dir', userDataDir,
-      '--extensions-dir', extensionsDir,
+      '--user-data-dir',
+      userDataDir,
+      '--extensions-dir',
+      extensionsDir,
       ...args,
     ],
     { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },

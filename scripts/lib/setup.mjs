@@ -17,8 +17,21 @@ export const root = path.resolve(import.meta.dirname, '../..');
  * the two lists equal).
  */
 export const FONT_PACKAGES = [
-  'fonts-dejavu', 'fonts-freefont-ttf', 'fonts-gfs-neohellenic', 'fonts-indic', 'fonts-ipafont-gothic', 'fonts-kacst', 'fonts-liberation',
-  'fonts-noto-cjk', 'fonts-noto-color-emoji', 'fonts-open-sans', 'fonts-roboto', 'fonts-thai-tlwg', 'fonts-urw-base35', 'fonts-wqy-zenhei', 'ttf-bitstream-vera',
+  'fonts-dejavu',
+  'fonts-freefont-ttf',
+  'fonts-gfs-neohellenic',
+  'fonts-indic',
+  'fonts-ipafont-gothic',
+  'fonts-kacst',
+  'fonts-liberation',
+  'fonts-noto-cjk',
+  'fonts-noto-color-emoji',
+  'fonts-open-sans',
+  'fonts-roboto',
+  'fonts-thai-tlwg',
+  'fonts-urw-base35',
+  'fonts-wqy-zenhei',
+  'ttf-bitstream-vera',
 ];
 
 /** Debian packages: the browser that drives VS Code and renders pages, ripgrep for VS Code's search, Kerberos headers for code-server's native module, and the fonts. */
@@ -196,7 +209,7 @@ export async function ensureVscode(which) {
   const readyFile = path.join('node_modules', 'code-server', '.hookbench-ready');
   await ensureTool(installRoot, readyFile, `code-server ${version}`, (aside) => prepareCodeServer(aside, version, toolchain));
   const vscodeVersion = JSON.parse(fs.readFileSync(path.join(dir, 'lib', 'vscode', 'package.json'), 'utf8')).version;
-  const runsOn = toolchain.node === process.execPath ? process.versions.node : nodeVersion ?? '?';
+  const runsOn = toolchain.node === process.execPath ? process.versions.node : (nodeVersion ?? '?');
   return { which, version, vscodeVersion, dir, node: toolchain.node, nodeVersion: runsOn, serverArgs };
 }
 
@@ -204,7 +217,17 @@ export async function ensureVscode(which) {
  * VS Code's native modules, by the name its package.json gives them (1.139 renamed
  * native-watchdog and added two); the Windows-only ones are left out.
  */
-const NATIVE_MODULES = ['node-pty', '@parcel/watcher', '@vscode/spdlog', 'native-watchdog', '@vscode/native-watchdog', '@vscode/deviceid', 'kerberos', '@vscode/fs-copyfile', '@vscode/sqlite3'];
+const NATIVE_MODULES = [
+  'node-pty',
+  '@parcel/watcher',
+  '@vscode/spdlog',
+  'native-watchdog',
+  '@vscode/native-watchdog',
+  '@vscode/deviceid',
+  'kerberos',
+  '@vscode/fs-copyfile',
+  '@vscode/sqlite3',
+];
 
 /** @param {string} installRoot @param {string} version @param {Toolchain} toolchain */
 async function prepareCodeServer(installRoot, version, toolchain) {
@@ -257,7 +280,10 @@ function linkRipgrep(vscodeDir) {
 function linkBinScripts(vscodeDir) {
   const flavor = process.platform === 'darwin' ? 'darwin' : 'linux';
   /** @type {[string, string, string][]} folder, script, link */
-  const links = [['remote-cli', `code-${flavor}.sh`, 'code-server'], ['helpers', `browser-${flavor}.sh`, 'browser.sh']];
+  const links = [
+    ['remote-cli', `code-${flavor}.sh`, 'code-server'],
+    ['helpers', `browser-${flavor}.sh`, 'browser.sh'],
+  ];
   for (const [folder, source, link] of links) {
     const dest = path.join(vscodeDir, 'bin', folder, link);
     if (!fs.existsSync(path.join(vscodeDir, 'bin', folder, source))) continue;
@@ -311,12 +337,28 @@ const ORACLE_BROWSER_CLIENT = '@cloudflare/puppeteer@1.4.0';
  */
 export async function ensureWrangler() {
   const agents = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).devDependencies.agents;
-  const installRoot = path.join(toolsDir(), `oracle-wrangler-${WRANGLER_VERSION}-agents-${agents}-${ORACLE_BROWSER_CLIENT.replace(/^@[^/]+\//, '').replace('@', '-')}`);
+  const installRoot = path.join(
+    toolsDir(),
+    `oracle-wrangler-${WRANGLER_VERSION}-agents-${agents}-${ORACLE_BROWSER_CLIENT.replace(/^@[^/]+\//, '').replace('@', '-')}`,
+  );
   await ensureTool(installRoot, '.hookbench-ready', `wrangler ${WRANGLER_VERSION}`, async (aside) => {
     step(`Installing wrangler ${WRANGLER_VERSION} and agents ${agents} (the differential suite's oracle) in ${installRoot}`);
     fs.mkdirSync(aside, { recursive: true });
     fs.writeFileSync(path.join(aside, 'package.json'), '{"name":"hookbench-oracle","private":true}\n');
-    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `wrangler@${WRANGLER_VERSION}`, `agents@${agents}`, ...ORACLE_AGENTS_PEERS, ORACLE_BROWSER_CLIENT], { cwd: aside });
+    await run(
+      'npm',
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        `wrangler@${WRANGLER_VERSION}`,
+        `agents@${agents}`,
+        ...ORACLE_AGENTS_PEERS,
+        ORACLE_BROWSER_CLIENT,
+      ],
+      { cwd: aside },
+    );
   });
   const nodeModules = path.join(installRoot, 'node_modules');
   return { wrangler: path.join(nodeModules, 'wrangler', 'bin', 'wrangler.js'), nodeModules };

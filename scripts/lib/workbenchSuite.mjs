@@ -55,7 +55,10 @@ export function failuresOf(artifacts, maxLines = 40) {
   const ended = lines.findLastIndex((line) => /^\d+ passing$/.test(line));
   const summed = ended < 0 ? -1 : lines.findIndex((line, i) => i > ended && line.startsWith('integration: '));
   const end = summed < 0 ? [] : lines.slice(ended, summed + 1);
-  const after = lines.slice(summed < 0 ? 0 : summed + 1).filter((line) => line.trim() !== '').slice(-12);
+  const after = lines
+    .slice(summed < 0 ? 0 : summed + 1)
+    .filter((line) => line.trim() !== '')
+    .slice(-12);
   const kept = [...(end.length > maxLines ? [...end.slice(0, maxLines), `… (the rest in ${file})`] : end), ...after];
   return kept.join('\n');
 }
@@ -137,7 +140,10 @@ async function clickMovingList(page, row, list) {
   })()`);
   await page.mouse.click(box.x + Math.min(box.width / 2, 40), box.y + box.height / 2);
   const onRow = await page.evaluate('window.hookbenchClickOnRow');
-  if (onRow !== true) throw new Error(`the list moved between the press and the release: the click reached ${onRow === undefined ? 'nothing in the list' : 'the list, on no row'}`);
+  if (onRow !== true)
+    throw new Error(
+      `the list moved between the press and the release: the click reached ${onRow === undefined ? 'nothing in the list' : 'the list, on no row'}`,
+    );
 }
 
 /**
@@ -160,7 +166,7 @@ async function typeIntoQuickInput(page, text) {
  * @param {string} selector
  */
 async function clickInWebview(page, selector) {
-  for (const deadline = Date.now() + 20_000; ; ) {
+  for (const deadline = Date.now() + 20_000; ;) {
     for (const frame of page.frames()) {
       const found = await frame.$(selector).catch(() => null);
       if (found) {
@@ -196,7 +202,7 @@ async function readWebview(page, { title, read, until = 'true' }) {
   const ready = `document.title.startsWith(${JSON.stringify(title)}) && Boolean(${until})`;
   /** @type {unknown} */
   let failure;
-  for (const deadline = Date.now() + 20_000; ; ) {
+  for (const deadline = Date.now() + 20_000; ;) {
     for (const frame of page.frames()) {
       // A frame being replaced (the webview given a new page) answers nothing, or goes away while
       // it is read: the next look finds the new one.
@@ -209,7 +215,12 @@ async function readWebview(page, { title, read, until = 'true' }) {
     }
     if (Date.now() > deadline) {
       const titles = await Promise.all(page.frames().map((frame) => evaluate(frame, 'document.title').catch(() => '?')));
-      throw new Error(`no webview titled ${JSON.stringify(title)}… shows ${until} (pages: ${titles.filter(Boolean).map((t) => JSON.stringify(t)).join(', ')})${failure ? `; reading it: ${String(failure)}` : ''}`);
+      throw new Error(
+        `no webview titled ${JSON.stringify(title)}… shows ${until} (pages: ${titles
+          .filter(Boolean)
+          .map((t) => JSON.stringify(t))
+          .join(', ')})${failure ? `; reading it: ${String(failure)}` : ''}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -236,7 +247,16 @@ async function readList(page, { list, fields, until }) {
   const seen = new Map();
   await page.focus(`${list} .monaco-list`);
   for (let pages = 0, stale = 0; pages < 50 && stale < 3; pages++) {
-    const rows = /** @type {Record<string, string>[]} */ (await page.$$eval(rowSelector, (elements, f) => elements.map((row) => Object.fromEntries(Object.entries(f).map(([field, selector]) => [field, row.querySelector(selector)?.textContent?.trim() ?? '']))), fields));
+    const rows = /** @type {Record<string, string>[]} */ (
+      await page.$$eval(
+        rowSelector,
+        (elements, f) =>
+          elements.map((row) =>
+            Object.fromEntries(Object.entries(f).map(([field, selector]) => [field, row.querySelector(selector)?.textContent?.trim() ?? ''])),
+          ),
+        fields,
+      )
+    );
     const before = seen.size;
     for (const row of rows) seen.set(row['name'] ?? '', row);
     if (until.every((names) => names.some((name) => seen.has(name)))) break;
@@ -260,7 +280,11 @@ async function capture(page, file) {
   if (!page) return;
   await page.mouse.move(RESTING_POINTER.x, RESTING_POINTER.y);
   // Once no tooltip shows any more, and the frame without it is drawn.
-  await page.waitForFunction(`![...document.querySelectorAll('.monaco-hover:not(.hidden), .workbench-hover')].some((hover) => hover.checkVisibility())`, { timeout: 5_000 }).catch(() => undefined);
+  await page
+    .waitForFunction(`![...document.querySelectorAll('.monaco-hover:not(.hidden), .workbench-hover')].some((hover) => hover.checkVisibility())`, {
+      timeout: 5_000,
+    })
+    .catch(() => undefined);
   await drawn(page);
   await page.screenshot({ path: `${file}.tmp.png` });
   fs.renameSync(`${file}.tmp.png`, file);
@@ -360,7 +384,9 @@ export async function runWorkbenchSuite(suite) {
     await page.keyboard.press('F1');
     await page.waitForFunction(`[...document.querySelectorAll('.quick-input-widget')].some((w) => w.style.display !== 'none')`, { timeout: 20_000 });
     await page.keyboard.type('Developer: Reload Window', { delay: 10 });
-    await page.waitForFunction(`document.querySelector('.quick-input-list .monaco-list-row.focused')?.textContent.includes('Reload Window')`, { timeout: 20_000 });
+    await page.waitForFunction(`document.querySelector('.quick-input-list .monaco-list-row.focused')?.textContent.includes('Reload Window')`, {
+      timeout: 20_000,
+    });
     await page.keyboard.press('Enter');
     await navigated;
   };
@@ -403,7 +429,11 @@ export async function runWorkbenchSuite(suite) {
         } catch (error) {
           outcome = `failed ${String(error).split('\n')[0]}`;
           await workbench?.screenshot({ path: path.join(artifacts, `${step.id}-failed.png`) }).catch(() => undefined);
-          const dom = await workbench?.evaluate('(document.querySelector(".notifications-toasts")?.outerHTML ?? "no toasts element").slice(0, 4000) + "\\n\\nBELL\\n" + (document.querySelector("[id=\\"status.notifications\\"]")?.outerHTML ?? "none").slice(0, 3000)').catch((e) => String(e));
+          const dom = await workbench
+            ?.evaluate(
+              '(document.querySelector(".notifications-toasts")?.outerHTML ?? "no toasts element").slice(0, 4000) + "\\n\\nBELL\\n" + (document.querySelector("[id=\\"status.notifications\\"]")?.outerHTML ?? "none").slice(0, 3000)',
+            )
+            .catch((e) => String(e));
           fs.writeFileSync(path.join(artifacts, `${step.id}-failed.html`), String(dom));
         }
         fs.appendFileSync(`${report}.acks`, `${step.id} ${outcome}\n`);
@@ -489,7 +519,10 @@ async function outlived(stateDir) {
   while (running().length > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
   for (const pid of running()) {
     try {
-      const command = fs.readFileSync(path.join('/proc', pid, 'cmdline'), 'utf8').replaceAll('\0', ' ').trim();
+      const command = fs
+        .readFileSync(path.join('/proc', pid, 'cmdline'), 'utf8')
+        .replaceAll('\0', ' ')
+        .trim();
       process.kill(Number(pid), 'SIGKILL');
       console.error(`pid ${pid} still ran ${OUTLIVE_MS / 1000} s after its code-server stopped, killed: ${command}`);
     } catch {

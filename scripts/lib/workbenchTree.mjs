@@ -25,7 +25,8 @@
  */
 
 /** Resolves once the page has drawn two more frames: what a scroll or a key changed is on screen. */
-export const drawn = (/** @type {import('puppeteer-core').Page} */ page) => page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(undefined))))');
+export const drawn = (/** @type {import('puppeteer-core').Page} */ page) =>
+  page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(undefined))))');
 
 /**
  * Resolves after the element `selector` selects has next changed (rows drawn again, moved, or
@@ -152,7 +153,8 @@ async function pointAt(page, selector) {
 }
 
 /** @param {string} pattern @param {string} label */
-const matches = (pattern, label) => (pattern.length > 1 && pattern.startsWith('/') && pattern.endsWith('/') ? new RegExp(pattern.slice(1, -1)).test(label) : pattern === label);
+const matches = (pattern, label) =>
+  pattern.length > 1 && pattern.startsWith('/') && pattern.endsWith('/') ? new RegExp(pattern.slice(1, -1)).test(label) : pattern === label;
 
 /**
  * Finds the row at the end of `path` (each row on the way expanded, as a user expands it; the
@@ -191,7 +193,10 @@ async function resolve(page, list, path, open) {
       continue;
     }
     const depth = row ? row.level : 0;
-    if (depth < path.length) throw new Error(`no row ${JSON.stringify(path[depth])} under ${JSON.stringify(path.slice(0, depth))} (there: ${seen.map((label) => JSON.stringify(label)).join(', ') || 'none'})`);
+    if (depth < path.length)
+      throw new Error(
+        `no row ${JSON.stringify(path[depth])} under ${JSON.stringify(path.slice(0, depth))} (there: ${seen.map((label) => JSON.stringify(label)).join(', ') || 'none'})`,
+      );
     return { row, children };
   }
   throw new Error(`${JSON.stringify(path)} did not stay expanded`);
@@ -228,7 +233,7 @@ export async function treeStep(page, { view, path = [], act = 'children', item }
   // again once it was drawn again, until 20 s have gone by.
   /** @type {{ row: TreeRow | undefined, children: TreeRow[] } | undefined} */
   let found;
-  for (const deadline = Date.now() + 20_000; !found; ) {
+  for (const deadline = Date.now() + 20_000; !found;) {
     try {
       found = await resolve(page, list, path, act === 'children');
     } catch (error) {
@@ -256,7 +261,10 @@ export async function treeStep(page, { view, path = [], act = 'children', item }
   if (act === 'inline') {
     const { x, y } = await pointAt(page, selector);
     await page.mouse.move(x, y);
-    await page.locator(`${selector} .actions .action-label[aria-label^=${JSON.stringify(item ?? '')}]`).setTimeout(5_000).click();
+    await page
+      .locator(`${selector} .actions .action-label[aria-label^=${JSON.stringify(item ?? '')}]`)
+      .setTimeout(5_000)
+      .click();
     return undefined;
   }
   // The context menu is drawn in a shadow root of its own; it ignores a click that comes too soon
@@ -288,7 +296,7 @@ async function hover(page, selector) {
     // points at the row again. So does the step, each time the row is seen drawn again, and only
     // then; the tooltip must come within 20 s.
     const shows = `document.querySelector(${JSON.stringify(tooltip)})?.checkVisibility() === true`;
-    for (const deadline = Date.now() + 20_000; ; ) {
+    for (const deadline = Date.now() + 20_000; ;) {
       await page.mouse.move(0, 0);
       await page.evaluate(`(() => {
         const row = document.querySelector(${JSON.stringify(selector)});

@@ -60,7 +60,10 @@ function wholeNumber(text: string, flag: string, max: number): number {
 }
 
 function perturbations(text: string): Perturbation[] {
-  const names = text.split(',').map((name) => name.trim()).filter(Boolean);
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const unknown = names.filter((name) => !isPerturbation(name));
   if (unknown.length > 0 || names.length === 0) throw new UsageError(`--perturb ${text}: choose from ${PERTURBATIONS.join(', ')}`);
   return PERTURBATIONS.filter((name) => names.includes(name));

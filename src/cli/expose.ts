@@ -37,14 +37,16 @@ function receiverBase(text: string): string {
     throw new UsageError(`--to ${text} is not a URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--to is an http:// or https:// URL');
-  if (url.pathname !== '/' || url.search !== '') throw new UsageError(`--to is the receiver's base URL, like ${DEFAULT_RECEIVER_URL} (give the route with --path)`);
+  if (url.pathname !== '/' || url.search !== '')
+    throw new UsageError(`--to is the receiver's base URL, like ${DEFAULT_RECEIVER_URL} (give the route with --path)`);
   return url.origin;
 }
 
 /** The smee route: a webhook route of the receiver, never the admin API or the agents routes. */
 function deliveryPath(text: string): string {
   if (!text.startsWith('/') || text.startsWith('//') || /[?#\s]/.test(text)) throw new UsageError(`--path ${text}: give a path such as /webhooks/github`);
-  if (/^\/(__hookbench|agents)(\/|$)/i.test(text)) throw new UsageError(`--path ${text}: public deliveries go to webhook routes only (/webhooks/…), never to /__hookbench/ or /agents/`);
+  if (/^\/(__hookbench|agents)(\/|$)/i.test(text))
+    throw new UsageError(`--path ${text}: public deliveries go to webhook routes only (/webhooks/…), never to /__hookbench/ or /agents/`);
   return text;
 }
 
@@ -104,9 +106,13 @@ export async function expose(argv: string[], io: CliIo): Promise<number> {
     return 1;
   }
   out(forwardingLine(session.publicUrl, session.target));
-  if (provider === 'smee') out(`paste ${session.publicUrl} as the webhook's URL at the provider (GitHub: content type application/json; smee.io refuses form-encoded deliveries)`);
+  if (provider === 'smee')
+    out(`paste ${session.publicUrl} as the webhook's URL at the provider (GitHub: content type application/json; smee.io refuses form-encoded deliveries)`);
   else if (provider === 'stripe') out('trigger a test event with: stripe trigger payment_intent.succeeded');
-  else out(`paste ${session.publicUrl}/webhooks/<provider> at the provider (GitHub: ${session.publicUrl}/webhooks/github, Stripe: ${session.publicUrl}/webhooks/stripe); only /webhooks/ routes answer the public host`);
+  else
+    out(
+      `paste ${session.publicUrl}/webhooks/<provider> at the provider (GitHub: ${session.publicUrl}/webhooks/github, Stripe: ${session.publicUrl}/webhooks/stripe); only /webhooks/ routes answer the public host`,
+    );
 
   const ended = await Promise.race([stop.then(() => undefined), session.ended ?? new Promise<never>(() => undefined)]);
   if (ended) io.stderr.write(`${exposeFailureLine(provider, ended)}\n`);

@@ -4,7 +4,16 @@
  * goes to `out` (lines of src/core/contract/expose.ts) and to the log.
  */
 import { RELAY_REENCODED_NOTE } from '../core/contract/deliveries';
-import { MISSED_LINE, missedLine, newChannelLine, REDELIVER_ADVICE, signingSecretAdvice, signingSecretLine, STRIPE_SOURCE, type ExposeProvider } from '../core/contract/expose';
+import {
+  MISSED_LINE,
+  missedLine,
+  newChannelLine,
+  REDELIVER_ADVICE,
+  signingSecretAdvice,
+  signingSecretLine,
+  STRIPE_SOURCE,
+  type ExposeProvider,
+} from '../core/contract/expose';
 import type { Logger } from '../core/log';
 import { startCloudflared } from '../core/expose/cloudflared';
 import { ExposeError } from '../core/expose/errors';
@@ -39,7 +48,8 @@ export interface SessionOptions {
 /** One line per delivery the smee client forwarded: the receiver's answer and, for a re-encoded body that failed, why. */
 export function deliveryLine(result: DeliveryResult): string {
   const path = new URL(result.url).pathname;
-  if (result.status === undefined) return `not delivered: ${result.label} → ${path} (${result.error ?? 'no answer'}): is the receiver running? Redeliver it from the provider once it is`;
+  if (result.status === undefined)
+    return `not delivered: ${result.label} → ${path} (${result.error ?? 'no answer'}): is the receiver running? Redeliver it from the provider once it is`;
   const rejected = result.status === 401 || result.status === 403;
   const note =
     rejected && result.bodyState === 'changed'
@@ -90,7 +100,12 @@ export async function startSession(options: SessionOptions): Promise<ExposeSessi
       const listen = await startStripeListen({ to: options.to, env: options.env, logger: options.logger, signal: options.signal });
       options.out(signingSecretLine(listen.value));
       options.out(signingSecretAdvice(listen.value));
-      return { publicUrl: STRIPE_SOURCE, target: stripeRoute(options.to), ended: listen.exited.then((exit) => `stripe listen exited (${exit})`), stop: () => listen.stop() };
+      return {
+        publicUrl: STRIPE_SOURCE,
+        target: stripeRoute(options.to),
+        ended: listen.exited.then((exit) => `stripe listen exited (${exit})`),
+        stop: () => listen.stop(),
+      };
     }
   }
 }

@@ -43,7 +43,11 @@ export function providerSecret(provider: ProviderName, env: NodeJS.ProcessEnv, f
 }
 
 /** --secret, --secret-env's variable, or the provider's own variable from the environment or --env-file. */
-export function secretFor(values: { secret?: string | undefined; 'secret-env'?: string | undefined; 'env-file'?: string | undefined }, provider: ProviderName, env: NodeJS.ProcessEnv): string {
+export function secretFor(
+  values: { secret?: string | undefined; 'secret-env'?: string | undefined; 'env-file'?: string | undefined },
+  provider: ProviderName,
+  env: NodeJS.ProcessEnv,
+): string {
   if (values.secret !== undefined && values['secret-env'] !== undefined) throw new UsageError('give --secret or --secret-env, not both');
   if (values.secret !== undefined) return values.secret;
   if (values['secret-env'] !== undefined) {

@@ -46,13 +46,27 @@ function font(values: Flags): PreviewFont | undefined {
     throw new UsageError(`cannot read --font-file ${file}: ${(error as Error).message}`);
   }
   const family = path.basename(file).replace(/\.[^.]+$/, '');
-  return { kind: 'custom', family, source: { bytes, fileName: path.basename(file) }, weight: values['font-weight'] as string | undefined, style: values['font-style'] as 'normal' | undefined, fallback };
+  return {
+    kind: 'custom',
+    family,
+    source: { bytes, fileName: path.basename(file) },
+    weight: values['font-weight'] as string | undefined,
+    style: values['font-style'] as 'normal' | undefined,
+    fallback,
+  };
 }
 
 function printReport(report: FontReport & { fontsReady?: string }, io: CliIo): void {
   for (const element of report.elements) {
-    const fonts = element.fonts.map((f) => `${f.family}${f.custom ? ' (web font)' : ''} ×${f.glyphs}${f.standIn ? ` [stands in for ${f.requestedAs}]` : f.requestedAs ? '' : ' [not requested]'}`).join(', ');
-    io.stdout.write(`${element.fallback ? 'FALLBACK' : 'ok      '} ${element.selector}  "${element.text}"\n         asked: ${element.requested.join(', ')}\n         drawn: ${fonts}\n`);
+    const fonts = element.fonts
+      .map(
+        (f) =>
+          `${f.family}${f.custom ? ' (web font)' : ''} ×${f.glyphs}${f.standIn ? ` [stands in for ${f.requestedAs}]` : f.requestedAs ? '' : ' [not requested]'}`,
+      )
+      .join(', ');
+    io.stdout.write(
+      `${element.fallback ? 'FALLBACK' : 'ok      '} ${element.selector}  "${element.text}"\n         asked: ${element.requested.join(', ')}\n         drawn: ${fonts}\n`,
+    );
   }
   if (report.fontsReady) io.stdout.write(`fonts: ${report.fontsReady}\n`);
 }
@@ -82,7 +96,11 @@ export async function render(argv: string[], io: CliIo): Promise<number> {
   const token = io.env[tokenEnv];
   if (!token) throw new UsageError(`the environment variable ${tokenEnv} (the API token) is not set`);
   if (values.cloudflare && !values.account) throw new UsageError('--cloudflare needs --account ID');
-  const client = new RenderClient({ baseUrl: values.base ?? (values.cloudflare ? CLOUDFLARE_API : 'http://127.0.0.1:8788/client/v4'), accountId: values.account ?? 'local', token });
+  const client = new RenderClient({
+    baseUrl: values.base ?? (values.cloudflare ? CLOUDFLARE_API : 'http://127.0.0.1:8788/client/v4'),
+    accountId: values.account ?? 'local',
+    token,
+  });
 
   let body: Record<string, unknown>;
   try {

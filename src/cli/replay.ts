@@ -45,7 +45,14 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
   const code = values['expect-status'];
   if (code !== undefined && !/^[1-5]\d\d$/.test(code)) throw new UsageError(`--expect-status ${code} is not an HTTP status`);
   if (!/^[a-z0-9][a-z0-9-]*$/.test(values.agent)) throw new UsageError(`--agent ${values.agent}: give the kebab-case name of /agents/<agent>/<name>`);
-  const options: RunOptions = { to: values.to, expectStatus: code === undefined ? undefined : Number(code), expectState: values['expect-state'], ignore: values.ignore, agent: values.agent, newIds: values['new-ids'] };
+  const options: RunOptions = {
+    to: values.to,
+    expectStatus: code === undefined ? undefined : Number(code),
+    expectState: values['expect-state'],
+    ignore: values.ignore,
+    agent: values.agent,
+    newIds: values['new-ids'],
+  };
 
   // Everything is read and every secret found before the first send: a broken suite sends nothing.
   const suite = loadFixtures(positionals);
@@ -66,6 +73,8 @@ export async function replay(argv: string[], io: CliIo): Promise<number> {
     if (outcomes.some((o) => !o.passed) && values.bail) break;
   }
   const skipped = suite.length - passed - failed;
-  io.stdout.write(`\n${suite.length} fixture${suite.length === 1 ? '' : 's'}: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} not run (--bail)` : ''}\n`);
+  io.stdout.write(
+    `\n${suite.length} fixture${suite.length === 1 ? '' : 's'}: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} not run (--bail)` : ''}\n`,
+  );
   return failed === 0 ? 0 : 1;
 }

@@ -61,7 +61,10 @@ export async function send(argv: string[], io: CliIo): Promise<number> {
   });
   if (values.fixture !== undefined) {
     const stray = (['provider', 'event', 'entity', 'payload', 'header'] as const).filter((flag) => values[flag] !== undefined);
-    if (stray.length > 0 || values.list) throw new UsageError(`--fixture brings its own provider, event and body: drop ${[...stray.map((f) => `--${f}`), ...(values.list ? ['--list'] : [])].join(', ')}`);
+    if (stray.length > 0 || values.list)
+      throw new UsageError(
+        `--fixture brings its own provider, event and body: drop ${[...stray.map((f) => `--${f}`), ...(values.list ? ['--list'] : [])].join(', ')}`,
+      );
     return sendFixture({ ...values, fixture: values.fixture }, io);
   }
   if (values['new-id']) throw new UsageError('--new-id goes with --fixture (a template gets a fresh delivery id each time)');
@@ -100,7 +103,11 @@ export async function send(argv: string[], io: CliIo): Promise<number> {
   }
   const target = signed.url ?? url.toString();
   if (values['dry-run']) {
-    io.stdout.write(`POST ${target}\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${body.toString('utf8')}\n`);
+    io.stdout.write(
+      `POST ${target}\n${Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\n')}\n\n${body.toString('utf8')}\n`,
+    );
     return 0;
   }
   let answer;
@@ -116,7 +123,8 @@ export async function send(argv: string[], io: CliIo): Promise<number> {
 
 /** --url as given, else the receiver (--to, or the local one) plus the provider's webhook route. */
 function targetUrl(values: { url?: string | undefined; to?: string | undefined; entity?: string | undefined }, provider: ProviderName): URL {
-  if (values.url !== undefined && values.to !== undefined) throw new UsageError('give --url (the whole URL) or --to (the receiver, keeping the webhook route), not both');
+  if (values.url !== undefined && values.to !== undefined)
+    throw new UsageError('give --url (the whole URL) or --to (the receiver, keeping the webhook route), not both');
   if (values.url !== undefined) return httpUrl(values.url, '--url');
   return new URL(webhookPath(provider, values.entity), httpUrl(values.to ?? DEFAULT_RECEIVER_URL, '--to'));
 }

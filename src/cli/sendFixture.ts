@@ -21,7 +21,8 @@ export interface SendFixtureFlags {
 }
 
 export async function sendFixture(values: SendFixtureFlags, io: CliIo): Promise<number> {
-  if (values.url !== undefined && values.to !== undefined) throw new UsageError('give --url (the whole URL) or --to (the receiver, keeping the fixture\'s path), not both');
+  if (values.url !== undefined && values.to !== undefined)
+    throw new UsageError("give --url (the whole URL) or --to (the receiver, keeping the fixture's path), not both");
   if (values.url !== undefined) httpUrl(values.url, '--url');
   if (values.to !== undefined) httpUrl(values.to, '--to');
   const [{ fixture }] = loadFixtures([values.fixture]) as [ReturnType<typeof loadFixtures>[number]];
@@ -33,7 +34,11 @@ export async function sendFixture(values: SendFixtureFlags, io: CliIo): Promise<
     throw new UsageError((error as Error).message);
   }
   if (values['dry-run']) {
-    io.stdout.write(`${request.method} ${request.url}\n${Object.entries(request.headers).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${request.body.toString('utf8')}\n`);
+    io.stdout.write(
+      `${request.method} ${request.url}\n${Object.entries(request.headers)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\n')}\n\n${request.body.toString('utf8')}\n`,
+    );
     return 0;
   }
   let answer;

@@ -109,13 +109,15 @@ function port(text: string, flag: string): number {
 /** The origin and host check's exceptions, from the flags; each one checked here, not at the first request. */
 function accessPolicy(origins: string[], hosts: string[], paths: string[]): AccessPolicy {
   for (const origin of origins) {
-    if (!/^[a-z][a-z0-9+.-]*:\/\/[^/]+$/i.test(origin)) throw new UsageError(`--allow-origin ${origin}: give scheme://host[:port], as a browser sends it in Origin`);
+    if (!/^[a-z][a-z0-9+.-]*:\/\/[^/]+$/i.test(origin))
+      throw new UsageError(`--allow-origin ${origin}: give scheme://host[:port], as a browser sends it in Origin`);
   }
   for (const host of hosts) {
     if (!/^(?:[\w-]+(?:\.[\w-]+)*|\[[0-9a-f:.]+\])$/i.test(host)) throw new UsageError(`--allow-host ${host}: give a host name without port or scheme`);
   }
   for (const prefix of paths) {
-    if (!prefix.startsWith('/') || prefix.startsWith('/__hookbench') || prefix === '/') throw new UsageError(`--webhook-path ${prefix}: give a path prefix such as /hooks/ (not / and not /__hookbench/)`);
+    if (!prefix.startsWith('/') || prefix.startsWith('/__hookbench') || prefix === '/')
+      throw new UsageError(`--webhook-path ${prefix}: give a path prefix such as /hooks/ (not / and not /__hookbench/)`);
   }
   return { origins, hosts, openPaths: [...WEBHOOK_PATHS, ...paths] };
 }
@@ -131,7 +133,11 @@ export interface ResolvedWorker {
 }
 
 /** `--worker`, `--config` and `--env-file` resolved as `serve` does (also `chaos`); the built-in worker, with `settings`, without either. */
-export function resolveWorker(values: { worker?: string | undefined; config?: string | undefined; 'env-file'?: string | undefined }, logger: Logger, settings: DefaultWorkerSettings = {}): ResolvedWorker {
+export function resolveWorker(
+  values: { worker?: string | undefined; config?: string | undefined; 'env-file'?: string | undefined },
+  logger: Logger,
+  settings: DefaultWorkerSettings = {},
+): ResolvedWorker {
   let config: WranglerConfig | undefined;
   let prebuilt: string | undefined;
   let envFile = values['env-file'];
@@ -190,11 +196,15 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     'retry-scale': { type: 'string' },
   });
   const givenToken = values['admin-token'] ?? io.env[ADMIN_TOKEN_ENV];
-  if (values['require-token'] && !givenToken) throw new UsageError('--require-token needs an admin token: set HOOKBENCH_ADMIN_TOKEN (for example to the output of openssl rand -hex 16)');
+  if (values['require-token'] && !givenToken)
+    throw new UsageError('--require-token needs an admin token: set HOOKBENCH_ADMIN_TOKEN (for example to the output of openssl rand -hex 16)');
   // Without one given, one made up: kept in the data folder's owner-only admin-token file, where
   // VS Code finds it to attach to this serve (docs/security.md, The data folder's lock).
   const adminToken = givenToken || randomBytes(24).toString('hex');
-  const access = { ...accessPolicy(values['allow-origin'], values['allow-host'], values['webhook-path']), ...(values['require-token'] ? { requireToken: adminToken } : {}) };
+  const access = {
+    ...accessPolicy(values['allow-origin'], values['allow-host'], values['webhook-path']),
+    ...(values['require-token'] ? { requireToken: adminToken } : {}),
+  };
   const logger = lineLogger((line) => io.stderr.write(line + '\n'), (io.env['HOOKBENCH_LOG_LEVEL'] as 'info' | undefined) ?? 'info');
 
   const { entry, prebuilt, config, envFile } = resolveWorker(values, logger, {
@@ -212,16 +222,33 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     host: values.host,
     port: port(values.port, '--port'),
     dataDir: values.data,
-    worker: { entry, prebuilt, config, secrets: secretsFrom(envFile, io.env, values['secret-env']), watch: !values['no-watch'], testScheduled: values['test-scheduled'] },
+    worker: {
+      entry,
+      prebuilt,
+      config,
+      secrets: secretsFrom(envFile, io.env, values['secret-env']),
+      watch: !values['no-watch'],
+      testScheduled: values['test-scheduled'],
+    },
     logger,
     adminToken,
     sinkSecret: io.env['HOOKBENCH_SINK_SECRET'],
     access,
-    limits: { idleMs: values['idle-ms'] === undefined ? undefined : Number(values['idle-ms']), memoryBudgetMiB: optionalNumber(values['memory-budget'], '--memory-budget') ?? DEFAULT_MEMORY_BUDGET_MIB },
+    limits: {
+      idleMs: values['idle-ms'] === undefined ? undefined : Number(values['idle-ms']),
+      memoryBudgetMiB: optionalNumber(values['memory-budget'], '--memory-budget') ?? DEFAULT_MEMORY_BUDGET_MIB,
+    },
     ...(values.retries ? { retries: { scale: retryScale(values['retry-scale']) } } : {}),
     ...(values['no-render']
       ? {}
-      : { render: { port: port(values['render-port'], '--render-port'), token: renderToken, ratePerSecond: optionalNumber(values['render-rate'], '--render-rate'), ...(renderConcurrency ? { concurrency: renderConcurrency } : {}) } }),
+      : {
+          render: {
+            port: port(values['render-port'], '--render-port'),
+            token: renderToken,
+            ratePerSecond: optionalNumber(values['render-rate'], '--render-rate'),
+            ...(renderConcurrency ? { concurrency: renderConcurrency } : {}),
+          },
+        }),
   }).catch((error: NodeJS.ErrnoException) => {
     // One line that says what to do, instead of a listen() stack.
     if (error.code === 'EADDRINUSE') throw new PortInUseError(values.host, values.port);

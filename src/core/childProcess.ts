@@ -98,7 +98,7 @@ export function processLine(pid: number): ProcessLine | undefined {
 /** `pid` and up to `depth` of its ancestors, nearest first, as far as /proc names them. */
 export function processChain(pid: number, depth = 6): ProcessLine[] {
   const chain: ProcessLine[] = [];
-  for (let next: number | undefined = pid; next !== undefined && next > 0 && chain.length <= depth; ) {
+  for (let next: number | undefined = pid; next !== undefined && next > 0 && chain.length <= depth;) {
     const line = processLine(next);
     if (!line) break;
     chain.push(line);

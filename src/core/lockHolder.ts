@@ -41,25 +41,29 @@ const MAX_ANSWER = 4096;
 function askLock(admin: string, challenge: string, timeoutMs: number): Promise<{ status: number; body: unknown }> {
   const route = ADMIN_API.lockConfirm;
   return new Promise((resolve, reject) => {
-    const request = http.request(`http://${admin}${routePath(route, {})}`, { method: route.method, headers: { 'content-type': 'application/json' }, timeout: timeoutMs }, (response) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_ANSWER) return void request.destroy(Object.assign(new Error('the answer is too long'), { code: 'E2BIG' }));
-        chunks.push(chunk);
-      });
-      response.on('end', () => {
-        let body: unknown;
-        try {
-          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        } catch {
-          body = undefined;
-        }
-        resolve({ status: response.statusCode ?? 0, body });
-      });
-      response.on('error', reject);
-    });
+    const request = http.request(
+      `http://${admin}${routePath(route, {})}`,
+      { method: route.method, headers: { 'content-type': 'application/json' }, timeout: timeoutMs },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_ANSWER) return void request.destroy(Object.assign(new Error('the answer is too long'), { code: 'E2BIG' }));
+          chunks.push(chunk);
+        });
+        response.on('end', () => {
+          let body: unknown;
+          try {
+            body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          } catch {
+            body = undefined;
+          }
+          resolve({ status: response.statusCode ?? 0, body });
+        });
+        response.on('error', reject);
+      },
+    );
     request.on('timeout', () => request.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
     request.on('error', reject);
     request.end(route.body.format({ challenge }));
@@ -98,7 +102,11 @@ export async function checkLock(file: string, options: LockCheckOptions = {}): P
   const lock = parseServeLock(text);
   if (!lock) {
     const bare = /^\s*(\d+)\s*$/.exec(text)?.[1];
-    return { kind: 'stale', ...(bare ? { pid: Number(bare) } : {}), reason: bare ? 'the lock holds a bare pid, which proves nothing' : 'the lock is not one serve wrote' };
+    return {
+      kind: 'stale',
+      ...(bare ? { pid: Number(bare) } : {}),
+      reason: bare ? 'the lock holds a bare pid, which proves nothing' : 'the lock is not one serve wrote',
+    };
   }
   if (lock.pid === process.pid) return { kind: 'own', lock };
   const uid = process.getuid?.();
@@ -138,12 +146,17 @@ async function confirm(lock: ServeLock, admin: string, options: LockCheckOptions
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ETIMEDOUT') return { reason: `${admin} did not answer within ${timeoutMs / 1000} s` };
-    return code === 'ECONNREFUSED' ? { reason: `nothing answers at ${admin}`, disproved: true } : { reason: `${admin} could not be asked (${code ?? (error as Error).message})` };
+    return code === 'ECONNREFUSED'
+      ? { reason: `nothing answers at ${admin}`, disproved: true }
+      : { reason: `${admin} could not be asked (${code ?? (error as Error).message})` };
   }
   const { status, body } = asked;
   const answer = parseLockConfirmAnswer(body);
   if (status !== 200) return { reason: `${admin} answered ${status} without a proof` };
-  const proven = answer !== undefined && answer.pid === lock.pid && timingSafeEqual(Buffer.from(answer.answer, 'hex'), Buffer.from(lockAnswer(lock.nonce, challenge), 'hex'));
+  const proven =
+    answer !== undefined &&
+    answer.pid === lock.pid &&
+    timingSafeEqual(Buffer.from(answer.answer, 'hex'), Buffer.from(lockAnswer(lock.nonce, challenge), 'hex'));
   return proven ? undefined : { reason: `what answers at ${admin} could not prove it wrote the lock`, disproved: true };
 }
 

@@ -47,11 +47,7 @@ export function tagged(logger: Logger, tag: string): Logger {
  * A logger that writes one line per message, `<ISO time> <level> <message>`, to `write`, dropping
  * messages below `minLevel`. The serve process uses it on stderr; the extension parses the lines.
  */
-export function lineLogger(
-  write: (line: string) => void,
-  minLevel: LogLevel = 'info',
-  now: () => Date = () => new Date(),
-): Logger {
+export function lineLogger(write: (line: string) => void, minLevel: LogLevel = 'info', now: () => Date = () => new Date()): Logger {
   const min = LEVELS.indexOf(minLevel);
   const emit = (level: LogLevel, message: string | Error) => {
     if (LEVELS.indexOf(level) < min) return;

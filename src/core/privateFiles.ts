@@ -29,7 +29,9 @@ export class UnsafeDataFolderError extends Error {
     readonly file: string,
     reason: string,
   ) {
-    super(`refusing the data folder: ${file} ${reason}. Hookbench never writes through links; remove it, or choose another folder with --data (hookbench.dataDirectory)`);
+    super(
+      `refusing the data folder: ${file} ${reason}. Hookbench never writes through links; remove it, or choose another folder with --data (hookbench.dataDirectory)`,
+    );
     this.name = 'UnsafeDataFolderError';
   }
 }

@@ -114,14 +114,16 @@ export function judgeHolding(verdict: LockVerdict, processes: readonly ProcessLi
     case 'stale':
       return { kind: 'stale', reason: verdict.reason, ...(verdict.pid !== undefined ? { pid: verdict.pid } : {}) };
     case 'own':
-      return { kind: 'stale', reason: 'it names this window\'s extension host, which is no serve', pid: verdict.lock.pid };
+      return { kind: 'stale', reason: "it names this window's extension host, which is no serve", pid: verdict.lock.pid };
     case 'unconfirmed': {
       const holder = chain[0];
-      if (holder && !isHookbenchServe(holder.argv)) return { kind: 'stale', reason: `pid ${holder.pid} is ${command(holder) || 'a process'}, not a hookbench serve`, pid: holder.pid };
+      if (holder && !isHookbenchServe(holder.argv))
+        return { kind: 'stale', reason: `pid ${holder.pid} is ${command(holder) || 'a process'}, not a hookbench serve`, pid: holder.pid };
       return { kind: 'unproven', lock: verdict.lock, reason: verdict.reason };
     }
     case 'holder':
-      if (orphaned(chain, self)) return { kind: 'stale', reason: 'it was started by a VS Code window that is gone', pid: verdict.lock.pid, stops: verdict.lock };
+      if (orphaned(chain, self))
+        return { kind: 'stale', reason: 'it was started by a VS Code window that is gone', pid: verdict.lock.pid, stops: verdict.lock };
       return { kind: 'live', lock: verdict.lock, origin: holderOrigin(chain) };
   }
 }
@@ -150,7 +152,10 @@ export function serveDataFolder(argv: readonly string[], cwd: string): string | 
  * folder it holds, read from /proc: undefined when `pid` is no hookbench serve, or not the one
  * that proves it holds the folder its arguments name.
  */
-export async function findServeOf(pid: number, options: LockCheckOptions = {}): Promise<{ readonly dataDir: string; readonly holding: Extract<Holding, { kind: 'live' }> } | undefined> {
+export async function findServeOf(
+  pid: number,
+  options: LockCheckOptions = {},
+): Promise<{ readonly dataDir: string; readonly holding: Extract<Holding, { kind: 'live' }> } | undefined> {
   const line = processLine(pid);
   let cwd: string;
   try {

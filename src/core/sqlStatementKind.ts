@@ -6,7 +6,8 @@
 export type StatementKind = 'read' | 'dml' | 'other' | 'transaction';
 
 /** Pragmas whose argument names what to read (`table_info(events)`), not a new value. */
-const SUBJECT_PRAGMAS = /^(?:table_info|table_xinfo|table_list|index_info|index_xinfo|index_list|foreign_key_list|foreign_key_check|integrity_check|quick_check)$/i;
+const SUBJECT_PRAGMAS =
+  /^(?:table_info|table_xinfo|table_list|index_info|index_xinfo|index_list|foreign_key_list|foreign_key_check|integrity_check|quick_check)$/i;
 
 /**
  * Whether a PRAGMA only reads: `PRAGMA user_version` does, `PRAGMA user_version(2)` and

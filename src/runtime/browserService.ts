@@ -35,7 +35,12 @@ export interface BrowserService {
   acquire(options: { readonly keepAliveMs?: number; readonly binding: string }): Promise<ActiveBrowserSession>;
   sessions(): ActiveBrowserSession[];
   history(): ClosedBrowserSession[];
-  limits(): { maxConcurrentSessions: number; allowedBrowserAcquisitions: number; timeUntilNextAllowedBrowserAcquisition: number; activeSessions: { id: string }[] };
+  limits(): {
+    maxConcurrentSessions: number;
+    allowedBrowserAcquisitions: number;
+    timeUntilNextAllowedBrowserAcquisition: number;
+    activeSessions: { id: string }[];
+  };
   /** The session's one connection; throws when it is unknown, closed or already connected. */
   connect(sessionId: string): DevToolsChannel;
   /** Closes the session's browser. */

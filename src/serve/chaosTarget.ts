@@ -53,7 +53,15 @@ export async function chaosTarget(options: ChaosTargetOptions): Promise<ChaosTar
       const dataDir = path.join(options.scratch, `run-${++runs}`);
       fs.mkdirSync(dataDir);
       // Never idle-evicted during a run: eviction is not what chaos perturbs.
-      const server = await startServe({ host: '127.0.0.1', port: 0, dataDir, worker, logger: options.logger, sharedSql: sql, limits: { idleMs: Number.POSITIVE_INFINITY } });
+      const server = await startServe({
+        host: '127.0.0.1',
+        port: 0,
+        dataDir,
+        worker,
+        logger: options.logger,
+        sharedSql: sql,
+        limits: { idleMs: Number.POSITIVE_INFINITY },
+      });
       return {
         url: server.url,
         snapshot: () => readSnapshot(server),
@@ -87,7 +95,11 @@ const isOwnTable = (name: string) => !name.startsWith('cf_') && name !== STATE_H
 
 function readEntity(db: DurableDatabase): EntityData {
   const stateRow = tableExists(db, AGENT_STATE_TABLE) ? db.exec(AGENT_STATE_SELECT, [AGENT_STATE_ROW_ID]).rows[0] : undefined;
-  const storage = tableExists(db, '_cf_KV') ? Object.fromEntries(db.exec('SELECT key, value FROM _cf_KV ORDER BY key').rows.map(([key, value]) => [String(key), plain(deserialize(value as Uint8Array))])) : {};
+  const storage = tableExists(db, '_cf_KV')
+    ? Object.fromEntries(
+        db.exec('SELECT key, value FROM _cf_KV ORDER BY key').rows.map(([key, value]) => [String(key), plain(deserialize(value as Uint8Array))]),
+      )
+    : {};
   const tables: Record<string, TableData> = {};
   for (const { name, columns } of tablesFrom(db.exec(TABLE_SCHEMA_SQL))) {
     if (!isOwnTable(name)) continue;

@@ -244,18 +244,35 @@ export function isStored(value: unknown): value is Stored {
   if (typeof value !== 'object' || value === null) return false;
   const d = value as Record<string, unknown>;
   return (
-    isText(d['id']) && /^[\w-]{1,64}$/.test(d['id']) &&
-    isText(d['time']) && !Number.isNaN(Date.parse(d['time'])) &&
-    isText(d['method']) && TOKEN.test(d['method']) && d['method'].length <= 32 &&
-    isText(d['path']) && d['path'].startsWith('/') && !/[\s\p{Cc}]/u.test(d['path']) &&
-    isHeaders(d['requestHeaders']) && isHeaders(d['responseHeaders']) &&
+    isText(d['id']) &&
+    /^[\w-]{1,64}$/.test(d['id']) &&
+    isText(d['time']) &&
+    !Number.isNaN(Date.parse(d['time'])) &&
+    isText(d['method']) &&
+    TOKEN.test(d['method']) &&
+    d['method'].length <= 32 &&
+    isText(d['path']) &&
+    d['path'].startsWith('/') &&
+    !/[\s\p{Cc}]/u.test(d['path']) &&
+    isHeaders(d['requestHeaders']) &&
+    isHeaders(d['responseHeaders']) &&
     typeof d['requestTruncated'] === 'boolean' &&
-    typeof d['requestBytes'] === 'number' && Number.isInteger(d['requestBytes']) && d['requestBytes'] >= 0 &&
-    typeof d['status'] === 'number' && Number.isInteger(d['status']) && d['status'] >= 100 && d['status'] <= 599 &&
-    typeof d['durationMs'] === 'number' && Number.isFinite(d['durationMs']) &&
-    isText(d['body']) && /^[A-Za-z0-9+/]*={0,2}$/.test(d['body']) &&
+    typeof d['requestBytes'] === 'number' &&
+    Number.isInteger(d['requestBytes']) &&
+    d['requestBytes'] >= 0 &&
+    typeof d['status'] === 'number' &&
+    Number.isInteger(d['status']) &&
+    d['status'] >= 100 &&
+    d['status'] <= 599 &&
+    typeof d['durationMs'] === 'number' &&
+    Number.isFinite(d['durationMs']) &&
+    isText(d['body']) &&
+    /^[A-Za-z0-9+/]*={0,2}$/.test(d['body']) &&
     isText(d['responseBody']) &&
-    isTextOrNull(d['provider']) && isTextOrNull(d['entity']) && isTextOrNull(d['verification']) && isTextOrNull(d['event']) &&
+    isTextOrNull(d['provider']) &&
+    isTextOrNull(d['entity']) &&
+    isTextOrNull(d['verification']) &&
+    isTextOrNull(d['event']) &&
     (d['eventType'] === undefined || d['eventType'] === null || (isText(d['eventType']) && EVENT_TYPE.test(d['eventType']))) &&
     (d['duplicate'] === undefined || typeof d['duplicate'] === 'boolean') &&
     (d['source'] === undefined || isSource(d['source'])) &&
@@ -285,4 +302,3 @@ function isSource(value: unknown): boolean {
     (s['note'] === undefined || (isText(s['note']) && SAFE_TEXT.test(s['note'])))
   );
 }
-

@@ -29,7 +29,8 @@ export interface RetryOptions {
 export type AnsweredDelivery = Pick<DeliveryRecord, 'provider' | 'status' | 'durationMs' | 'source' | 'requestHeaders'>;
 
 /** Header names lower-cased, as the signing schemes read them. */
-const lowerCased = (headers: Readonly<Record<string, string>>) => Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+const lowerCased = (headers: Readonly<Record<string, string>>) =>
+  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 
 /** The provider the worker named, or else the one whose signature header the request carries (a user's worker names none). */
 function providerOf(delivery: Pick<DeliveryRecord, 'provider' | 'requestHeaders'>): ProviderName | undefined {
@@ -70,11 +71,15 @@ export class DeliveryRetries {
     if (this.stopped) return;
     const first = recorded.source?.kind === 'retry' && recorded.source.of ? recorded.source.of : recorded.id;
     const wait = Math.max(0, Date.parse(next.at) - this.options.timers.now());
-    const handle = this.options.timers.after(wait, () => {
-      this.waiting.delete(handle);
-      const sent = this.send(recorded, body, first, next).finally(() => this.sending.delete(sent));
-      this.sending.add(sent);
-    }, { unref: true });
+    const handle = this.options.timers.after(
+      wait,
+      () => {
+        this.waiting.delete(handle);
+        const sent = this.send(recorded, body, first, next).finally(() => this.sending.delete(sent));
+        this.sending.add(sent);
+      },
+      { unref: true },
+    );
     this.waiting.add(handle);
   }
 
@@ -87,15 +92,23 @@ export class DeliveryRetries {
     // A provider retries only what it sent: an attempt not signed with the secret when it came (a
     // request anyone on the webhook route can make, naming itself a send) is never re-signed.
     const signedThen = schemeFor(provider).verify({ secret, body, headers: lowerCased(recorded.requestHeaders) }, { now: () => Date.parse(recorded.time) });
-    if (!signedThen.valid) return this.options.logger.warn(`[retries] ${what} not sent: the failed attempt was not signed with ${schemeFor(provider).shape.secretEnv}`);
+    if (!signedThen.valid)
+      return this.options.logger.warn(`[retries] ${what} not sent: the failed attempt was not signed with ${schemeFor(provider).shape.secretEnv}`);
     try {
-      const fixture = fixtureFromDelivery({ ...recorded, provider, requestBody: '', requestBodyBase64: body.toString('base64'), responseBody: '' }, { name: 'retry' });
+      const fixture = fixtureFromDelivery(
+        { ...recorded, provider, requestBody: '', requestBodyBase64: body.toString('base64'), responseBody: '' },
+        { name: 'retry' },
+      );
       const request = signedRequest(fixture, { secret, base: this.origin });
       const { timeoutMs, retryHeaders } = PROVIDER_BEHAVIOUR[provider];
       // The provider's attempt number: the first retry is attempt 2. Lower-cased, so they replace the failed attempt's own.
       const reason = failureReason(recorded.durationMs > timeoutMs ? undefined : recorded.status);
       const extra = Object.fromEntries(Object.entries(retryHeaders?.(next.retry + 1, reason) ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
-      const response = await fetch(request.url, { method: request.method, headers: { ...request.headers, ...extra, [SOURCE_HEADER]: retrySourceHeader(first, next.retry) }, body: request.body });
+      const response = await fetch(request.url, {
+        method: request.method,
+        headers: { ...request.headers, ...extra, [SOURCE_HEADER]: retrySourceHeader(first, next.retry) },
+        body: request.body,
+      });
       await response.arrayBuffer();
       this.options.logger.info(`[retries] ${what}: ${response.status}`);
     } catch (error) {

@@ -24,7 +24,8 @@ export function watchEventLoop(logger: Logger): EventLoopWatch {
     const now = performance.now();
     const blocked = now - last - WATCH_TICK_MS;
     last = now;
-    if (armed && blocked > BLOCKED_MS) logger.warn(`[agents] the event loop was blocked for ${Math.round(blocked)} ms: some agent code runs synchronously for too long`);
+    if (armed && blocked > BLOCKED_MS)
+      logger.warn(`[agents] the event loop was blocked for ${Math.round(blocked)} ms: some agent code runs synchronously for too long`);
   }, WATCH_TICK_MS);
   timer.unref();
   return {

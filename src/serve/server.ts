@@ -66,8 +66,22 @@ async function startLocked(platform: ServePlatform, options: ServerOptions, lock
   const sink = await Sink.open(platform.sql, internalPath(dataDir, 'sink'), { ...options.sinkLimits, secret: options.sinkSecret });
   const runtime = () => worker.runtime();
   const admin = new AdminApi({ token: options.adminToken, runtime, deliveries, sink, instanceEvents, bindingChanges, logger, lock });
-  const retries = options.retries ? new DeliveryRetries({ scale: options.retries.scale, timers: platform.timers, logger, secrets: options.worker.secrets }) : undefined;
-  const receiver = new Receiver({ host: options.host, port: options.port, runtime, logger, bodyLimit: options.bodyLimit, admin, deliveries, access: options.access, timers: platform.timers, retries, onHandlerError: (method, requestPath, error) => worker.reportException(method, requestPath, error) });
+  const retries = options.retries
+    ? new DeliveryRetries({ scale: options.retries.scale, timers: platform.timers, logger, secrets: options.worker.secrets })
+    : undefined;
+  const receiver = new Receiver({
+    host: options.host,
+    port: options.port,
+    runtime,
+    logger,
+    bodyLimit: options.bodyLimit,
+    admin,
+    deliveries,
+    access: options.access,
+    timers: platform.timers,
+    retries,
+    onHandlerError: (method, requestPath, error) => worker.reportException(method, requestPath, error),
+  });
   /** Everything behind the receiver, closed in order. */
   const closeBehind = async () => {
     await worker.stop();

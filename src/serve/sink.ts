@@ -70,9 +70,12 @@ export class Sink {
     const db = await DurableDatabase.open({ sql, dir });
     for (const statement of SCHEMA) db.exec(statement);
     // Captures of earlier versions have no byte count: it is counted once, here.
-    if (!db.exec('SELECT name FROM pragma_table_info(?)', ['captures']).rows.some(([name]) => name === 'bytes')) db.exec('ALTER TABLE captures ADD COLUMN bytes INTEGER');
+    if (!db.exec('SELECT name FROM pragma_table_info(?)', ['captures']).rows.some(([name]) => name === 'bytes'))
+      db.exec('ALTER TABLE captures ADD COLUMN bytes INTEGER');
     db.exec('UPDATE captures SET bytes = length(body) + length(CAST(headers AS BLOB)) WHERE bytes IS NULL');
-    const kept = db.exec('SELECT seq, sink, bytes FROM captures ORDER BY seq').rows.map(([seq, sink, bytes]) => ({ seq: Number(seq), sink: String(sink), bytes: Number(bytes) }));
+    const kept = db
+      .exec('SELECT seq, sink, bytes FROM captures ORDER BY seq')
+      .rows.map(([seq, sink, bytes]) => ({ seq: Number(seq), sink: String(sink), bytes: Number(bytes) }));
     const dropped = new Map(db.exec('SELECT sink, n FROM dropped').rows.map(([sink, n]) => [String(sink), Number(n)]));
     const opened = new Sink(db, options.secret, limits, kept, dropped);
     await opened.shrinkEarlierVersion();
@@ -101,10 +104,26 @@ export class Sink {
     if (body.length > this.limits.maxCaptureBytes) throw new CaptureTooLargeError(this.limits.maxCaptureBytes);
     const verdict = this.secret ? generic.verify({ secret: this.secret, body, headers: normalizeHeaders(headers) }) : undefined;
     const verification = verdict === undefined ? null : verificationNote(verdict);
-    const capture: Capture = { id: randomUUID(), sink, time: new Date().toISOString(), headers, body: body.toString('utf8'), bodyBase64: body.toString('base64'), verification };
+    const capture: Capture = {
+      id: randomUUID(),
+      sink,
+      time: new Date().toISOString(),
+      headers,
+      body: body.toString('utf8'),
+      bodyBase64: body.toString('base64'),
+      verification,
+    };
     const headerText = JSON.stringify(headers);
     const bytes = body.length + Buffer.byteLength(headerText);
-    const [[seq]] = this.db.exec('INSERT INTO captures (id, sink, time, headers, body, verification, bytes) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq', [capture.id, sink, capture.time, headerText, new Uint8Array(body), verification, bytes]).rows as [[number]];
+    const [[seq]] = this.db.exec('INSERT INTO captures (id, sink, time, headers, body, verification, bytes) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq', [
+      capture.id,
+      sink,
+      capture.time,
+      headerText,
+      new Uint8Array(body),
+      verification,
+      bytes,
+    ]).rows as [[number]];
     this.kept.push({ seq, sink, bytes });
     this.total += bytes;
     this.trim();
@@ -148,10 +167,21 @@ export class Sink {
   /** Newest first; all sinks when `sink` is undefined. */
   list(sink: string | undefined, limit = 100): CaptureList {
     const where = sink === undefined ? '' : 'WHERE sink = ?';
-    const result = this.db.exec(`SELECT id, sink, time, headers, body, verification FROM captures ${where} ORDER BY seq DESC LIMIT ?`, sink === undefined ? [limit] : [sink, limit]);
+    const result = this.db.exec(
+      `SELECT id, sink, time, headers, body, verification FROM captures ${where} ORDER BY seq DESC LIMIT ?`,
+      sink === undefined ? [limit] : [sink, limit],
+    );
     const captures = result.rows.map(([id, name, time, headers, body, verification]) => {
       const bytes = Buffer.from(body as Uint8Array);
-      return { id: String(id), sink: String(name), time: String(time), headers: JSON.parse(String(headers)) as Record<string, string>, body: bytes.toString('utf8'), bodyBase64: bytes.toString('base64'), verification: (verification as string | null) ?? null };
+      return {
+        id: String(id),
+        sink: String(name),
+        time: String(time),
+        headers: JSON.parse(String(headers)) as Record<string, string>,
+        body: bytes.toString('utf8'),
+        bodyBase64: bytes.toString('base64'),
+        verification: (verification as string | null) ?? null,
+      };
     });
     return { captures, dropped: this.dropped(sink) };
   }

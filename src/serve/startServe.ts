@@ -157,7 +157,9 @@ async function startRender(options: ServeOptions, given: RenderOptions, receiver
     await render.listen();
   } catch (error) {
     // The receiver is what serve is for: a busy render port (another window's emulator) costs the emulator only.
-    options.logger.warn(`[render] the Browser Rendering emulator did not start on port ${given.port}: ${(error as Error).message}; choose another with --render-port (0: any free port)`);
+    options.logger.warn(
+      `[render] the Browser Rendering emulator did not start on port ${given.port}: ${(error as Error).message}; choose another with --render-port (0: any free port)`,
+    );
     await render.close().catch(() => undefined);
     return undefined;
   }

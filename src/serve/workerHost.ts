@@ -85,7 +85,9 @@ export class WorkerHost {
       return;
     }
     if (!options.watch) {
-      this.current = await this.firstLoad(await bundleWorker(platform.esbuild, options.entry, buildSettings(options)).catch((error: unknown) => this.refused(error)));
+      this.current = await this.firstLoad(
+        await bundleWorker(platform.esbuild, options.entry, buildSettings(options)).catch((error: unknown) => this.refused(error)),
+      );
       await this.current.start();
       return;
     }

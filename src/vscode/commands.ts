@@ -6,12 +6,7 @@ import type { Logger } from '../core/log';
  * Registers a command whose failures become one short toast with a *Show Log* action and a full
  * log line, instead of VS Code's generic "command failed" notification.
  */
-export function registerCommand(
-  store: DisposableStore,
-  logger: Logger,
-  id: string,
-  run: (...args: unknown[]) => unknown,
-): void {
+export function registerCommand(store: DisposableStore, logger: Logger, id: string, run: (...args: unknown[]) => unknown): void {
   store.add(
     vscode.commands.registerCommand(id, async (...args: unknown[]) => {
       try {

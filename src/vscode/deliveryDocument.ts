@@ -76,7 +76,16 @@ export function decodePath(path: string): string {
 /** The document's text. */
 export function deliveryText(d: DeliveryDetails, source: string | undefined): string {
   const body = d.requestTruncated ? `${prettyBody(d.requestBody)}\n… (the log kept the first part of the body only)` : prettyBody(d.requestBody);
-  const about = [d.provider, d.eventType, d.entity ? `entity ${d.entity}` : undefined, source ? `from ${source}` : 'from another client', d.duplicate ? DUPLICATE_NOTE : undefined, d.event ? `event ${d.event}` : undefined].filter(Boolean).join(' · ');
+  const about = [
+    d.provider,
+    d.eventType,
+    d.entity ? `entity ${d.entity}` : undefined,
+    source ? `from ${source}` : 'from another client',
+    d.duplicate ? DUPLICATE_NOTE : undefined,
+    d.event ? `event ${d.event}` : undefined,
+  ]
+    .filter(Boolean)
+    .join(' · ');
   return [
     `${d.method} ${decodePath(d.path)}`,
     headerLines(d.requestHeaders),

@@ -49,7 +49,13 @@ export function draftOf(d: DeliveryDetails, baseUrl: string): { meta: DraftMeta;
   if (d.requestTruncated) throw new Error('the deliveries log kept only the start of this body, so it cannot be edited and sent again');
   const entity = d.entity ?? '';
   const route = d.path.split('?')[0] === webhookPath(provider, entity || undefined);
-  const meta: DraftMeta = { provider, event: d.eventType ?? 'event', entity, headers: sendableHeaders(provider, d.requestHeaders), url: route ? undefined : `${baseUrl}${d.path}` };
+  const meta: DraftMeta = {
+    provider,
+    event: d.eventType ?? 'event',
+    entity,
+    headers: sendableHeaders(provider, d.requestHeaders),
+    url: route ? undefined : `${baseUrl}${d.path}`,
+  };
   return { meta, body: prettyBody(d.requestBody) };
 }
 

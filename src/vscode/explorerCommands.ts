@@ -52,7 +52,10 @@ export function registerExplorerCommands(store: DisposableStore, logger: Logger,
   registerCommand(store, logger, 'hookbench.instance.clearEvents', async (node: unknown, confirmed?: unknown) => {
     const n = node as AgentNode;
     if (n?.kind !== 'instance' || !session.client) return undefined;
-    const answer = confirmed === true ? 'Clear Events' : await vscode.window.showWarningMessage(`Delete every stored event of ${n.name}? Its state stays as it is.`, { modal: true }, 'Clear Events');
+    const answer =
+      confirmed === true
+        ? 'Clear Events'
+        : await vscode.window.showWarningMessage(`Delete every stored event of ${n.name}? Its state stays as it is.`, { modal: true }, 'Clear Events');
     if (answer !== 'Clear Events') return undefined;
     // The live feed's `changed` message has the views read its events again.
     return session.client.clearEvents(n.namespace, n.name);
@@ -62,18 +65,48 @@ export function registerExplorerCommands(store: DisposableStore, logger: Logger,
 
   registerCommand(store, logger, 'hookbench.worker.attach', async (args?: unknown) => {
     const given = (args ?? {}) as Partial<AttachedWorker>;
-    const baseUrl = given.baseUrl ?? (await vscode.window.showInputBox({ title: 'Attach to Deployed Worker (1/3)', prompt: 'Base URL of the worker: deployed, or a local `wrangler dev` (http://127.0.0.1:8787)', placeHolder: 'https://my-worker.example.workers.dev', validateInput: (v) => (/^https?:\/\/[^/]+/.test(v) ? undefined : 'An http(s) URL') }));
+    const baseUrl =
+      given.baseUrl ??
+      (await vscode.window.showInputBox({
+        title: 'Attach to Deployed Worker (1/3)',
+        prompt: 'Base URL of the worker: deployed, or a local `wrangler dev` (http://127.0.0.1:8787)',
+        placeHolder: 'https://my-worker.example.workers.dev',
+        validateInput: (v) => (/^https?:\/\/[^/]+/.test(v) ? undefined : 'An http(s) URL'),
+      }));
     if (!baseUrl) return;
-    const agent = given.agent ?? (await vscode.window.showInputBox({ title: 'Attach to Deployed Worker (2/3)', prompt: 'Agent URL segment (/agents/<agent>/<name>)', value: 'webhook-agent' }));
+    const agent =
+      given.agent ??
+      (await vscode.window.showInputBox({
+        title: 'Attach to Deployed Worker (2/3)',
+        prompt: 'Agent URL segment (/agents/<agent>/<name>)',
+        value: 'webhook-agent',
+      }));
     if (!agent) return;
-    const names = given.names ?? (await vscode.window.showInputBox({ title: 'Attach to Deployed Worker (3/3)', prompt: 'Entity names to watch, comma-separated', placeHolder: 'acme-widgets, cus_123' }))?.split(',').map((n) => n.trim()).filter(Boolean);
+    const names =
+      given.names ??
+      (
+        await vscode.window.showInputBox({
+          title: 'Attach to Deployed Worker (3/3)',
+          prompt: 'Entity names to watch, comma-separated',
+          placeHolder: 'acme-widgets, cus_123',
+        })
+      )
+        ?.split(',')
+        .map((n) => n.trim())
+        .filter(Boolean);
     if (!names?.length) return;
     await attached.attach({ baseUrl: baseUrl.replace(/\/$/, ''), agent, names });
   });
 
   registerCommand(store, logger, 'hookbench.worker.detach', async (node?: unknown) => {
     const n = node as AgentNode | undefined;
-    const baseUrl = n?.kind === 'attached' ? n.worker.baseUrl : (await vscode.window.showQuickPick(attached.list().map((w) => w.baseUrl), { title: 'Detach' }));
+    const baseUrl =
+      n?.kind === 'attached'
+        ? n.worker.baseUrl
+        : await vscode.window.showQuickPick(
+            attached.list().map((w) => w.baseUrl),
+            { title: 'Detach' },
+          );
     if (baseUrl) await attached.detach(baseUrl);
   });
 }

@@ -86,7 +86,9 @@ export function createHookbench(context: vscode.ExtensionContext, moduleStart?: 
   registerFixtureCommands(store, logger, sender, explorer, views['hookbench.deliveries'], storage);
   registerChaosCommands(store, tagged(log, 'chaos'), server, sender, storage);
   registerRenderCommands(store, tagged(log, 'render'), context, server);
-  const expose = store.add(new ExposeController(context, tagged(log, 'expose'), server, secrets, { view: views['hookbench.deliveries'], tree: trees.deliveries }));
+  const expose = store.add(
+    new ExposeController(context, tagged(log, 'expose'), server, secrets, { view: views['hookbench.deliveries'], tree: trees.deliveries }),
+  );
   registerExposeCommands(store, logger, expose, secrets);
   trackWalkthrough(store, {
     secrets,
@@ -97,9 +99,12 @@ export function createHookbench(context: vscode.ExtensionContext, moduleStart?: 
   });
 
   const activationMs = performance.now() - started;
-  logger.info(`Hookbench ${String(context.extension.packageJSON.version)} activated in ${activationMs.toFixed(1)} ms (bundle evaluated in ${loadMs.toFixed(1)} ms before)`);
+  logger.info(
+    `Hookbench ${String(context.extension.packageJSON.version)} activated in ${activationMs.toFixed(1)} ms (bundle evaluated in ${loadMs.toFixed(1)} ms before)`,
+  );
   if (server.autoStart) void vscode.commands.executeCommand('hookbench.receiver.start');
-  else if (!vscode.workspace.isTrusted) logger.info('restricted mode: the receiver does not start on its own until the workspace is trusted (Start Receiver runs it on a private data folder)');
+  else if (!vscode.workspace.isTrusted)
+    logger.info('restricted mode: the receiver does not start on its own until the workspace is trusted (Start Receiver runs it on a private data folder)');
   const receiverReadyMs = new Promise<number>((resolve) => {
     if (server.url) return resolve(performance.now() - started);
     const sub = server.onDidChangeState((state) => {

@@ -38,7 +38,10 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
   server.onStartFailure = failed;
   store.add(
     server.onDidStopAttached(async (serve) => {
-      const choice = await vscode.window.showInformationMessage(`Hookbench: the hookbench serve of pid ${serve.pid}, ${serve.origin}, stopped.`, 'Start Receiver');
+      const choice = await vscode.window.showInformationMessage(
+        `Hookbench: the hookbench serve of pid ${serve.pid}, ${serve.origin}, stopped.`,
+        'Start Receiver',
+      );
       if (choice === 'Start Receiver') await start();
     }),
   );
@@ -55,7 +58,7 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
     const chosen =
       typeof provider === 'string'
         ? provider
-        : (await vscode.window.showQuickPick(PROVIDERS, { title: 'Copy Webhook URL', placeHolder: 'Which provider will call it?' }));
+        : await vscode.window.showQuickPick(PROVIDERS, { title: 'Copy Webhook URL', placeHolder: 'Which provider will call it?' });
     if (!chosen) return undefined;
     // The address the user's machine reaches: in a remote window (SSH, WSL, a container,
     // Codespaces, code-server) the receiver listens beside the workspace, and VS Code forwards
@@ -92,10 +95,12 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
   });
 
   const pickProvider = async (title: string) =>
-    (await vscode.window.showQuickPick(
-      PROVIDER_SECRETS.map((p) => ({ label: p.title, description: p.env, env: p.env })),
-      { title, placeHolder: 'Provider' },
-    ))?.env;
+    (
+      await vscode.window.showQuickPick(
+        PROVIDER_SECRETS.map((p) => ({ label: p.title, description: p.env, env: p.env })),
+        { title, placeHolder: 'Provider' },
+      )
+    )?.env;
 
   /**
    * An attached serve (a terminal's, another window's) was started with its own environment: a
@@ -113,7 +118,13 @@ export function registerReceiverCommands(store: DisposableStore, logger: Logger,
     const secret =
       typeof value === 'string'
         ? value
-        : await vscode.window.showInputBox({ title: `Set ${name}`, prompt: 'Kept in VS Code secret storage and passed to the receiver as environment; never written to settings or logs.', password: true, ignoreFocusOut: true, validateInput: (v) => (v.trim() === '' ? 'The secret cannot be empty' : undefined) });
+        : await vscode.window.showInputBox({
+            title: `Set ${name}`,
+            prompt: 'Kept in VS Code secret storage and passed to the receiver as environment; never written to settings or logs.',
+            password: true,
+            ignoreFocusOut: true,
+            validateInput: (v) => (v.trim() === '' ? 'The secret cannot be empty' : undefined),
+          });
     if (!secret) return;
     await secrets.set(name, secret);
     logger.info(`${name} set (secret storage)`);

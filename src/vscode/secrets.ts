@@ -6,7 +6,11 @@ import type * as vscode from 'vscode';
 import { PROVIDER_TITLES, PROVIDERS, SECRET_ENV, type ProviderName } from '../core/contract/providers';
 
 /** Each provider's secret: who it is for, and the variable the serve process reads it from. */
-export const PROVIDER_SECRETS: readonly { readonly provider: ProviderName; readonly title: string; readonly env: string }[] = PROVIDERS.map((provider) => ({ provider, title: PROVIDER_TITLES[provider], env: SECRET_ENV[provider] }));
+export const PROVIDER_SECRETS: readonly { readonly provider: ProviderName; readonly title: string; readonly env: string }[] = PROVIDERS.map((provider) => ({
+  provider,
+  title: PROVIDER_TITLES[provider],
+  env: SECRET_ENV[provider],
+}));
 
 const key = (env: string) => `hookbench.secret.${env}`;
 

@@ -51,7 +51,9 @@ export class Sender {
     try {
       return await this.server.ready();
     } catch (error) {
-      throw new SendError(`The receiver could not start (${(error as Error).message.split('\n')[0]}). See Hookbench: Show Log, then Hookbench: Start Receiver.`);
+      throw new SendError(
+        `The receiver could not start (${(error as Error).message.split('\n')[0]}). See Hookbench: Show Log, then Hookbench: Start Receiver.`,
+      );
     }
   }
 

@@ -51,10 +51,14 @@ interface PickedFixture {
  * sent as they are (re-signed) when picked.
  */
 async function pickProvider(secrets: Secrets, privateStorage: string): Promise<ProviderName | PickedFixture | undefined> {
-  const setButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('key'), tooltip: 'Set this provider\'s webhook secret now' };
+  const setButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('key'), tooltip: "Set this provider's webhook secret now" };
   type Item = vscode.QuickPickItem & { provider?: ProviderName; env?: string; fixture?: string };
   const folder = fixtureFolder(privateStorage);
-  const fixtures: Item[] = workspaceFixtures(privateStorage).map((file) => ({ label: `$(file) ${path.basename(file, '.json')}`, description: folder ? path.relative(folder.root, path.dirname(file)) : '', fixture: file }));
+  const fixtures: Item[] = workspaceFixtures(privateStorage).map((file) => ({
+    label: `$(file) ${path.basename(file, '.json')}`,
+    description: folder ? path.relative(folder.root, path.dirname(file)) : '',
+    fixture: file,
+  }));
   const items = async (): Promise<Item[]> => [
     ...(await Promise.all(
       PROVIDERS.map(async (provider) => {
@@ -87,7 +91,12 @@ async function pickProvider(secrets: Secrets, privateStorage: string): Promise<P
     pick.onDidHide(() => settingSecret || finish(undefined));
     pick.onDidTriggerItemButton(async ({ item }) => {
       settingSecret = true;
-      const value = await vscode.window.showInputBox({ title: `Set ${item.env}`, prompt: 'Kept in VS Code secret storage; never in settings or logs.', password: true, ignoreFocusOut: true });
+      const value = await vscode.window.showInputBox({
+        title: `Set ${item.env}`,
+        prompt: 'Kept in VS Code secret storage; never in settings or logs.',
+        password: true,
+        ignoreFocusOut: true,
+      });
       if (value) await vscode.commands.executeCommand('hookbench.secret.set', item.env, value);
       pick.items = await items();
       settingSecret = false;
@@ -109,17 +118,31 @@ function askEntity(template: Template): Thenable<string | undefined> {
 }
 
 /** `privateStorage`: VS Code's storage for this workspace, where an untrusted one's fixtures are. */
-export function registerWebhookCommands(store: DisposableStore, logger: Logger, sender: Sender, secrets: Secrets, session: ExplorerSession, drafts: DraftFiles, privateStorage: string): void {
+export function registerWebhookCommands(
+  store: DisposableStore,
+  logger: Logger,
+  sender: Sender,
+  secrets: Secrets,
+  session: ExplorerSession,
+  drafts: DraftFiles,
+  privateStorage: string,
+): void {
   registerCommand(store, logger, 'hookbench.webhook.send', async (raw?: unknown): Promise<SendResult | vscode.Uri | undefined> => {
     const args = (raw ?? {}) as SendArgs;
-    if (args.fixture !== undefined) return vscode.commands.executeCommand<SendResult | undefined>('hookbench.fixtures.send', { file: args.fixture, newId: args.newId });
+    if (args.fixture !== undefined)
+      return vscode.commands.executeCommand<SendResult | undefined>('hookbench.fixtures.send', { file: args.fixture, newId: args.newId });
     const picked = args.provider ?? (await pickProvider(secrets, privateStorage));
     if (!picked) return undefined;
     if (typeof picked === 'object') return vscode.commands.executeCommand<SendResult | undefined>('hookbench.fixtures.send', { file: picked.fixture });
     const provider = picked;
     const event =
       args.event ??
-      (await vscode.window.showQuickPick(templatesFor(provider).map((t) => ({ label: t.event, description: t.description })), { title: 'Send Test Webhook (2/3)', placeHolder: 'Event', matchOnDescription: true }))?.label;
+      (
+        await vscode.window.showQuickPick(
+          templatesFor(provider).map((t) => ({ label: t.event, description: t.description })),
+          { title: 'Send Test Webhook (2/3)', placeHolder: 'Event', matchOnDescription: true },
+        )
+      )?.label;
     const template = event ? findTemplate(provider, event) : undefined;
     if (!template || !event) return undefined;
     const entity = args.entity ?? (await askEntity(template));
@@ -170,7 +193,9 @@ export function registerWebhookCommands(store: DisposableStore, logger: Logger, 
     const signed = scheme.sign({ secret, body: fresh.body, url, id: fresh.id });
     // Drop the old signature headers (any spelling), then add fresh ones.
     const renewed = Object.keys(signed.headers).map((h) => h.toLowerCase());
-    const kept = Object.fromEntries(Object.entries(fresh.headers).filter(([name]) => !renewed.includes(name.toLowerCase()) && !scheme.shape.signatureHeaders.includes(name.toLowerCase())));
+    const kept = Object.fromEntries(
+      Object.entries(fresh.headers).filter(([name]) => !renewed.includes(name.toLowerCase()) && !scheme.shape.signatureHeaders.includes(name.toLowerCase())),
+    );
     return sender.post(signed.url ?? url, { ...kept, ...signed.headers }, fresh.body, 'replay as a new delivery', 'replay');
   };
   registerCommand(store, logger, 'hookbench.delivery.replay', (d: unknown) => replay(d, false));

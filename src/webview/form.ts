@@ -4,7 +4,12 @@
 import type { CatalogEntry } from '../core/browserRendering/fontCatalog';
 import type { CustomFontSource, FieldProblem, PreviewForm } from '../core/browserRendering/previewProtocol';
 
-const GROUP_TITLES: Record<string, string> = { generic: 'Generic families', common: 'Common system fonts', open: 'Open source and extended', international: 'International' };
+const GROUP_TITLES: Record<string, string> = {
+  generic: 'Generic families',
+  common: 'Common system fonts',
+  open: 'Open source and extended',
+  international: 'International',
+};
 
 type Field = HTMLElement & { value: string };
 
@@ -20,14 +25,25 @@ function labelled(label: string, control: HTMLElement, help?: string): { group: 
   const id = `f-${label.toLowerCase().replace(/\W+/g, '-')}`;
   control.id = id;
   const error = el('div', { class: 'field-error', id: `${id}-error`, role: 'alert' });
-  const group = el('vscode-form-group', { variant: 'vertical' }, [el('vscode-label', { for: id }, [label]), control, error, ...(help ? [el('vscode-form-helper', {}, [help])] : [])]);
+  const group = el('vscode-form-group', { variant: 'vertical' }, [
+    el('vscode-label', { for: id }, [label]),
+    control,
+    error,
+    ...(help ? [el('vscode-form-helper', {}, [help])] : []),
+  ]);
   return { group, error };
 }
 
-function select(options: { value: string; label: string; description?: string; disabled?: boolean }[], value: string, attributes: Record<string, string> = {}): Field {
+function select(
+  options: { value: string; label: string; description?: string; disabled?: boolean }[],
+  value: string,
+  attributes: Record<string, string> = {},
+): Field {
   const control = el<Field>('vscode-single-select', attributes);
   for (const o of options) {
-    const option = el('vscode-option', { value: o.value, ...(o.description ? { description: o.description } : {}), ...(o.disabled ? { disabled: '' } : {}) }, [o.label]);
+    const option = el('vscode-option', { value: o.value, ...(o.description ? { description: o.description } : {}), ...(o.disabled ? { disabled: '' } : {}) }, [
+      o.label,
+    ]);
     if (o.value === value) option.setAttribute('selected', '');
     control.append(option);
   }
@@ -40,7 +56,11 @@ function fontOptions(catalog: CatalogEntry[]): { value: string; label: string; d
   for (const group of Object.keys(GROUP_TITLES)) {
     options.push({ value: `group:${group}`, label: `— ${GROUP_TITLES[group]} —`, disabled: true });
     for (const font of catalog.filter((f) => f.group === group)) {
-      options.push({ value: font.family, label: font.name, description: font.installed ? (font.debianPackage ?? '') : `not installed here${font.note ? `: ${font.note}` : ''}` });
+      options.push({
+        value: font.family,
+        label: font.name,
+        description: font.installed ? (font.debianPackage ?? '') : `not installed here${font.note ? `: ${font.note}` : ''}`,
+      });
     }
   }
   options.push({ value: 'custom', label: 'Custom font (URL or file)…' });
@@ -96,22 +116,38 @@ function acceptTypedFont(control: Field): void {
 export function buildForm(initial: PreviewForm, catalog: CatalogEntry[], onChange: () => void): FormView {
   let customSource = initial.customSource;
   let htmlFile = initial.source === 'html' ? initial.htmlFile : undefined;
-  const source = select([{ value: 'html', label: 'HTML' }, { value: 'url', label: 'URL' }], initial.source);
+  const source = select(
+    [
+      { value: 'html', label: 'HTML' },
+      { value: 'url', label: 'URL' },
+    ],
+    initial.source,
+  );
   const url = el<Field>('vscode-textfield', { placeholder: 'https://…' });
   url.value = initial.url;
   const html = el<Field>('vscode-textarea', { rows: '6', monospace: '', resize: 'vertical' });
   html.value = initial.html;
-  const endpoint = select([{ value: 'screenshot', label: 'Screenshot (PNG)' }, { value: 'pdf', label: 'PDF' }], initial.endpoint);
+  const endpoint = select(
+    [
+      { value: 'screenshot', label: 'Screenshot (PNG)' },
+      { value: 'pdf', label: 'PDF' },
+    ],
+    initial.endpoint,
+  );
   // Numbers stay as typed (a blank is NaN): the extension says what is wrong with them.
   const side = () => el<Field>('vscode-textfield', { type: 'number', min: '1', max: '16384' });
   const width = side();
   width.value = Number.isFinite(initial.width) ? String(initial.width) : '';
   const height = side();
   height.value = Number.isFinite(initial.height) ? String(initial.height) : '';
-  const scale = select(['1', '1.5', '2', '3'].map((v) => ({ value: v, label: `${v}×` })), String(initial.scale));
+  const scale = select(
+    ['1', '1.5', '2', '3'].map((v) => ({ value: v, label: `${v}×` })),
+    String(initial.scale),
+  );
   const fontChoices = fontOptions(catalog);
   // A family typed before (restored with the form) is a choice of its own.
-  if (initial.font && !fontChoices.some((o) => o.value === initial.font)) fontChoices.splice(fontChoices.length - 1, 0, { value: initial.font, label: initial.font, description: 'typed' });
+  if (initial.font && !fontChoices.some((o) => o.value === initial.font))
+    fontChoices.splice(fontChoices.length - 1, 0, { value: initial.font, label: initial.font, description: 'typed' });
   const font = select(fontChoices, initial.font || 'page', { combobox: '' });
   acceptTypedFont(font);
   const family = el<Field>('vscode-textfield', { placeholder: 'Family name (default: the file name)' });
@@ -120,9 +156,21 @@ export function buildForm(initial: PreviewForm, catalog: CatalogEntry[], onChang
   fontUrl.value = initial.customSource?.kind === 'url' ? initial.customSource.url : '';
   const fileLabel = el('span', { class: 'file-name' }, [initial.customSource?.kind === 'file' ? initial.customSource.name : 'no file chosen']);
   const pickFile = el('vscode-button', { secondary: '', id: 'pick-font-file' }, ['Choose File…']);
-  const weight = select(['normal', 'bold', '100', '200', '300', '400', '500', '600', '700', '800', '900'].map((v) => ({ value: v, label: v })), initial.weight);
-  const style = select([{ value: 'normal', label: 'normal' }, { value: 'italic', label: 'italic' }], initial.style);
-  const fallback = select(['sans-serif', 'serif', 'monospace', 'cursive', 'fantasy'].map((v) => ({ value: v, label: v })), initial.fallback);
+  const weight = select(
+    ['normal', 'bold', '100', '200', '300', '400', '500', '600', '700', '800', '900'].map((v) => ({ value: v, label: v })),
+    initial.weight,
+  );
+  const style = select(
+    [
+      { value: 'normal', label: 'normal' },
+      { value: 'italic', label: 'italic' },
+    ],
+    initial.style,
+  );
+  const fallback = select(
+    ['sans-serif', 'serif', 'monospace', 'cursive', 'fantasy'].map((v) => ({ value: v, label: v })),
+    initial.fallback,
+  );
 
   const fields = {
     source: labelled('Page', source),
@@ -139,7 +187,21 @@ export function buildForm(initial: PreviewForm, catalog: CatalogEntry[], onChang
     weight: labelled('Weight', weight),
     style: labelled('Style', style),
   } satisfies Record<FieldProblem['field'], { group: HTMLElement; error: HTMLElement }>;
-  const controls: Record<FieldProblem['field'], HTMLElement> = { source, url, html, endpoint, width, height, scale, font, fallback, customFamily: family, customSource: fontUrl, weight, style };
+  const controls: Record<FieldProblem['field'], HTMLElement> = {
+    source,
+    url,
+    html,
+    endpoint,
+    width,
+    height,
+    scale,
+    font,
+    fallback,
+    customFamily: family,
+    customSource: fontUrl,
+    weight,
+    style,
+  };
 
   // A form taken from an HTML file shows the file's text read-only until the user edits it here.
   const fileLine = el('div', { class: 'html-file', id: 'html-file' });

@@ -40,7 +40,9 @@ const button = (text: string, id: string, secondary = false): Button => {
 const toolbar = Object.assign(document.createElement('div'), { className: 'toolbar' });
 const renderButton = button('Render', 'render');
 const curlButton = button('Copy as cURL', 'copy-curl', true);
-const reveal = Object.assign(document.createElement('vscode-checkbox'), { textContent: 'with token', id: 'reveal-token' }) as HTMLElement & { checked: boolean };
+const reveal = Object.assign(document.createElement('vscode-checkbox'), { textContent: 'with token', id: 'reveal-token' }) as HTMLElement & {
+  checked: boolean;
+};
 const saveButton = button('Save…', 'save', true);
 const status = Object.assign(document.createElement('span'), { className: 'status', id: 'status' });
 toolbar.append(renderButton, curlButton, reveal, saveButton, status);
@@ -100,7 +102,6 @@ function mount(initial: PreviewForm, catalog: CatalogEntry[], target: string): v
   setStatus(`Target: ${target}`);
   check();
 }
-
 
 /** The pressed zoom button is the primary one. */
 function paintZoom(): void {

@@ -95,7 +95,10 @@ export function showReport(container: HTMLElement, report: PreviewReport): void 
     const row = body.insertRow();
     row.className = font.fallbackIn > 0 ? 'fallback' : 'ok';
     row.insertCell().textContent = font.fallbackIn > 0 ? '⚠' : '✓';
-    row.cells[0]!.title = font.fallbackIn > 0 ? `A fallback in ${font.fallbackIn} of its ${font.elements.length} elements: they asked first for another family` : 'Drew what it was asked for';
+    row.cells[0]!.title =
+      font.fallbackIn > 0
+        ? `A fallback in ${font.fallbackIn} of its ${font.elements.length} elements: they asked first for another family`
+        : 'Drew what it was asked for';
     row.insertCell().textContent = `${font.family}${font.custom ? ' (web font)' : ''}`;
     row.insertCell().textContent = font.standsFor.length === 0 ? 'not asked for' : `${font.standsFor.join(', ')}${font.standIn ? ' — same metrics' : ''}`;
     const drew = row.insertCell();

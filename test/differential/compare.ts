@@ -55,7 +55,7 @@ const MAX_SHOWN = process.env['HOOKBENCH_DIFFERENTIAL_FULL'] === '1' ? Infinity 
 
 /** A value cut to a readable length for a one-line diff. */
 export function shown(value: unknown): string {
-  const text = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text;
 }
 
@@ -77,7 +77,8 @@ export function jsonDifference(a: unknown, b: unknown, at: string): string {
       const right = (b as Record<string, unknown>)[key];
       if (!isDeepStrictEqual(left, right)) {
         const step = Array.isArray(a) ? `[${key}]` : `.${key}`;
-        if (!(key in a) || !(key in b)) return ` at ${at}${step}: oracle ${key in a ? shown(left) : '(absent)'} ≠ hookbench ${key in b ? shown(right) : '(absent)'}`;
+        if (!(key in a) || !(key in b))
+          return ` at ${at}${step}: oracle ${key in a ? shown(left) : '(absent)'} ≠ hookbench ${key in b ? shown(right) : '(absent)'}`;
         return jsonDifference(left, right, at + step);
       }
     }
@@ -118,7 +119,8 @@ function compareHeaders(oracle: Readonly<Record<string, string>>, hookbench: Rea
   const out: string[] = [];
   for (const name of names) {
     const key = name.toLowerCase();
-    if (oracle[key] !== hookbench[key]) out.push(`header ${key}: oracle ${shown(oracle[key] ?? '(absent)')} ≠ hookbench ${shown(hookbench[key] ?? '(absent)')}`);
+    if (oracle[key] !== hookbench[key])
+      out.push(`header ${key}: oracle ${shown(oracle[key] ?? '(absent)')} ≠ hookbench ${shown(hookbench[key] ?? '(absent)')}`);
   }
   return out;
 }

@@ -40,7 +40,12 @@ export function sendHttp(origin: string, step: HttpStep, earlier: Answers = NO_A
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
-        const observed: HttpObservation = { kind: 'http', status: response.statusCode ?? 0, headers: headersOf(response.headers), body: Buffer.concat(chunks).toString('utf8') };
+        const observed: HttpObservation = {
+          kind: 'http',
+          status: response.statusCode ?? 0,
+          headers: headersOf(response.headers),
+          body: Buffer.concat(chunks).toString('utf8'),
+        };
         resolve(observed);
       });
       response.on('error', (error) => resolve({ kind: 'failed', error: error.message }));
@@ -72,7 +77,8 @@ export async function awaitLog(output: () => string, step: LogStep, sleep: (ms: 
   for (;;) {
     const matches = [...output().matchAll(pattern)].map((match) => (step.normalize ? step.normalize(match[0]) : match[0]));
     if (matches.length >= step.count) return { kind: 'log', matches: matches.slice(0, step.count) };
-    if (Date.now() >= deadline) return { kind: 'log', matches, error: `${matches.length} of ${step.count} lines matching ${step.pattern} in ${step.timeoutMs} ms` };
+    if (Date.now() >= deadline)
+      return { kind: 'log', matches, error: `${matches.length} of ${step.count} lines matching ${step.pattern} in ${step.timeoutMs} ms` };
     await sleep(100);
   }
 }
@@ -84,7 +90,13 @@ export async function awaitLog(output: () => string, step: LogStep, sleep: (ms: 
 function rawUpgrade(origin: string, step: WebSocketStep): Promise<Observation> {
   return new Promise((resolve) => {
     const request = http.request(new URL(origin + step.path), {
-      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'), ...step.headers },
+      headers: {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': randomBytes(16).toString('base64'),
+        ...step.headers,
+      },
       timeout: STEP_TIMEOUT_MS,
     });
     request.on('upgrade', (response, socket) => {
@@ -94,7 +106,15 @@ function rawUpgrade(origin: string, step: WebSocketStep): Promise<Observation> {
     request.on('response', (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ kind: 'ws', status: response.statusCode ?? 0, headers: headersOf(response.headers), frames: [], body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({
+          kind: 'ws',
+          status: response.statusCode ?? 0,
+          headers: headersOf(response.headers),
+          frames: [],
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
     });
     request.on('timeout', () => request.destroy(new Error(`no answer in ${STEP_TIMEOUT_MS} ms`)));
     request.on('error', (error) => resolve({ kind: 'failed', error: error.message }));
@@ -125,7 +145,13 @@ export function exchangeWebSocket(origin: string, step: WebSocketStep): Promise<
       if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING) socket.terminate();
       resolve(observed);
     };
-    const opened = (error?: string): WebSocketObservation => ({ kind: 'ws', status: 101, headers: handshake, frames: [...frames], ...(error ? { error } : {}) });
+    const opened = (error?: string): WebSocketObservation => ({
+      kind: 'ws',
+      status: 101,
+      headers: handshake,
+      frames: [...frames],
+      ...(error ? { error } : {}),
+    });
     const timer = setTimeout(() => finish(opened(`${frames.length} of ${step.frames} frames in ${STEP_TIMEOUT_MS} ms`)), STEP_TIMEOUT_MS);
     socket.on('upgrade', (response) => {
       handshake = headersOf(response.headers);
@@ -133,7 +159,15 @@ export function exchangeWebSocket(origin: string, step: WebSocketStep): Promise<
     socket.on('unexpected-response', (_request, response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => finish({ kind: 'ws', status: response.statusCode ?? 0, headers: headersOf(response.headers), frames: [], body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        finish({
+          kind: 'ws',
+          status: response.statusCode ?? 0,
+          headers: headersOf(response.headers),
+          frames: [],
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
     });
     // Enough frames: drop the connection, or close with the step's code and await the answer.
     const enough = () => {
@@ -152,7 +186,13 @@ export function exchangeWebSocket(origin: string, step: WebSocketStep): Promise<
       if (frames.length >= step.frames) enough();
     });
     socket.on('close', (code, reason) =>
-      finish(opened(closing ? `closed by the client, answered ${code} ${JSON.stringify(reason.toString())}` : `closed (${code}${reason.length ? ` ${JSON.stringify(reason.toString())}` : ''}) after ${frames.length} of ${step.frames} frames`)),
+      finish(
+        opened(
+          closing
+            ? `closed by the client, answered ${code} ${JSON.stringify(reason.toString())}`
+            : `closed (${code}${reason.length ? ` ${JSON.stringify(reason.toString())}` : ''}) after ${frames.length} of ${step.frames} frames`,
+        ),
+      ),
     );
     socket.on('error', (error) => finish(handshake['upgrade'] ? opened(error.message) : { kind: 'failed', error: error.message }));
   });

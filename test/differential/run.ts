@@ -45,12 +45,21 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  */
 async function loadAreas(root: string, areaDir: string): Promise<Area[]> {
   const outfile = path.join(root, 'out', 'differential', 'scripts', `${path.basename(areaDir)}.cjs`);
-  await esbuild.build({ entryPoints: [path.join(areaDir, 'area.ts')], bundle: true, platform: 'node', format: 'cjs', outfile, packages: 'external', logLevel: 'warning' });
+  await esbuild.build({
+    entryPoints: [path.join(areaDir, 'area.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile,
+    packages: 'external',
+    logLevel: 'warning',
+  });
   delete require.cache[outfile];
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const loaded = require(outfile) as { default?: Area; area?: Area; areas?: Area[] };
   const areas = loaded.areas ?? [loaded.area ?? loaded.default];
-  if (areas.length === 0 || areas.some((area) => !area || !Array.isArray(area.steps))) throw new Error(`${areaDir}/area.ts exports no Area (export const area: Area = …, or areas: Area[])`);
+  if (areas.length === 0 || areas.some((area) => !area || !Array.isArray(area.steps)))
+    throw new Error(`${areaDir}/area.ts exports no Area (export const area: Area = …, or areas: Area[])`);
   return areas as Area[];
 }
 
@@ -212,7 +221,16 @@ async function runArea(root: string, area: Area, tools: Tools): Promise<AreaResu
   // bundler honours the nearest tsconfig's paths, so the copy gets one of its own.
   if (!fs.existsSync(path.join(folder, 'tsconfig.json'))) fs.writeFileSync(path.join(folder, 'tsconfig.json'), `${JSON.stringify(AREA_TSCONFIG, null, 2)}\n`);
   const config = findWranglerConfig(folder);
-  if (!config || path.dirname(config) !== folder) return { name: area.name, steps: area.steps.length, agreed: 0, differed: [], awaited: [], error: `no wrangler config in ${area.prepare ? folder : path.resolve(root, 'test', 'differential', 'areas', area.folder)}`, seconds: seconds() };
+  if (!config || path.dirname(config) !== folder)
+    return {
+      name: area.name,
+      steps: area.steps.length,
+      agreed: 0,
+      differed: [],
+      awaited: [],
+      error: `no wrangler config in ${area.prepare ? folder : path.resolve(root, 'test', 'differential', 'areas', area.folder)}`,
+      seconds: seconds(),
+    };
   const scratch = scratchFolder(area.name);
   const options = { folder, config, entry: entryOf(config), flags: area.flags ?? [], scratch };
   const runtimes: RunningRuntime[] = [];
@@ -222,7 +240,15 @@ async function runArea(root: string, area: Area, tools: Tools): Promise<AreaResu
     for (const started of [oracle, hookbench]) if (started.status === 'fulfilled') runtimes.push(started.value);
     const failed = [oracle, hookbench].filter((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (oracle.status !== 'fulfilled' || hookbench.status !== 'fulfilled') {
-      return { name: area.name, steps: area.steps.length, agreed: 0, differed: [], awaited: [], error: failed.map((f) => (f.reason as Error).message).join('\n'), seconds: seconds() };
+      return {
+        name: area.name,
+        steps: area.steps.length,
+        agreed: 0,
+        differed: [],
+        awaited: [],
+        error: failed.map((f) => (f.reason as Error).message).join('\n'),
+        seconds: seconds(),
+      };
     }
     const differed: { step: string; diffs: string[] }[] = [];
     const awaited: { step: string; reason: string; diffs: string[] }[] = [];
@@ -257,7 +283,16 @@ async function runArea(root: string, area: Area, tools: Tools): Promise<AreaResu
     if (process.env['HOOKBENCH_DIFFERENTIAL_LOGS'] === '1') {
       for (const runtime of [restartable.runtime, hookbench.value]) process.stdout.write(`  --- ${runtime.name} output ---\n${tail(runtime.output(), 200)}\n`);
     }
-    return { name: area.name, steps: compared, agreed: compared - differed.length - awaited.filter((a) => a.diffs.length > 0).length, differed, awaited, askedTwice, unanswered, seconds: seconds() };
+    return {
+      name: area.name,
+      steps: compared,
+      agreed: compared - differed.length - awaited.filter((a) => a.diffs.length > 0).length,
+      differed,
+      awaited,
+      askedTwice,
+      unanswered,
+      seconds: seconds(),
+    };
   } finally {
     // The oracle may have been restarted: stop the one running now (stopping twice is harmless).
     await Promise.all([...runtimes, ...(restartable ? [restartable.runtime] : [])].map((runtime) => runtime.stop()));
@@ -270,9 +305,18 @@ function report(result: AreaResult): void {
   const twice = result.askedTwice ? `, ${result.askedTwice} asked of the oracle twice` : '';
   const silent = result.unanswered?.length ? `, ${result.unanswered.length} the oracle did not answer` : '';
   const figures = `${result.steps} steps, ${result.agreed} agreed, ${result.differed.length} differed${waiting ? `, ${waiting} awaited` : ''}${twice}${silent}`;
-  process.stdout.write(`${result.error || result.differed.length ? '✘' : '✔'} ${result.name}: ${result.error ? 'could not run' : figures} (${result.seconds.toFixed(1)} s)\n`);
-  if (result.error) process.stdout.write(`${result.error.split('\n').map((line) => `    ${line}`).join('\n')}\n`);
-  for (const step of result.unanswered ?? []) process.stdout.write(`    ${step}: oracle did not answer (twice, the second time on a fresh wrangler dev); not compared\n`);
+  process.stdout.write(
+    `${result.error || result.differed.length ? '✘' : '✔'} ${result.name}: ${result.error ? 'could not run' : figures} (${result.seconds.toFixed(1)} s)\n`,
+  );
+  if (result.error)
+    process.stdout.write(
+      `${result.error
+        .split('\n')
+        .map((line) => `    ${line}`)
+        .join('\n')}\n`,
+    );
+  for (const step of result.unanswered ?? [])
+    process.stdout.write(`    ${step}: oracle did not answer (twice, the second time on a fresh wrangler dev); not compared\n`);
   for (const { step, diffs } of result.differed) {
     process.stdout.write(`    ${step}\n${diffs.map((diff) => `      ${diff}`).join('\n')}\n`);
   }
@@ -283,16 +327,33 @@ function report(result: AreaResult): void {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { root: { type: 'string' }, wrangler: { type: 'string' }, 'oracle-modules': { type: 'string' }, 'area-modules': { type: 'string' }, cli: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: {
+      root: { type: 'string' },
+      wrangler: { type: 'string' },
+      'oracle-modules': { type: 'string' },
+      'area-modules': { type: 'string' },
+      cli: { type: 'string' },
+    },
+  });
   const root = path.resolve(values.root ?? '.');
   const wrangler = values.wrangler;
   const cli = values.cli ?? path.join(root, 'dist', 'cli.js');
   const modules = values['oracle-modules'];
   const areaModules = JSON.parse(values['area-modules'] ?? '{}') as Record<string, string>;
-  if (!wrangler || !modules) throw new Error('--wrangler <wrangler.js> and --oracle-modules <node_modules> are required (npm run test:differential installs them)');
+  if (!wrangler || !modules)
+    throw new Error('--wrangler <wrangler.js> and --oracle-modules <node_modules> are required (npm run test:differential installs them)');
   const areasDir = path.join(root, 'test', 'differential', 'areas');
-  const wanted = process.env['HOOKBENCH_AREA']?.split(',').map((name) => name.trim()).filter(Boolean);
-  const folders = fs.existsSync(areasDir) ? fs.readdirSync(areasDir).filter((name) => fs.existsSync(path.join(areasDir, name, 'area.ts'))).sort() : [];
+  const wanted = process.env['HOOKBENCH_AREA']
+    ?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const folders = fs.existsSync(areasDir)
+    ? fs
+        .readdirSync(areasDir)
+        .filter((name) => fs.existsSync(path.join(areasDir, name, 'area.ts')))
+        .sort()
+    : [];
   // `folder:area` names one of the areas a folder's script exports.
   const folderOf = (name: string) => name.split(':')[0]!;
   const chosen = wanted ? folders.filter((name) => wanted.some((one) => folderOf(one) === name)) : folders;
@@ -302,7 +363,9 @@ async function main(): Promise<number> {
   if (chosen.length === 0) throw new Error(`no areas under ${areasDir}`);
   const started = Date.now();
   const results: AreaResult[] = [];
-  const failedArea = (name: string) => (error: Error): AreaResult => ({ name, steps: 0, agreed: 0, differed: [], awaited: [], error: error.stack ?? error.message, seconds: 0 });
+  const failedArea =
+    (name: string) =>
+    (error: Error): AreaResult => ({ name, steps: 0, agreed: 0, differed: [], awaited: [], error: error.stack ?? error.message, seconds: 0 });
   const done = (result: AreaResult) => {
     report(result);
     results.push(result);
@@ -319,7 +382,9 @@ async function main(): Promise<number> {
   const twice = results.reduce((n, r) => n + (r.askedTwice ?? 0), 0);
   const silent = results.reduce((n, r) => n + (r.unanswered?.length ?? 0), 0);
   const retries = `; ${twice} step${twice === 1 ? '' : 's'} needed a second ask of the oracle${silent ? `, ${silent} the oracle did not answer (not compared)` : ''}`;
-  process.stdout.write(`\n${results.length} areas, ${steps} steps, ${agreed} agreed, ${differed} differed${awaited ? `, ${awaited} awaited (a fix elsewhere)` : ''}${broken ? `, ${broken} areas could not run` : ''}${retries} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(
+    `\n${results.length} areas, ${steps} steps, ${agreed} agreed, ${differed} differed${awaited ? `, ${awaited} awaited (a fix elsewhere)` : ''}${broken ? `, ${broken} areas could not run` : ''}${retries} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
   return differed === 0 && broken === 0 ? 0 : 1;
 }
 

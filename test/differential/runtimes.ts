@@ -113,7 +113,12 @@ function withoutColour(text: string): string {
 
 /** The last lines of a process's output, for an error message. */
 export function tail(text: string, lines = 15): string {
-  return withoutColour(text).trimEnd().split('\n').slice(-lines).map((line) => `    ${line}`).join('\n');
+  return withoutColour(text)
+    .trimEnd()
+    .split('\n')
+    .slice(-lines)
+    .map((line) => `    ${line}`)
+    .join('\n');
 }
 
 export interface StartOptions {
@@ -131,8 +136,19 @@ export async function startOracle(wranglerBin: string, options: StartOptions): P
   const [port, inspector] = [await freePort(), await freePort()];
   const persist = path.join(options.scratch, 'oracle-state');
   const args = [
-    wranglerBin, 'dev', '--config', options.config, '--ip', '127.0.0.1', '--port', String(port),
-    '--inspector-port', String(inspector), '--persist-to', persist, '--show-interactive-dev-session=false',
+    wranglerBin,
+    'dev',
+    '--config',
+    options.config,
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--inspector-port',
+    String(inspector),
+    '--persist-to',
+    persist,
+    '--show-interactive-dev-session=false',
     ...options.flags,
   ];
   return start('oracle', process.execPath, args, options.folder, quietEnv(path.join(options.scratch, 'oracle-config')), /Ready on (http:\/\/[^\s]+)/);
@@ -141,8 +157,22 @@ export async function startOracle(wranglerBin: string, options: StartOptions): P
 /** `hookbench serve --worker <entry>` from this checkout's dist/cli.js, on any free port. */
 export async function startHookbench(cli: string, options: StartOptions, extraFlags: readonly string[]): Promise<RunningRuntime> {
   const args = [
-    cli, 'serve', '--worker', options.entry, '--config', options.config, '--host', '127.0.0.1', '--port', '0',
-    '--no-render', '--no-watch', '--data', path.join(options.scratch, 'hookbench-data'), ...options.flags, ...extraFlags,
+    cli,
+    'serve',
+    '--worker',
+    options.entry,
+    '--config',
+    options.config,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    '--no-render',
+    '--no-watch',
+    '--data',
+    path.join(options.scratch, 'hookbench-data'),
+    ...options.flags,
+    ...extraFlags,
   ];
   const env = { ...quietEnv(path.join(options.scratch, 'hookbench-config')), HOOKBENCH_ADMIN_TOKEN: 'differential' };
   return start('hookbench', process.execPath, args, options.folder, env, /listening on (http:\/\/[^\s]+)/);

@@ -19,7 +19,10 @@ describe('Activation', () => {
   it('activates and hands back its API', async () => {
     const { ext, api } = await activated();
     assert.equal(ext.isActive, true);
-    assert.deepEqual([typeof api.receiver.onDidChangeState, typeof api.receiver.adminToken, typeof api.recentLog, typeof api.timings.activationMs], ['function', 'string', 'function', 'number']);
+    assert.deepEqual(
+      [typeof api.receiver.onDidChangeState, typeof api.receiver.adminToken, typeof api.recentLog, typeof api.timings.activationMs],
+      ['function', 'string', 'function', 'number'],
+    );
   });
 
   it('registers every command its manifest contributes', async () => {
@@ -43,7 +46,14 @@ describe('Activation', () => {
     for (const { id, name } of declared) {
       await vscode.commands.executeCommand(`${id}.focus`);
       const header = `document.querySelector(${JSON.stringify(`.pane-header[aria-label^="${name}"]`)})`;
-      assert.equal(await readWorkbench<boolean>(`${header}.getAttribute('aria-expanded') === 'true'`, `${header}?.getAttribute('aria-expanded') === 'true' && ${header}.checkVisibility()`), true, `view ${id} is shown`);
+      assert.equal(
+        await readWorkbench<boolean>(
+          `${header}.getAttribute('aria-expanded') === 'true'`,
+          `${header}?.getAttribute('aria-expanded') === 'true' && ${header}.checkVisibility()`,
+        ),
+        true,
+        `view ${id} is shown`,
+      );
     }
   });
 
@@ -56,7 +66,10 @@ describe('Activation', () => {
       // The walkthrough's page shows each of its steps with its checkbox.
       const ids = JSON.stringify(walkthrough.steps.map((step) => step.id));
       const shown = `${ids}.filter((id) => document.querySelector(\`[data-done-step-id$="#\${id}"]\`))`;
-      assert.deepEqual(await readWorkbench<string[]>(shown, `${shown}.length === ${walkthrough.steps.length}`), walkthrough.steps.map((step) => step.id));
+      assert.deepEqual(
+        await readWorkbench<string[]>(shown, `${shown}.length === ${walkthrough.steps.length}`),
+        walkthrough.steps.map((step) => step.id),
+      );
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     }
@@ -82,7 +95,10 @@ describe('Activation', () => {
     const intoBundle = api.timings.bundleStartedAt - ours.willLoadCode;
     assert.ok(Number.isFinite(intoBundle), 'the bundle recorded when it started');
     reportFigure("Hookbench: VS Code loading the code, up to the bundle's first statement", `${intoBundle.toFixed(1)} ms`);
-    reportFigure("Hookbench: evaluating the bundle (from its first statement to VS Code's mark)", `${(ours.didLoadCode - api.timings.bundleStartedAt).toFixed(1)} ms`);
+    reportFigure(
+      "Hookbench: evaluating the bundle (from its first statement to VS Code's mark)",
+      `${(ours.didLoadCode - api.timings.bundleStartedAt).toFixed(1)} ms`,
+    );
     reportFigure('Hookbench: activate() (self-measured)', `${api.timings.activationMs.toFixed(1)} ms`);
     const floorMarks = floor && extensionHostActivation(FLOOR_ID);
     if (floor) assert.ok(floorMarks, `the extension host marked ${FLOOR_ID}'s activation`);
@@ -93,7 +109,10 @@ describe('Activation', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.commands.executeCommand('workbench.action.showRuntimeExtensions');
     const names = (e: vscode.Extension<unknown>) => [String(e.packageJSON.displayName), e.id];
-    const rows = await readWorkbenchList('.runtime-extensions-editor', { name: '.name', activation: '.activation-time' }, [names(ext), ...(floor ? [names(floor)] : [])]);
+    const rows = await readWorkbenchList('.runtime-extensions-editor', { name: '.name', activation: '.activation-time' }, [
+      names(ext),
+      ...(floor ? [names(floor)] : []),
+    ]);
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     const shown = (e: vscode.Extension<unknown>) => {
       const row = rows.find((r) => names(e).includes(r['name'] ?? ''));

@@ -34,7 +34,7 @@ async function listeningLock(data: string): Promise<ServeLock> {
 describe('attach to the receiver the user already runs', () => {
   after(collapseAgents);
 
-  it('shows a terminal\'s hookbench serve in the views, names it in the status bar, never stops it, and says when Ctrl+C stops it', async function () {
+  it("shows a terminal's hookbench serve in the views, names it in the status bar, never stops it, and says when Ctrl+C stops it", async function () {
     this.timeout(180_000);
     const hookbench = await api();
     await vscode.commands.executeCommand('hookbench.receiver.stop');
@@ -49,7 +49,11 @@ describe('attach to the receiver the user already runs', () => {
       const url = `http://${admin!}`;
       const body = JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'Acme/Attach' }, pusher: { name: 'ana' }, commits: [] });
       const { headers } = schemeFor('github').sign({ secret: SECRET, body: Buffer.from(body) });
-      const sent = await fetch(`${url}/webhooks/github`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'attach-1' }, body });
+      const sent = await fetch(`${url}/webhooks/github`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'attach-1' },
+        body,
+      });
       assert.equal(sent.status, 200, await sent.text());
 
       // Start Receiver, as the title bar's button: it attaches instead of starting a second serve.
@@ -67,7 +71,12 @@ describe('attach to the receiver the user already runs', () => {
       const listed = `[...document.querySelectorAll('.notifications-center .notification-list-item-message')].map((m) => m.textContent).join('\\n')`;
       const warned = await readWorkbench<string>(listed, `(${listed}).includes('keeps the secrets it was started with')`);
       await vscode.commands.executeCommand('notifications.hideList');
-      assert.match(warned, new RegExp(`STRIPE_WEBHOOK_SECRET is saved, but this will not reach the attached receiver on :${new URL(url).port} \\(the hookbench serve of pid ${pid} in a terminal \\(\\w+\\)\\): it keeps the secrets it was started with\\. Start it again with STRIPE_WEBHOOK_SECRET in its environment, or stop it and start this window's receiver\\.`));
+      assert.match(
+        warned,
+        new RegExp(
+          `STRIPE_WEBHOOK_SECRET is saved, but this will not reach the attached receiver on :${new URL(url).port} \\(the hookbench serve of pid ${pid} in a terminal \\(\\w+\\)\\): it keeps the secrets it was started with\\. Start it again with STRIPE_WEBHOOK_SECRET in its environment, or stop it and start this window's receiver\\.`,
+        ),
+      );
       // Nor does stripe listen's signing secret: Expose Receiver with stripe warns, and offers the
       // secret to copy (a stand-in for the Stripe CLI prints the ready line the real one prints).
       const bin = stripeStandIn(path.join(vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath, 'test', 'fixtures', 'expose'), 60);
@@ -78,7 +87,12 @@ describe('attach to the receiver the user already runs', () => {
         await vscode.commands.executeCommand('notifications.showList');
         const stripeWarned = await readWorkbench<string>(listed, `(${listed}).includes('signing secret will not reach')`);
         await vscode.commands.executeCommand('notifications.hideList');
-        assert.match(stripeWarned, new RegExp(`stripe listen's signing secret will not reach the attached receiver on :${new URL(url).port} \\(the hookbench serve of pid ${pid} in a terminal \\(\\w+\\)\\): it keeps the secrets it was started with, so the Stripe events forwarded to it fail their signature check\\. Start it again with this secret as STRIPE_WEBHOOK_SECRET, or stop it and start this window's receiver\\.`));
+        assert.match(
+          stripeWarned,
+          new RegExp(
+            `stripe listen's signing secret will not reach the attached receiver on :${new URL(url).port} \\(the hookbench serve of pid ${pid} in a terminal \\(\\w+\\)\\): it keeps the secrets it was started with, so the Stripe events forwarded to it fail their signature check\\. Start it again with this secret as STRIPE_WEBHOOK_SECRET, or stop it and start this window's receiver\\.`,
+          ),
+        );
         assert.doesNotMatch(stripeWarned, /the receiver now checks them/, 'nothing claims the attached serve checks with the secret');
         assert.ok(!hookbench.recentLog().some((line) => line.includes(STAND_IN_SECRET)), 'the secret is in no log line');
       } finally {
@@ -86,16 +100,36 @@ describe('attach to the receiver the user already runs', () => {
         await vscode.commands.executeCommand('hookbench.expose.stop');
         fs.rmSync(bin, { recursive: true, force: true });
       }
-      assert.ok(isRunning(pid), 'the terminal\'s serve still runs');
+      assert.ok(isRunning(pid), "the terminal's serve still runs");
 
       // Ctrl+C in the terminal: the views say it stopped, and offer Start Receiver.
       terminal.sendText('\u0003', false);
-      await until(() => isRunning(pid), (running) => !running, 'the serve did not stop on Ctrl+C', 30_000);
-      const stopped = await until(() => hookbench.receiver.state, (state) => state.kind === 'stopped', 'the receiver never showed stopped');
-      assert.deepEqual(stopped, { kind: 'stopped', note: `the hookbench serve of pid ${pid}, in a terminal (${/in a terminal \((\w+)\)/.exec(message)![1]}), stopped` });
+      await until(
+        () => isRunning(pid),
+        (running) => !running,
+        'the serve did not stop on Ctrl+C',
+        30_000,
+      );
+      const stopped = await until(
+        () => hookbench.receiver.state,
+        (state) => state.kind === 'stopped',
+        'the receiver never showed stopped',
+      );
+      assert.deepEqual(stopped, {
+        kind: 'stopped',
+        note: `the hookbench serve of pid ${pid}, in a terminal (${/in a terminal \((\w+)\)/.exec(message)![1]}), stopped`,
+      });
       const told = await readWorkbench<string>(viewMessages, `(${viewMessages}).includes('stopped: showing what was last known')`);
-      assert.match(told, new RegExp(`The hookbench serve of pid ${pid}, in a terminal \\(\\w+\\), stopped: showing what was last known\\. Start the receiver from the title bar\\.`));
-      assert.match(hookbench.recentLog().join('\n'), new RegExp(`the hookbench serve of pid ${pid}, in a terminal \\(\\w+\\), stopped: Start Receiver starts this window's own`));
+      assert.match(
+        told,
+        new RegExp(
+          `The hookbench serve of pid ${pid}, in a terminal \\(\\w+\\), stopped: showing what was last known\\. Start the receiver from the title bar\\.`,
+        ),
+      );
+      assert.match(
+        hookbench.recentLog().join('\n'),
+        new RegExp(`the hookbench serve of pid ${pid}, in a terminal \\(\\w+\\), stopped: Start Receiver starts this window's own`),
+      );
     } finally {
       terminal.dispose();
       await vscode.commands.executeCommand('hookbench.secret.clear', 'STRIPE_WEBHOOK_SECRET');

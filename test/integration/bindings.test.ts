@@ -18,16 +18,25 @@ async function put(url: string, method: string, route: string, body: string, hea
 }
 
 /** A binding's kind as the view names it (a root's description begins with it). */
-const KINDS: Record<string, string> = { 'KV namespace': 'kv', 'D1 database': 'd1', 'R2 bucket': 'r2', queue: 'queue', workflow: 'workflow', 'Durable Object alarms': 'durableObject' };
+const KINDS: Record<string, string> = {
+  'KV namespace': 'kv',
+  'D1 database': 'd1',
+  'R2 bucket': 'r2',
+  queue: 'queue',
+  workflow: 'workflow',
+  'Durable Object alarms': 'durableObject',
+};
 const kindOf = (row: TreeRow) => KINDS[row.description.split(' · ')[0]!] ?? row.description;
 
 /** The labels and descriptions under a binding, as the Bindings view shows them. */
 async function childrenOf(kind: string, name: string): Promise<TreeRow[]> {
   const roots = await rowsUnder('Bindings');
-  assert.ok(roots.some((row) => row.label === name && kindOf(row) === kind), `the view has the ${kind} binding ${name}`);
+  assert.ok(
+    roots.some((row) => row.label === name && kindOf(row) === kind),
+    `the view has the ${kind} binding ${name}`,
+  );
   return shownUnder('Bindings', [name]);
 }
-
 
 describe('bindings view: what a worker’s bindings hold', () => {
   let hookbench: HookbenchApi;
@@ -62,13 +71,23 @@ describe('bindings view: what a worker’s bindings hold', () => {
     const roots = (await untilRows('Bindings', [], (rows) => rows.some((row) => row.label === 'CACHE'))).map((row) => `${kindOf(row)}:${row.label}`);
     assert.deepEqual(roots, ['kv:CACHE', 'd1:DB', 'r2:FILES', 'queue:jobs', 'queue:jobs-dlq', 'workflow:order-flow', 'durableObject:REMINDERS']);
     const keys = await childrenOf('kv', 'CACHE');
-    assert.deepEqual(keys.map((k) => k.label), ['../not-a-path', 'customer:acme']);
+    assert.deepEqual(
+      keys.map((k) => k.label),
+      ['../not-a-path', 'customer:acme'],
+    );
     assert.match(keys[1]!.description, /"from":"test"/);
     // Live, without Refresh: a key the worker puts now shows under the opened binding.
     await put(url, 'PUT', '/kv?key=customer%3Aglobex', '{"plan":"free"}');
-    await until(() => shownUnder('Bindings', ['CACHE']), (rows) => rows.some((row) => row.label === 'customer:globex'), 'the new KV key to show without Refresh');
+    await until(
+      () => shownUnder('Bindings', ['CACHE']),
+      (rows) => rows.some((row) => row.label === 'customer:globex'),
+      'the new KV key to show without Refresh',
+    );
     const objects = await childrenOf('r2', 'FILES');
-    assert.deepEqual(objects.map((o) => [o.label, o.description.split(' · ')[0]]), [['invoices/2026-11.pdf', '12 B']]);
+    assert.deepEqual(
+      objects.map((o) => [o.label, o.description.split(' · ')[0]]),
+      [['invoices/2026-11.pdf', '12 B']],
+    );
     // The retried message is retried at once by the consumer, then waits an hour: refresh until then.
     const queue = await until(
       async () => {
@@ -79,7 +98,10 @@ describe('bindings view: what a worker’s bindings hold', () => {
       'the queue to show its backlog with one retried message',
     );
     assert.match(queue[0]!.description, /^2 delayed · 0 in flight · 1 retried$/);
-    assert.deepEqual(queue.slice(2).map((m) => m.description.split(' · ')[0]), ['0 retries', '1 retry']);
+    assert.deepEqual(
+      queue.slice(2).map((m) => m.description.split(' · ')[0]),
+      ['0 retries', '1 retry'],
+    );
     const workflow = await until(
       async () => {
         await vscode.commands.executeCommand('hookbench.views.refresh');
@@ -91,30 +113,45 @@ describe('bindings view: what a worker’s bindings hold', () => {
     );
     assert.equal(workflow[0]!.label, 'order-1');
     const alarms = await childrenOf('durableObject', 'REMINDERS');
-    assert.deepEqual(alarms.map((a) => a.label), ['reminder-1']);
+    assert.deepEqual(
+      alarms.map((a) => a.label),
+      ['reminder-1'],
+    );
     assert.match(alarms[0]!.description, /^alarm in (59|60) min$/);
 
     // The KV value opens read-only, by its key: from a script, and by a click on its row.
     const valueUri = (await vscode.commands.executeCommand('hookbench.bindings.openValue', { binding: 'CACHE', key: 'customer:acme' })) as vscode.Uri;
     assert.equal((await vscode.workspace.openTextDocument(valueUri)).getText(), '{"plan":"pro"}');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    const clicked = await editorOpenedBy(() => clickRow('Bindings', ['CACHE', 'customer:acme']), (editor) => editor.document.uri.scheme === 'hookbench-kv');
+    const clicked = await editorOpenedBy(
+      () => clickRow('Bindings', ['CACHE', 'customer:acme']),
+      (editor) => editor.document.uri.scheme === 'hookbench-kv',
+    );
     assert.equal(clicked.document.getText(), '{"plan":"pro"}');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   it('opens the SQL console on the D1 database, read-only, and browses a table', async () => {
     const tables = await childrenOf('d1', 'DB');
-    assert.deepEqual(tables.map((t) => [t.label, t.description]), [['orders', '2 columns']]);
+    assert.deepEqual(
+      tables.map((t) => [t.label, t.description]),
+      [['orders', '2 columns']],
+    );
     // Clicking a table opens the console, which runs SELECT * on it.
-    const opened = await editorOpenedBy(() => clickRow('Bindings', ['DB', 'orders']), (editor) => editor.document.uri.scheme === 'hookbench-sql');
+    const opened = await editorOpenedBy(
+      () => clickRow('Bindings', ['DB', 'orders']),
+      (editor) => editor.document.uri.scheme === 'hookbench-sql',
+    );
     const uri = opened.document.uri;
     const shown = await resultsShown('SELECT * FROM "orders" LIMIT 100');
     assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), uri.toString());
     assert.match(vscode.window.activeTextEditor!.document.getText(), /^SELECT \* FROM "orders" LIMIT 100/);
     // The results panel of the D1 console, as the user sees it.
     assert.equal(shown.error, null, JSON.stringify(shown));
-    assert.deepEqual(shown.rows, [['o-1', '10'], ['o-2', '25']]);
+    assert.deepEqual(shown.rows, [
+      ['o-1', '10'],
+      ['o-2', '25'],
+    ]);
     assert.match(shown.title, /DB \(D1 database\)/);
 
     const refused = (await vscode.commands.executeCommand('hookbench.sql.run', uri, 'DELETE FROM orders')) as { kind: string; message?: string };

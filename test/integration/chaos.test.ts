@@ -40,7 +40,12 @@ describe('Run Chaos: a fixture set as providers send it, in VS Code', () => {
   it('finds the double count, shows its shrunk sequence, and replays it against the receiver', async function () {
     this.timeout(120_000);
     const root = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
-    const suite = writeSuite(path.join(root, '.hookbench', 'fixtures', 'chaos-tally'), [1, 2].map((n) => stripeEvent(`charge-${n}`, `evt_chaos_${n}`, `cus_${n}`, 'charge.succeeded', { object: 'charge', amount: 100 * n }, '/webhooks/stripe/tally')));
+    const suite = writeSuite(
+      path.join(root, '.hookbench', 'fixtures', 'chaos-tally'),
+      [1, 2].map((n) =>
+        stripeEvent(`charge-${n}`, `evt_chaos_${n}`, `cus_${n}`, 'charge.succeeded', { object: 'charge', amount: 100 * n }, '/webhooks/stripe/tally'),
+      ),
+    );
 
     const report = await vscode.commands.executeCommand<ChaosReport | undefined>('hookbench.chaos.run', { path: suite, seed: 42, runs: 1 });
     assert.ok(report, `Run Chaos opened no results: ${hookbench.recentLog().slice(-5).join(' | ')}`);
@@ -48,8 +53,15 @@ describe('Run Chaos: a fixture set as providers send it, in VS Code', () => {
     assert.match(html, /<tr class="fail current" data-command="select" data-arg="duplicates"><td class="verdict">FAIL<\/td><td>duplicates<\/td>/);
     assert.match(html, /<tr class="ok"><td class="verdict">ok<\/td><td>stale<\/td>/, 'the handler checks Stripe’s timestamp');
     // The shrunk sequence: one charge, then the same charge redelivered with its own event id.
-    assert.match(html, /<tr><td class="num">1<\/td><td>(\d\d-charge-\d)<\/td><td>delivery<\/td><td class="num">200<\/td><td><code>(evt_chaos_\d)<\/code><\/td><\/tr><tr><td class="num">2<\/td><td>\1<\/td><td>redelivery<\/td><td class="num">200<\/td><td><code>\2<\/code><\/td><\/tr>/);
-    assert.match(html, /<tr class="changed"><td><code>charges<\/code><\/td><td>changed<\/td><td><code>1<\/code><\/td><td><code>2<\/code><\/td><\/tr>/, 'the timeline shows the count the redelivery added');
+    assert.match(
+      html,
+      /<tr><td class="num">1<\/td><td>(\d\d-charge-\d)<\/td><td>delivery<\/td><td class="num">200<\/td><td><code>(evt_chaos_\d)<\/code><\/td><\/tr><tr><td class="num">2<\/td><td>\1<\/td><td>redelivery<\/td><td class="num">200<\/td><td><code>\2<\/code><\/td><\/tr>/,
+    );
+    assert.match(
+      html,
+      /<tr class="changed"><td><code>charges<\/code><\/td><td>changed<\/td><td><code>1<\/code><\/td><td><code>2<\/code><\/td><\/tr>/,
+      'the timeline shows the count the redelivery added',
+    );
     const replaySet = report.verdicts.find((v) => v.perturbation === 'duplicates')?.failure?.replay;
     assert.ok(replaySet && fs.existsSync(replaySet), 'the engine wrote the replay set');
 

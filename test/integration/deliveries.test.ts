@@ -25,7 +25,9 @@ function post(url: string, entity: string, delivery: string, pusher?: string, se
 /** The error notifications VS Code shows (its notification list, as the bell opens it). */
 async function errorNotifications(): Promise<string[]> {
   await vscode.commands.executeCommand('notifications.showList');
-  const shown = await readWorkbench<string[]>(`[...document.querySelectorAll('.notifications-center .notification-list-item')].filter((item) => item.querySelector('.codicon-error')).map((item) => item.querySelector('.notification-list-item-message')?.textContent ?? '')`);
+  const shown = await readWorkbench<string[]>(
+    `[...document.querySelectorAll('.notifications-center .notification-list-item')].filter((item) => item.querySelector('.codicon-error')).map((item) => item.querySelector('.notification-list-item-message')?.textContent ?? '')`,
+  );
   await vscode.commands.executeCommand('notifications.hideList');
   return shown;
 }
@@ -102,7 +104,10 @@ describe('Deliveries under traffic, filtered, opened and sent again', () => {
         // A press and a release that the list's move puts on two rows is a click on neither (VS
         // Code's lists open on `click`): the click comes right after the list moved, as a person
         // clicks a moving list (`still`).
-        const editor = await editorOpenedBy(() => userDoes({ click: row, ...(moving ? { still: viewList('Deliveries') } : {}) }), (e) => e.document.uri.scheme === 'hookbench').catch(async (error: Error) => {
+        const editor = await editorOpenedBy(
+          () => userDoes({ click: row, ...(moving ? { still: viewList('Deliveries') } : {}) }),
+          (e) => e.document.uri.scheme === 'hookbench',
+        ).catch(async (error: Error) => {
           throw new Error(`click ${i + 1}: ${error.message}; error notifications: ${JSON.stringify(await errorNotifications())}`);
         });
         // A delivery of the traffic, read from the receiver: its tab, its request line, its answer.
@@ -114,14 +119,20 @@ describe('Deliveries under traffic, filtered, opened and sent again', () => {
         // Every other click, an instance expanded for the first time as its events keep coming.
         if (i % 2 === 1) {
           const state = await shownUnder('Agents', ['webhook-agent', expandable[(i - 1) / 2]!, 'State']);
-          assert.ok(state.some((r) => r.label === 'lastEventType'), JSON.stringify(state));
+          assert.ok(
+            state.some((r) => r.label === 'lastEventType'),
+            JSON.stringify(state),
+          );
         }
       }
     } finally {
       clearInterval(load);
       clearTimeout(stop);
     }
-    reportFigure('deliveries view: 12 clicks and 6 first expansions under 50 webhooks/s', `${((Date.now() - started) / 1000).toFixed(1)} s, ${sent} webhooks sent`);
+    reportFigure(
+      'deliveries view: 12 clicks and 6 first expansions under 50 webhooks/s',
+      `${((Date.now() - started) / 1000).toFixed(1)} s, ${sent} webhooks sent`,
+    );
     assert.ok(sent >= 250, `the load ran (${sent} sent)`);
     assert.deepEqual(failed.slice(0, 5), []);
     assert.equal(clicks, 2 * expandable.length);
@@ -139,7 +150,10 @@ describe('Deliveries under traffic, filtered, opened and sent again', () => {
     // Only 401s (and "Show 100 more" while the view holds a full page: more to look through).
     const deliveries = (rows: TreeRow[]) => rows.filter((r) => r.label !== 'Show 100 more');
     const rejected = await untilRows('Deliveries', [], (rows) => deliveries(rows).length > 0 && deliveries(rows).every((r) => /^4\d\d /.test(r.description)));
-    assert.ok(rejected.some((r) => r.label === 'push · filter-bad' && /^401 bad signature \(mismatch\) · outside · github/.test(r.description)), JSON.stringify(rejected));
+    assert.ok(
+      rejected.some((r) => r.label === 'push · filter-bad' && /^401 bad signature \(mismatch\) · outside · github/.test(r.description)),
+      JSON.stringify(rejected),
+    );
     assert.match(await deliveriesTitle(), /filtered: status:4xx filter/);
     // A word alone: the duplicate is one of the two accepted ones.
     await vscode.commands.executeCommand('hookbench.deliveries.filter', 'outcome:duplicate filter-ok');
@@ -172,7 +186,10 @@ describe('Deliveries under traffic, filtered, opened and sent again', () => {
     assert.equal((await post(url, 'resend-me', 'resend-1')).status, 200);
     const rows: TreeRow[] = await untilRows('Deliveries', [], (list) => list.some((r) => r.label === 'push · resend-me'));
     assert.match(rows.find((r) => r.label === 'push · resend-me')!.description, /^200 verified · outside · github · /);
-    const editor = await editorOpenedBy(() => clickRow('Deliveries', ['push · resend-me']), (e) => e.document.uri.scheme === 'hookbench');
+    const editor = await editorOpenedBy(
+      () => clickRow('Deliveries', ['push · resend-me']),
+      (e) => e.document.uri.scheme === 'hookbench',
+    );
     const text = editor.document.getText();
     assert.match(editor.document.uri.path, /\/push · resend-me · \d\d:\d\d:\d\d\.http$/);
     assert.equal(editor.document.languageId, 'hookbench-http');
@@ -182,7 +199,10 @@ describe('Deliveries under traffic, filtered, opened and sent again', () => {
     assert.match(text, /\n {2}"pusher": \{\n {4}"name": "zoe"\n {2}\}/);
     assert.match(text, /\n### 200 · [\d.]+ ms · valid\n# received .* · github · push · entity resend-me/);
     // The document's title bar: Edit & Resend opens a draft of it.
-    const draft = await editorOpenedBy(() => userDoes({ click: '.editor-actions .action-label[aria-label^="Edit & Resend"]' }), (e) => e.document.uri.scheme === 'hookbench-draft');
+    const draft = await editorOpenedBy(
+      () => userDoes({ click: '.editor-actions .action-label[aria-label^="Edit & Resend"]' }),
+      (e) => e.document.uri.scheme === 'hookbench-draft',
+    );
     assert.match(draft.document.uri.path, /github push · resend-me\.json$/);
     const edit = new vscode.WorkspaceEdit();
     const at = draft.document.getText().indexOf('"zoe"');
@@ -191,7 +211,11 @@ describe('Deliveries under traffic, filtered, opened and sent again', () => {
     assert.ok(await vscode.workspace.applyEdit(edit));
     const result = (await vscode.commands.executeCommand('hookbench.draft.send', draft.document.uri)) as { status: number } | undefined;
     assert.equal(result?.status, 200);
-    const [sentAgain] = await until(() => client.deliveries(5), (list) => list[0]?.requestHeaders['x-github-delivery'] !== 'resend-1' && list[0]?.entity === 'resend-me', 'the resent delivery');
+    const [sentAgain] = await until(
+      () => client.deliveries(5),
+      (list) => list[0]?.requestHeaders['x-github-delivery'] !== 'resend-1' && list[0]?.entity === 'resend-me',
+      'the resent delivery',
+    );
     assert.equal(sentAgain!.verification, 'valid');
     assert.equal(sentAgain!.source?.kind, 'send');
     const details = await client.delivery(sentAgain!.id);

@@ -111,7 +111,8 @@ async function profileIf(file: string | undefined): Promise<(() => Promise<void>
   if (!file) return undefined;
   const session = new inspector.Session();
   session.connect();
-  const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
   await post('Profiler.enable');
   await post('Profiler.setSamplingInterval', { interval: 1000 });
   await post('Profiler.start');
@@ -139,11 +140,32 @@ describe('the explorer in the extension host at scale', () => {
     const bodies = signedBodies();
     // Every entity exists before anything is measured.
     for (let start = 0; start < bodies.length; start += 25) {
-      await Promise.all(bodies.slice(start, start + 25).map(async (b) => assert.equal((await fetch(url + b.path, { method: 'POST', body: b.body, headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': `host-setup-${b.path}`, 'x-hub-signature-256': b.signature } })).status, 200)));
+      await Promise.all(
+        bodies.slice(start, start + 25).map(async (b) =>
+          assert.equal(
+            (
+              await fetch(url + b.path, {
+                method: 'POST',
+                body: b.body,
+                headers: {
+                  'content-type': 'application/json',
+                  'x-github-event': 'push',
+                  'x-github-delivery': `host-setup-${b.path}`,
+                  'x-hub-signature-256': b.signature,
+                },
+              })
+            ).status,
+            200,
+          ),
+        ),
+      );
     }
     await vscode.commands.executeCommand('workbench.view.extension.hookbench');
     const page = await rowsUnder('Agents', [NAMESPACE]);
-    const opened = page.filter((row) => row.label.startsWith('host-')).slice(0, EXPANDED).map((row) => row.label);
+    const opened = page
+      .filter((row) => row.label.startsWith('host-'))
+      .slice(0, EXPANDED)
+      .map((row) => row.label);
     assert.equal(opened.length, EXPANDED, 'the namespace page lists the entities');
     for (const name of opened) {
       await rowsUnder('Agents', [NAMESPACE, name]);
@@ -165,11 +187,17 @@ describe('the explorer in the extension host at scale', () => {
       serve,
       () =>
         new Promise<{ sent: number; errors: number; statuses: Record<string, number> }>((resolve, reject) => {
-          const child = spawn(process.execPath, ['-e', LOAD_SCRIPT, JSON.stringify({ url, rate: RATE, seconds: SECONDS, file })], { stdio: ['ignore', 'pipe', 'inherit'] });
+          const child = spawn(process.execPath, ['-e', LOAD_SCRIPT, JSON.stringify({ url, rate: RATE, seconds: SECONDS, file })], {
+            stdio: ['ignore', 'pipe', 'inherit'],
+          });
           let out = '';
           child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
           child.once('error', reject);
-          child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as { sent: number; errors: number; statuses: Record<string, number> }) : reject(new Error(`the load exited with ${code}: ${out}`))));
+          child.once('exit', (code) =>
+            code === 0
+              ? resolve(JSON.parse(out) as { sent: number; errors: number; statuses: Record<string, number> })
+              : reject(new Error(`the load exited with ${code}: ${out}`)),
+          );
         }),
     );
     requests.dispose();
@@ -177,7 +205,10 @@ describe('the explorer in the extension host at scale', () => {
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
     const { sent, errors, statuses } = loaded.result;
     assert.equal(errors, 0, `every webhook was answered 200: ${JSON.stringify(statuses)}`);
-    reportFigure('explorer host: webhooks sent', `${sent} in ${loaded.seconds.toFixed(1)} s (${(sent / loaded.seconds).toFixed(0)}/s) over ${ENTITIES} entities`);
+    reportFigure(
+      'explorer host: webhooks sent',
+      `${sent} in ${loaded.seconds.toFixed(1)} s (${(sent / loaded.seconds).toFixed(0)}/s) over ${ENTITIES} entities`,
+    );
     reportFigure('explorer host: extension host CPU, views open, no traffic', percent(quiet.host));
     reportFigure('explorer host: extension host CPU under the load', percent(loaded.host));
     reportFigure('explorer host: serve CPU, no traffic', percent(quiet.serve));

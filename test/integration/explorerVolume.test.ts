@@ -36,8 +36,9 @@ describe('explorer at volume', () => {
     const hookbench = await api();
     const client = await adminClient(hookbench);
     const volume = (await client.instances()).filter((i) => i.name.startsWith('vol-'));
-    for (let start = 0; start < volume.length; start += 20) await Promise.all(volume.slice(start, start + 20).map((i) => client.deleteInstance(i.namespace, i.name)));
-    for (const deadline = Date.now() + 60_000; ; ) {
+    for (let start = 0; start < volume.length; start += 20)
+      await Promise.all(volume.slice(start, start + 20).map((i) => client.deleteInstance(i.namespace, i.name)));
+    for (const deadline = Date.now() + 60_000; ;) {
       // The view is drawn again as the entities go: a look may find it between two drawings.
       const rows = await namespaceRows().catch(() => undefined);
       if (rows && !rows.some((row) => row.label === MORE || row.label.startsWith('vol-'))) break;
@@ -86,7 +87,7 @@ describe('explorer at volume', () => {
     await rowsUnder('Agents', [...NAMESPACE, 'vol-007']);
     const client = await adminClient(hookbench);
     const connected = async () => ((await client.instances()).find((i) => i.name === 'vol-007')?.connections ?? 0) > 0;
-    for (const deadline = Date.now() + 15_000; !(await connected()) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const deadline = Date.now() + 15_000; !(await connected()) && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 200));
     assert.ok(await connected(), 'the explorer reads vol-007 over its agent’s WebSocket');
     const quiet = requests.count;
     const again = push('vol-007-again');

@@ -33,14 +33,20 @@ describe('Expose Receiver (smee, against a local relay)', () => {
     // Compact JSON: smee's re-encoding gives back the very bytes GitHub signed.
     const body = JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'Acme/Relayed' }, pusher: { name: 'zoe' }, commits: [] });
     const { headers } = schemeFor('github').sign({ secret: 'expose-secret', body: Buffer.from(body) });
-    const posted = await fetch(channel, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': '6f1c1a3e-2b0a-4f4e-9a55-3c2e7b3f0a11' } });
+    const posted = await fetch(channel, {
+      method: 'POST',
+      body,
+      headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': '6f1c1a3e-2b0a-4f4e-9a55-3c2e7b3f0a11' },
+    });
     assert.equal(posted.status, 200);
 
     await untilRows('Agents', ['webhook-agent'], (rows) => rows.some((row) => row.label === 'acme-relayed'));
     const relayed = (await (await adminClient(hookbench)).deliveries(50)).find((d) => d.path === '/webhooks/github' && d.source?.name === 'smee');
     assert.equal(relayed?.status, 200);
     // The Deliveries view says it came through smee.
-    const rows = await untilRows('Deliveries', [], (list) => list.some((row) => row.label === 'push · acme-relayed' && /^200 verified · via smee/.test(row.description)));
+    const rows = await untilRows('Deliveries', [], (list) =>
+      list.some((row) => row.label === 'push · acme-relayed' && /^200 verified · via smee/.test(row.description)),
+    );
     assert.match(rows.find((row) => /smee/.test(row.description))!.description, /smee/);
   });
 
@@ -62,7 +68,11 @@ describe('Expose Receiver (smee, against a local relay)', () => {
       // Read in the notifications center, once the failure is there: the newest VS Code under test
       // shows no toast (the bell gets its dot), and a center opened before the notification came
       // did not list it.
-      await until(() => hookbench.recentLog(), (lines) => lines.some((line) => line.includes(`could not expose the receiver with smee: could not reach http://127.0.0.1:${port}`)), 'the failure is logged');
+      await until(
+        () => hookbench.recentLog(),
+        (lines) => lines.some((line) => line.includes(`could not expose the receiver with smee: could not reach http://127.0.0.1:${port}`)),
+        'the failure is logged',
+      );
       await vscode.commands.executeCommand('notifications.showList');
       const messages = `[...document.querySelectorAll('.notifications-center .notification-list-item-message')].map((e) => e.textContent ?? '')`;
       const shown = await readWorkbench<string[]>(messages, `${messages}.some((text) => text.includes('create a smee channel'))`);

@@ -31,7 +31,10 @@ describe('fixtures: save a delivery, send it again', () => {
     const first = await ofEntity();
     assert.equal(first.length, 1);
     const [received] = first;
-    const written = await vscode.commands.executeCommand<string[]>('hookbench.delivery.saveFixture', received, [received], { name: 'push-roundtrip', overwrite: true });
+    const written = await vscode.commands.executeCommand<string[]>('hookbench.delivery.saveFixture', received, [received], {
+      name: 'push-roundtrip',
+      overwrite: true,
+    });
     const root = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     assert.deepEqual(written, [path.join(root, '.hookbench', 'fixtures', 'push-roundtrip.json')]);
 
@@ -62,9 +65,15 @@ describe('fixtures: save a delivery, send it again', () => {
 
     // As a suite: the status still matches (a duplicate now, answered 200); the state has moved
     // on (two pushes where the fixture recorded one), and the run says so.
-    const statuses = await vscode.commands.executeCommand<{ passed: number; failed: number }>('hookbench.fixtures.run', { path: written[0], expectState: false });
+    const statuses = await vscode.commands.executeCommand<{ passed: number; failed: number }>('hookbench.fixtures.run', {
+      path: written[0],
+      expectState: false,
+    });
     assert.deepEqual(statuses, { passed: 1, failed: 0 });
-    const withState = await vscode.commands.executeCommand<{ passed: number; failed: number }>('hookbench.fixtures.run', { path: written[0], expectState: true });
+    const withState = await vscode.commands.executeCommand<{ passed: number; failed: number }>('hookbench.fixtures.run', {
+      path: written[0],
+      expectState: true,
+    });
     assert.deepEqual(withState, { passed: 0, failed: 1 });
   });
 });

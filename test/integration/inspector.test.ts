@@ -17,7 +17,11 @@ const REF = { namespace: 'WEBHOOK_AGENT', name: ENTITY };
 async function deliver(url: string, event: string, delivery: string, payload: object): Promise<number> {
   const body = JSON.stringify({ repository: { full_name: 'Acme/Inspector' }, ...payload });
   const { headers } = schemeFor('github').sign({ secret: SECRET, body: Buffer.from(body) });
-  const response = await fetch(`${url}/webhooks/github/${ENTITY}`, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': delivery } });
+  const response = await fetch(`${url}/webhooks/github/${ENTITY}`, {
+    method: 'POST',
+    body,
+    headers: { ...headers, 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': delivery },
+  });
   return response.status;
 }
 
@@ -33,14 +37,23 @@ describe('inspector: SQL console and state timeline', () => {
     const url = await withSecret(hookbench, 'GITHUB_WEBHOOK_SECRET', SECRET);
     assert.equal(await deliver(url, 'push', 'insp-1', { ref: 'refs/heads/main', pusher: { name: 'zoe' }, commits: [] }), 200);
     await untilRows('Agents', ['webhook-agent'], (rows) => rows.some((row) => row.label === ENTITY));
-    assert.ok((await rowsUnder('Agents', INSTANCE)).some((row) => row.label === 'Tables'), 'the instance has a Tables node');
+    assert.ok(
+      (await rowsUnder('Agents', INSTANCE)).some((row) => row.label === 'Tables'),
+      'the instance has a Tables node',
+    );
     const tables = await shownUnder('Agents', [...INSTANCE, 'Tables']);
-    assert.ok(tables.some((row) => row.label === 'events'), `the events table is listed: ${tables.map((row) => row.label).join(', ')}`);
+    assert.ok(
+      tables.some((row) => row.label === 'events'),
+      `the events table is listed: ${tables.map((row) => row.label).join(', ')}`,
+    );
     const columns = await shownUnder('Agents', [...INSTANCE, 'Tables', 'events']);
     assert.equal(columns.find((c) => c.label === 'timestamp')?.description, 'TEXT · not null', 'timestamp: TEXT, not null, no primary key');
 
     // Clicking a table opens the console, which runs SELECT * on it.
-    const opened = await editorOpenedBy(() => clickRow('Agents', [...INSTANCE, 'Tables', 'events']), (editor) => editor.document.uri.scheme === 'hookbench-sql');
+    const opened = await editorOpenedBy(
+      () => clickRow('Agents', [...INSTANCE, 'Tables', 'events']),
+      (editor) => editor.document.uri.scheme === 'hookbench-sql',
+    );
     const uri = opened.document.uri;
     // The results panel, as the user sees it: it shows the rows of the statement the console ran.
     const shown = await resultsShown('SELECT * FROM "events" LIMIT 100');
@@ -88,18 +101,31 @@ describe('inspector: SQL console and state timeline', () => {
     // The history as its pick lists it, newest first: each statement and its outcome.
     const picking = vscode.commands.executeCommand('hookbench.sql.history', uri);
     await userDoes({ waitFor: 'History: ' });
-    const history = (await readWorkbenchList('.quick-input-widget', { name: '.label-name', outcome: '.label-description' }, [[update], ['DELETE FROM events'], ['SELECT count(*) FROM events']])).map((row) => ({ sql: row['name'], outcome: row['outcome'] ?? '' }));
+    const history = (
+      await readWorkbenchList('.quick-input-widget', { name: '.label-name', outcome: '.label-description' }, [
+        [update],
+        ['DELETE FROM events'],
+        ['SELECT count(*) FROM events'],
+      ])
+    ).map((row) => ({ sql: row['name'], outcome: row['outcome'] ?? '' }));
     await userDoes({ press: ['Escape'] });
     assert.equal(await picking, undefined, 'Escape leaves the console as it was');
     assert.equal(history[0]?.sql, update);
-    assert.ok(history.some((h) => h.sql === 'DELETE FROM events' && /read-only/.test(h.outcome)), JSON.stringify(history));
-    const again = (await vscode.commands.executeCommand('hookbench.sql.history', uri, history.findIndex((h) => h.sql === 'SELECT count(*) FROM events'))) as { rows: unknown[][] };
+    assert.ok(
+      history.some((h) => h.sql === 'DELETE FROM events' && /read-only/.test(h.outcome)),
+      JSON.stringify(history),
+    );
+    const again = (await vscode.commands.executeCommand(
+      'hookbench.sql.history',
+      uri,
+      history.findIndex((h) => h.sql === 'SELECT count(*) FROM events'),
+    )) as { rows: unknown[][] };
     assert.deepEqual(again.rows, [[1]], 're-run from history');
 
     const folder = vscode.workspace.workspaceFolders![0]!.uri;
     const csv = vscode.Uri.joinPath(folder, 'inspector-export.csv');
-    await vscode.commands.executeCommand('hookbench.sql.run', uri, "SELECT id, title FROM events");
-    assert.equal((await vscode.commands.executeCommand('hookbench.sql.exportCsv', uri, csv) as vscode.Uri).toString(), csv.toString());
+    await vscode.commands.executeCommand('hookbench.sql.run', uri, 'SELECT id, title FROM events');
+    assert.equal(((await vscode.commands.executeCommand('hookbench.sql.exportCsv', uri, csv)) as vscode.Uri).toString(), csv.toString());
     assert.equal(new TextDecoder().decode(await vscode.workspace.fs.readFile(csv)), 'id,title\r\ninsp-1,edited in the console\r\n');
     const json = vscode.Uri.joinPath(folder, 'inspector-export.json');
     await vscode.commands.executeCommand('hookbench.sql.exportJson', uri, json);
@@ -115,7 +141,10 @@ describe('inspector: SQL console and state timeline', () => {
     const view = (await vscode.commands.executeCommand('hookbench.timeline.open', REF)) as TimelineView;
     assert.ok(view, 'the timeline opened');
     assert.ok(view.kind === 'steps', JSON.stringify(view));
-    assert.deepEqual(view.steps.map((s) => s.eventId), ['insp-1', 'insp-2']);
+    assert.deepEqual(
+      view.steps.map((s) => s.eventId),
+      ['insp-1', 'insp-2'],
+    );
     assert.equal(view.index, 1, 'the newest event is shown first');
     const changes = view.steps[1]!.changes.filter((c) => c.path[0] !== 'lastEventAt');
     assert.deepEqual(changes, [
@@ -124,7 +153,8 @@ describe('inspector: SQL console and state timeline', () => {
       { kind: 'added', path: ['stats', 'byType', 'issues'], after: 1 },
     ]);
     // What its webview shows, read in the workbench once it shows the step.
-    const shows = (position: string) => readWebview<string>('Timeline: ', 'document.body.innerHTML', `document.querySelector('#position')?.textContent === ${JSON.stringify(position)}`);
+    const shows = (position: string) =>
+      readWebview<string>('Timeline: ', 'document.body.innerHTML', `document.querySelector('#position')?.textContent === ${JSON.stringify(position)}`);
     const newest = await shows('event 2 of 2');
     assert.match(newest, /<tr class="added"><td><code>stats\.byType\.issues<\/code>/);
     assert.match(newest, /event 2 of 2/);

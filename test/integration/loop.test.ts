@@ -76,9 +76,22 @@ describe('The daily loop, as a user', () => {
     const hookbench = await api();
     const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'hookbench-draft')!;
     assert.ok(editor, 'the draft is still open');
-    await editor.edit((edit) => edit.replace(new vscode.Range(0, 0, editor.document.lineCount, 0), JSON.stringify({ ref: 'refs/heads/edited', repository: { full_name: 'Acme/Loop' }, pusher: { name: 'ana' }, commits: [] }, null, 2)));
+    await editor.edit((edit) =>
+      edit.replace(
+        new vscode.Range(0, 0, editor.document.lineCount, 0),
+        JSON.stringify({ ref: 'refs/heads/edited', repository: { full_name: 'Acme/Loop' }, pusher: { name: 'ana' }, commits: [] }, null, 2),
+      ),
+    );
     const result = (await vscode.commands.executeCommand('hookbench.draft.send', editor.document.uri)) as { status: number; duplicate: boolean };
-    assert.deepEqual([result.status, result.duplicate], [200, false], hookbench.recentLog().filter((l) => /security|POST|restart|secret|listening/i.test(l)).slice(-25).join("\n"));
+    assert.deepEqual(
+      [result.status, result.duplicate],
+      [200, false],
+      hookbench
+        .recentLog()
+        .filter((l) => /security|POST|restart|secret|listening/i.test(l))
+        .slice(-25)
+        .join('\n'),
+    );
     await untilRows('Agents', LOOP_EVENTS, (events) => events.length === 3);
     assert.equal(editor.document.isDirty, false, 'the draft saved itself: no "save changes?" prompt');
   });
@@ -87,7 +100,11 @@ describe('The daily loop, as a user', () => {
     const hookbench = await api();
     await vscode.commands.executeCommand('notifications.clearAll');
     await vscode.commands.executeCommand('hookbench.secret.clear', 'STRIPE_WEBHOOK_SECRET');
-    const draft = (await vscode.commands.executeCommand('hookbench.webhook.send', { provider: 'stripe', event: 'invoice.paid', entity: 'cus_LoopSecret' })) as vscode.Uri;
+    const draft = (await vscode.commands.executeCommand('hookbench.webhook.send', {
+      provider: 'stripe',
+      event: 'invoice.paid',
+      entity: 'cus_LoopSecret',
+    })) as vscode.Uri;
     const sending = vscode.commands.executeCommand('hookbench.draft.send', draft) as Thenable<{ status: number; body: string } | undefined>;
     // The user answers the warning from the notifications list (the bell): a headless window never
     // has focus, and VS Code holds back toasts then.
@@ -142,7 +159,10 @@ describe('The daily loop, as a user', () => {
       assert.equal(now, taken + 1, 'the workspace setting is the next port, free');
       assert.equal(new URL(url).port, String(now));
       await vscode.commands.executeCommand('notifications.showList');
-      await readWorkbench('true', `document.querySelector('.notifications-center')?.textContent.includes('the receiver now uses port ${taken + 1}, the next free one')`);
+      await readWorkbench(
+        'true',
+        `document.querySelector('.notifications-center')?.textContent.includes('the receiver now uses port ${taken + 1}, the next free one')`,
+      );
     } finally {
       holder.close();
       // The notifications center shown above would take the next Escape meant for a prompt.
@@ -167,7 +187,11 @@ describe('The daily loop, as a user', () => {
     // The secret stored is the one typed: the receiver, given it, verifies a delivery signed with it.
     const delivery = buildDelivery(findTemplate('shopify', 'orders/create')!, {});
     const signed = schemeFor('shopify').sign({ secret: 'shpss_on_the_spot', body: delivery.body });
-    const response = await fetch(`${await hookbench.receiver.ready()}/webhooks/shopify`, { method: 'POST', headers: { ...delivery.headers, ...signed.headers }, body: delivery.body });
+    const response = await fetch(`${await hookbench.receiver.ready()}/webhooks/shopify`, {
+      method: 'POST',
+      headers: { ...delivery.headers, ...signed.headers },
+      body: delivery.body,
+    });
     assert.equal(response.status, 200, await response.text());
   });
 });

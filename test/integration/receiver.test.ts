@@ -35,9 +35,14 @@ describe('Receiver', () => {
     const forged = signedPush('forged-secret', 'int-forged');
     assert.equal((await fetch(`${url}/webhooks/github`, { method: 'POST', body: forged.body, headers: forged.headers })).status, 401);
     const log = hookbench.recentLog();
-    assert.ok(log.some((line) => line.includes('[security]')), 'the rejection was logged');
+    assert.ok(
+      log.some((line) => line.includes('[security]')),
+      'the rejection was logged',
+    );
     assert.ok(!log.some((line) => line.includes('integration-secret') || line.includes(hookbench.receiver.adminToken)));
-    const instances = (await (await fetch(`${url}/__hookbench/instances`, { headers: { authorization: `Bearer ${hookbench.receiver.adminToken}` } })).json()) as { instances: { name: string }[] };
+    const instances = (await (
+      await fetch(`${url}/__hookbench/instances`, { headers: { authorization: `Bearer ${hookbench.receiver.adminToken}` } })
+    ).json()) as { instances: { name: string }[] };
     assert.ok(instances.instances.some((i) => i.name === 'acme-integration'));
   });
 
@@ -49,7 +54,9 @@ describe('Receiver', () => {
     await vscode.commands.executeCommand('hookbench.receiver.stop');
     assert.equal(hookbench.receiver.state.kind, 'stopped');
     url = await startReceiver();
-    const details = (await (await fetch(`${url}/__hookbench/instances/webhook-agent/acme-integration`, { headers: { authorization: `Bearer ${hookbench.receiver.adminToken}` } })).json()) as { tables: { name: string; rows: number }[] };
+    const details = (await (
+      await fetch(`${url}/__hookbench/instances/webhook-agent/acme-integration`, { headers: { authorization: `Bearer ${hookbench.receiver.adminToken}` } })
+    ).json()) as { tables: { name: string; rows: number }[] };
     assert.equal(details.tables.find((t) => t.name === 'events')?.rows, 2);
   });
 
@@ -78,12 +85,18 @@ describe('Explorer', () => {
     assert.match(item.description, /1 event · push · \d+ s ago/);
     const instance = ['webhook-agent', 'tree-entity'];
     const stateValues = await shownUnder('Agents', [...instance, 'State']);
-    assert.ok(stateValues.some((v) => v.label === 'lastEventType' && v.description === '"push"'), JSON.stringify(stateValues));
+    assert.ok(
+      stateValues.some((v) => v.label === 'lastEventType' && v.description === '"push"'),
+      JSON.stringify(stateValues),
+    );
     const eventRows = await shownUnder('Agents', [...instance, 'Events']);
     assert.equal(eventRows.length, 1);
     assert.match(eventRows[0]!.label, /^push · /);
     // Clicking the event opens the delivery that stored it: the request, its payload, the answer.
-    const editor = await editorOpenedBy(() => clickRow('Agents', [...instance, 'Events', eventRows[0]!.label]), (e) => e.document.languageId === 'hookbench-http');
+    const editor = await editorOpenedBy(
+      () => clickRow('Agents', [...instance, 'Events', eventRows[0]!.label]),
+      (e) => e.document.languageId === 'hookbench-http',
+    );
     const doc = editor.document;
     assert.match(doc.uri.path, /\/push · tree-entity · \d\d:\d\d:\d\d\.http$/);
     assert.match(doc.getText(), /^POST \/webhooks\/github\/tree-entity\n/);
@@ -97,7 +110,11 @@ describe('Explorer', () => {
     const hostile = '![x](https://tracker.example/p.png) [run](command:workbench.action.quit) `code';
     const body = JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'acme/hover' }, pusher: { name: hostile }, commits: [] });
     const { headers } = schemeFor('github').sign({ secret: 'explorer-secret', body: Buffer.from(body) });
-    const response = await fetch(`${url}/webhooks/github/hover-entity`, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'hover-1' } });
+    const response = await fetch(`${url}/webhooks/github/hover-entity`, {
+      method: 'POST',
+      body,
+      headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'hover-1' },
+    });
     assert.equal(response.status, 200);
     await untilRows('Agents', ['webhook-agent'], (rows) => rows.some((row) => row.label === 'hover-entity'));
     const [event] = await shownUnder('Agents', ['webhook-agent', 'hover-entity', 'Events']);
@@ -106,8 +123,16 @@ describe('Explorer', () => {
     // The markdown of the payload shows as its text: no image, no link made of it (to https: or
     // command:), no code span.
     assert.ok(tooltip.text.includes('![x](https://tracker.example/p.png) [run](command:workbench.action.quit) `code'.replace(/ /g, '\u00a0')), tooltip.text);
-    assert.deepEqual(tooltip.elements.filter((element) => /^<(img|code)\b/.test(element)), [], 'no image, no code span');
-    assert.deepEqual(tooltip.elements.filter((element) => /^<a\b[^>]*>(x|run)<\/a>$/.test(element) || /(data-)?href="command:/.test(element)), [], 'no link of the markdown, none to command:');
+    assert.deepEqual(
+      tooltip.elements.filter((element) => /^<(img|code)\b/.test(element)),
+      [],
+      'no image, no code span',
+    );
+    assert.deepEqual(
+      tooltip.elements.filter((element) => /^<a\b[^>]*>(x|run)<\/a>$/.test(element) || /(data-)?href="command:/.test(element)),
+      [],
+      'no link of the markdown, none to command:',
+    );
   });
 
   it('measures POST → Agents tree update', async () => {
@@ -157,7 +182,10 @@ describe('Explorer', () => {
     const rows = await untilRows('Deliveries', [], (list) => list[0]?.label === 'push · tree-entity' && /mismatch/.test(list[0].description));
     assert.equal(rows[0]!.label, 'push · tree-entity');
     assert.match(rows[0]!.description, /^401 bad signature \(mismatch\) · outside · github · /);
-    const editor = await editorOpenedBy(() => clickRow('Deliveries', [rows[0]!.label]), (e) => e.document.languageId === 'hookbench-http');
+    const editor = await editorOpenedBy(
+      () => clickRow('Deliveries', [rows[0]!.label]),
+      (e) => e.document.languageId === 'hookbench-http',
+    );
     const doc = editor.document;
     assert.match(doc.uri.path, /\/push · tree-entity · \d\d:\d\d:\d\d\.http$/);
     assert.match(doc.getText(), /^POST \/webhooks\/github\/tree-entity\n/);
@@ -171,9 +199,20 @@ describe('Send and replay', () => {
     const hookbench = await api();
     const base = await withSecret(hookbench, 'STRIPE_WEBHOOK_SECRET', 'whsec_send_test');
     const payload = JSON.stringify({ id: 'evt_sent_1', type: 'invoice.paid', data: { object: { object: 'invoice', customer: 'cus_sent' } } });
-    const result = (await vscode.commands.executeCommand('hookbench.webhook.send', { provider: 'stripe', event: 'invoice.paid', entity: 'cus_sent', payload })) as { status: number; body: string };
+    const result = (await vscode.commands.executeCommand('hookbench.webhook.send', {
+      provider: 'stripe',
+      event: 'invoice.paid',
+      entity: 'cus_sent',
+      payload,
+    })) as { status: number; body: string };
     assert.deepEqual([result.status, result.body], [200, 'OK']);
-    const rows = (await (await fetch(`${base}/__hookbench/instances/webhook-agent/cus_sent/query`, { method: 'POST', headers: { authorization: `Bearer ${hookbench.receiver.adminToken}` }, body: JSON.stringify({ sql: 'SELECT id FROM events' }) })).json()) as { rows: string[][] };
+    const rows = (await (
+      await fetch(`${base}/__hookbench/instances/webhook-agent/cus_sent/query`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${hookbench.receiver.adminToken}` },
+        body: JSON.stringify({ sql: 'SELECT id FROM events' }),
+      })
+    ).json()) as { rows: string[][] };
     assert.deepEqual(rows.rows, [['evt_sent_1']]);
   });
 
@@ -212,13 +251,19 @@ describe('Attach to Deployed Worker', () => {
     await vscode.commands.executeCommand('hookbench.worker.attach', { baseUrl: url, agent: 'webhook-agent', names: ['attached-entity'] });
     const host = new URL(url).host;
     const roots = await untilRows('Agents', [], (rows) => rows.some((row) => row.label === host));
-    assert.ok(roots.some((row) => row.label === host && row.description === 'deployed · webhook-agent'), 'the attached worker is a root of the Agents view');
+    assert.ok(
+      roots.some((row) => row.label === host && row.description === 'deployed · webhook-agent'),
+      'the attached worker is a root of the Agents view',
+    );
     const [remote] = await untilRows('Agents', [host], (rows) => rows[0]?.description.startsWith('push') === true);
     assert.match(remote!.description, /^push · \d+ s ago · 1 total$/);
     const eventRows = await shownUnder('Agents', [host, 'attached-entity', 'Events']);
     assert.equal(eventRows.length, 1);
     // Its payload came with the event (getEvents): it opens as it is, without the receiver's admin API.
-    const editor = await editorOpenedBy(() => clickRow('Agents', [host, 'attached-entity', 'Events', eventRows[0]!.label]), (e) => e.document.languageId === 'json');
+    const editor = await editorOpenedBy(
+      () => clickRow('Agents', [host, 'attached-entity', 'Events', eventRows[0]!.label]),
+      (e) => e.document.languageId === 'json',
+    );
     assert.equal(editor.document.uri.scheme, 'untitled');
     assert.deepEqual(JSON.parse(editor.document.getText()), JSON.parse(push.body));
     await rowInline('Agents', [host], 'Detach Deployed Worker');
@@ -247,16 +292,33 @@ describe('Agents view actions', () => {
     assert.deepEqual([replayed[0]!.status, (await client.delivery(replayed[0]!.id)).responseBody], [200, 'OK'], 'a replay as a new delivery is processed');
     await vscode.env.clipboard.writeText('');
     await rowMenu('Agents', eventPath, 'Copy as cURL');
-    const curl = await until(() => vscode.env.clipboard.readText(), (text) => text !== '', 'the cURL command in the clipboard');
+    const curl = await until(
+      () => vscode.env.clipboard.readText(),
+      (text) => text !== '',
+      'the cURL command in the clipboard',
+    );
     assert.match(curl, /\/webhooks\/github\/action-entity/);
     await vscode.env.clipboard.writeText('');
     await rowMenu('Agents', eventPath, 'Copy Payload');
-    const payload = await until(() => vscode.env.clipboard.readText(), (text) => text !== '', 'the payload in the clipboard');
+    const payload = await until(
+      () => vscode.env.clipboard.readText(),
+      (text) => text !== '',
+      'the payload in the clipboard',
+    );
     assert.equal(payload, push.body);
     // Clear Events asks first in a modal dialog, which VS Code refuses to show under test: the
     // command is given the instance as the view gives it, and the answer.
-    assert.equal(await vscode.commands.executeCommand('hookbench.instance.clearEvents', { kind: 'instance', namespace: 'WEBHOOK_AGENT', agent: 'webhook-agent', name: 'action-entity' }, true), 2);
-    const cleared = await untilRows('Agents', ['webhook-agent'], (rows) => rows.some((r) => r.label === 'action-entity' && r.description.startsWith('0 events')));
+    assert.equal(
+      await vscode.commands.executeCommand(
+        'hookbench.instance.clearEvents',
+        { kind: 'instance', namespace: 'WEBHOOK_AGENT', agent: 'webhook-agent', name: 'action-entity' },
+        true,
+      ),
+      2,
+    );
+    const cleared = await untilRows('Agents', ['webhook-agent'], (rows) =>
+      rows.some((r) => r.label === 'action-entity' && r.description.startsWith('0 events')),
+    );
     assert.ok(cleared, 'the two events are cleared');
   });
 });

@@ -14,24 +14,37 @@ const SECRET = 'reload-secret';
 const ENTITY = 'reload-repo';
 const REF = { namespace: 'WEBHOOK_AGENT', name: ENTITY };
 const EDITED = { ref: 'refs/heads/edited-before-the-reload', repository: { full_name: 'Acme/Reload' }, pusher: { name: 'ana' }, commits: [] };
-const STATEMENT = "SELECT id, type FROM events ORDER BY id";
-const ROWS = [['reload-1', 'push'], ['reload-2', 'issues']];
+const STATEMENT = 'SELECT id, type FROM events ORDER BY id';
+const ROWS = [
+  ['reload-1', 'push'],
+  ['reload-2', 'issues'],
+];
 
 async function deliver(url: string, event: string, delivery: string, payload: object): Promise<number> {
   const body = JSON.stringify({ repository: { full_name: 'Acme/Reload' }, ...payload });
   const { headers } = schemeFor('github').sign({ secret: SECRET, body: Buffer.from(body) });
-  const response = await fetch(`${url}/webhooks/github/${ENTITY}`, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': delivery } });
+  const response = await fetch(`${url}/webhooks/github/${ENTITY}`, {
+    method: 'POST',
+    body,
+    headers: { ...headers, 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': delivery },
+  });
   return response.status;
 }
 
 /** The text tabs of a scheme, in every group. */
 const textTabs = (scheme: string) =>
-  vscode.window.tabGroups.all.flatMap((group) => group.tabs).flatMap((tab) => (tab.input instanceof vscode.TabInputText && tab.input.uri.scheme === scheme ? [tab.input.uri] : []));
+  vscode.window.tabGroups.all
+    .flatMap((group) => group.tabs)
+    .flatMap((tab) => (tab.input instanceof vscode.TabInputText && tab.input.uri.scheme === scheme ? [tab.input.uri] : []));
 
 /** What the timeline webview shows once it shows `position`: its page, and whether its After column fits the panel. */
 function timelineShown(position: string): Promise<{ html: string; afterFits: boolean }> {
   const read = `({ html: document.body.innerHTML, afterFits: document.querySelector('#diff thead th:nth-child(4)').getBoundingClientRect().right <= document.documentElement.clientWidth })`;
-  return readWebview('Timeline: ', read, `document.querySelector('#position')?.textContent === ${JSON.stringify(position)} && document.querySelector('#diff') !== null`);
+  return readWebview(
+    'Timeline: ',
+    read,
+    `document.querySelector('#position')?.textContent === ${JSON.stringify(position)} && document.querySelector('#diff') !== null`,
+  );
 }
 
 /** No editor of the workbench says its file was not found, as a person looking at it would read it. */
@@ -45,7 +58,9 @@ async function showWebviewTab(viewType: string): Promise<void> {
   for (const group of vscode.window.tabGroups.all) {
     const index = group.tabs.findIndex((tab) => tab.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith(viewType));
     if (index < 0) continue;
-    const focus = ['workbench.action.focusFirstEditorGroup', 'workbench.action.focusSecondEditorGroup', 'workbench.action.focusThirdEditorGroup'][group.viewColumn - 1];
+    const focus = ['workbench.action.focusFirstEditorGroup', 'workbench.action.focusSecondEditorGroup', 'workbench.action.focusThirdEditorGroup'][
+      group.viewColumn - 1
+    ];
     if (focus) await vscode.commands.executeCommand(focus);
     await vscode.commands.executeCommand('workbench.action.openEditorAtIndex', index);
     return;
@@ -57,17 +72,36 @@ async function showWebviewTab(viewType: string): Promise<void> {
 async function deliveriesNarrowed(): Promise<void> {
   await vscode.commands.executeCommand('workbench.view.extension.hookbench');
   const pane = `document.querySelector('.pane:has(> .pane-header[aria-label^="Deliveries"])')?.textContent ?? ''`;
-  await until(() => readWorkbench<string>(pane), (shown) => /filtered: status:2xx · cleared \d\d:\d\d:\d\d/.test(shown) && shown.includes('No delivery since Clear matches the filter'), 'the Deliveries view is filtered and cleared', 20_000);
+  await until(
+    () => readWorkbench<string>(pane),
+    (shown) => /filtered: status:2xx · cleared \d\d:\d\d:\d\d/.test(shown) && shown.includes('No delivery since Clear matches the filter'),
+    'the Deliveries view is filtered and cleared',
+    20_000,
+  );
 }
 
 async function findsEachTabBack(): Promise<void> {
   const hookbench = await api();
   await deliveriesNarrowed();
   // The tabs as the groups list them (what a failure shows): a label, and a URI or a view type.
-  const tabs = () => vscode.window.tabGroups.all.flatMap((group) => group.tabs.map((tab) => `${group.viewColumn}: ${tab.label} ${tab.input instanceof vscode.TabInputText ? tab.input.uri.toString() : tab.input instanceof vscode.TabInputWebview ? tab.input.viewType : ''}`));
-  const back = (shown: string[]) => ['hookbench-draft:', 'hookbench-sql:', 'hookbench.sqlResults', 'hookbench.stateTimeline', 'hookbench:/delivery/', 'hookbench-state:'].every((what) => shown.filter((tab) => tab.includes(what)).length === 1);
+  const tabs = () =>
+    vscode.window.tabGroups.all.flatMap((group) =>
+      group.tabs.map(
+        (tab) =>
+          `${group.viewColumn}: ${tab.label} ${tab.input instanceof vscode.TabInputText ? tab.input.uri.toString() : tab.input instanceof vscode.TabInputWebview ? tab.input.viewType : ''}`,
+      ),
+    );
+  const back = (shown: string[]) =>
+    ['hookbench-draft:', 'hookbench-sql:', 'hookbench.sqlResults', 'hookbench.stateTimeline', 'hookbench:/delivery/', 'hookbench-state:'].every(
+      (what) => shown.filter((tab) => tab.includes(what)).length === 1,
+    );
   await until(tabs, back, 'each tab is back, once').catch((error: Error) => {
-    throw new Error(`${error.message}; the log: ${hookbench.recentLog().filter((line) => /restored|inspector|error/i.test(line)).join(' | ')}`);
+    throw new Error(
+      `${error.message}; the log: ${hookbench
+        .recentLog()
+        .filter((line) => /restored|inspector|error/i.test(line))
+        .join(' | ')}`,
+    );
   });
   const [draft] = textTabs('hookbench-draft');
   const [sqlConsole] = textTabs('hookbench-sql');
@@ -75,8 +109,18 @@ async function findsEachTabBack(): Promise<void> {
   const [delivery] = textTabs('hookbench');
   const [state] = textTabs('hookbench-state');
   const textOf = async (uri: vscode.Uri) => (await vscode.workspace.openTextDocument(uri)).getText();
-  await until(() => textOf(delivery!), (text) => /X-GitHub-Delivery: reload-1/i.test(text) && /### 200/.test(text), 'the delivery document reads the delivery again', 30_000);
-  await until(() => textOf(state!), (text) => /"lastEventType": "push"/.test(text), 'the state document reads the state again', 30_000);
+  await until(
+    () => textOf(delivery!),
+    (text) => /X-GitHub-Delivery: reload-1/i.test(text) && /### 200/.test(text),
+    'the delivery document reads the delivery again',
+    30_000,
+  );
+  await until(
+    () => textOf(state!),
+    (text) => /"lastEventType": "push"/.test(text),
+    'the state document reads the state again',
+    30_000,
+  );
   // The results show their rows again.
   await showWebviewTab('hookbench.sqlResults');
   const results = await resultsShown(STATEMENT).catch(async (error: Error) => {
@@ -97,17 +141,26 @@ async function findsEachTabBack(): Promise<void> {
 
   // Each tab shown, as a person clicking it sees it.
   /** The column of the group a restored tab is in: shown there, where it was, not in the group last focused. */
-  const columnOf = (uri: vscode.Uri) => vscode.window.tabGroups.all.find((g) => g.tabs.some((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri.toString()))?.viewColumn;
+  const columnOf = (uri: vscode.Uri) =>
+    vscode.window.tabGroups.all.find((g) => g.tabs.some((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri.toString()))
+      ?.viewColumn;
   const draftEditor = await vscode.window.showTextDocument(draft!, { preview: false, viewColumn: columnOf(draft!) });
   await noneNotFound();
   assert.deepEqual(JSON.parse(draftEditor.document.getText()), EDITED, 'the draft has its edit');
   assert.equal(draftEditor.document.isDirty, false, 'the edit was kept as it was made: nothing to save');
   const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', draft);
-  assert.ok(lenses.some((lens) => lens.command?.title.includes('Send github push to the local receiver')), 'the draft still knows what it sends');
+  assert.ok(
+    lenses.some((lens) => lens.command?.title.includes('Send github push to the local receiver')),
+    'the draft still knows what it sends',
+  );
   const consoleEditor = await vscode.window.showTextDocument(sqlConsole!, { preview: false, viewColumn: columnOf(sqlConsole!) });
   await noneNotFound();
   assert.equal(consoleEditor.document.getText().trim(), STATEMENT, 'the console has its statement');
-  await until(() => consoleEditor.document.languageId, (id) => id === 'hookbench-sql', 'the console is SQLite again');
+  await until(
+    () => consoleEditor.document.languageId,
+    (id) => id === 'hookbench-sql',
+    'the console is SQLite again',
+  );
   // The timeline, in the console's group: it reads the history once the receiver runs, at the step it showed.
   const group = vscode.window.tabGroups.activeTabGroup;
   const timeline = group.tabs.findIndex((tab) => tab.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith('hookbench.stateTimeline'));
@@ -132,13 +185,21 @@ describe('Hookbench tabs across a reload', () => {
       const draft = await vscode.commands.executeCommand<vscode.Uri>('hookbench.webhook.send', { provider: 'github', event: 'push', entity: 'Acme/Reload' });
       const editor = await vscode.window.showTextDocument(draft, { preview: false });
       await editor.edit((edit) => edit.replace(new vscode.Range(0, 0, editor.document.lineCount, 0), JSON.stringify(EDITED, null, 2)));
-      await until(() => editor.document.isDirty, (dirty) => !dirty, 'the draft saved itself');
+      await until(
+        () => editor.document.isDirty,
+        (dirty) => !dirty,
+        'the draft saved itself',
+      );
 
       const consoleUri = await vscode.commands.executeCommand<vscode.Uri>('hookbench.sql.open', REF);
       const consoleEditor = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === consoleUri.toString())!;
       assert.equal(consoleEditor.document.languageId, 'hookbench-sql', 'the console speaks SQLite');
       await consoleEditor.edit((edit) => edit.replace(new vscode.Range(0, 0, consoleEditor.document.lineCount, 0), `${STATEMENT}\n`));
-      await until(() => consoleEditor.document.isDirty, (dirty) => !dirty, 'the console saved itself');
+      await until(
+        () => consoleEditor.document.isDirty,
+        (dirty) => !dirty,
+        'the console saved itself',
+      );
       await vscode.commands.executeCommand('hookbench.sql.run', consoleUri);
       assert.deepEqual((await resultsShown(STATEMENT)).rows, ROWS);
 

@@ -32,7 +32,15 @@ type Rendered = Extract<ToWebview, { type: 'rendered' }>;
 const CLICKS = 9;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 /** What the preview showed, as the old `displayed` message said it: the capture, its pages and report rows, the warnings, the failure, the zoom, the image. */
-const displayedOf = ({ contentType, pages, reportRows, warnings, error, zoom, imageSize }: PreviewShown) => ({ contentType, pages, reportRows, warnings, error, zoom, imageSize });
+const displayedOf = ({ contentType, pages, reportRows, warnings, error, zoom, imageSize }: PreviewShown) => ({
+  contentType,
+  pages,
+  reportRows,
+  warnings,
+  error,
+  zoom,
+  imageSize,
+});
 
 /** Opens the preview with a form (which renders it) and waits until the webview shows it. */
 async function renderInPreview(form: PreviewForm): Promise<{ rendered: Rendered; shown: PreviewShown }> {
@@ -67,28 +75,54 @@ describe('Render preview', () => {
     const elements = rendered.report!.elements;
     const title = elements.find((e) => e.selector.endsWith('#title'))!;
     assert.deepEqual(title.requested, ['FreeMono', 'sans-serif']);
-    assert.deepEqual(title.fonts.map((f) => f.family), ['FreeMono']);
+    assert.deepEqual(
+      title.fonts.map((f) => f.family),
+      ['FreeMono'],
+    );
     assert.equal(title.fallback, false);
     const chinese = elements.find((e) => e.text === '谢谢 你的订单')!;
-    assert.ok(chinese.fonts.some((f) => f.family === 'Noto Sans CJK SC'), JSON.stringify(chinese.fonts));
+    assert.ok(
+      chinese.fonts.some((f) => f.family === 'Noto Sans CJK SC'),
+      JSON.stringify(chinese.fonts),
+    );
     assert.equal(chinese.fallback, true, 'FreeMono has no CJK glyphs: flagged');
     // Each font once: FreeMono drew three elements and is one row.
     const fonts = rendered.report!.fonts;
-    assert.deepEqual(fonts.filter((f) => f.family === 'FreeMono').map((f) => f.elements.length), [elements.length]);
+    assert.deepEqual(
+      fonts.filter((f) => f.family === 'FreeMono').map((f) => f.elements.length),
+      [elements.length],
+    );
     assert.equal(new Set(fonts.map((f) => f.family)).size, fonts.length);
     assert.deepEqual(rendered.warnings, []);
-    assert.deepEqual(displayedOf(shown), { contentType: 'image/png', pages: 1, reportRows: fonts.length, warnings: [], error: undefined, zoom: 'fit', imageSize: { width: 800, height: 400 } });
+    assert.deepEqual(displayedOf(shown), {
+      contentType: 'image/png',
+      pages: 1,
+      reportRows: fonts.length,
+      warnings: [],
+      error: undefined,
+      zoom: 'fit',
+      imageSize: { width: 800, height: 400 },
+    });
     assert.ok(await requestScreenshot('render-preview-png', extensionRoot()), 'the launcher took the screenshot');
   });
 
   it('injects a custom font file as base64, renders a PDF, and the webview draws its pages with pdf.js', async () => {
     const fontFile = path.join(os.tmpdir(), 'HookbenchInjected.ttf');
     fs.copyFileSync('/usr/share/fonts/truetype/tlwg/Purisa.ttf', fontFile);
-    const { rendered, shown } = await renderInPreview({ ...FORM, endpoint: 'pdf', font: 'custom', customFamily: 'Injected', customSource: { kind: 'file', path: fontFile, name: 'HookbenchInjected.ttf' } });
+    const { rendered, shown } = await renderInPreview({
+      ...FORM,
+      endpoint: 'pdf',
+      font: 'custom',
+      customFamily: 'Injected',
+      customSource: { kind: 'file', path: fontFile, name: 'HookbenchInjected.ttf' },
+    });
     assert.equal(rendered.contentType, 'application/pdf');
     assert.equal(Buffer.from(rendered.data, 'base64').subarray(0, 5).toString('latin1'), '%PDF-');
     const title = rendered.report!.elements.find((e) => e.selector.endsWith('#title'))!;
-    assert.deepEqual(title.fonts.map((f) => [f.family, f.custom, f.requestedAs]), [['Purisa', true, 'Injected']]);
+    assert.deepEqual(
+      title.fonts.map((f) => [f.family, f.custom, f.requestedAs]),
+      [['Purisa', true, 'Injected']],
+    );
     assert.equal(shown.pages, 1);
     assert.ok(await requestScreenshot('render-preview-pdf', extensionRoot()));
   });
@@ -99,8 +133,15 @@ describe('Render preview', () => {
       const url = `${site.url}/brand.woff2`;
       const { rendered, shown } = await renderInPreview({ ...FORM, font: 'custom', customFamily: 'Brand', customSource: { kind: 'url', url } });
       assert.equal(rendered.warnings.length, 1);
-      assert.match(rendered.warnings[0]!, new RegExp(`^Font 'Brand' did not load: ${url.replace(/[.?]/g, '\\$&')} answered HTTP 404 Not Found; the text was drawn with Liberation Sans`));
-      assert.deepEqual(shown.warnings, rendered.warnings.map((w) => `⚠ ${w}`), 'the webview shows it');
+      assert.match(
+        rendered.warnings[0]!,
+        new RegExp(`^Font 'Brand' did not load: ${url.replace(/[.?]/g, '\\$&')} answered HTTP 404 Not Found; the text was drawn with Liberation Sans`),
+      );
+      assert.deepEqual(
+        shown.warnings,
+        rendered.warnings.map((w) => `⚠ ${w}`),
+        'the webview shows it',
+      );
       assert.ok(await requestScreenshot('render-preview-font-warning', extensionRoot()));
     } finally {
       site.close();
@@ -109,9 +150,17 @@ describe('Render preview', () => {
 
   it('refuses a form with invalid fields before the emulator, naming each field; the webview asks as the user types', async () => {
     await api();
-    const outcome = await vscode.commands.executeCommand<PreviewOutcome | undefined>('hookbench.render.openPreview', { ...FORM, width: 0, font: 'custom', customSource: undefined });
+    const outcome = await vscode.commands.executeCommand<PreviewOutcome | undefined>('hookbench.render.openPreview', {
+      ...FORM,
+      width: 0,
+      font: 'custom',
+      customSource: undefined,
+    });
     assert.ok(outcome?.type === 'refused', `no render started: ${JSON.stringify(outcome)}`);
-    assert.deepEqual(outcome.problems.map((p) => p.field), ['width', 'customSource']);
+    assert.deepEqual(
+      outcome.problems.map((p) => p.field),
+      ['width', 'customSource'],
+    );
     const shown = await previewShowsOutcome(outcome);
     assert.equal(shown.contentType, null);
     assert.match(shown.error ?? '', /^Fix the form first: Width: a whole number from 1 to 16384; Font URL or file: choose a font URL or a font file/);
@@ -127,9 +176,16 @@ describe('Render preview', () => {
     const closed = await missingFonts();
     const port = new URL(closed.url).port;
     closed.close();
-    const outcome = await vscode.commands.executeCommand<PreviewOutcome | undefined>('hookbench.render.openPreview', { ...FORM, source: 'url', url: `http://127.0.0.1:${port}/` });
+    const outcome = await vscode.commands.executeCommand<PreviewOutcome | undefined>('hookbench.render.openPreview', {
+      ...FORM,
+      source: 'url',
+      url: `http://127.0.0.1:${port}/`,
+    });
     const shown = await previewShowsOutcome(outcome);
-    assert.deepEqual({ ...displayedOf(shown), error: undefined }, { contentType: null, pages: 0, reportRows: 0, warnings: [], zoom: 'fit', error: undefined, imageSize: undefined });
+    assert.deepEqual(
+      { ...displayedOf(shown), error: undefined },
+      { contentType: null, pages: 0, reportRows: 0, warnings: [], zoom: 'fit', error: undefined, imageSize: undefined },
+    );
     assert.match(shown.error ?? '', /^The render failed: net::ERR_CONNECTION_REFUSED/);
     assert.ok(await requestScreenshot('render-preview-failed', extensionRoot()));
   });
@@ -144,15 +200,23 @@ describe('Render preview', () => {
       const shown = await previewShowsNext(() => clickInPreview('vscode-button#render'));
       assert.equal(shown.contentType, 'image/png');
       // The webview timed the click, and the preview logged it with its own part.
-      for (const deadline = Date.now() + 10_000; timingsLogged(hookbench).length < before + click + 1 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (const deadline = Date.now() + 10_000; timingsLogged(hookbench).length < before + click + 1 && Date.now() < deadline;)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal(timingsLogged(hookbench).length, before + click + 1, 'the webview timed the click it rendered');
       sizes.push(`${shown.imageSize?.width}×${shown.imageSize?.height}`);
     }
-    assert.deepEqual(sizes, Array.from({ length: CLICKS }, () => `${FORM.width}×${FORM.height}`), 'each click showed a decoded image of the form\'s size');
+    assert.deepEqual(
+      sizes,
+      Array.from({ length: CLICKS }, () => `${FORM.width}×${FORM.height}`),
+      "each click showed a decoded image of the form's size",
+    );
     const timings = timingsLogged(hookbench).slice(before);
     assert.equal(timings.length, CLICKS);
     const p50 = (pick: (t: PreviewTiming) => number) => median(timings.map(pick)).toFixed(0);
-    reportFigure(`render preview: Render click → image shown, p50 of ${CLICKS} (${timings[0]!.bytes} B PNG, ${FORM.width}×${FORM.height})`, `${p50((t) => t.clickToShownMs)} ms`);
+    reportFigure(
+      `render preview: Render click → image shown, p50 of ${CLICKS} (${timings[0]!.bytes} B PNG, ${FORM.width}×${FORM.height})`,
+      `${p50((t) => t.clickToShownMs)} ms`,
+    );
     reportFigure('render preview: of which the extension (REST calls in it), p50', `${p50((t) => t.extensionMs)} ms (${p50((t) => t.restMs)} ms)`);
     reportFigure('render preview: of which the messages, p50', `${p50((t) => t.messagingMs)} ms`);
     reportFigure('render preview: of which the webview (message → image decoded), p50', `${p50((t) => t.arrivedToShownMs)} ms`);
@@ -182,7 +246,11 @@ describe('Render preview', () => {
     await readWebview<string>('Render Preview', `${box}.value`, `${box}.value === 'DejaVu Serif'`);
     await clickInPreview('#f-font');
     await userDoes({ type: 'Inter Display', press: ['Enter'] });
-    const chosen = await readWebview<{ value: string; shown: string }>('Render Preview', `({ value: ${box}.value, shown: ${box}.shadowRoot.querySelector('input').value })`, `${box}.value === 'Inter Display'`);
+    const chosen = await readWebview<{ value: string; shown: string }>(
+      'Render Preview',
+      `({ value: ${box}.value, shown: ${box}.shadowRoot.querySelector('input').value })`,
+      `${box}.value === 'Inter Display'`,
+    );
     assert.deepEqual(chosen, { value: 'Inter Display', shown: 'Inter Display' });
   });
 
@@ -213,7 +281,11 @@ describe('Render preview', () => {
   });
 
   it('refuses a file:// URL before it reaches the emulator', async () => {
-    const outcome = await vscode.commands.executeCommand<PreviewOutcome | undefined>('hookbench.render.openPreview', { ...FORM, source: 'url', url: 'file:///etc/passwd' });
+    const outcome = await vscode.commands.executeCommand<PreviewOutcome | undefined>('hookbench.render.openPreview', {
+      ...FORM,
+      source: 'url',
+      url: 'file:///etc/passwd',
+    });
     assert.ok(outcome && outcome.type !== 'rendered', JSON.stringify(outcome));
     assert.match(outcome.message, /URL: only https, http URLs \(not file:\)/);
   });
@@ -231,7 +303,12 @@ describe('Render preview', () => {
       })`,
     );
     const csp = page.csp;
-    const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+    const directives = new Map(
+      csp
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([name, ...values]) => [name!, values]),
+    );
     assert.deepEqual(directives.get('default-src'), ["'none'"]);
     assert.equal(directives.get('script-src')?.length, 1);
     assert.match(directives.get('script-src')![0]!, /^'nonce-[A-Za-z0-9+/=]{16,}'$/);
@@ -256,7 +333,10 @@ describe('Render preview', () => {
     // A render: nothing the webview receives for it carries the token.
     await renderInPreview(FORM);
     const seen = await readWebview<string[]>('Render Preview', 'window.hookbenchTestSeen ?? []');
-    assert.ok(seen.some((message) => message.includes('"rendered"')), 'the webview received the render');
+    assert.ok(
+      seen.some((message) => message.includes('"rendered"')),
+      'the webview received the render',
+    );
     assert.ok(!seen.some((message) => message.includes(hookbench.receiver.renderToken)), 'no message to the webview carries the token');
   });
 });

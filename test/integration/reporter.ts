@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import Mocha from 'mocha';
 
-const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_TEST_FAIL, EVENT_TEST_PASS, EVENT_TEST_PENDING } =
-  Mocha.Runner.constants;
+const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_TEST_FAIL, EVENT_TEST_PASS, EVENT_TEST_PENDING } = Mocha.Runner.constants;
 
 /** Writes a measured figure into the report (the suite asserts nothing about time). */
 export function reportFigure(name: string, value: string): void {
@@ -12,7 +11,6 @@ export function reportFigure(name: string, value: string): void {
   const file = process.env['HOOKBENCH_TEST_REPORT'];
   if (file) fs.appendFileSync(file, line + '\n');
 }
-
 
 type UserStep = {
   waitFor?: string;
@@ -74,7 +72,14 @@ export function userDoes(step: UserStep, timeoutMs = 30_000): Promise<unknown> {
   fs.appendFileSync(file, `user: ${JSON.stringify({ id, ...step })}\n`);
   const acks = `${file}.acks`;
   // Only whole lines: the launcher may be writing a long answer while this reads the file.
-  const outcome = () => (fs.existsSync(acks) ? fs.readFileSync(acks, 'utf8').split('\n').slice(0, -1).find((line) => line.startsWith(`${id} `)) : undefined);
+  const outcome = () =>
+    fs.existsSync(acks)
+      ? fs
+          .readFileSync(acks, 'utf8')
+          .split('\n')
+          .slice(0, -1)
+          .find((line) => line.startsWith(`${id} `))
+      : undefined;
   return new Promise<unknown>((resolve, reject) => {
     const started = Date.now();
     // The launcher reads the report every 250 ms; its answer is a line in the acks file.
@@ -176,7 +181,7 @@ export async function requestScreenshot(name: string, extensionRoot: string, tim
   const png = `${extensionRoot}/out/test/vscode-web/${name}.png`;
   fs.rmSync(png, { force: true });
   fs.appendFileSync(file, `screenshot: ${name}\n`);
-  for (const started = Date.now(); Date.now() - started < timeoutMs; ) {
+  for (const started = Date.now(); Date.now() - started < timeoutMs;) {
     if (fs.existsSync(png)) return true;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

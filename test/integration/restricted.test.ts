@@ -33,7 +33,7 @@ describe('Restricted mode (an untrusted clone with a planted .hookbench/)', () =
   let original: { victim: Buffer; mtimeMs: number; planted: string[] };
 
   before(() => {
-    assert.ok(victim, 'the launcher names the planted links\' target');
+    assert.ok(victim, "the launcher names the planted links' target");
     original = { victim: fs.readFileSync(victim), mtimeMs: fs.statSync(victim).mtimeMs, planted: listing(path.join(workspace(), '.hookbench')) };
   });
 
@@ -44,10 +44,13 @@ describe('Restricted mode (an untrusted clone with a planted .hookbench/)', () =
   it('does not start the receiver on its own, and says why in the log', async () => {
     const hookbench = await api();
     assert.equal(hookbench.receiver.state.kind, 'stopped');
-    assert.ok(hookbench.recentLog().some((line) => /restricted mode: the receiver does not start on its own/.test(line)), 'the log explains the restricted start');
+    assert.ok(
+      hookbench.recentLog().some((line) => /restricted mode: the receiver does not start on its own/.test(line)),
+      'the log explains the restricted start',
+    );
   });
 
-  it('ignores the workspace\'s data folder: data goes to VS Code\'s storage', async () => {
+  it("ignores the workspace's data folder: data goes to VS Code's storage", async () => {
     const hookbench = await api();
     const data = hookbench.receiver.dataFolder;
     assert.ok(!data.startsWith(workspace() + path.sep), `${data} is outside the workspace`);
@@ -63,7 +66,13 @@ describe('Restricted mode (an untrusted clone with a planted .hookbench/)', () =
     const response = await fetch(`${url}/webhooks/github`, {
       method: 'POST',
       body,
-      headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'restricted-1', 'x-note': '$(touch /tmp/hookbench-pwned)' },
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        'x-github-event': 'push',
+        'x-github-delivery': 'restricted-1',
+        'x-note': '$(touch /tmp/hookbench-pwned)',
+      },
     });
     assert.equal(response.status, 200);
     // Expanding every row of the Agents view wakes every instance the explorer knows of: the planted one must not be among them.
@@ -83,14 +92,18 @@ describe('Restricted mode (an untrusted clone with a planted .hookbench/)', () =
     assert.deepEqual(listing(path.join(workspace(), '.hookbench')), original.planted, 'the committed .hookbench/ is untouched');
   });
 
-  it('saves fixtures in VS Code\'s storage for the workspace, never in its .hookbench/', async () => {
+  it("saves fixtures in VS Code's storage for the workspace, never in its .hookbench/", async () => {
     const hookbench = await api();
     await vscode.commands.executeCommand('hookbench.secret.set', 'GITHUB_WEBHOOK_SECRET', 'restricted-secret');
     const url = await startReceiver();
     try {
       const body = JSON.stringify({ repository: { full_name: 'acme/fixtures' }, ref: 'refs/heads/main', commits: [] });
       const { headers } = schemeFor('github').sign({ secret: 'restricted-secret', body: Buffer.from(body) });
-      const response = await fetch(`${url}/webhooks/github`, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'restricted-fixture-1' } });
+      const response = await fetch(`${url}/webhooks/github`, {
+        method: 'POST',
+        body,
+        headers: { ...headers, 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'restricted-fixture-1' },
+      });
       assert.equal(response.status, 200);
       // The delivery as the receiver logged it (what the Deliveries view's item holds), once the view shows it.
       await untilRows('Deliveries', [], (rows) => rows.some((row) => row.label === 'push · acme-fixtures'));
@@ -102,7 +115,10 @@ describe('Restricted mode (an untrusted clone with a planted .hookbench/)', () =
       assert.equal(path.basename(written[0]!), 'restricted-push.json');
       assert.ok(!written[0]!.startsWith(workspace() + path.sep), `${written[0]} is outside the workspace`);
       assert.equal(path.dirname(path.dirname(written[0]!)), path.dirname(hookbench.receiver.dataFolder), 'beside the private data folder');
-      assert.ok(hookbench.recentLog().some((line) => /restricted mode: the workspace is not trusted, so fixtures are saved in VS Code's storage/.test(line)), 'the log says where');
+      assert.ok(
+        hookbench.recentLog().some((line) => /restricted mode: the workspace is not trusted, so fixtures are saved in VS Code's storage/.test(line)),
+        'the log says where',
+      );
     } finally {
       await vscode.commands.executeCommand('hookbench.receiver.stop');
     }

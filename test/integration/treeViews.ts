@@ -48,7 +48,10 @@ export async function untilRows(view: ViewTitle, path: readonly string[], done: 
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`the ${view} view never showed what was expected under ${JSON.stringify(path)}: ${last instanceof Error ? last.message : JSON.stringify(last).slice(0, 600)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `the ${view} view never showed what was expected under ${JSON.stringify(path)}: ${last instanceof Error ? last.message : JSON.stringify(last).slice(0, 600)}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -100,7 +103,11 @@ export async function collapseAgents(): Promise<void> {
 }
 
 /** The editor that is active once `act` (a click, a menu item) has opened it. */
-export async function editorOpenedBy(act: () => Promise<unknown>, opened: (editor: vscode.TextEditor) => boolean, timeoutMs = 20_000): Promise<vscode.TextEditor> {
+export async function editorOpenedBy(
+  act: () => Promise<unknown>,
+  opened: (editor: vscode.TextEditor) => boolean,
+  timeoutMs = 20_000,
+): Promise<vscode.TextEditor> {
   const seen = new Promise<vscode.TextEditor>((resolve, reject) => {
     const timer = setTimeout(() => {
       sub.dispose();

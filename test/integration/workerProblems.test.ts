@@ -24,7 +24,6 @@ const BROKEN_AT = { line: 6, character: 32 };
 
 const statusBarText = `[...document.querySelectorAll('.statusbar-item')].map((item) => item.textContent).join(' | ')`;
 
-
 describe('worker problems: a syntax error where a developer looks', () => {
   let hookbench: HookbenchApi;
   let url: string;
@@ -56,7 +55,11 @@ describe('worker problems: a syntax error where a developer looks', () => {
   it('shows a saved syntax error in Problems on its line and in the status bar, and clears both once fixed', async () => {
     const uri = vscode.Uri.file(entry);
     fs.writeFileSync(entry, BROKEN);
-    const problems = await until(() => vscode.languages.getDiagnostics(uri), (found) => found.length > 0, 'no Problem for the broken worker');
+    const problems = await until(
+      () => vscode.languages.getDiagnostics(uri),
+      (found) => found.length > 0,
+      'no Problem for the broken worker',
+    );
     assert.equal(problems.length, 1);
     assert.deepEqual({ line: problems[0]!.range.start.line, character: problems[0]!.range.start.character }, BROKEN_AT);
     assert.equal(problems[0]!.severity, vscode.DiagnosticSeverity.Error);
@@ -67,7 +70,11 @@ describe('worker problems: a syntax error where a developer looks', () => {
     assert.equal(await (await fetch(url)).text(), 'built', 'the previous build still answers');
 
     fs.writeFileSync(entry, WORKER.replace("'built'", "'rebuilt'"));
-    await until(() => vscode.languages.getDiagnostics(uri), (found) => found.length === 0, 'the Problem stayed after the fix');
+    await until(
+      () => vscode.languages.getDiagnostics(uri),
+      (found) => found.length === 0,
+      'the Problem stayed after the fix',
+    );
     const after = await readWorkbench<string>(statusBarText, `!(${statusBarText}).includes('worker: build failed')`);
     assert.doesNotMatch(after, /worker: build failed/);
     assert.equal(await (await fetch(url)).text(), 'rebuilt');

@@ -9,7 +9,17 @@ import { api, nextRestart, startReceiver, type HookbenchApi } from './helpers';
 
 const extensionRoot = () => vscode.extensions.getExtension('hookbench.hookbench')!.extensionPath;
 const config = (greeting: string) =>
-  JSON.stringify({ name: 'counter', main: 'counter/src/index.ts', compatibility_date: '2025-06-01', durable_objects: { bindings: [{ name: 'COUNTER_AGENT', class_name: 'CounterAgent' }] }, vars: { GREETING: greeting } }, null, 2);
+  JSON.stringify(
+    {
+      name: 'counter',
+      main: 'counter/src/index.ts',
+      compatibility_date: '2025-06-01',
+      durable_objects: { bindings: [{ name: 'COUNTER_AGENT', class_name: 'CounterAgent' }] },
+      vars: { GREETING: greeting },
+    },
+    null,
+    2,
+  );
 
 describe('the workspace worker: a wrangler config added, edited and removed', () => {
   let hookbench: HookbenchApi;
@@ -49,7 +59,10 @@ describe('the workspace worker: a wrangler config added, edited and removed', ()
     fs.writeFileSync(file(), config('hi again'));
     url = await restarted;
     assert.equal(await greeting(url), 'hi again');
-    assert.ok(hookbench.recentLog().some((line) => /restarting the receiver: wrangler\.jsonc changed/.test(line)), 'the log says why');
+    assert.ok(
+      hookbench.recentLog().some((line) => /restarting the receiver: wrangler\.jsonc changed/.test(line)),
+      'the log says why',
+    );
 
     restarted = nextRestart(hookbench, 45_000);
     fs.rmSync(file());

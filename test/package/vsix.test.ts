@@ -74,7 +74,10 @@ const REQUIRED = [
 
 const root = process.cwd();
 const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string; icon: string };
-const { TARGETS, installedVersion } = (await import(path.resolve('scripts/lib/targets.mjs'))) as { TARGETS: Target[]; installedVersion: (name: string) => string };
+const { TARGETS, installedVersion } = (await import(path.resolve('scripts/lib/targets.mjs'))) as {
+  TARGETS: Target[];
+  installedVersion: (name: string) => string;
+};
 
 /** A .vsix entry by the name `vsce ls` gives it. */
 function packagedName(entry: string): string | undefined {
@@ -106,16 +109,25 @@ for (const target of TARGETS) {
     it('holds only what the allow list names, and everything the extension needs', () => {
       const entries = open(target.target);
       assert.deepEqual(notAllowed(entries.keys()), []);
-      assert.deepEqual(REQUIRED.filter((name) => !entries.has(name)), []);
+      assert.deepEqual(
+        REQUIRED.filter((name) => !entries.has(name)),
+        [],
+      );
       assert.ok(entries.has(manifest.icon), `the icon ${manifest.icon}`);
       // Every file the manifest points at (grammars, language configurations, icons) ships.
       const referenced = [...JSON.stringify(manifest).matchAll(/"\.\/((?:media|dist)\/[^"]+)"/g)].map((m) => m[1]!);
       assert.ok(referenced.length > 0, 'the manifest names files of its own');
-      assert.deepEqual(referenced.filter((name) => !entries.has(name)), []);
+      assert.deepEqual(
+        referenced.filter((name) => !entries.has(name)),
+        [],
+      );
       // The README's own images ship with it (the docs' screenshots stay in the repository).
       const readmeImages = [...fs.readFileSync(path.join(root, 'README.md'), 'utf8').matchAll(/\]\((media\/[^)\s]+\.png)\)/g)].map((m) => m[1]!);
       assert.ok(readmeImages.length > 0, 'the README shows screenshots');
-      assert.deepEqual(readmeImages.filter((image) => !entries.has(image)), []);
+      assert.deepEqual(
+        readmeImages.filter((image) => !entries.has(image)),
+        [],
+      );
     });
 
     it(`stays within ${SIZE_BUDGET / 1e6} MB, Hookbench's own files within ${OWN_FILES_BUDGET / 1e6} MB`, () => {
@@ -128,9 +140,17 @@ for (const target of TARGETS) {
 
     it(`is declared for ${target.target} and for the workspace side`, () => {
       const zip = readZip(file);
-      const vsixManifest = zip.find((e) => e.name === 'extension.vsixmanifest')!.read().toString('utf8');
+      const vsixManifest = zip
+        .find((e) => e.name === 'extension.vsixmanifest')!
+        .read()
+        .toString('utf8');
       assert.match(vsixManifest, new RegExp(`TargetPlatform="${target.target}"`));
-      const packaged = JSON.parse(zip.find((e) => e.name === 'extension/package.json')!.read().toString('utf8')) as { extensionKind: string[] };
+      const packaged = JSON.parse(
+        zip
+          .find((e) => e.name === 'extension/package.json')!
+          .read()
+          .toString('utf8'),
+      ) as { extensionKind: string[] };
       assert.deepEqual(packaged.extensionKind, ['workspace']);
     });
 
@@ -152,26 +172,34 @@ for (const target of TARGETS) {
 }
 
 describe('the linux-x64 package', () => {
-  it('carries an esbuild binary that runs here and is the version of the esbuild JS beside it', { skip: process.platform !== 'linux' || process.arch !== 'x64' }, () => {
-    const entries = open('linux-x64');
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hookbench-vsix-'));
-    try {
-      const binary = path.join(dir, 'esbuild');
-      fs.writeFileSync(binary, entries.get('dist/node_modules/@esbuild/linux-x64/bin/esbuild')!.read(), { mode: 0o755 });
-      const run = spawnSync(binary, ['--version'], { encoding: 'utf8' });
-      assert.equal(run.status, 0, run.stderr);
-      const js = JSON.parse(entries.get('dist/node_modules/esbuild/package.json')!.read().toString('utf8')) as { version: string };
-      assert.deepEqual([run.stdout.trim(), js.version], [installedVersion('esbuild'), installedVersion('esbuild')]);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it(
+    'carries an esbuild binary that runs here and is the version of the esbuild JS beside it',
+    { skip: process.platform !== 'linux' || process.arch !== 'x64' },
+    () => {
+      const entries = open('linux-x64');
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hookbench-vsix-'));
+      try {
+        const binary = path.join(dir, 'esbuild');
+        fs.writeFileSync(binary, entries.get('dist/node_modules/@esbuild/linux-x64/bin/esbuild')!.read(), { mode: 0o755 });
+        const run = spawnSync(binary, ['--version'], { encoding: 'utf8' });
+        assert.equal(run.status, 0, run.stderr);
+        const js = JSON.parse(entries.get('dist/node_modules/esbuild/package.json')!.read().toString('utf8')) as { version: string };
+        assert.deepEqual([run.stdout.trim(), js.version], [installedVersion('esbuild'), installedVersion('esbuild')]);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe('vsce ls', () => {
   it('lists only what the allow list names, for the staged build', { skip: !fs.existsSync(path.join(root, 'out', 'package', 'stage', 'package.json')) }, () => {
     const vsce = path.join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
-    const ls = spawnSync(process.execPath, [vsce, 'ls', '--no-dependencies'], { cwd: path.join(root, 'out', 'package', 'stage'), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const ls = spawnSync(process.execPath, [vsce, 'ls', '--no-dependencies'], {
+      cwd: path.join(root, 'out', 'package', 'stage'),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     assert.equal(ls.status, 0, ls.stderr);
     const listed = ls.stdout.split('\n').filter((line) => line.trim() !== '');
     assert.ok(listed.includes('dist/adminQueryWorker.js'));

@@ -82,15 +82,25 @@ export class RenderClient {
    * The emulator's font report and a screenshot or PDF of the same page, in one request (one
    * context): the capture is what the endpoint itself answers for this body.
    */
-  async fontReportWithCapture<T = unknown>(body: unknown, capture: 'screenshot' | 'pdf', options: RenderOptions = {}): Promise<{ report: T; contentType: string; bytes: Buffer; browserMsUsed?: number }> {
+  async fontReportWithCapture<T = unknown>(
+    body: unknown,
+    capture: 'screenshot' | 'pdf',
+    options: RenderOptions = {},
+  ): Promise<{ report: T; contentType: string; bytes: Buffer; browserMsUsed?: number }> {
     const url = new URL(hookbenchUrl(this.target, 'font-report'));
     url.searchParams.set('capture', capture);
     const answer = await this.#post(url.toString(), body, options);
     const result = answer.kind === 'json' ? (answer.result as { capture?: { contentType?: unknown; data?: unknown } } | null) : null;
     const taken = result?.capture;
-    if (!result || typeof taken?.contentType !== 'string' || typeof taken.data !== 'string') throw new RenderClientError(500, [], `the font report answered without the ${capture}`);
+    if (!result || typeof taken?.contentType !== 'string' || typeof taken.data !== 'string')
+      throw new RenderClientError(500, [], `the font report answered without the ${capture}`);
     const { capture: _capture, ...report } = result;
-    return { report: report as T, contentType: taken.contentType, bytes: Buffer.from(taken.data, 'base64'), ...(answer.browserMsUsed !== undefined ? { browserMsUsed: answer.browserMsUsed } : {}) };
+    return {
+      report: report as T,
+      contentType: taken.contentType,
+      bytes: Buffer.from(taken.data, 'base64'),
+      ...(answer.browserMsUsed !== undefined ? { browserMsUsed: answer.browserMsUsed } : {}),
+    };
   }
 
   /** The emulator's font catalog with what is installed here. */
@@ -106,7 +116,14 @@ export class RenderClient {
     if (options.waitForFonts === false) headers[WAIT_FOR_FONTS_HEADER] = 'false';
     let response: Awaited<ReturnType<typeof request>>;
     try {
-      response = await request(url, { method: 'POST', headers, body: JSON.stringify(body), signal: options.signal, headersTimeout: 6 * 60_000, bodyTimeout: 6 * 60_000 });
+      response = await request(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: options.signal,
+        headersTimeout: 6 * 60_000,
+        bodyTimeout: 6 * 60_000,
+      });
     } catch (error) {
       throw new RenderClientError(0, [], `cannot reach ${new URL(url).origin}: ${(error as Error).message}`);
     }
@@ -124,7 +141,8 @@ export class RenderClient {
     const fonts = header(FONTS_HEADER);
     const common = { ...(Number.isFinite(msUsed) ? { browserMsUsed: msUsed } : {}), ...(fonts ? { fonts } : {}) };
     if (!contentType.includes('application/json')) {
-      if (response.statusCode >= 400) throw new RenderClientError(response.statusCode, [], `HTTP ${response.statusCode}: ${bytes.toString('utf8').slice(0, 500)}`);
+      if (response.statusCode >= 400)
+        throw new RenderClientError(response.statusCode, [], `HTTP ${response.statusCode}: ${bytes.toString('utf8').slice(0, 500)}`);
       return { kind: 'binary', contentType, bytes, ...common };
     }
     let envelope: { success?: boolean; result?: unknown; meta?: Record<string, unknown>; errors?: { code: number; message: string }[] };
@@ -136,7 +154,12 @@ export class RenderClient {
     if (response.statusCode >= 400 || envelope.success === false) {
       const errors = envelope.errors ?? [];
       const retryAfter = Number(header('retry-after'));
-      throw new RenderClientError(response.statusCode, errors.map((e) => e.code), errors.map((e) => e.message).join('; ') || `HTTP ${response.statusCode}`, Number.isFinite(retryAfter) ? retryAfter : undefined);
+      throw new RenderClientError(
+        response.statusCode,
+        errors.map((e) => e.code),
+        errors.map((e) => e.message).join('; ') || `HTTP ${response.statusCode}`,
+        Number.isFinite(retryAfter) ? retryAfter : undefined,
+      );
     }
     return { kind: 'json', result: envelope.result, ...(envelope.meta ? { meta: envelope.meta } : {}), ...common };
   }

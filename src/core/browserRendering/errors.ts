@@ -21,6 +21,9 @@ export function failureEnvelope(error: RenderError): { success: false; errors: {
 }
 
 /** The Cloudflare v4 envelope of a JSON result. */
-export function successEnvelope<T>(result: T, meta?: Record<string, unknown>): { success: true; errors: []; messages: []; result: T; meta?: Record<string, unknown> } {
+export function successEnvelope<T>(
+  result: T,
+  meta?: Record<string, unknown>,
+): { success: true; errors: []; messages: []; result: T; meta?: Record<string, unknown> } {
   return meta ? { success: true, errors: [], messages: [], result, meta } : { success: true, errors: [], messages: [], result };
 }

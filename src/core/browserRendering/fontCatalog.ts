@@ -23,7 +23,12 @@ const generic = (name: string): CatalogFont => ({ name, group: 'generic', family
 
 export const FONT_CATALOG: readonly CatalogFont[] = [
   ...['serif', 'sans-serif', 'monospace', 'cursive', 'fantasy'].map(generic),
-  { name: 'Arial', group: 'common', family: 'Arial', note: 'ttf-mscorefonts-installer downloads at install time (contrib); Liberation Sans is metric-compatible' },
+  {
+    name: 'Arial',
+    group: 'common',
+    family: 'Arial',
+    note: 'ttf-mscorefonts-installer downloads at install time (contrib); Liberation Sans is metric-compatible',
+  },
   { name: 'Arial Black', group: 'common', family: 'Arial Black', note: 'Microsoft core font, not installable here' },
   { name: 'Andale Mono', group: 'common', family: 'Andale Mono', note: 'Microsoft core font, not installable here' },
   { name: 'Comic Sans MS', group: 'common', family: 'Comic Sans MS', note: 'Microsoft core font, not installable here' },

@@ -7,7 +7,10 @@ import type { FontUsage, RenderedElement } from './previewProtocol';
 
 /** Each drawn family once (web fonts apart from installed ones), in the order they first draw. */
 export function fontUsage(elements: readonly RenderedElement[]): FontUsage[] {
-  const byFont = new Map<string, { family: string; custom: boolean; standsFor: Set<string>; standIn: boolean; elements: { selector: string; text: string }[]; fallbackIn: number }>();
+  const byFont = new Map<
+    string,
+    { family: string; custom: boolean; standsFor: Set<string>; standIn: boolean; elements: { selector: string; text: string }[]; fallbackIn: number }
+  >();
   for (const element of elements) {
     const first = element.requested[0]?.toLowerCase();
     const seen = new Set<string>();

@@ -79,7 +79,8 @@ const printable = (bytes: Uint8Array) => `"${Array.from(bytes.subarray(0, 12), (
 export async function explainFontFailure(source: FontSource, fetchFont: typeof fetch, timeoutMs = 5_000): Promise<string> {
   if ('bytes' in source) {
     const name = source.fileName ?? 'the file';
-    if (!sniffFontFormat(source.bytes)) return `${name} is not a font (it does not start like a WOFF2, WOFF, TrueType or OpenType file, but with ${printable(source.bytes)})`;
+    if (!sniffFontFormat(source.bytes))
+      return `${name} is not a font (it does not start like a WOFF2, WOFF, TrueType or OpenType file, but with ${printable(source.bytes)})`;
     return `the browser's font checker refused ${name} (a damaged file, or tables it does not accept)`;
   }
   const url = source.url;
@@ -94,7 +95,8 @@ export async function explainFontFailure(source: FontSource, fetchFont: typeof f
   const head = await firstBytes(response, 12);
   if (!response.ok) return `${shown} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
   if (!sniffFontFormat(head)) return `${shown} is not a font (${response.headers.get('content-type') ?? 'no content type'}, starting ${printable(head)})`;
-  if (!url.startsWith('data:') && !response.headers.get('access-control-allow-origin')) return `${shown} has no Access-Control-Allow-Origin header, and a browser loads a web font from another origin only with CORS`;
+  if (!url.startsWith('data:') && !response.headers.get('access-control-allow-origin'))
+    return `${shown} has no Access-Control-Allow-Origin header, and a browser loads a web font from another origin only with CORS`;
   return `the browser's font checker refused ${shown} (a damaged font, or tables it does not accept)`;
 }
 

@@ -7,7 +7,8 @@
 import { FontFaceError, fontFaceCss, type FontFaceOptions } from './fontFace';
 import type { PreviewForm } from './previewProtocol';
 
-export type PreviewFont = { readonly kind: 'installed'; readonly family: string; readonly fallback?: FontFaceOptions['fallback'] } | ({ readonly kind: 'custom' } & FontFaceOptions);
+export type PreviewFont =
+  { readonly kind: 'installed'; readonly family: string; readonly fallback?: FontFaceOptions['fallback'] } | ({ readonly kind: 'custom' } & FontFaceOptions);
 
 export interface PreviewSpec {
   readonly url?: string;

@@ -35,7 +35,8 @@ export interface CheckedForm {
 
 type Json = Record<string, unknown>;
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-const oneOf = <T extends string>(value: unknown, options: readonly T[]): value is T => typeof value === 'string' && (options as readonly string[]).includes(value);
+const oneOf = <T extends string>(value: unknown, options: readonly T[]): value is T =>
+  typeof value === 'string' && (options as readonly string[]).includes(value);
 
 function webUrl(value: string, schemes: string[]): string | undefined {
   let parsed: URL;
@@ -109,7 +110,11 @@ export function checkForm(raw: unknown): CheckedForm {
   if (height) add('height', height);
   if (!width && !height && typeof form['scale'] === 'number') {
     const pixels = (form['width'] as number) * (form['height'] as number) * form['scale'] ** 2;
-    if (pixels > MAX_BITMAP_PIXELS) add('height', `${form['width']}×${form['height']} at ${form['scale']}× is ${Math.round(pixels / 1e6)} megapixels; a capture has at most ${MAX_BITMAP_PIXELS / 1e6}`);
+    if (pixels > MAX_BITMAP_PIXELS)
+      add(
+        'height',
+        `${form['width']}×${form['height']} at ${form['scale']}× is ${Math.round(pixels / 1e6)} megapixels; a capture has at most ${MAX_BITMAP_PIXELS / 1e6}`,
+      );
   }
   const source = customSource(form['customSource']);
   fontProblems(form, source, add);

@@ -33,7 +33,8 @@ export interface PreviewForm {
 
 /** A form field (or the custom font's source) and why it cannot be rendered as it is. */
 export interface FieldProblem {
-  readonly field: 'source' | 'url' | 'html' | 'endpoint' | 'width' | 'height' | 'scale' | 'font' | 'customFamily' | 'customSource' | 'weight' | 'style' | 'fallback';
+  readonly field:
+    'source' | 'url' | 'html' | 'endpoint' | 'width' | 'height' | 'scale' | 'font' | 'customFamily' | 'customSource' | 'weight' | 'style' | 'fallback';
   readonly message: string;
 }
 
@@ -80,9 +81,19 @@ export function previewTimingText(t: PreviewTiming): string {
 
 /** The timing a line of the log holds, if it is a `previewTimingText` line. */
 export function parsePreviewTiming(line: string): PreviewTiming | undefined {
-  const match = /Render click → shown in ([\d.-]+) ms: the extension ([\d.-]+) ms \(REST ([\d.-]+) ms\), the messages ([\d.-]+) ms, the webview ([\d.-]+) ms \((\d+) B\)/.exec(line);
+  const match =
+    /Render click → shown in ([\d.-]+) ms: the extension ([\d.-]+) ms \(REST ([\d.-]+) ms\), the messages ([\d.-]+) ms, the webview ([\d.-]+) ms \((\d+) B\)/.exec(
+      line,
+    );
   if (!match) return undefined;
-  const [clickToShownMs, extensionMs, restMs, messagingMs, arrivedToShownMs, bytes] = match.slice(1).map(Number) as [number, number, number, number, number, number];
+  const [clickToShownMs, extensionMs, restMs, messagingMs, arrivedToShownMs, bytes] = match.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   return { clickToShownMs, extensionMs, restMs, messagingMs, arrivedToShownMs, bytes };
 }
 

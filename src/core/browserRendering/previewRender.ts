@@ -33,7 +33,9 @@ export function previewRequest(form: PreviewForm, fontBytes?: Uint8Array): { spe
   const source = spec.font?.kind === 'custom' ? spec.font.source : undefined;
   if (source && 'bytes' in source && !sniffFontFormat(source.bytes)) {
     const start = Array.from(source.bytes.subarray(0, 8), (b) => b.toString(16).padStart(2, '0')).join(' ');
-    throw new FontFaceError(`${source.fileName ?? 'the font file'} is not a font: it does not start like a WOFF2, WOFF, TrueType or OpenType file (its first bytes are ${start || 'none'})`);
+    throw new FontFaceError(
+      `${source.fileName ?? 'the font file'} is not a font: it does not start like a WOFF2, WOFF, TrueType or OpenType file (its first bytes are ${start || 'none'})`,
+    );
   }
   return { spec, body: previewBody(spec) };
 }
@@ -52,7 +54,11 @@ async function captureOnly(client: RenderClient, form: PreviewForm, body: Record
  * capture alone is asked for, so a failed report never costs the image, and a failed render says
  * what its endpoint says.
  */
-async function captureWithReport(client: RenderClient, form: PreviewForm, body: Record<string, unknown>): Promise<{ answer: Captured; report: EmulatorReport | Error }> {
+async function captureWithReport(
+  client: RenderClient,
+  form: PreviewForm,
+  body: Record<string, unknown>,
+): Promise<{ answer: Captured; report: EmulatorReport | Error }> {
   try {
     const { report, ...answer } = await client.fontReportWithCapture<EmulatorReport>(body, form.endpoint);
     return { answer, report };
@@ -63,7 +69,9 @@ async function captureWithReport(client: RenderClient, form: PreviewForm, body: 
 
 export async function renderPreview(client: RenderClient, form: PreviewForm, options: PreviewRenderOptions): Promise<PreviewCapture> {
   const { spec, body } = previewRequest(form, options.fontBytes);
-  const { answer, report } = options.fontReport ? await captureWithReport(client, form, body) : { answer: await captureOnly(client, form, body), report: undefined };
+  const { answer, report } = options.fontReport
+    ? await captureWithReport(client, form, body)
+    : { answer: await captureOnly(client, form, body), report: undefined };
   const warnings = report && !(report instanceof Error) ? await warningsFor(report, spec, options.fetch) : [];
   return {
     bytes: answer.bytes,
@@ -73,7 +81,11 @@ export async function renderPreview(client: RenderClient, form: PreviewForm, opt
       contentType: answer.contentType,
       data: answer.bytes.toString('base64'),
       ...(answer.browserMsUsed !== undefined ? { browserMsUsed: answer.browserMsUsed } : {}),
-      ...(report instanceof Error ? { reportError: report.message } : report ? { report: { elements: report.elements, fonts: fontUsage(report.elements), fontsReady: report.fontsReady } } : {}),
+      ...(report instanceof Error
+        ? { reportError: report.message }
+        : report
+          ? { report: { elements: report.elements, fonts: fontUsage(report.elements), fontsReady: report.fontsReady } }
+          : {}),
       warnings,
     },
   };

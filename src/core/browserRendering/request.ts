@@ -64,8 +64,49 @@ export interface RenderRequest {
   readonly root?: string;
 }
 
-const RESOURCE_TYPES = new Set(['document', 'stylesheet', 'image', 'media', 'font', 'script', 'texttrack', 'xhr', 'fetch', 'prefetch', 'eventsource', 'websocket', 'manifest', 'signedexchange', 'ping', 'cspviolationreport', 'preflight', 'other']);
-const COMMON = new Set(['url', 'html', 'gotoOptions', 'goToOptions', 'waitForSelector', 'waitForTimeout', 'actionTimeout', 'addStyleTag', 'addScriptTag', 'viewport', 'userAgent', 'setExtraHTTPHeaders', 'cookies', 'authenticate', 'rejectResourceTypes', 'allowResourceTypes', 'rejectRequestPattern', 'allowRequestPattern', 'emulateMediaType', 'bestAttempt', 'setJavaScriptEnabled']);
+const RESOURCE_TYPES = new Set([
+  'document',
+  'stylesheet',
+  'image',
+  'media',
+  'font',
+  'script',
+  'texttrack',
+  'xhr',
+  'fetch',
+  'prefetch',
+  'eventsource',
+  'websocket',
+  'manifest',
+  'signedexchange',
+  'ping',
+  'cspviolationreport',
+  'preflight',
+  'other',
+]);
+const COMMON = new Set([
+  'url',
+  'html',
+  'gotoOptions',
+  'goToOptions',
+  'waitForSelector',
+  'waitForTimeout',
+  'actionTimeout',
+  'addStyleTag',
+  'addScriptTag',
+  'viewport',
+  'userAgent',
+  'setExtraHTTPHeaders',
+  'cookies',
+  'authenticate',
+  'rejectResourceTypes',
+  'allowResourceTypes',
+  'rejectRequestPattern',
+  'allowRequestPattern',
+  'emulateMediaType',
+  'bestAttempt',
+  'setJavaScriptEnabled',
+]);
 const SPECIFIC: Record<Endpoint, string[]> = {
   screenshot: ['screenshotOptions', 'selector', 'scrollPage'],
   pdf: ['pdfOptions'],
@@ -77,8 +118,35 @@ const SPECIFIC: Record<Endpoint, string[]> = {
   json: ['prompt', 'response_format', 'custom_ai'],
   accessibilityTree: ['interestingOnly', 'root'],
 };
-const SCREENSHOT_OPTIONS = new Set(['captureBeyondViewport', 'clip', 'encoding', 'fromSurface', 'fullPage', 'omitBackground', 'optimizeForSpeed', 'quality', 'type']);
-const PDF_OPTIONS = new Set(['displayHeaderFooter', 'footerTemplate', 'headerTemplate', 'format', 'width', 'height', 'landscape', 'margin', 'omitBackground', 'outline', 'pageRanges', 'preferCSSPageSize', 'printBackground', 'scale', 'tagged', 'timeout']);
+const SCREENSHOT_OPTIONS = new Set([
+  'captureBeyondViewport',
+  'clip',
+  'encoding',
+  'fromSurface',
+  'fullPage',
+  'omitBackground',
+  'optimizeForSpeed',
+  'quality',
+  'type',
+]);
+const PDF_OPTIONS = new Set([
+  'displayHeaderFooter',
+  'footerTemplate',
+  'headerTemplate',
+  'format',
+  'width',
+  'height',
+  'landscape',
+  'margin',
+  'omitBackground',
+  'outline',
+  'pageRanges',
+  'preferCSSPageSize',
+  'printBackground',
+  'scale',
+  'tagged',
+  'timeout',
+]);
 const PDF_FORMATS = new Set(['letter', 'legal', 'tabloid', 'ledger', 'a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6']);
 const SNAPSHOT_FORMATS = new Set(['content', 'screenshot', 'markdown', 'accessibilityTree']);
 
@@ -100,7 +168,10 @@ export function checkBitmapSize(field: string, width: number, height: number, sc
   const pixels = width * height * scale * scale;
   if (pixels <= MAX_BITMAP_PIXELS) return;
   const megapixels = (n: number) => `${Math.round(n / 1e5) / 10} megapixels`;
-  throw bad(field, `${Math.round(width)}×${Math.round(height)} px at scale ${scale} is ${megapixels(pixels)}; a bitmap is limited to ${megapixels(MAX_BITMAP_PIXELS)} (width × height × deviceScaleFactor²)`);
+  throw bad(
+    field,
+    `${Math.round(width)}×${Math.round(height)} px at scale ${scale} is ${megapixels(pixels)}; a bitmap is limited to ${megapixels(MAX_BITMAP_PIXELS)} (width × height × deviceScaleFactor²)`,
+  );
 }
 
 type Json = Record<string, unknown>;
@@ -123,10 +194,12 @@ const boolean = (value: unknown, field: string): boolean => {
   if (typeof value !== 'boolean') throw bad(field, 'must be true or false');
   return value;
 };
-const number = (min: number, max: number) => (value: unknown, field: string): number => {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) throw bad(field, `must be a number from ${min} to ${max}`);
-  return value;
-};
+const number =
+  (min: number, max: number) =>
+  (value: unknown, field: string): number => {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) throw bad(field, `must be a number from ${min} to ${max}`);
+    return value;
+  };
 const stringArray = (value: unknown, field: string): string[] => {
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw bad(field, 'must be an array of strings');
   return value as string[];
@@ -150,7 +223,8 @@ function navigationTarget(body: Json): { url?: string; html?: string } {
       throw bad('url', `"${url}" is not a URL`);
     }
     // Only the web: file:// is Cloudflare's error 5010, and the emulator must not read local files.
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new RenderError(400, 5010, `url: only http and https URLs can be rendered (got ${parsed.protocol})`);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new RenderError(400, 5010, `url: only http and https URLs can be rendered (got ${parsed.protocol})`);
   }
   return { url, html };
 }
@@ -177,7 +251,8 @@ const SOURCE_SCHEMES = new Set(['Unset', 'NonSecure', 'Secure']);
  * is -1 (unspecified) or 1–65535 (DevTools protocol, Network.CookieParam).
  */
 function cookieList(value: unknown, field: string, requestUrl: string | undefined): Json[] {
-  if (!Array.isArray(value) || !value.every((c) => typeof (c as Json)?.['name'] === 'string' && typeof (c as Json)?.['value'] === 'string')) throw bad(field, 'must be an array of {name, value, …}');
+  if (!Array.isArray(value) || !value.every((c) => typeof (c as Json)?.['name'] === 'string' && typeof (c as Json)?.['value'] === 'string'))
+    throw bad(field, 'must be an array of {name, value, …}');
   (value as Json[]).forEach((cookie, i) => checkCookie(cookie, `${field}[${i}]`, requestUrl));
   return value as Json[];
 }
@@ -186,7 +261,8 @@ function checkCookie(cookie: Json, at: string, requestUrl: string | undefined): 
   const scheme = cookie['sourceScheme'];
   if (scheme !== undefined && !SOURCE_SCHEMES.has(scheme as string)) throw bad(`${at}.sourceScheme`, 'is Unset, NonSecure or Secure');
   const port = cookie['sourcePort'];
-  if (port !== undefined && (typeof port !== 'number' || !Number.isInteger(port) || port === 0 || port < -1 || port > 65535)) throw bad(`${at}.sourcePort`, 'is -1 (unspecified) or a port from 1 to 65535');
+  if (port !== undefined && (typeof port !== 'number' || !Number.isInteger(port) || port === 0 || port < -1 || port > 65535))
+    throw bad(`${at}.sourcePort`, 'is -1 (unspecified) or a port from 1 to 65535');
   const url = typeof cookie['url'] === 'string' ? cookie['url'] : cookie['domain'] === undefined ? requestUrl : undefined;
   const secure = cookie['secure'] === undefined ? url?.startsWith('https:') === true : cookie['secure'] === true;
   if (scheme === 'NonSecure' && secure) {
@@ -208,7 +284,9 @@ export function validateRenderRequest(endpoint: string, raw: unknown): RenderReq
   onlyKnown(goto, new Set(['timeout', 'waitUntil', 'referer', 'referrerPolicy']), 'gotoOptions');
   const waitUntilRaw = goto['waitUntil'] ?? 'domcontentloaded';
   const waitUntil = (Array.isArray(waitUntilRaw) ? waitUntilRaw : [waitUntilRaw]) as unknown[];
-  for (const w of waitUntil) if (!['load', 'domcontentloaded', 'networkidle0', 'networkidle2'].includes(w as string)) throw bad('gotoOptions.waitUntil', 'is load, domcontentloaded, networkidle0 or networkidle2');
+  for (const w of waitUntil)
+    if (!['load', 'domcontentloaded', 'networkidle0', 'networkidle2'].includes(w as string))
+      throw bad('gotoOptions.waitUntil', 'is load, domcontentloaded, networkidle0 or networkidle2');
 
   const wfs = optional(body, 'waitForSelector', object);
   if (wfs) onlyKnown(wfs, new Set(['selector', 'timeout', 'visible', 'hidden']), 'waitForSelector');
@@ -268,7 +346,8 @@ export function validateRenderRequest(endpoint: string, raw: unknown): RenderReq
   }
   const pdfOptions = optional(body, 'pdfOptions', object) ?? {};
   onlyKnown(pdfOptions, PDF_OPTIONS, 'pdfOptions');
-  if (pdfOptions['format'] !== undefined && !PDF_FORMATS.has(String(pdfOptions['format']).toLowerCase())) throw bad('pdfOptions.format', 'is letter, legal, tabloid, ledger or a0–a6');
+  if (pdfOptions['format'] !== undefined && !PDF_FORMATS.has(String(pdfOptions['format']).toLowerCase()))
+    throw bad('pdfOptions.format', 'is letter, legal, tabloid, ledger or a0–a6');
   if (pdfOptions['scale'] !== undefined) number(0.1, 2)(pdfOptions['scale'], 'pdfOptions.scale');
   if (pdfOptions['timeout'] !== undefined) number(0, MAX_ACTION_MS)(pdfOptions['timeout'], 'pdfOptions.timeout');
 
@@ -276,29 +355,56 @@ export function validateRenderRequest(endpoint: string, raw: unknown): RenderReq
   for (const f of formats) if (!SNAPSHOT_FORMATS.has(f)) throw bad('formats', `"${f}" is content, screenshot, markdown or accessibilityTree`);
   if (ep === 'snapshot' && formats.length < 2) throw bad('formats', 'request at least two formats');
   const elements = ep === 'scrape' ? (body['elements'] as unknown) : [];
-  if (ep === 'scrape' && (!Array.isArray(elements) || elements.length === 0 || !elements.every((e) => typeof (e as Json)?.['selector'] === 'string'))) throw bad('elements', 'must be a non-empty array of {selector}');
+  if (ep === 'scrape' && (!Array.isArray(elements) || elements.length === 0 || !elements.every((e) => typeof (e as Json)?.['selector'] === 'string')))
+    throw bad('elements', 'must be a non-empty array of {selector}');
 
   return {
     endpoint: ep,
     ...target,
-    gotoOptions: { timeout: optional(goto, 'timeout', number(0, MAX_WAIT_MS), 'gotoOptions.') ?? 30_000, waitUntil: waitUntil as WaitUntil[], ...(goto['referer'] !== undefined ? { referer: string(goto['referer'], 'gotoOptions.referer') } : {}) },
+    gotoOptions: {
+      timeout: optional(goto, 'timeout', number(0, MAX_WAIT_MS), 'gotoOptions.') ?? 30_000,
+      waitUntil: waitUntil as WaitUntil[],
+      ...(goto['referer'] !== undefined ? { referer: string(goto['referer'], 'gotoOptions.referer') } : {}),
+    },
     ...(wfs
-      ? { waitForSelector: { selector: string(wfs['selector'], 'waitForSelector.selector'), timeout: optional(wfs, 'timeout', number(0, MAX_WAIT_MS), 'waitForSelector.') ?? 30_000, visible: wfs['visible'] === true, hidden: wfs['hidden'] === true } }
+      ? {
+          waitForSelector: {
+            selector: string(wfs['selector'], 'waitForSelector.selector'),
+            timeout: optional(wfs, 'timeout', number(0, MAX_WAIT_MS), 'waitForSelector.') ?? 30_000,
+            visible: wfs['visible'] === true,
+            hidden: wfs['hidden'] === true,
+          },
+        }
       : {}),
     ...(body['waitForTimeout'] !== undefined ? { waitForTimeout: number(0, MAX_WAIT_MS)(body['waitForTimeout'], 'waitForTimeout') } : {}),
     ...(body['actionTimeout'] !== undefined ? { actionTimeout: number(0, MAX_ACTION_MS)(body['actionTimeout'], 'actionTimeout') } : {}),
     addStyleTag: body['addStyleTag'] === undefined ? [] : tags(body['addStyleTag'], 'addStyleTag', () => ({})),
-    addScriptTag: body['addScriptTag'] === undefined ? [] : tags(body['addScriptTag'], 'addScriptTag', (item, at) => ({ ...(item['type'] !== undefined ? { type: string(item['type'], `${at}.type`) } : {}), ...(item['id'] !== undefined ? { id: string(item['id'], `${at}.id`) } : {}) })),
+    addScriptTag:
+      body['addScriptTag'] === undefined
+        ? []
+        : tags(body['addScriptTag'], 'addScriptTag', (item, at) => ({
+            ...(item['type'] !== undefined ? { type: string(item['type'], `${at}.type`) } : {}),
+            ...(item['id'] !== undefined ? { id: string(item['id'], `${at}.id`) } : {}),
+          })),
     viewport: view,
     userAgent: optional(body, 'userAgent', string) ?? DEFAULT_USER_AGENT,
     setExtraHTTPHeaders: headers as Record<string, string>,
     cookies: optional(body, 'cookies', (v, f) => cookieList(v, f, target.url)) ?? [],
-    ...(auth ? { authenticate: { username: string(auth['username'], 'authenticate.username'), password: string(auth['password'], 'authenticate.password') } } : {}),
+    ...(auth
+      ? { authenticate: { username: string(auth['username'], 'authenticate.username'), password: string(auth['password'], 'authenticate.password') } }
+      : {}),
     rejectResourceTypes: resourceTypes('rejectResourceTypes'),
     allowResourceTypes: resourceTypes('allowResourceTypes'),
     rejectRequestPattern: patterns('rejectRequestPattern'),
     allowRequestPattern: patterns('allowRequestPattern'),
-    ...(body['emulateMediaType'] !== undefined ? { emulateMediaType: ((v) => { if (v !== 'screen' && v !== 'print') throw bad('emulateMediaType', 'is screen or print'); return v; })(body['emulateMediaType']) } : {}),
+    ...(body['emulateMediaType'] !== undefined
+      ? {
+          emulateMediaType: ((v) => {
+            if (v !== 'screen' && v !== 'print') throw bad('emulateMediaType', 'is screen or print');
+            return v;
+          })(body['emulateMediaType']),
+        }
+      : {}),
     bestAttempt: optional(body, 'bestAttempt', boolean) ?? false,
     setJavaScriptEnabled: optional(body, 'setJavaScriptEnabled', boolean) ?? true,
     screenshotOptions: { ...screenshotOptions, type },

@@ -110,7 +110,13 @@ export class ChaosEngine {
   differences(clean: Snapshot, run: RunResult): ChaosDifference[] {
     const accepted = run.sends.filter((send) => send.kind === 'stale' && delivered(send.status));
     return [
-      ...accepted.map((send): ChaosDifference => ({ entity: '(answers)', part: 'answer', path: send.fixture, actual: send.status, line: `the stale copy of ${send.fixture} (new id ${send.deliveryId}) was answered ${send.status}: a delivery signed outside the tolerance must be refused` })),
+      ...accepted.map((send): ChaosDifference => ({
+        entity: '(answers)',
+        part: 'answer',
+        path: send.fixture,
+        actual: send.status,
+        line: `the stale copy of ${send.fixture} (new id ${send.deliveryId}) was answered ${send.status}: a delivery signed outside the tolerance must be refused`,
+      })),
       ...compareSnapshots(clean, run.snapshot, this.mask),
     ];
   }
@@ -159,7 +165,12 @@ export class ChaosEngine {
       perturbation: shrunk.perturbation,
       seed,
       run,
-      perturbed: [...describeCase(shrunk, deliveries), ...(shrunk.perturbation === 'concurrent' ? ['the outcome is none of those the deliveries leave when sent one after the other, in any order: an update was lost between them'] : [])],
+      perturbed: [
+        ...describeCase(shrunk, deliveries),
+        ...(shrunk.perturbation === 'concurrent'
+          ? ['the outcome is none of those the deliveries leave when sent one after the other, in any order: an update was lost between them']
+          : []),
+      ],
       fixtures: shrunk.kept.map((index) => deliveries[index]!.fixture.name),
       sends: observed.sends,
       ...(timeline.first ? { firstDivergence: timeline.first } : {}),

@@ -15,14 +15,18 @@ export type BaselineAnswers = readonly (number | undefined)[];
 export function notApplicable(perturbation: Perturbation, deliveries: readonly ChaosDelivery[], answers: BaselineAnswers): string | undefined {
   switch (perturbation) {
     case 'duplicates':
-      return deliveries.some((d) => delivered(answers[d.index])) ? undefined : 'no delivery was answered 2xx in the baseline: nothing a provider would deliver twice';
+      return deliveries.some((d) => delivered(answers[d.index]))
+        ? undefined
+        : 'no delivery was answered 2xx in the baseline: nothing a provider would deliver twice';
     case 'reorder':
     case 'concurrent':
       return byEntity(deliveries).some((group) => group.length >= 2) ? undefined : 'no entity has two deliveries';
     case 'retry-after-failure': {
       const failed = deliveries.filter((d) => !delivered(answers[d.index]));
       if (failed.length === 0) return 'every delivery was answered 2xx in time in the baseline: nothing to retry';
-      return failed.some((d) => PROVIDER_BEHAVIOUR[d.fixture.provider].retryDelaysMs.length > 0) ? undefined : 'the failed deliveries come from providers that do not retry (Twilio)';
+      return failed.some((d) => PROVIDER_BEHAVIOUR[d.fixture.provider].retryDelaysMs.length > 0)
+        ? undefined
+        : 'the failed deliveries come from providers that do not retry (Twilio)';
     }
     case 'stale':
       return deliveries.some((d) => PROVIDER_BEHAVIOUR[d.fixture.provider].toleranceSeconds !== undefined)
@@ -74,7 +78,7 @@ export function chooseOps(perturbation: Perturbation, deliveries: readonly Chaos
     case 'concurrent': {
       const ops: Op[] = [];
       for (const group of groups) {
-        for (let i = 0; i < group.length - 1; ) {
+        for (let i = 0; i < group.length - 1;) {
           if (!random.chance(0.5)) {
             i++;
             continue;
@@ -92,7 +96,12 @@ export function chooseOps(perturbation: Perturbation, deliveries: readonly Chaos
     case 'retry-after-failure':
       return deliveries
         .filter((d) => !delivered(answers[d.index]) && PROVIDER_BEHAVIOUR[d.fixture.provider].retryDelaysMs.length > 0)
-        .map((d) => ({ kind: 'retry', of: d.index, attempts: random.between(1, Math.min(3, PROVIDER_BEHAVIOUR[d.fixture.provider].retryDelaysMs.length)), gap: random.int(3) }));
+        .map((d) => ({
+          kind: 'retry',
+          of: d.index,
+          attempts: random.between(1, Math.min(3, PROVIDER_BEHAVIOUR[d.fixture.provider].retryDelaysMs.length)),
+          gap: random.int(3),
+        }));
     case 'stale': {
       const signed = deliveries.filter((d) => PROVIDER_BEHAVIOUR[d.fixture.provider].toleranceSeconds !== undefined);
       return pickSome(random, signed, random.between(1, Math.max(1, Math.ceil(n / 8))))

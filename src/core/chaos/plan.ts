@@ -143,7 +143,8 @@ export function serialOrders(plan: Plan, limit = 24): Plan[] {
     if (plans.length >= limit) return;
     if (at === choices.length) {
       // The suite's order is the clean run, already compared.
-      if (chosen.some((steps, i) => steps.some((spec, j) => spec !== plan.steps[i]![j]))) plans.push({ steps: chosen.flat().map((spec) => [spec]), retries: plan.retries });
+      if (chosen.some((steps, i) => steps.some((spec, j) => spec !== plan.steps[i]![j])))
+        plans.push({ steps: chosen.flat().map((spec) => [spec]), retries: plan.retries });
       return;
     }
     for (const order of choices[at]!) pick(at + 1, [...chosen, order]);

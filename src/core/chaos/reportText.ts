@@ -56,18 +56,25 @@ function failureLines(f: ChaosFailure): string[] {
     const together = f.sends.filter((o) => o.step === s.step).length > 1 ? '  sent at once with the others of this step' : '';
     return `  ${String(s.step).padStart(2)}  ${what(s).padEnd(width)}  ${s.status === undefined ? 'no answer in time' : String(s.status)}${s.deliveryId ? `  id ${s.deliveryId}` : ''}${together}`;
   });
-  const timeline = f.timeline.map((step) => `  ${String(step.step).padStart(2)}  ${step.sent}: ${step.differences.length === 0 ? 'as the clean run' : `differs — ${step.differences[0]}${step.differences.length > 1 ? ` (and ${step.differences.length - 1} more)` : ''}`}`);
+  const timeline = f.timeline.map(
+    (step) =>
+      `  ${String(step.step).padStart(2)}  ${step.sent}: ${step.differences.length === 0 ? 'as the clean run' : `differs — ${step.differences[0]}${step.differences.length > 1 ? ` (and ${step.differences.length - 1} more)` : ''}`}`,
+  );
   return [
     `── ${f.perturbation}: FAIL (seed ${f.seed}, run ${f.run}) ──`,
     'What the perturbation did:',
     ...f.perturbed.map((line) => `  ${line}`),
     'Sent, in this order (each re-signed when sent):',
     ...sent,
-    f.firstDivergence ? `The state first differs from a clean run of the same deliveries after step ${f.firstDivergence.step} (${f.firstDivergence.sent}):` : 'How the end differs from a clean run of the same deliveries:',
+    f.firstDivergence
+      ? `The state first differs from a clean run of the same deliveries after step ${f.firstDivergence.step} (${f.firstDivergence.sent}):`
+      : 'How the end differs from a clean run of the same deliveries:',
     ...f.differences.map((d) => `  ${d.line}`),
     "State after each step (against a clean run of the deliveries sent so far, each once, in the suite's order):",
     ...timeline,
-    ...(f.replay ? ['Replay it against a fresh receiver running the same worker (it fails until the handler is fixed):', `  hookbench replay ${f.replay} --expect-state`] : []),
+    ...(f.replay
+      ? ['Replay it against a fresh receiver running the same worker (it fails until the handler is fixed):', `  hookbench replay ${f.replay} --expect-state`]
+      : []),
     '',
   ];
 }

@@ -66,7 +66,12 @@ async function post(request: SignedRequest, timeoutMs: number, timers: Timers): 
   const controller = new AbortController();
   const timer = timers.after(timeoutMs, () => controller.abort());
   try {
-    const response = await fetch(request.url, { method: request.method, headers: request.headers, signal: controller.signal, ...(request.method === 'GET' || request.method === 'HEAD' ? {} : { body: request.body }) });
+    const response = await fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      signal: controller.signal,
+      ...(request.method === 'GET' || request.method === 'HEAD' ? {} : { body: request.body }),
+    });
     await response.arrayBuffer();
     return response.status;
   } catch {

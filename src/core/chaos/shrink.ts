@@ -51,7 +51,7 @@ export async function ddmin<T>(items: readonly T[], fails: (subset: readonly T[]
 /** The smallest case found that still fails, starting from `start` (which fails). */
 export async function shrinkCase(start: Case, stillFails: StillFails, budget: ShrinkBudget): Promise<Case> {
   let best = start;
-  for (let changed = true; changed && !budget.spent; ) {
+  for (let changed = true; changed && !budget.spent;) {
     changed = false;
     const ops = await ddmin(best.ops, (subset) => stillFails({ ...best, ops: subset }), budget);
     if (ops.length < best.ops.length) [best, changed] = [{ ...best, ops }, true];

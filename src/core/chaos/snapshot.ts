@@ -130,11 +130,32 @@ function tableDifferences(entity: string, expected: EntityData | undefined, actu
     const [missing, extra] = [unmatched(e, a).map((row) => JSON.parse(row) as unknown), unmatched(a, e).map((row) => JSON.parse(row) as unknown)];
     // One row each way is one row that changed (a counter's row, a status row).
     if (missing.length === 1 && extra.length === 1) {
-      return [{ entity, part, path: 'row', expected: missing[0], actual: extra[0], line: `${entity} ${part}: a row the clean run has as ${shown(missing[0])} is ${shown(extra[0])} here` }];
+      return [
+        {
+          entity,
+          part,
+          path: 'row',
+          expected: missing[0],
+          actual: extra[0],
+          line: `${entity} ${part}: a row the clean run has as ${shown(missing[0])} is ${shown(extra[0])} here`,
+        },
+      ];
     }
     return [
-      ...missing.map((row): ChaosDifference => ({ entity, part, path: 'row', expected: row, line: `${entity} ${part}: the clean run has a row this run lacks: ${shown(row)}` })),
-      ...extra.map((row): ChaosDifference => ({ entity, part, path: 'row', actual: row, line: `${entity} ${part}: a row the clean run does not have: ${shown(row)}` })),
+      ...missing.map((row): ChaosDifference => ({
+        entity,
+        part,
+        path: 'row',
+        expected: row,
+        line: `${entity} ${part}: the clean run has a row this run lacks: ${shown(row)}`,
+      })),
+      ...extra.map((row): ChaosDifference => ({
+        entity,
+        part,
+        path: 'row',
+        actual: row,
+        line: `${entity} ${part}: a row the clean run does not have: ${shown(row)}`,
+      })),
     ];
   });
 }
@@ -146,16 +167,14 @@ export function compareSnapshots(expected: Snapshot, actual: Snapshot, mask: Noi
     if (mask.has(entity, 'entity', '*')) return [];
     const [e, a] = [expected[entity], actual[entity]];
     const valueLines = (part: 'state' | 'storage', x: unknown, y: unknown) =>
-      leaves(x, y, '', (path) => mask.has(entity, part, path)).map(
-        (leaf): ChaosDifference => ({
-          entity,
-          part,
-          path: leaf.path,
-          ...(leaf.a === undefined ? {} : { expected: leaf.a }),
-          ...(leaf.b === undefined ? {} : { actual: leaf.b }),
-          line: `${entity} ${part} ${leaf.path}: clean run ${shown(leaf.a)}, this run ${shown(leaf.b)}`,
-        }),
-      );
+      leaves(x, y, '', (path) => mask.has(entity, part, path)).map((leaf): ChaosDifference => ({
+        entity,
+        part,
+        path: leaf.path,
+        ...(leaf.a === undefined ? {} : { expected: leaf.a }),
+        ...(leaf.b === undefined ? {} : { actual: leaf.b }),
+        line: `${entity} ${part} ${leaf.path}: clean run ${shown(leaf.a)}, this run ${shown(leaf.b)}`,
+      }));
     return [...valueLines('state', e?.state, a?.state), ...valueLines('storage', e?.storage ?? {}, a?.storage ?? {}), ...tableDifferences(entity, e, a, mask)];
   });
 }

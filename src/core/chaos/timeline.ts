@@ -25,7 +25,12 @@ export interface Timeline {
   readonly first?: { readonly step: number; readonly sent: string };
 }
 
-export async function timelineOf(observed: RunResult, deliveries: readonly ChaosDelivery[], cleanSnapshot: (kept: readonly number[]) => Promise<Snapshot>, mask: NoiseMask): Promise<Timeline> {
+export async function timelineOf(
+  observed: RunResult,
+  deliveries: readonly ChaosDelivery[],
+  cleanSnapshot: (kept: readonly number[]) => Promise<Snapshot>,
+  mask: NoiseMask,
+): Promise<Timeline> {
   const indexOf = new Map(deliveries.map((d) => [d.file, d.index]));
   const steps: ChaosTimelineStep[] = [];
   let first: Timeline['first'];

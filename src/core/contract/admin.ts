@@ -85,7 +85,6 @@ function listUnder<K extends string, T>(key: K, item: Reader<T>): Reader<{ reado
   };
 }
 
-
 /**
  * Every route of the admin API. `<name>` in a pattern is one percent-encoded path segment; the
  * server matches patterns in this order (`matchPattern`), the client builds paths from them
@@ -93,27 +92,93 @@ function listUnder<K extends string, T>(key: K, item: Reader<T>): Reader<{ reado
  */
 export const ADMIN_API = {
   instances: { method: 'GET', pattern: '/__hookbench/instances', auth: 'token', answer: answers(listUnder('instances', readInstanceSummary)) },
-  details: { method: 'POST', pattern: '/__hookbench/instances/details', auth: 'token', body: detailsBody, answer: answers(listUnder('instances', readInstanceDetails)) },
+  details: {
+    method: 'POST',
+    pattern: '/__hookbench/instances/details',
+    auth: 'token',
+    body: detailsBody,
+    answer: answers(listUnder('instances', readInstanceDetails)),
+  },
   instance: { method: 'GET', pattern: '/__hookbench/instances/<namespace>/<name>', auth: 'token', answer: answers(readInstanceDetails) },
-  deleteInstance: { method: 'DELETE', pattern: '/__hookbench/instances/<namespace>/<name>', auth: 'token', answer: answers(shape<{ readonly deleted: true; readonly namespace: string; readonly name: string }>({ deleted: oneOf(true), namespace: text, name: text })) },
-  clearEvents: { method: 'DELETE', pattern: '/__hookbench/instances/<namespace>/<name>/events', auth: 'token', answer: answers(shape<{ readonly deleted: number }>({ deleted: count })) },
+  deleteInstance: {
+    method: 'DELETE',
+    pattern: '/__hookbench/instances/<namespace>/<name>',
+    auth: 'token',
+    answer: answers(
+      shape<{ readonly deleted: true; readonly namespace: string; readonly name: string }>({ deleted: oneOf(true), namespace: text, name: text }),
+    ),
+  },
+  clearEvents: {
+    method: 'DELETE',
+    pattern: '/__hookbench/instances/<namespace>/<name>/events',
+    auth: 'token',
+    answer: answers(shape<{ readonly deleted: number }>({ deleted: count })),
+  },
   query: { method: 'POST', pattern: '/__hookbench/instances/<namespace>/<name>/query', auth: 'token', body: statementBody, answer: answers(readQueryResult) },
-  execute: { method: 'POST', pattern: '/__hookbench/instances/<namespace>/<name>/execute', auth: 'token', body: statementBody, answer: answers(readExecuteResult) },
-  deliveries: { method: 'GET', pattern: '/__hookbench/deliveries', auth: 'token', query: newestQuery, answer: answers(listUnder('deliveries', readDeliverySummary)) },
+  execute: {
+    method: 'POST',
+    pattern: '/__hookbench/instances/<namespace>/<name>/execute',
+    auth: 'token',
+    body: statementBody,
+    answer: answers(readExecuteResult),
+  },
+  deliveries: {
+    method: 'GET',
+    pattern: '/__hookbench/deliveries',
+    auth: 'token',
+    query: newestQuery,
+    answer: answers(listUnder('deliveries', readDeliverySummary)),
+  },
   delivery: { method: 'GET', pattern: '/__hookbench/deliveries/<id>', auth: 'token', answer: answers(readDeliveryDetails) },
   capture: { method: 'POST', pattern: '/__hookbench/sink/<name>', auth: 'owner', body: capturedBody, answer: answers(readSinkReceipt) },
   sinkCaptures: { method: 'GET', pattern: '/__hookbench/sink/<name>', auth: 'token', query: newestQuery, answer: answers(readCaptureList) },
   captures: { method: 'GET', pattern: '/__hookbench/sink', auth: 'token', query: newestQuery, answer: answers(readCaptureList) },
   bindings: { method: 'GET', pattern: '/__hookbench/bindings', auth: 'token', answer: answers(listUnder('bindings', readBindingSummary)) },
-  kvKeys: { method: 'GET', pattern: '/__hookbench/bindings/kv/<binding>/keys', auth: 'token', query: prefixPageQuery(KV_MAX_KEY_BYTES), answer: answers(readKvKeysPage) },
-  kvValue: { method: 'GET', pattern: '/__hookbench/bindings/kv/<binding>/value', auth: 'token', query: keyQuery(KV_MAX_KEY_BYTES), answer: answers(readKvValue) },
+  kvKeys: {
+    method: 'GET',
+    pattern: '/__hookbench/bindings/kv/<binding>/keys',
+    auth: 'token',
+    query: prefixPageQuery(KV_MAX_KEY_BYTES),
+    answer: answers(readKvKeysPage),
+  },
+  kvValue: {
+    method: 'GET',
+    pattern: '/__hookbench/bindings/kv/<binding>/value',
+    auth: 'token',
+    query: keyQuery(KV_MAX_KEY_BYTES),
+    answer: answers(readKvValue),
+  },
   d1Tables: { method: 'GET', pattern: '/__hookbench/bindings/d1/<binding>/tables', auth: 'token', answer: answers(readD1Tables) },
   d1Query: { method: 'POST', pattern: '/__hookbench/bindings/d1/<binding>/query', auth: 'token', body: statementBody, answer: answers(readQueryResult) },
-  r2Objects: { method: 'GET', pattern: '/__hookbench/bindings/r2/<binding>/objects', auth: 'token', query: prefixPageQuery(R2_MAX_KEY_BYTES), answer: answers(readR2ObjectsPage) },
-  r2Object: { method: 'GET', pattern: '/__hookbench/bindings/r2/<binding>/object', auth: 'token', query: keyQuery(R2_MAX_KEY_BYTES), answer: answers(readR2ObjectInfo) },
+  r2Objects: {
+    method: 'GET',
+    pattern: '/__hookbench/bindings/r2/<binding>/objects',
+    auth: 'token',
+    query: prefixPageQuery(R2_MAX_KEY_BYTES),
+    answer: answers(readR2ObjectsPage),
+  },
+  r2Object: {
+    method: 'GET',
+    pattern: '/__hookbench/bindings/r2/<binding>/object',
+    auth: 'token',
+    query: keyQuery(R2_MAX_KEY_BYTES),
+    answer: answers(readR2ObjectInfo),
+  },
   queue: { method: 'GET', pattern: '/__hookbench/bindings/queue/<queue>', auth: 'token', query: pageQuery, answer: answers(readQueueInfo) },
-  workflowInstances: { method: 'GET', pattern: '/__hookbench/bindings/workflow/<name>/instances', auth: 'token', query: pageQuery, answer: answers(readWorkflowInstancesPage) },
-  alarms: { method: 'GET', pattern: '/__hookbench/bindings/durableObject/<namespace>/alarms', auth: 'token', query: pageQuery, answer: answers(readAlarmsPage) },
+  workflowInstances: {
+    method: 'GET',
+    pattern: '/__hookbench/bindings/workflow/<name>/instances',
+    auth: 'token',
+    query: pageQuery,
+    answer: answers(readWorkflowInstancesPage),
+  },
+  alarms: {
+    method: 'GET',
+    pattern: '/__hookbench/bindings/durableObject/<namespace>/alarms',
+    auth: 'token',
+    query: pageQuery,
+    answer: answers(readAlarmsPage),
+  },
   lockConfirm: { method: 'POST', pattern: '/__hookbench/lock/confirm', auth: 'none', body: lockConfirmBody, answer: answers(readLockConfirmAnswer) },
   live: { kind: 'websocket', pattern: '/__hookbench/live', auth: 'token', messages: answers(readLiveMessage) },
 } as const satisfies Record<string, AnyRoute>;
@@ -128,7 +193,9 @@ export type AdminRoute = { [K in AdminHttpRouteName]: RouteLabel<AdminApiTable[K
 export type AdminRoutes = { [K in AdminHttpRouteName as RouteLabel<AdminApiTable[K]>]: RouteAnswer<AdminApiTable[K]> };
 
 /** The HTTP routes' labels, for the doc check. */
-export const ADMIN_ROUTES: readonly AdminRoute[] = Object.values(ADMIN_API).flatMap((route: AnyRoute) => ('method' in route ? [routeLabel(route) as AdminRoute] : []));
+export const ADMIN_ROUTES: readonly AdminRoute[] = Object.values(ADMIN_API).flatMap((route: AnyRoute) =>
+  'method' in route ? [routeLabel(route) as AdminRoute] : [],
+);
 
 /** A route whose pattern a path has, with its named segments as they came (still percent-encoded). */
 export interface AdminRouteMatch {

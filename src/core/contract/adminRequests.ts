@@ -65,10 +65,16 @@ function parseJson(bytes: Uint8Array, example: string): unknown {
 export const statementBody: BodyCodec<QueryRequest, Statement> = {
   format: json,
   parse(bytes) {
-    const { sql, params = [], timeoutMs } = (parseJson(bytes, '{"sql": "SELECT …", "params": []}') ?? {}) as { sql?: unknown; params?: unknown; timeoutMs?: unknown };
+    const {
+      sql,
+      params = [],
+      timeoutMs,
+    } = (parseJson(bytes, '{"sql": "SELECT …", "params": []}') ?? {}) as { sql?: unknown; params?: unknown; timeoutMs?: unknown };
     if (typeof sql !== 'string' || sql.trim() === '') throw new RouteError(400, '"sql" must be a non-empty string');
-    if (!Array.isArray(params) || !params.every((p) => p === null || typeof p === 'string' || typeof p === 'number')) throw new RouteError(400, '"params" must be an array of strings, numbers or nulls');
-    if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0)) throw new RouteError(400, '"timeoutMs" must be a positive whole number of milliseconds');
+    if (!Array.isArray(params) || !params.every((p) => p === null || typeof p === 'string' || typeof p === 'number'))
+      throw new RouteError(400, '"params" must be an array of strings, numbers or nulls');
+    if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0))
+      throw new RouteError(400, '"timeoutMs" must be a positive whole number of milliseconds');
     return { sql, params: params as QueryParam[], timeoutMs: timeoutMs as number | undefined };
   },
 };
@@ -77,7 +83,8 @@ export const detailsBody: BodyCodec<DetailsRequest, InstanceRef[]> = {
   format: ({ instances }) => json({ instances: instances.map(({ namespace, name }) => ({ namespace, name })) }),
   parse(bytes) {
     const refs = (parseJson(bytes, '{"instances": [{"namespace": "…", "name": "…"}]}') as { instances?: unknown } | null)?.instances;
-    if (!Array.isArray(refs) || !refs.every((r) => typeof r?.namespace === 'string' && typeof r?.name === 'string')) throw new RouteError(400, '"instances" must be an array of {"namespace", "name"} strings');
+    if (!Array.isArray(refs) || !refs.every((r) => typeof r?.namespace === 'string' && typeof r?.name === 'string'))
+      throw new RouteError(400, '"instances" must be an array of {"namespace", "name"} strings');
     if (refs.length > MAX_DETAILS) throw new RouteError(400, `at most ${MAX_DETAILS} instances per request`);
     return refs as InstanceRef[];
   },
@@ -127,7 +134,8 @@ export interface Page {
 function pageOf(search: URLSearchParams): Page {
   const raw = search.get('limit');
   const limit = raw === null ? 100 : Number(raw);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_BINDING_PAGE) throw new RouteError(400, `"limit" must be a whole number from 1 to ${MAX_BINDING_PAGE}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_BINDING_PAGE)
+    throw new RouteError(400, `"limit" must be a whole number from 1 to ${MAX_BINDING_PAGE}`);
   return { cursor: search.get('cursor') || undefined, limit };
 }
 

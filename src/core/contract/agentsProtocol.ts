@@ -19,7 +19,9 @@ export const MessageType = {
 } as const;
 
 export function identityFrame(name: string, agent: string, stateFollows: boolean): string {
-  return JSON.stringify(stateFollows ? { type: MessageType.CF_AGENT_IDENTITY, name, agent, stateFollows: true } : { type: MessageType.CF_AGENT_IDENTITY, name, agent });
+  return JSON.stringify(
+    stateFollows ? { type: MessageType.CF_AGENT_IDENTITY, name, agent, stateFollows: true } : { type: MessageType.CF_AGENT_IDENTITY, name, agent },
+  );
 }
 
 export function connectStateFrame(state: unknown): string {
@@ -105,7 +107,9 @@ export function stateUpdateFrame(state: unknown): string {
  * The answer to a call: a result (`final` false for a streamed chunk, more follows) or the agent's
  * error text.
  */
-export type RpcAnswer = { readonly id: string; readonly final: boolean } & ({ readonly success: true; readonly result: unknown } | { readonly success: false; readonly error: string });
+export type RpcAnswer = { readonly id: string; readonly final: boolean } & (
+  { readonly success: true; readonly result: unknown } | { readonly success: false; readonly error: string }
+);
 
 export type ServerFrame =
   | { readonly kind: 'identity'; readonly name: unknown; readonly agent: unknown; readonly stateFollows: boolean }

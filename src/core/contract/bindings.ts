@@ -61,7 +61,10 @@ export interface KvKeysPage {
   readonly cursor?: string;
 }
 
-export const readKvKeysPage = shape<KvKeysPage>({ keys: listOf(shape<KvKey>({ name: text, expiration: optional(count), metadata: optional(anything) })), cursor: optional(text) });
+export const readKvKeysPage = shape<KvKeysPage>({
+  keys: listOf(shape<KvKey>({ name: text, expiration: optional(count), metadata: optional(anything) })),
+  cursor: optional(text),
+});
 
 /** A value as text when it is UTF-8, else base64; at most MAX_SHOWN_VALUE_BYTES of it. */
 export interface ShownBytes {
@@ -105,7 +108,14 @@ export interface R2ObjectInfo {
   readonly customMetadata: Record<string, string>;
 }
 
-export const readR2ObjectInfo = shape<R2ObjectInfo>({ key: text, size: count, etag: text, uploaded: text, httpMetadata: dictOf(text), customMetadata: dictOf(text) });
+export const readR2ObjectInfo = shape<R2ObjectInfo>({
+  key: text,
+  size: count,
+  etag: text,
+  uploaded: text,
+  httpMetadata: dictOf(text),
+  customMetadata: dictOf(text),
+});
 
 export interface R2ObjectsPage {
   readonly objects: R2ObjectInfo[];
@@ -127,7 +137,15 @@ export interface QueueMessageInfo {
   readonly size: number;
 }
 
-const readQueueMessageInfo = shape<QueueMessageInfo>({ id: text, attempts: count, retries: count, sentAt: text, visibleAt: text, contentType: text, size: count });
+const readQueueMessageInfo = shape<QueueMessageInfo>({
+  id: text,
+  attempts: count,
+  retries: count,
+  sentAt: text,
+  visibleAt: text,
+  contentType: text,
+  size: count,
+});
 
 export interface QueueInfo {
   readonly queue: string;

@@ -154,7 +154,8 @@ export function parseChaosReport(text: string): ChaosReport {
   }
   const report = raw as Partial<ChaosReport> | null;
   if (typeof report !== 'object' || report === null || report.format !== CHAOS_FORMAT) throw new Error(`not a chaos report: format must be "${CHAOS_FORMAT}"`);
-  if (!Array.isArray(report.verdicts) || report.verdicts.some((v) => !isPerturbation(String((v as Partial<ChaosVerdict>).perturbation)))) throw new Error('not a chaos report: verdicts must name perturbations');
+  if (!Array.isArray(report.verdicts) || report.verdicts.some((v) => !isPerturbation(String((v as Partial<ChaosVerdict>).perturbation))))
+    throw new Error('not a chaos report: verdicts must name perturbations');
   if (!Array.isArray(report.noise) || typeof report.baseline !== 'object') throw new Error('not a chaos report: baseline and noise are missing');
   return report as ChaosReport;
 }

@@ -65,7 +65,13 @@ export interface DeliverySource {
   readonly note?: string;
 }
 
-const readDeliverySource = shape<DeliverySource>({ kind: oneOf('send', 'replay', 'relay', 'public', 'retry'), name: optional(text), of: optional(text), retry: optional(count), note: optional(text) });
+const readDeliverySource = shape<DeliverySource>({
+  kind: oneOf('send', 'replay', 'relay', 'public', 'retry'),
+  name: optional(text),
+  of: optional(text),
+  retry: optional(count),
+  note: optional(text),
+});
 
 /**
  * The request header Hookbench's senders and relays name themselves in (`send`, `replay`,

@@ -43,9 +43,13 @@ export function parseDraftRecord(text: string): DraftRecord | undefined {
   }
   if (!isRecord(raw) || !isText(raw['path']) || !isRecord(raw['meta'])) return undefined;
   const { provider, event, entity, headers, url } = raw['meta'];
-  if (!PROVIDERS.includes(provider as ProviderName) || !isText(event) || !isText(entity) || !isRecord(headers) || !Object.values(headers).every(isText)) return undefined;
+  if (!PROVIDERS.includes(provider as ProviderName) || !isText(event) || !isText(entity) || !isRecord(headers) || !Object.values(headers).every(isText))
+    return undefined;
   if (url !== undefined && !isText(url)) return undefined;
-  return { path: raw['path'], meta: { provider: provider as ProviderName, event, entity, headers: headers as Record<string, string>, ...(url === undefined ? {} : { url }) } };
+  return {
+    path: raw['path'],
+    meta: { provider: provider as ProviderName, event, entity, headers: headers as Record<string, string>, ...(url === undefined ? {} : { url }) },
+  };
 }
 
 /** One run of a SQL console: its rows, or SQLite's message. */
@@ -76,7 +80,8 @@ export interface TimelinePanelState {
   readonly seq?: number;
 }
 
-const isValue = (value: unknown): value is QueryValue => value === null || isText(value) || typeof value === 'number' || (isRecord(value) && isText(value['base64']));
+const isValue = (value: unknown): value is QueryValue =>
+  value === null || isText(value) || typeof value === 'number' || (isRecord(value) && isText(value['base64']));
 
 function parseOutcome(raw: unknown): RunOutcome | undefined {
   if (!isRecord(raw) || !isText(raw['sql'])) return undefined;
@@ -84,7 +89,16 @@ function parseOutcome(raw: unknown): RunOutcome | undefined {
   const { columns, rows, truncated, rowsWritten, ms, total } = raw;
   if (raw['kind'] !== 'rows' || !Array.isArray(columns) || !columns.every(isText) || !Array.isArray(rows) || typeof ms !== 'number') return undefined;
   if (!rows.every((row) => Array.isArray(row) && row.every(isValue))) return undefined;
-  return { kind: 'rows', sql: raw['sql'], columns, rows: rows as QueryValue[][], truncated: truncated === true, ms, ...(typeof rowsWritten === 'number' ? { rowsWritten } : {}), ...(typeof total === 'number' ? { total } : {}) };
+  return {
+    kind: 'rows',
+    sql: raw['sql'],
+    columns,
+    rows: rows as QueryValue[][],
+    truncated: truncated === true,
+    ms,
+    ...(typeof rowsWritten === 'number' ? { rowsWritten } : {}),
+    ...(typeof total === 'number' ? { total } : {}),
+  };
 }
 
 /**
@@ -93,7 +107,13 @@ function parseOutcome(raw: unknown): RunOutcome | undefined {
  */
 export function resultsPanelState(console: string, outcome: RunOutcome | undefined, maxRows: number): ResultsPanelState {
   if (!outcome) return { console };
-  return { console, outcome: outcome.kind === 'rows' && outcome.rows.length > maxRows ? { ...outcome, rows: outcome.rows.slice(0, maxRows), total: outcome.total ?? outcome.rows.length } : outcome };
+  return {
+    console,
+    outcome:
+      outcome.kind === 'rows' && outcome.rows.length > maxRows
+        ? { ...outcome, rows: outcome.rows.slice(0, maxRows), total: outcome.total ?? outcome.rows.length }
+        : outcome,
+  };
 }
 
 /** The state VS Code handed back, or undefined when it is not a results panel's. */

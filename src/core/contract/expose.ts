@@ -39,7 +39,8 @@ export function repeatsSigningSecret(line: string): boolean {
  * `missed deliveries between <ISO> and <ISO>: …`: the relay was disconnected and keeps no history,
  * so whatever the provider sent meanwhile never arrives; the rest of the line says how to redeliver.
  */
-export const missedLine = (from: Date, to: Date, advice: string): string => `missed deliveries between ${from.toISOString()} and ${to.toISOString()}: ${advice}`;
+export const missedLine = (from: Date, to: Date, advice: string): string =>
+  `missed deliveries between ${from.toISOString()} and ${to.toISOString()}: ${advice}`;
 export const MISSED_LINE = /^missed deliveries between (\S+) and (\S+): (.*)$/;
 
 /** How to get back what a relay's gap lost: the providers keep what they sent. */
@@ -54,7 +55,8 @@ export const NEW_CHANNEL_LINE = /^new smee channel (\S+)$/;
  * `hookbench expose <provider>: <why>[; or give <flag> …]` on standard error: why it could not start,
  * or why it ended, and the way out on the command line when there is one.
  */
-export const exposeFailureLine = (provider: ExposeProvider, why: string, flagHint?: string): string => `hookbench expose ${provider}: ${why}${flagHint ? `; or give ${flagHint}` : ''}`;
+export const exposeFailureLine = (provider: ExposeProvider, why: string, flagHint?: string): string =>
+  `hookbench expose ${provider}: ${why}${flagHint ? `; or give ${flagHint}` : ''}`;
 
 /** The why of a failure line, without its command-line way out (VS Code offers its own); any other line as it is. */
 export function exposeFailure(line: string): string {

@@ -115,7 +115,8 @@ function reader(file: string) {
     fail,
     object: (value: unknown, field: string): Json => (isObject(value) ? value : fail(field, 'must be an object')),
     string: (value: unknown, field: string): string => (typeof value === 'string' ? value : fail(field, 'must be a string')),
-    optionalString: (value: unknown, field: string): string | undefined => (value === undefined ? undefined : typeof value === 'string' ? value : fail(field, 'must be a string')),
+    optionalString: (value: unknown, field: string): string | undefined =>
+      value === undefined ? undefined : typeof value === 'string' ? value : fail(field, 'must be a string'),
   };
 }
 
@@ -128,7 +129,8 @@ function readRequest(value: unknown, file: string): FixtureRequest {
   if (!HTTP_METHOD.test(method)) r.fail('request.method', `"${method.slice(0, 20)}" is not an HTTP method`);
   const path = r.string(request['path'], 'request.path');
   // Only a path on whatever receiver the fixture is sent to: never a full URL or a scheme-relative one.
-  if (!path.startsWith('/') || path.startsWith('//') || /[\s?#]/.test(path)) r.fail('request.path', 'must be a path starting with "/", without spaces, "?" or "#"');
+  if (!path.startsWith('/') || path.startsWith('//') || /[\s?#]/.test(path))
+    r.fail('request.path', 'must be a path starting with "/", without spaces, "?" or "#"');
   const query = r.string(request['query'] ?? '', 'request.query');
   if (/[\s#]/.test(query) || query.startsWith('?')) r.fail('request.query', 'must be a query string without "?", spaces or "#"');
   const rawHeaders = r.object(request['headers'] ?? {}, 'request.headers');
@@ -151,7 +153,8 @@ function readExpect(value: unknown, file: string): FixtureExpect | undefined {
   const r = reader(file);
   const expect = r.object(value, 'expect');
   const status = expect['status'];
-  if (status !== undefined && (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 599)) r.fail('expect.status', 'must be an HTTP status (100–599)');
+  if (status !== undefined && (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 599))
+    r.fail('expect.status', 'must be an HTTP status (100–599)');
   const refused = expect['refused'];
   if (refused !== undefined && refused !== true) r.fail('expect.refused', 'must be true when present');
   const ignore = expect['ignore'];
@@ -191,7 +194,8 @@ export function parseFixture(text: string, file: string): Fixture {
   const burst = top['burst'];
   if (burst !== undefined && (!Number.isInteger(burst) || (burst as number) < 1)) r.fail('burst', 'must be a whole number, 1 or more');
   const signedAgo = top['signedAgo'];
-  if (signedAgo !== undefined && (!Number.isInteger(signedAgo) || (signedAgo as number) < 0 || (signedAgo as number) > MAX_SIGNED_AGO)) r.fail('signedAgo', `must be whole seconds, 0 to ${MAX_SIGNED_AGO}`);
+  if (signedAgo !== undefined && (!Number.isInteger(signedAgo) || (signedAgo as number) < 0 || (signedAgo as number) > MAX_SIGNED_AGO))
+    r.fail('signedAgo', `must be whole seconds, 0 to ${MAX_SIGNED_AGO}`);
   const recorded = top['recorded'];
   return {
     format: FIXTURE_FORMAT,
@@ -203,7 +207,9 @@ export function parseFixture(text: string, file: string): Fixture {
     ...(expect === undefined ? {} : { expect }),
     ...(burst === undefined ? {} : { burst: burst as number }),
     ...(signedAgo === undefined ? {} : { signedAgo: signedAgo as number }),
-    ...(isObject(recorded) && typeof recorded['at'] === 'string' ? { recorded: { at: recorded['at'], ...(typeof recorded['delivery'] === 'string' ? { delivery: recorded['delivery'] } : {}) } } : {}),
+    ...(isObject(recorded) && typeof recorded['at'] === 'string'
+      ? { recorded: { at: recorded['at'], ...(typeof recorded['delivery'] === 'string' ? { delivery: recorded['delivery'] } : {}) } }
+      : {}),
   };
 }
 

@@ -33,7 +33,15 @@ export interface InstanceDetails extends Omit<InstanceSummary, 'className'> {
   readonly tables: TableSummary[];
 }
 
-export const readInstanceDetails = shape<InstanceDetails>({ namespace: text, agent: text, name: text, awake: bool, connections: count, state: anything, tables: listOf(readTableSummary) });
+export const readInstanceDetails = shape<InstanceDetails>({
+  namespace: text,
+  agent: text,
+  name: text,
+  awake: bool,
+  connections: count,
+  state: anything,
+  tables: listOf(readTableSummary),
+});
 
 /** Which instance a message is about. */
 export interface InstanceRef {

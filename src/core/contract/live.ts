@@ -35,14 +35,31 @@ export type LiveMessageTypesListed = Exhaustive<Exclude<LiveMessageType, (typeof
 
 type Message<T extends LiveMessageType> = Extract<LiveMessage, { readonly type: T }>;
 type Lifecycle = Message<'instance'>;
-const withSummary = shape<Extract<Lifecycle, { readonly instance: unknown }>>({ type: oneOf('instance'), kind: oneOf('created', 'woken', 'evicted'), namespace: text, name: text, instance: readInstanceSummary });
-const withoutSummary = shape<Exclude<Lifecycle, { readonly instance: unknown }>>({ type: oneOf('instance'), kind: oneOf('deleted', 'changed'), namespace: text, name: text });
+const withSummary = shape<Extract<Lifecycle, { readonly instance: unknown }>>({
+  type: oneOf('instance'),
+  kind: oneOf('created', 'woken', 'evicted'),
+  namespace: text,
+  name: text,
+  instance: readInstanceSummary,
+});
+const withoutSummary = shape<Exclude<Lifecycle, { readonly instance: unknown }>>({
+  type: oneOf('instance'),
+  kind: oneOf('deleted', 'changed'),
+  namespace: text,
+  name: text,
+});
 
 /** One message of the feed, read on arrival: a ShapeError names what in it was wrong. */
 export const readLiveMessage: Reader<LiveMessage> = byTag<LiveMessage, 'type'>('type', {
   hello: shape<Message<'hello'>>({ type: oneOf('hello') }),
   delivery: shape<Message<'delivery'>>({ type: oneOf('delivery'), delivery: readDeliverySummary }),
-  instance: byTag<Lifecycle, 'kind'>('kind', { created: withSummary, woken: withSummary, evicted: withSummary, deleted: withoutSummary, changed: withoutSummary }),
+  instance: byTag<Lifecycle, 'kind'>('kind', {
+    created: withSummary,
+    woken: withSummary,
+    evicted: withSummary,
+    deleted: withoutSummary,
+    changed: withoutSummary,
+  }),
   state: shape<Message<'state'>>({ type: oneOf('state'), namespace: text, name: text, state: anything }),
   event: shape<Message<'event'>>({ type: oneOf('event'), namespace: text, name: text, event: readEventRow }),
   binding: shape<Message<'binding'>>({ type: oneOf('binding'), kind: oneOf(...BINDING_KINDS), target: optional(text) }),

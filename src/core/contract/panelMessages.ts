@@ -65,6 +65,7 @@ export function parseTimelineMessage(message: unknown): TimelineMessage | undefi
 export function parseChaosMessage(message: unknown): ChaosMessage | undefined {
   const found = command(message);
   if (!found) return undefined;
-  if (found.command === 'select') return typeof found.arg === 'string' && isPerturbation(found.arg) ? { type: 'command', command: 'select', arg: found.arg } : undefined;
+  if (found.command === 'select')
+    return typeof found.arg === 'string' && isPerturbation(found.arg) ? { type: 'command', command: 'select', arg: found.arg } : undefined;
   return isChaosCommand(found.command) ? { type: 'command', command: found.command } : undefined;
 }

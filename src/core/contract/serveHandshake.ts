@@ -61,7 +61,8 @@ export function loginFile(line: string): string | undefined {
 }
 
 /** The receiver's port is taken; the line names the flag that picks another. */
-export const portInUseMessage = (host: string, port: string): string => `port ${port} on ${host} is in use by another program: choose another with --port (--port 0 picks a free one)`;
+export const portInUseMessage = (host: string, port: string): string =>
+  `port ${port} on ${host} is in use by another program: choose another with --port (--port 0 picks a free one)`;
 const PORT_IN_USE = /port (\d+) on (\S+) is in use by another program/;
 
 /** The port that was taken, when `text` (a line, or the tail of standard error) says so. */

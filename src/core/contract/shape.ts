@@ -167,7 +167,8 @@ export function byTag<T extends object, K extends keyof T & string>(key: K, read
   return (value) => {
     if (!isObject(value)) throw new ShapeError('an object', value);
     const tag = value[key];
-    const reader = (typeof tag === 'string' || typeof tag === 'number') && Object.hasOwn(readers, tag) ? (readers as Record<string | number, Reader<T>>)[tag] : undefined;
+    const reader =
+      (typeof tag === 'string' || typeof tag === 'number') && Object.hasOwn(readers, tag) ? (readers as Record<string | number, Reader<T>>)[tag] : undefined;
     if (!reader) throw new ShapeError(tags.map((t) => JSON.stringify(t)).join(' or '), tag).within(`.${key}`);
     return reader(value);
   };

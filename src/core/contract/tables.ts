@@ -13,7 +13,17 @@ import type { EventRow, StoredEvent } from './instances';
 export const EVENTS_TABLE = 'events';
 
 /** Its columns, in the order of the table. */
-export const EVENT_COLUMNS = ['id', 'type', 'action', 'title', 'description', 'url', 'actor', 'payload', 'timestamp'] as const satisfies readonly (keyof StoredEvent)[];
+export const EVENT_COLUMNS = [
+  'id',
+  'type',
+  'action',
+  'title',
+  'description',
+  'url',
+  'actor',
+  'payload',
+  'timestamp',
+] as const satisfies readonly (keyof StoredEvent)[];
 
 /** What the explorer lists of an event, the payload left behind. */
 export const EVENT_ROW_COLUMNS = ['id', 'type', 'action', 'title', 'timestamp'] as const satisfies readonly (keyof EventRow)[];

@@ -25,8 +25,7 @@ export interface WorkerProblem {
  * previous build, or nothing (the first build failed, and serve stops).
  */
 export type WorkerStatus =
-  | { readonly state: 'ok' }
-  | { readonly state: 'failed'; readonly serving: 'previous' | 'none'; readonly problems: readonly WorkerProblem[] };
+  { readonly state: 'ok' } | { readonly state: 'failed'; readonly serving: 'previous' | 'none'; readonly problems: readonly WorkerProblem[] };
 
 /**
  * A handler that threw: the request (`POST`, `/webhooks/github`) or, for a handler the platform

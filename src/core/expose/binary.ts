@@ -136,7 +136,12 @@ export function startBinary<T>(options: BinaryOptions<T>): Promise<RunningBinary
       if (settled) return;
       settled = true;
       timeout.cancel();
-      reject(new ExposeError(error.code === 'ENOENT' ? `${name} is not on the PATH` : `${name} could not start: ${error.message}`, error.code === 'ENOENT' ? 'missing-binary' : 'failed'));
+      reject(
+        new ExposeError(
+          error.code === 'ENOENT' ? `${name} is not on the PATH` : `${name} could not start: ${error.message}`,
+          error.code === 'ENOENT' ? 'missing-binary' : 'failed',
+        ),
+      );
     });
     void exited.then((exit) => {
       if (settled) return;

@@ -29,7 +29,8 @@ export const isRegistered = (line: string): boolean => /\bRegistered tunnel conn
 export function explainCloudflared(lines: readonly string[], exit: string): string {
   const errors = lines.filter((line) => /\s(ERR|FTL)\s/.test(line) || /^failed to/i.test(line));
   const last = (errors.at(-1) ?? lines.filter((l) => l.trim() !== '').at(-1) ?? '').replace(/^\S+\s+(ERR|FTL|INF|WRN)\s+/, '');
-  if (/quick Tunnel/i.test(last)) return `cloudflared could not get a quick tunnel from trycloudflare.com (${last}): check the network, or try hookbench expose smee`;
+  if (/quick Tunnel/i.test(last))
+    return `cloudflared could not get a quick tunnel from trycloudflare.com (${last}): check the network, or try hookbench expose smee`;
   return `cloudflared exited (${exit})${last ? `: ${last}` : ''}`;
 }
 

@@ -38,9 +38,12 @@ export function explainNgrok(error: unknown): ExposeError {
   const message = String((error as Error)?.message ?? error);
   const code = (error as { code?: unknown })?.code;
   const first = message.split('\n').find((line) => line.trim() !== '') ?? message;
-  const codeText = typeof code === 'string' && code !== '' ? ` [${code}]` : (/ERR_NGROK_\d+/.exec(message)?.[0] ? ` [${/ERR_NGROK_\d+/.exec(message)![0]}]` : '');
+  const codeText = typeof code === 'string' && code !== '' ? ` [${code}]` : /ERR_NGROK_\d+/.exec(message)?.[0] ? ` [${/ERR_NGROK_\d+/.exec(message)![0]}]` : '';
   if (/authentication failed|authtoken|ERR_NGROK_(105|106|107|4018)\b/i.test(`${message} ${String(code)}`)) {
-    return new ExposeError(`ngrok refused the authtoken${codeText}: ${first}. Check NGROK_AUTHTOKEN against https://dashboard.ngrok.com/get-started/your-authtoken`, 'refused');
+    return new ExposeError(
+      `ngrok refused the authtoken${codeText}: ${first}. Check NGROK_AUTHTOKEN against https://dashboard.ngrok.com/get-started/your-authtoken`,
+      'refused',
+    );
   }
   return new ExposeError(`ngrok could not open a tunnel${codeText}: ${first}`, 'unreachable');
 }
@@ -49,7 +52,10 @@ export async function loadNgrok(): Promise<NgrokModule> {
   try {
     return (await import('@ngrok/ngrok')) as unknown as NgrokModule;
   } catch (error) {
-    throw new ExposeError(`the ngrok library (@ngrok/ngrok) could not be loaded on ${process.platform}-${process.arch}: ${(error as Error).message.split('\n')[0]}`, 'failed');
+    throw new ExposeError(
+      `the ngrok library (@ngrok/ngrok) could not be loaded on ${process.platform}-${process.arch}: ${(error as Error).message.split('\n')[0]}`,
+      'failed',
+    );
   }
 }
 

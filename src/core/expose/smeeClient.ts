@@ -126,17 +126,28 @@ export class SmeeClient {
       }
       if (!everReady) {
         this.stopped = true;
-        return fail(outcome.error instanceof ExposeError ? outcome.error : new ExposeError(`could not subscribe to ${this.options.channel}: ${outcome.error ? causeOf(outcome.error) : 'the stream ended before smee said ready'}`, 'unreachable'));
+        return fail(
+          outcome.error instanceof ExposeError
+            ? outcome.error
+            : new ExposeError(
+                `could not subscribe to ${this.options.channel}: ${outcome.error ? causeOf(outcome.error) : 'the stream ended before smee said ready'}`,
+                'unreachable',
+              ),
+        );
       }
       if (outcome.wasReady) {
         // A drop: from the last byte heard, nothing sent to the channel reaches us until the next `ready`.
         lost ??= this.lastHeard;
-        this.options.logger.warn(`[smee] the connection to ${this.options.channel} dropped${outcome.error ? ` (${causeOf(outcome.error)})` : ''}; reconnecting`);
+        this.options.logger.warn(
+          `[smee] the connection to ${this.options.channel} dropped${outcome.error ? ` (${causeOf(outcome.error)})` : ''}; reconnecting`,
+        );
         continue;
       }
       const retry = this.options.retryMs ?? [1000, 2000, 5000, 10_000, 30_000];
       const wait = retry[Math.min(failures++, retry.length - 1)] ?? 30_000;
-      this.options.logger.warn(`[smee] could not reconnect to ${this.options.channel} (${outcome.error ? causeOf(outcome.error) : 'no ready event'}); trying again in ${wait / 1000} s`);
+      this.options.logger.warn(
+        `[smee] could not reconnect to ${this.options.channel} (${outcome.error ? causeOf(outcome.error) : 'no ready event'}); trying again in ${wait / 1000} s`,
+      );
       await this.sleep(wait);
     }
   }
@@ -149,7 +160,9 @@ export class SmeeClient {
     let stall: TimerHandle | undefined;
     const arm = () => {
       stall?.cancel();
-      stall = this.timers.after(this.options.stallMs ?? 90_000, () => controller.abort(new Error(`no event or ping for ${(this.options.stallMs ?? 90_000) / 1000} s`)));
+      stall = this.timers.after(this.options.stallMs ?? 90_000, () =>
+        controller.abort(new Error(`no event or ping for ${(this.options.stallMs ?? 90_000) / 1000} s`)),
+      );
     };
     try {
       arm();
@@ -157,8 +170,19 @@ export class SmeeClient {
       const type = response.headers.get('content-type') ?? '';
       if (response.status !== 200 || !type.startsWith('text/event-stream')) {
         await response.body?.cancel();
-        const what = response.status === 404 ? 'no such channel' : response.status !== 200 ? `HTTP ${response.status}` : `${type || 'no content type'} instead of an event stream`;
-        return { wasReady, error: new ExposeError(`${this.options.channel} answered ${what}: give a smee channel URL such as https://smee.io/AbC123 (or none, for a new one)`, 'refused') };
+        const what =
+          response.status === 404
+            ? 'no such channel'
+            : response.status !== 200
+              ? `HTTP ${response.status}`
+              : `${type || 'no content type'} instead of an event stream`;
+        return {
+          wasReady,
+          error: new ExposeError(
+            `${this.options.channel} answered ${what}: give a smee channel URL such as https://smee.io/AbC123 (or none, for a new one)`,
+            'refused',
+          ),
+        };
       }
       if (!response.body) return { wasReady };
       const reader = response.body.getReader();
@@ -205,7 +229,13 @@ export class SmeeClient {
     const base = { label: request.label, url: request.url, bodyState: request.bodyState };
     for (let attempt = 0; ; attempt++) {
       try {
-        const response = await this.fetch(request.url, { method: 'POST', headers, body: request.body, redirect: 'manual', signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 30_000) });
+        const response = await this.fetch(request.url, {
+          method: 'POST',
+          headers,
+          body: request.body,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 30_000),
+        });
         await response.arrayBuffer();
         this.delivered.fire({ ...base, status: response.status });
         return;
@@ -245,6 +275,7 @@ export async function createChannel(server: string, fetchFn: typeof fetch = fetc
   }
   await response.body?.cancel();
   const location = response.headers.get('location');
-  if (response.status < 300 || response.status >= 400 || !location) throw new ExposeError(`${url.origin}/new answered ${response.status} instead of a new channel`, 'refused');
+  if (response.status < 300 || response.status >= 400 || !location)
+    throw new ExposeError(`${url.origin}/new answered ${response.status} instead of a new channel`, 'refused');
   return new URL(location, url).toString();
 }

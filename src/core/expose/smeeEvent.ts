@@ -27,8 +27,19 @@ export class SmeeEventError extends Error {}
 
 /** Not forwarded: set by the HTTP client, meaningless after re-encoding, or Hookbench's own. */
 const DROPPED = new Set([
-  'host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade',
-  'proxy-connection', 'proxy-authorization', 'expect', 'content-encoding', 'accept-encoding',
+  'host',
+  'content-length',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-connection',
+  'proxy-authorization',
+  'expect',
+  'content-encoding',
+  'accept-encoding',
 ]);
 /** The event's own fields, besides the headers. */
 const FIELDS = new Set(['body', 'query', 'timestamp', 'rawdata']);
@@ -38,7 +49,14 @@ const MAX_HEADERS = 200;
 const MAX_HEADER_VALUE = 16 * 1024;
 
 function headerText(value: unknown): string | undefined {
-  const text = typeof value === 'string' ? value : typeof value === 'number' ? String(value) : Array.isArray(value) && value.every((v) => typeof v === 'string') ? value.join(', ') : undefined;
+  const text =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'number'
+        ? String(value)
+        : Array.isArray(value) && value.every((v) => typeof v === 'string')
+          ? value.join(', ')
+          : undefined;
   if (text === undefined || text.length > MAX_HEADER_VALUE || !HEADER_VALUE.test(text)) return undefined;
   return text;
 }

@@ -17,7 +17,8 @@ import { ExposeError } from './errors';
 
 export const STRIPE_MISSING =
   'the Stripe CLI (stripe) is not on the PATH: install it with npm install -g @stripe/cli (or see https://docs.stripe.com/stripe-cli), run stripe login once, then try again';
-export const STRIPE_NOT_LOGGED_IN = 'the Stripe CLI is not logged in: run stripe login once in a terminal (or set STRIPE_API_KEY to a test-mode key), then try again';
+export const STRIPE_NOT_LOGGED_IN =
+  'the Stripe CLI is not logged in: run stripe login once in a terminal (or set STRIPE_API_KEY to a test-mode key), then try again';
 
 /** The receiver route Stripe's events go to. */
 export const stripeRoute = (to: string): string => `${to.replace(/\/+$/, '')}${webhookPath('stripe')}`;
@@ -32,12 +33,15 @@ export interface StripeArgsOptions {
 export function stripeListenArgs(to: string, options: StripeArgsOptions): string[] {
   return [
     'listen',
-    '--forward-to', stripeRoute(to),
+    '--forward-to',
+    stripeRoute(to),
     // The receiver records these deliveries as coming through `stripe listen`.
-    '--headers', `${SOURCE_HEADER}:stripe`,
+    '--headers',
+    `${SOURCE_HEADER}:stripe`,
     ...(options.allSnapshot ? ['--all-snapshot'] : []),
     '--skip-update',
-    '--color', 'off',
+    '--color',
+    'off',
     ...(options.apiBase ? ['--api-base', options.apiBase] : []),
   ];
 }
@@ -85,7 +89,7 @@ export async function startStripeListen(options: StripeListenOptions): Promise<R
   const log = (line: string, ready: boolean) => {
     if (line.trim() === '') return;
     // The ready line holds the secret: it never reaches a log.
-    if (signingSecretOf(line)) return options.logger.info('[stripe] ready: stripe listen printed this session\'s signing secret');
+    if (signingSecretOf(line)) return options.logger.info("[stripe] ready: stripe listen printed this session's signing secret");
     if (!ready) options.logger.debug(`[stripe] ${line}`);
     else if (/level=(fatal|error)|\[ERROR\]/.test(line)) options.logger.error(`[stripe] ${line}`);
     else options.logger.info(`[stripe] ${line}`);

@@ -43,6 +43,7 @@ export class ConsoleModes {
 
 /** The server's read-only refusal, with what the user can do about it. */
 export function explainRefusal(message: string, mode: ConsoleMode): string {
-  if (mode === 'readOnly' && message.startsWith('read-only:')) return `${message}. This console is read-only: switch it to read-write (the lock in the editor title) to change data through the running instance.`;
+  if (mode === 'readOnly' && message.startsWith('read-only:'))
+    return `${message}. This console is read-only: switch it to read-write (the lock in the editor title) to change data through the running instance.`;
   return message;
 }

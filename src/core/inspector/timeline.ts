@@ -32,7 +32,16 @@ export function timelineFrom(rows: readonly StateHistoryRow[]): TimelineStep[] {
   return rows.map((row) => {
     const before = parsed(row.before);
     const after = parsed(row.after);
-    return { seq: Number(row.seq), eventId: row.event_id, eventType: row.event_type, title: row.title, at: row.at, before, after, changes: diffStates(before, after) };
+    return {
+      seq: Number(row.seq),
+      eventId: row.event_id,
+      eventType: row.event_type,
+      title: row.title,
+      at: row.at,
+      before,
+      after,
+      changes: diffStates(before, after),
+    };
   });
 }
 

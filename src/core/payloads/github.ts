@@ -14,7 +14,12 @@ function withEntity(example: Record<string, unknown>, entity: string | undefined
   const repository = example['repository'] as Record<string, unknown>;
   return {
     ...example,
-    repository: { ...repository, full_name: entity.includes('/') ? entity : `${String((repository['owner'] as { login?: string } | undefined)?.login ?? 'octo')}/${entity}`, name, html_url: `https://github.com/${entity}` },
+    repository: {
+      ...repository,
+      full_name: entity.includes('/') ? entity : `${String((repository['owner'] as { login?: string } | undefined)?.login ?? 'octo')}/${entity}`,
+      name,
+      html_url: `https://github.com/${entity}`,
+    },
   };
 }
 

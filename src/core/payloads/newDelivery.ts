@@ -43,7 +43,12 @@ function setPath(value: unknown, path: string, to: string): boolean {
 }
 
 /** `makeId` gives the new id from the old one (a fresh random one of its shape unless told otherwise). */
-export function asNewDelivery(provider: ProviderName, headers: Record<string, string>, body: Buffer, makeId: (old: string | undefined) => string = freshId): NewDelivery {
+export function asNewDelivery(
+  provider: ProviderName,
+  headers: Record<string, string>,
+  body: Buffer,
+  makeId: (old: string | undefined) => string = freshId,
+): NewDelivery {
   const locators = schemeFor(provider).shape.deliveryId;
   for (const locator of locators) {
     if (locator.from === 'header') {

@@ -1,13 +1,10 @@
 import type { HeaderMap } from './types';
 
 /** Lower-cases header names; repeated headers (arrays) are joined with ", " as fetch's Headers does. */
-export function normalizeHeaders(
-  headers: Iterable<[string, string]> | Record<string, string | readonly string[] | undefined>,
-): HeaderMap {
+export function normalizeHeaders(headers: Iterable<[string, string]> | Record<string, string | readonly string[] | undefined>): HeaderMap {
   const out: Record<string, string> = {};
-  const entries = Symbol.iterator in headers
-    ? (headers as Iterable<[string, string]>)
-    : Object.entries(headers as Record<string, string | readonly string[] | undefined>);
+  const entries =
+    Symbol.iterator in headers ? (headers as Iterable<[string, string]>) : Object.entries(headers as Record<string, string | readonly string[] | undefined>);
   for (const [name, value] of entries) {
     if (value === undefined) continue;
     const text = typeof value === 'string' ? value : value.join(', ');

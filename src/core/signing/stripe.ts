@@ -42,7 +42,7 @@ export const stripe: SignatureScheme = {
     // Split on "," then at the first "=", as stripe-node does (no trimming: Stripe sends none).
     let t: number | undefined;
     const candidates: Buffer[] = [];
-    for (let start = 0; start <= header.length; ) {
+    for (let start = 0; start <= header.length;) {
       let end = header.indexOf(',', start);
       if (end < 0) end = header.length;
       const eq = header.indexOf('=', start);

@@ -76,7 +76,10 @@ export const twilio: SignatureScheme = {
     ],
     action: [],
     deliveryId: [{ from: 'header', name: 'i-twilio-idempotency-token' }],
-    entity: [{ from: 'payload', path: 'AccountSid' }, { from: 'payload', path: 'account_sid' }],
+    entity: [
+      { from: 'payload', path: 'AccountSid' },
+      { from: 'payload', path: 'account_sid' },
+    ],
     entityField: 'AccountSid',
     entityIgnoresCase: false,
     secretEnv: SECRET_ENV.twilio,

@@ -7,15 +7,7 @@ export type HeaderMap = Readonly<Record<string, string>>;
 
 /** Why a verification failed. The messages never contain the expected signature. */
 export type FailureReason =
-  | 'no_secret'
-  | 'invalid_secret'
-  | 'missing_header'
-  | 'malformed_header'
-  | 'missing_url'
-  | 'stale'
-  | 'too_new'
-  | 'body_mismatch'
-  | 'mismatch';
+  'no_secret' | 'invalid_secret' | 'missing_header' | 'malformed_header' | 'missing_url' | 'stale' | 'too_new' | 'body_mismatch' | 'mismatch';
 
 export type VerifyResult = { readonly valid: true } | { readonly valid: false; readonly reason: FailureReason; readonly message: string };
 

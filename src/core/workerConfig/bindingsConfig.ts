@@ -76,7 +76,19 @@ export interface SendEmailBinding {
 }
 
 /** The config keys these bindings read (for the list of supported keys). */
-export const BINDING_KEYS = ['vars', 'kv_namespaces', 'd1_databases', 'r2_buckets', 'queues', 'services', 'triggers', 'ratelimits', 'analytics_engine_datasets', 'send_email', 'browser'] as const;
+export const BINDING_KEYS = [
+  'vars',
+  'kv_namespaces',
+  'd1_databases',
+  'r2_buckets',
+  'queues',
+  'services',
+  'triggers',
+  'ratelimits',
+  'analytics_engine_datasets',
+  'send_email',
+  'browser',
+] as const;
 
 type Raw = Record<string, unknown>;
 
@@ -131,7 +143,8 @@ function rateLimits(file: string, config: Raw): RateLimitBinding[] {
     const simple = entry['simple'] as Raw | undefined;
     const limit = simple?.['limit'];
     const period = simple?.['period'];
-    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0) throw new ConfigError(`${file}: ${where}.simple.limit must be a whole number of requests`);
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0)
+      throw new ConfigError(`${file}: ${where}.simple.limit must be a whole number of requests`);
     if (typeof period !== 'number' || !RATE_LIMIT_PERIODS.includes(period)) throw new ConfigError(`${file}: ${where}.simple.period must be 10 or 60 (seconds)`);
     return { binding: text(file, where, entry, 'name', true), namespaceId: String(entry['namespace_id'] ?? ''), limit, period };
   });
@@ -170,7 +183,8 @@ export function readBindingsConfig(file: string, config: Raw): BindingsConfig {
   }));
   const queueConsumers = list(file, queues, 'consumers').map((entry, i) => {
     const where = `queues.consumers[${i}]`;
-    if (entry['type'] !== undefined && entry['type'] !== 'worker') throw new ConfigError(`${file}: ${where} is a "${String(entry['type'])}" consumer; Hookbench runs worker consumers only`);
+    if (entry['type'] !== undefined && entry['type'] !== 'worker')
+      throw new ConfigError(`${file}: ${where} is a "${String(entry['type'])}" consumer; Hookbench runs worker consumers only`);
     return {
       queue: text(file, where, entry, 'queue', true),
       maxBatchSize: count(file, where, entry, 'max_batch_size', 10, 1, 100),

@@ -17,8 +17,10 @@ export const NEWEST: Compatibility = { date: undefined, flags: [] };
 export function readCompatibility(file: string, config: Readonly<Record<string, unknown>>): Compatibility {
   const date = config['compatibility_date'];
   const flags = config['compatibility_flags'] ?? [];
-  if (date !== undefined && (typeof date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(date))) throw new ConfigError(`${file}: "compatibility_date" must be a date such as "2026-04-07"`);
-  if (!Array.isArray(flags) || flags.some((flag) => typeof flag !== 'string')) throw new ConfigError(`${file}: "compatibility_flags" must be a list of flag names`);
+  if (date !== undefined && (typeof date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(date)))
+    throw new ConfigError(`${file}: "compatibility_date" must be a date such as "2026-04-07"`);
+  if (!Array.isArray(flags) || flags.some((flag) => typeof flag !== 'string'))
+    throw new ConfigError(`${file}: "compatibility_flags" must be a list of flag names`);
   return { date, flags: flags as string[] };
 }
 

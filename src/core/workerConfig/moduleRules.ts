@@ -32,7 +32,8 @@ export function readModuleRules(file: string, raw: unknown): ModuleRule[] {
     const rule = (entry ?? {}) as Record<string, unknown>;
     if (!RULE_TYPES.includes(rule['type'] as RuleType)) throw new ConfigError(`${file}: rules[${i}].type must be one of ${RULE_TYPES.join(', ')}`);
     const globs = rule['globs'];
-    if (!Array.isArray(globs) || globs.some((glob) => typeof glob !== 'string')) throw new ConfigError(`${file}: rules[${i}].globs must be a list of glob patterns`);
+    if (!Array.isArray(globs) || globs.some((glob) => typeof glob !== 'string'))
+      throw new ConfigError(`${file}: rules[${i}].globs must be a list of glob patterns`);
     const fallthrough = rule['fallthrough'];
     if (fallthrough !== undefined && typeof fallthrough !== 'boolean') throw new ConfigError(`${file}: rules[${i}].fallthrough must be true or false`);
     return { type: rule['type'] as RuleType, globs: globs as string[], ...(fallthrough === undefined ? {} : { fallthrough }) };

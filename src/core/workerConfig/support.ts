@@ -16,7 +16,8 @@ const ignored = (why: string): KeySupport => ({ status: 'ignored', why });
 const unsupported = (what: string, instead: string): KeySupport => ({ status: 'unsupported', what, instead });
 
 /** The escape hatch every refusal names. */
-export const ESCAPE_HATCH = 'or run the worker under `wrangler dev` and attach the Hookbench explorer to its URL (Hookbench: Attach to Deployed Worker, which takes a local URL too)';
+export const ESCAPE_HATCH =
+  'or run the worker under `wrangler dev` and attach the Hookbench explorer to its URL (Hookbench: Attach to Deployed Worker, which takes a local URL too)';
 
 export const CONFIG_KEYS: Readonly<Record<string, KeySupport>> = {
   // The worker itself
@@ -110,7 +111,7 @@ export function unsupportedMessage(file: string, key: string, support: Extract<K
 function empty(value: unknown): boolean {
   if (value === undefined || value === null) return true;
   if (Array.isArray(value)) return value.length === 0;
-  if (typeof value === 'object') return Object.values(value).every((inner) => Array.isArray(inner) ? inner.length === 0 : inner === undefined);
+  if (typeof value === 'object') return Object.values(value).every((inner) => (Array.isArray(inner) ? inner.length === 0 : inner === undefined));
   return false;
 }
 
@@ -135,7 +136,10 @@ export function checkConfigKeys(file: string, config: Readonly<Record<string, un
     const support = CONFIG_KEYS[key];
     if (!support) {
       const names = bindingNames(value);
-      if (names.length > 0) throw refuse(`${file}: "${key}" (${names.join(', ')}): a binding type Hookbench does not know, so it is not emulated; nearest supported: the bindings in docs/runtime.md's table; ${ESCAPE_HATCH}`);
+      if (names.length > 0)
+        throw refuse(
+          `${file}: "${key}" (${names.join(', ')}): a binding type Hookbench does not know, so it is not emulated; nearest supported: the bindings in docs/runtime.md's table; ${ESCAPE_HATCH}`,
+        );
       notes.push(`${file}: "${key}" is not a key Hookbench knows; it is ignored (if it declares a binding, that binding is missing: ${ESCAPE_HATCH})`);
       continue;
     }
@@ -152,7 +156,7 @@ const MODULE_ALTERNATIVES: readonly (readonly [RegExp, string])[] = [
   [/^agents\/workflows$/, 'a Workflow class from cloudflare:workers (WorkflowEntrypoint) started with env.<BINDING>.create() from the agent'],
   [/^agents\/mcp(\/.*)?$/, 'an Agent with @callable methods, called over the agents protocol'],
   [/^agents\/email$/, "a webhook route that receives your email provider's inbound webhook"],
-  [/^agents\/(react|client)$/, 'import it from the dashboard\'s browser bundle, not from the worker'],
+  [/^agents\/(react|client)$/, "import it from the dashboard's browser bundle, not from the worker"],
 ];
 
 /** The one line that refuses a worker importing `id`, a module Hookbench does not emulate. */

@@ -52,7 +52,6 @@ export interface WranglerConfig {
   readonly notes?: readonly string[];
 }
 
-
 /** A wrangler config's names, in the order wrangler looks for them in a folder. */
 export const WRANGLER_CONFIG_NAMES: readonly string[] = ['wrangler.jsonc', 'wrangler.json', 'wrangler.toml'];
 /** The secrets file beside a config, in the order serve and wrangler dev look for it. */
@@ -114,7 +113,10 @@ export function readWranglerConfig(file: string): WranglerConfig {
     if (typeof b['name'] !== 'string' || typeof b['class_name'] !== 'string') {
       throw new ConfigError(`${file}: durable_objects.bindings[${i}] needs a "name" and a "class_name"`);
     }
-    if (b['script_name'] !== undefined) throw new ConfigError(`${file}: Durable Object binding ${b['name']} points at another worker (script_name), which Hookbench does not run; nearest supported: export the class from this worker; ${ESCAPE_HATCH}`);
+    if (b['script_name'] !== undefined)
+      throw new ConfigError(
+        `${file}: Durable Object binding ${b['name']} points at another worker (script_name), which Hookbench does not run; nearest supported: export the class from this worker; ${ESCAPE_HATCH}`,
+      );
     return { name: b['name'], className: b['class_name'] };
   });
   // As on Cloudflare, a var that is not a string is a JSON binding: the worker sees the value.
@@ -126,14 +128,26 @@ export function readWranglerConfig(file: string): WranglerConfig {
     if (typeof w['name'] !== 'string' || typeof w['binding'] !== 'string' || typeof w['class_name'] !== 'string') {
       throw new ConfigError(`${file}: workflows[${i}] needs a "name", a "binding" and a "class_name"`);
     }
-    if (w['script_name'] !== undefined) throw new ConfigError(`${file}: workflow ${w['binding']} points at another worker (script_name), which Hookbench cannot run`);
+    if (w['script_name'] !== undefined)
+      throw new ConfigError(`${file}: workflow ${w['binding']} points at another worker (script_name), which Hookbench cannot run`);
     return { name: w['name'], binding: w['binding'], className: w['class_name'] };
   });
   const main = typeof config['main'] === 'string' ? path.resolve(path.dirname(file), config['main']) : undefined;
   const assets = config['assets'] === undefined ? undefined : readAssets(file, config['assets']);
   const compatibility = readCompatibility(file, config);
   const rules = readModuleRules(file, config['rules']);
-  return { file, main, durableObjects, vars, workflows, bindings: readBindingsConfig(file, config), compatibility, rules, notes, ...(assets ? { assets } : {}) };
+  return {
+    file,
+    main,
+    durableObjects,
+    vars,
+    workflows,
+    bindings: readBindingsConfig(file, config),
+    compatibility,
+    rules,
+    notes,
+    ...(assets ? { assets } : {}),
+  };
 }
 
 /** The secrets file wrangler dev reads beside a config: `.dev.vars`, or else `.env`; undefined when neither exists. */
@@ -176,27 +190,36 @@ function readAssets(file: string, raw: unknown): AssetsConfig {
   // Configs written for the Cloudflare Vite plugin leave `directory` out: the plugin fills it in
   // from its client build. wrangler dev refuses them too ("missing the required `directory`").
   if (a['directory'] === undefined) {
-    throw new UnsupportedConfigError(`${file}: "assets" has no "directory" (wrangler dev refuses this too: the Cloudflare Vite plugin fills it in from its build); build the client (vite build) and pass --config a copy whose "assets.directory" is the built folder, e.g. dist/client`);
+    throw new UnsupportedConfigError(
+      `${file}: "assets" has no "directory" (wrangler dev refuses this too: the Cloudflare Vite plugin fills it in from its build); build the client (vite build) and pass --config a copy whose "assets.directory" is the built folder, e.g. dist/client`,
+    );
   }
   if (typeof a['directory'] !== 'string') throw new ConfigError(`${file}: "assets.directory" must be the folder of the static files`);
   const directory = path.resolve(path.dirname(file), a['directory']);
   if (!fs.existsSync(directory) || !fs.statSync(directory).isDirectory()) throw new ConfigError(`${file}: "assets.directory" ${directory} is not a folder`);
   const binding = a['binding'];
-  if (binding !== undefined && (typeof binding !== 'string' || !/^[A-Za-z_$][\w$]*$/.test(binding))) throw new ConfigError(`${file}: "assets.binding" must be a binding name such as ASSETS`);
+  if (binding !== undefined && (typeof binding !== 'string' || !/^[A-Za-z_$][\w$]*$/.test(binding)))
+    throw new ConfigError(`${file}: "assets.binding" must be a binding name such as ASSETS`);
   const html = a['html_handling'] ?? 'auto-trailing-slash';
-  if (typeof html !== 'string' || !HTML_HANDLING.includes(html)) throw new ConfigError(`${file}: "assets.html_handling" must be one of ${HTML_HANDLING.join(', ')}`);
+  if (typeof html !== 'string' || !HTML_HANDLING.includes(html))
+    throw new ConfigError(`${file}: "assets.html_handling" must be one of ${HTML_HANDLING.join(', ')}`);
   if (html !== 'auto-trailing-slash' && html !== 'none') {
-    throw new UnsupportedConfigError(`${file}: "assets.html_handling": "${html}" is not emulated by Hookbench; nearest supported: "auto-trailing-slash" (the default) or "none"; ${ESCAPE_HATCH}`);
+    throw new UnsupportedConfigError(
+      `${file}: "assets.html_handling": "${html}" is not emulated by Hookbench; nearest supported: "auto-trailing-slash" (the default) or "none"; ${ESCAPE_HATCH}`,
+    );
   }
   const notFound = a['not_found_handling'] ?? 'none';
-  if (typeof notFound !== 'string' || !NOT_FOUND_HANDLING.includes(notFound)) throw new ConfigError(`${file}: "assets.not_found_handling" must be one of ${NOT_FOUND_HANDLING.join(', ')}`);
+  if (typeof notFound !== 'string' || !NOT_FOUND_HANDLING.includes(notFound))
+    throw new ConfigError(`${file}: "assets.not_found_handling" must be one of ${NOT_FOUND_HANDLING.join(', ')}`);
   const first = a['run_worker_first'] ?? false;
   if (Array.isArray(first)) {
     if (first.length === 0) throw new ConfigError(`${file}: No \`run_worker_first\` rules were provided; must provide at least 1 rule.`);
     for (const rule of first) {
-      if (typeof rule !== 'string' || !(rule.startsWith('/') || rule.startsWith('!/'))) throw new ConfigError(`${file}: "assets.run_worker_first" rule ${JSON.stringify(rule)}: rules must start with '/' or '!/'`);
+      if (typeof rule !== 'string' || !(rule.startsWith('/') || rule.startsWith('!/')))
+        throw new ConfigError(`${file}: "assets.run_worker_first" rule ${JSON.stringify(rule)}: rules must start with '/' or '!/'`);
     }
-    if (!first.some((rule: string) => rule.startsWith('/'))) throw new ConfigError(`${file}: Only negative \`run_worker_first\` rules were provided; must provide at least 1 non-negative rule`);
+    if (!first.some((rule: string) => rule.startsWith('/')))
+      throw new ConfigError(`${file}: Only negative \`run_worker_first\` rules were provided; must provide at least 1 non-negative rule`);
   } else if (typeof first !== 'boolean') throw new ConfigError(`${file}: "assets.run_worker_first" must be true, false or a list of route patterns`);
   for (const key of Object.keys(a)) {
     if (!['directory', 'binding', 'html_handling', 'not_found_handling', 'run_worker_first'].includes(key)) {

@@ -282,7 +282,9 @@ export class Agent<Env = unknown, State = unknown> extends DurableObject<Env> im
 
   async #close(connection: Connection, code: number, reason: string, wasClean: boolean): Promise<void> {
     this.#connections.delete(connection.id);
-    await runInAgentContext({ agent: this, connection, request: undefined }, () => this.#guard(connection, () => this.onClose(connection, code, reason, wasClean)));
+    await runInAgentContext({ agent: this, connection, request: undefined }, () =>
+      this.#guard(connection, () => this.onClose(connection, code, reason, wasClean)),
+    );
   }
 
   async #guard(connection: Connection, fn: () => unknown): Promise<void> {

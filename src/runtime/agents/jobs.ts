@@ -87,7 +87,13 @@ export class JobStore {
   queueItems(where = '', ...bindings: unknown[]): QueueItem[] {
     return this.rows(`capability = 'queue'${where}`, ...bindings).map((row) => {
       const envelope = JSON.parse(row.payload) as { payload: unknown };
-      return { id: row.id, payload: envelope.payload, callback: row.fn, created_at: row.created_at, retry: row.retry_options ? (JSON.parse(row.retry_options) as RetryOptions) : DEFAULT_RETRY };
+      return {
+        id: row.id,
+        payload: envelope.payload,
+        callback: row.fn,
+        created_at: row.created_at,
+        retry: row.retry_options ? (JSON.parse(row.retry_options) as RetryOptions) : DEFAULT_RETRY,
+      };
     });
   }
 
@@ -101,7 +107,14 @@ export class JobStore {
     const now = this.now();
     let schedule: Schedule;
     if (kind) {
-      schedule = { id, callback, payload, type: 'interval', intervalSeconds: kind.intervalSeconds, time: Math.floor((now + kind.intervalSeconds * 1000) / 1000) };
+      schedule = {
+        id,
+        callback,
+        payload,
+        type: 'interval',
+        intervalSeconds: kind.intervalSeconds,
+        time: Math.floor((now + kind.intervalSeconds * 1000) / 1000),
+      };
     } else if (when instanceof Date) {
       schedule = { id, callback, payload, type: 'scheduled', time: Math.floor(when.getTime() / 1000) };
     } else if (typeof when === 'number') {
@@ -199,7 +212,14 @@ export class JobStore {
   private insert(id: string, capability: string, fn: string, time: number, payload: unknown, retry: RetryOptions, hung: number | null): void {
     this.sql.exec(
       'INSERT INTO cf_agents_jobs (id, capability, fn, time, payload, retry_options, hung_timeout_seconds, running, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)',
-      id, capability, fn, time, JSON.stringify(payload), JSON.stringify(retry), hung, Math.floor(this.now() / 1000),
+      id,
+      capability,
+      fn,
+      time,
+      JSON.stringify(payload),
+      JSON.stringify(retry),
+      hung,
+      Math.floor(this.now() / 1000),
     );
   }
 

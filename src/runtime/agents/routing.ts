@@ -23,7 +23,14 @@ export interface RoutingRetryOptions {
   readonly maxAttempts?: number;
   readonly baseDelayMs?: number;
   readonly maxDelayMs?: number;
-  readonly onRetry?: (info: { error: unknown; attempt: number; maxAttempts: number; delayMs: number; name: string; className?: string }) => void | Promise<void>;
+  readonly onRetry?: (info: {
+    error: unknown;
+    attempt: number;
+    maxAttempts: number;
+    delayMs: number;
+    name: string;
+    className?: string;
+  }) => void | Promise<void>;
 }
 
 export interface RouteOptions {
@@ -66,9 +73,16 @@ function namespaces(env: unknown): Map<string, { key: string; namespace: Namespa
   return out;
 }
 
-function retryOptions(options: RoutingRetryOptions | false | undefined): Required<Omit<RoutingRetryOptions, 'onRetry'>> & Pick<RoutingRetryOptions, 'onRetry'> | null {
+function retryOptions(
+  options: RoutingRetryOptions | false | undefined,
+): (Required<Omit<RoutingRetryOptions, 'onRetry'>> & Pick<RoutingRetryOptions, 'onRetry'>) | null {
   if (options === false) return null;
-  const resolved = { maxAttempts: options?.maxAttempts ?? 3, baseDelayMs: options?.baseDelayMs ?? 100, maxDelayMs: options?.maxDelayMs ?? 800, onRetry: options?.onRetry };
+  const resolved = {
+    maxAttempts: options?.maxAttempts ?? 3,
+    baseDelayMs: options?.baseDelayMs ?? 100,
+    maxDelayMs: options?.maxDelayMs ?? 800,
+    onRetry: options?.onRetry,
+  };
   const positiveInteger = (value: number, name: string) => {
     if (!Number.isFinite(value) || value < 1) throw new Error(`${name} must be >= 1`);
     if (!Number.isInteger(value)) throw new Error(`${name} must be an integer`);
@@ -96,7 +110,12 @@ function timersOf(namespace: unknown): Timers {
  * Retries what a Durable Object refused as `retryable` (and not `overloaded`), with jittered
  * backoff, as the SDK does; the backoff waits on the timers of `namespace`.
  */
-async function withRetry<T>(operation: () => Promise<T>, context: { name: string; className?: string }, options: RoutingRetryOptions | false | undefined, namespace: unknown): Promise<T> {
+async function withRetry<T>(
+  operation: () => Promise<T>,
+  context: { name: string; className?: string },
+  options: RoutingRetryOptions | false | undefined,
+  namespace: unknown,
+): Promise<T> {
   const resolved = retryOptions(options);
   if (!resolved) return operation();
   for (let attempt = 1; ; attempt++) {
@@ -151,8 +170,13 @@ export async function routeAgentRequest(request: Request, env: unknown, options:
 }
 
 /** The stub of the named instance, once its `onStart` has run (with `options.props` on a first start). */
-export async function getAgentByName(namespace: DurableObjectNamespace, name: string, options?: { props?: unknown; jurisdiction?: string; routingRetry?: RoutingRetryOptions | false }): Promise<Stub> {
-  if (!namespace || typeof (namespace as { host?: unknown }).host !== 'function') throw new TypeError('getAgentByName: the first argument must be a Durable Object namespace binding');
+export async function getAgentByName(
+  namespace: DurableObjectNamespace,
+  name: string,
+  options?: { props?: unknown; jurisdiction?: string; routingRetry?: RoutingRetryOptions | false },
+): Promise<Stub> {
+  if (!namespace || typeof (namespace as { host?: unknown }).host !== 'function')
+    throw new TypeError('getAgentByName: the first argument must be a Durable Object namespace binding');
   await withRetry(() => namespace.host(name).ensureStarted(options?.props), { name }, options?.routingRetry, namespace);
   return namespace.getByName(name);
 }

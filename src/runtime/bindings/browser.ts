@@ -73,12 +73,19 @@ export class BrowserBinding {
 
   private browser(): BrowserService {
     const service = this.service();
-    if (!service) throw Object.assign(new Error(`the browser binding ${this.binding} needs the render emulator, and this hookbench serve runs without it (--no-render, or its port was busy: see the log)`), { status: 503 });
+    if (!service)
+      throw Object.assign(
+        new Error(
+          `the browser binding ${this.binding} needs the render emulator, and this hookbench serve runs without it (--no-render, or its port was busy: see the log)`,
+        ),
+        { status: 503 },
+      );
     return service;
   }
 
   private acquire(url: URL): ReturnType<BrowserService['acquire']> {
-    if (url.searchParams.get('browser') !== null) throw Object.assign(new Error(`browser=${url.searchParams.get('browser')}: only the default Chromium is available locally`), { status: 400 });
+    if (url.searchParams.get('browser') !== null)
+      throw Object.assign(new Error(`browser=${url.searchParams.get('browser')}: only the default Chromium is available locally`), { status: 400 });
     const keepAlive = url.searchParams.get('keep_alive');
     const keepAliveMs = keepAlive === null ? undefined : Number(keepAlive);
     if (keepAliveMs !== undefined && !(Number.isInteger(keepAliveMs) && keepAliveMs >= KEEP_ALIVE.min && keepAliveMs <= KEEP_ALIVE.max)) {
@@ -88,7 +95,9 @@ export class BrowserBinding {
   }
 
   private detail(sessionId: string): Response {
-    const found = this.browser().sessions().find((session) => session.sessionId === sessionId);
+    const found = this.browser()
+      .sessions()
+      .find((session) => session.sessionId === sessionId);
     return found ? json(found) : json({ error: 'Session not found' }, 404);
   }
 

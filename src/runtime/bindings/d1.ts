@@ -211,7 +211,9 @@ export class D1Database {
       throw new TypeError('D1_ERROR: batch() takes an array of prepared statements');
     }
     try {
-      const raws = await this.store.write((db) => statements.map((s) => runStatement(db, splitStatements(s.statement)[0] ?? s.statement, s.params, this.rowIds)));
+      const raws = await this.store.write((db) =>
+        statements.map((s) => runStatement(db, splitStatements(s.statement)[0] ?? s.statement, s.params, this.rowIds)),
+      );
       return raws.map(asObjects);
     } catch (error) {
       throw d1Error('D1_ERROR', describeFailure(error));

@@ -104,7 +104,8 @@ export class KvNamespace {
 
   private async row(key: string): Promise<Row | null> {
     return this.store.read((db) => {
-      const found = db.exec('SELECT value, expiration, metadata FROM kv WHERE key = ? AND (expiration IS NULL OR expiration > ?)', [key, this.seconds()]).rows[0];
+      const found = db.exec('SELECT value, expiration, metadata FROM kv WHERE key = ? AND (expiration IS NULL OR expiration > ?)', [key, this.seconds()])
+        .rows[0];
       if (!found) return null;
       const [value, expiration, metadata] = found as [Uint8Array, number | null, string | null];
       return { value, expiration, metadata: metadata === null ? null : JSON.parse(metadata) };

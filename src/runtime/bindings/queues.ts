@@ -52,7 +52,10 @@ export interface QueueSendResponse {
 
 export interface QueueProducerBinding {
   send(body: unknown, options?: { contentType?: string; delaySeconds?: number }): Promise<QueueSendResponse>;
-  sendBatch(messages: Iterable<{ body: unknown; contentType?: string; delaySeconds?: number }>, options?: { delaySeconds?: number }): Promise<QueueSendResponse>;
+  sendBatch(
+    messages: Iterable<{ body: unknown; contentType?: string; delaySeconds?: number }>,
+    options?: { delaySeconds?: number },
+  ): Promise<QueueSendResponse>;
 }
 
 /**
@@ -226,11 +229,27 @@ export class QueueBroker {
     const consumer = this.consumers.get(queue);
     const now = this.options.now();
     return this.options.store.read((db) => {
-      const [backlog, delayed, retried] = db.exec('SELECT count(*), count(CASE WHEN visible_at > ? THEN 1 END), count(CASE WHEN attempts > 1 THEN 1 END) FROM messages WHERE queue = ?', [now, queue]).rows[0]!.map(Number) as [number, number, number];
+      const [backlog, delayed, retried] = db
+        .exec('SELECT count(*), count(CASE WHEN visible_at > ? THEN 1 END), count(CASE WHEN attempts > 1 THEN 1 END) FROM messages WHERE queue = ?', [
+          now,
+          queue,
+        ])
+        .rows[0]!.map(Number) as [number, number, number];
       const dlq = consumer?.deadLetterQueue;
       const deadLettered = dlq ? Number(db.exec('SELECT count(*) FROM messages WHERE queue = ?', [dlq]).rows[0]![0]) : 0;
-      const rows = db.exec('SELECT seq, id, attempts, sent_at, visible_at, content_type, length(body) FROM messages WHERE queue = ? AND seq > ? ORDER BY seq LIMIT ?', [queue, after, limit + 1]).rows;
-      const messages = rows.slice(0, limit).map(([seq, id, attempts, sentAt, visibleAt, contentType, size]) => ({ seq: Number(seq), id: String(id), attempts: Number(attempts), sentAt: Number(sentAt), visibleAt: Number(visibleAt), contentType: String(contentType), size: Number(size) }));
+      const rows = db.exec(
+        'SELECT seq, id, attempts, sent_at, visible_at, content_type, length(body) FROM messages WHERE queue = ? AND seq > ? ORDER BY seq LIMIT ?',
+        [queue, after, limit + 1],
+      ).rows;
+      const messages = rows.slice(0, limit).map(([seq, id, attempts, sentAt, visibleAt, contentType, size]) => ({
+        seq: Number(seq),
+        id: String(id),
+        attempts: Number(attempts),
+        sentAt: Number(sentAt),
+        visibleAt: Number(visibleAt),
+        contentType: String(contentType),
+        size: Number(size),
+      }));
       return { backlog, delayed, inFlight: this.busy.get(queue)?.size ?? 0, retried, consumer, deadLettered, messages, more: rows.length > limit };
     });
   }
@@ -245,7 +264,8 @@ export class QueueBroker {
     const busy = [...(this.busy.get(queue) ?? [])];
     const notBusy = `seq NOT IN (${busy.map(() => '?').join(', ')})`;
     const [ready, since, nextVisible] = await this.options.store.read((db) => {
-      const [r, s] = db.exec(`SELECT count(*), min(visible_at) FROM messages WHERE queue = ? AND visible_at <= ? AND ${notBusy}`, [queue, now, ...busy]).rows[0]!;
+      const [r, s] = db.exec(`SELECT count(*), min(visible_at) FROM messages WHERE queue = ? AND visible_at <= ? AND ${notBusy}`, [queue, now, ...busy])
+        .rows[0]!;
       const n = db.exec('SELECT min(visible_at) FROM messages WHERE queue = ? AND visible_at > ?', [queue, now]).rows[0]![0];
       return [Number(r), Number(s), n === null ? undefined : Number(n)] as const;
     });
@@ -319,16 +339,13 @@ export class QueueBroker {
   private async runBatch(consumer: ConsumerSettings, claim: (rows: readonly Row[]) => void, release: () => void): Promise<void> {
     const now = this.options.now();
     const busy = [...(this.busy.get(consumer.queue) ?? [])];
-    const rows = await this.options.store.read(
-      (db) =>
-        db
-          .exec(`SELECT seq, id, body, content_type, attempts, sent_at FROM messages WHERE queue = ? AND visible_at <= ? AND seq NOT IN (${busy.map(() => '?').join(', ')}) ORDER BY seq LIMIT ?`, [
-            consumer.queue,
-            now,
-            ...busy,
-            consumer.maxBatchSize,
-          ])
-          .rows.map(([seq, id, body, type, attempts, sentAt]) => ({ seq, id, body, type, attempts, sentAt }) as Row),
+    const rows = await this.options.store.read((db) =>
+      db
+        .exec(
+          `SELECT seq, id, body, content_type, attempts, sent_at FROM messages WHERE queue = ? AND visible_at <= ? AND seq NOT IN (${busy.map(() => '?').join(', ')}) ORDER BY seq LIMIT ?`,
+          [consumer.queue, now, ...busy, consumer.maxBatchSize],
+        )
+        .rows.map(([seq, id, body, type, attempts, sentAt]) => ({ seq, id, body, type, attempts, sentAt }) as Row),
     );
     if (rows.length === 0) return;
     claim(rows);

@@ -60,7 +60,12 @@ function expectedChecksum(options: Partial<Record<keyof typeof HASHES, unknown>>
     if (!/^[0-9a-f]*$/i.test(value)) throw new TypeError(`Provided ${label} wasn't a valid hex string`);
     return { name, hex: value.toLowerCase() };
   }
-  const bytes = value instanceof ArrayBuffer ? new Uint8Array(value) : ArrayBuffer.isView(value) ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength) : undefined;
+  const bytes =
+    value instanceof ArrayBuffer
+      ? new Uint8Array(value)
+      : ArrayBuffer.isView(value)
+        ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength)
+        : undefined;
   if (!bytes) throw new TypeError(`${label} must be a hex string or an ArrayBuffer`);
   if (bytes.byteLength !== HASH_BYTES[name]) throw new TypeError(`${label} is ${HASH_BYTES[name]} bytes, not ${bytes.byteLength}`);
   return { name, hex: Buffer.from(bytes).toString('hex') };
@@ -89,7 +94,10 @@ function conditionOf(onlyIf: unknown): R2Conditional | undefined {
 /** Whether a list of etags (`"a", b`, `*`) names `etag`; quotes and W/ are ignored, as R2 does. */
 function etagListHas(list: string, etag: string): boolean {
   return list.split(',').some((item) => {
-    const bare = item.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+    const bare = item
+      .trim()
+      .replace(/^W\//, '')
+      .replace(/^"(.*)"$/, '$1');
     return bare === '*' || bare === etag;
   });
 }
@@ -219,19 +227,35 @@ export class R2Bucket {
   async put(
     key: string,
     value: unknown,
-    options: { onlyIf?: unknown; httpMetadata?: unknown; customMetadata?: Record<string, string>; md5?: string | ArrayBuffer; sha1?: string | ArrayBuffer; sha256?: string | ArrayBuffer; sha384?: string | ArrayBuffer; sha512?: string | ArrayBuffer } = {},
+    options: {
+      onlyIf?: unknown;
+      httpMetadata?: unknown;
+      customMetadata?: Record<string, string>;
+      md5?: string | ArrayBuffer;
+      sha1?: string | ArrayBuffer;
+      sha256?: string | ArrayBuffer;
+      sha384?: string | ArrayBuffer;
+      sha512?: string | ArrayBuffer;
+    } = {},
   ): Promise<R2Object | null> {
     key = String(key);
     checkKey('put', key);
     const expected = expectedChecksum(options);
     const bytes = value === null ? new Uint8Array(0) : await toBytes(value);
-    if (bytes === undefined) throw new TypeError("Failed to execute 'put' on 'R2Bucket': parameter 2 is not of type 'ReadableStream or ArrayBuffer or ArrayBufferView or string or Blob'.");
+    if (bytes === undefined)
+      throw new TypeError(
+        "Failed to execute 'put' on 'R2Bucket': parameter 2 is not of type 'ReadableStream or ArrayBuffer or ArrayBufferView or string or Blob'.",
+      );
     const checksums: Record<string, string> = { md5: createHash('md5').update(bytes).digest('hex') };
     if (expected) {
       const actual = createHash(HASHES[expected.name]).update(bytes).digest('hex');
       if (expected.hex !== actual) {
         const name = HASH_NAMES[expected.name];
-        throw failure('put', `The ${name} checksum you specified did not match what we received.\nYou provided a ${name} checksum with value: ${expected.hex}\nActual ${name} was: ${actual}`, 10037);
+        throw failure(
+          'put',
+          `The ${name} checksum you specified did not match what we received.\nYou provided a ${name} checksum with value: ${expected.hex}\nActual ${name} was: ${actual}`,
+          10037,
+        );
       }
       checksums[expected.name] = actual;
     }
@@ -308,7 +332,9 @@ export class R2Bucket {
     for (const version of versions) fs.rmSync(this.blobFile(version), { force: true });
   }
 
-  async list(options: { limit?: number; prefix?: string; cursor?: string; delimiter?: string; startAfter?: string; include?: readonly string[] } = {}): Promise<unknown> {
+  async list(
+    options: { limit?: number; prefix?: string; cursor?: string; delimiter?: string; startAfter?: string; include?: readonly string[] } = {},
+  ): Promise<unknown> {
     // As workerd: a negative limit means none given; 0 and over 1000 are refused.
     const limit = options.limit === undefined || options.limit < 0 ? MAX_LIST : options.limit;
     if (!(limit >= 1 && limit <= MAX_LIST)) throw failure('list', `MaxKeys params must be positive integer <= ${MAX_LIST}.`, 10022);
@@ -326,7 +352,12 @@ export class R2Bucket {
     let last = after;
     scan: for (;;) {
       const rows = await this.store.read(
-        (db) => db.exec(`SELECT ${COLUMNS} FROM objects WHERE substr(key, 1, length(?)) = ? AND key ${inclusive ? '>=' : '>'} ? ORDER BY key LIMIT 256`, [prefix, prefix, after]).rows,
+        (db) =>
+          db.exec(`SELECT ${COLUMNS} FROM objects WHERE substr(key, 1, length(?)) = ? AND key ${inclusive ? '>=' : '>'} ? ORDER BY key LIMIT 256`, [
+            prefix,
+            prefix,
+            after,
+          ]).rows,
       );
       inclusive = false;
       if (rows.length === 0) break;
@@ -389,5 +420,5 @@ async function writeSynced(file: string, parts: readonly (Uint8Array | string)[]
 }
 
 async function writeAll(handle: fs.promises.FileHandle, bytes: Uint8Array): Promise<void> {
-  for (let offset = 0; offset < bytes.byteLength; ) offset += (await handle.write(bytes, offset, bytes.byteLength - offset)).bytesWritten;
+  for (let offset = 0; offset < bytes.byteLength;) offset += (await handle.write(bytes, offset, bytes.byteLength - offset)).bytesWritten;
 }

@@ -82,11 +82,21 @@ function multipartEtag(md5s: readonly string[]): string {
   return `${hash.digest('hex')}-${md5s.length}`;
 }
 
-export async function createUpload(host: MultipartHost, key: string, options: { http: Record<string, string | number>; custom: Record<string, string> }): Promise<R2MultipartUpload> {
+export async function createUpload(
+  host: MultipartHost,
+  key: string,
+  options: { http: Record<string, string | number>; custom: Record<string, string> },
+): Promise<R2MultipartUpload> {
   await host.ready('createMultipartUpload', key);
   const id = randomBytes(32).toString('base64url');
   await host.store.write((db) =>
-    db.exec('INSERT INTO uploads (id, key, http, custom, state) VALUES (?, ?, ?, ?, ?)', [id, key, JSON.stringify(options.http), JSON.stringify(options.custom), IN_PROGRESS]),
+    db.exec('INSERT INTO uploads (id, key, http, custom, state) VALUES (?, ?, ?, ?, ?)', [
+      id,
+      key,
+      JSON.stringify(options.http),
+      JSON.stringify(options.custom),
+      IN_PROGRESS,
+    ]),
   );
   return new R2MultipartUpload(host, key, id);
 }
@@ -106,19 +116,36 @@ export class R2MultipartUpload {
     const method = 'uploadPart';
     // As workerd: the number is taken as an integer (1.5 is part 1), then checked.
     partNumber = Math.trunc(Number(partNumber)) | 0;
-    if (partNumber < 1 || partNumber > MAX_PART_NUMBER) throw new TypeError(`Part number must be between 1 and ${MAX_PART_NUMBER} (inclusive). Actual value was: ${partNumber}`);
+    if (partNumber < 1 || partNumber > MAX_PART_NUMBER)
+      throw new TypeError(`Part number must be between 1 and ${MAX_PART_NUMBER} (inclusive). Actual value was: ${partNumber}`);
     const bytes = await this.host.toBytes(value);
-    if (bytes === undefined) throw new TypeError("Failed to execute 'uploadPart' on 'R2MultipartUpload': parameter 2 is not of type 'ReadableStream or ArrayBuffer or ArrayBufferView or string or Blob'.");
+    if (bytes === undefined)
+      throw new TypeError(
+        "Failed to execute 'uploadPart' on 'R2MultipartUpload': parameter 2 is not of type 'ReadableStream or ArrayBuffer or ArrayBufferView or string or Blob'.",
+      );
     await this.host.ready(method, this.key);
     const file = randomBytes(16).toString('hex');
-    const part: PartRow = { number: partNumber, file, size: bytes.byteLength, etag: randomBytes(16).toString('hex'), md5: createHash('md5').update(bytes).digest('hex') };
+    const part: PartRow = {
+      number: partNumber,
+      file,
+      size: bytes.byteLength,
+      etag: randomBytes(16).toString('hex'),
+      md5: createHash('md5').update(bytes).digest('hex'),
+    };
     await this.host.writeFile(this.partFile(file), bytes);
     let replaced: string | undefined;
     try {
       replaced = await this.host.store.write((db) => {
         if (this.state(db) !== IN_PROGRESS) throw noSuchUpload(method);
         const old = db.exec('SELECT file FROM parts WHERE upload = ? AND number = ?', [this.uploadId, partNumber]).rows[0]?.[0];
-        db.exec('INSERT OR REPLACE INTO parts (upload, number, file, size, etag, md5) VALUES (?, ?, ?, ?, ?, ?)', [this.uploadId, partNumber, file, part.size, part.etag, part.md5]);
+        db.exec('INSERT OR REPLACE INTO parts (upload, number, file, size, etag, md5) VALUES (?, ?, ?, ?, ?, ?)', [
+          this.uploadId,
+          partNumber,
+          file,
+          part.size,
+          part.etag,
+          part.md5,
+        ]);
         return old === undefined ? undefined : String(old);
       });
     } catch (error) {
@@ -209,7 +236,8 @@ export class R2MultipartUpload {
       if (part?.etag !== etag) throw failure(method, 'One or more of the specified parts could not be found.', 10025);
       return part;
     });
-    for (const part of parts.slice(0, -1)) if (part.size < MIN_PART_BYTES) throw failure(method, 'Your proposed upload is smaller than the minimum allowed object size.', 10011);
+    for (const part of parts.slice(0, -1))
+      if (part.size < MIN_PART_BYTES) throw failure(method, 'Your proposed upload is smaller than the minimum allowed object size.', 10011);
     parts.sort((a, b) => a.number - b.number);
     const bad = () => failure(method, 'There was a problem with the multipart upload.', 10048);
     const size = parts.length > 1 ? parts[0]!.size : undefined;

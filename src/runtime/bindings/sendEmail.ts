@@ -130,7 +130,12 @@ export class SendEmail {
   private store(content: string | ArrayBuffer | ArrayBufferView, extension: string, prefix: string): string {
     const file = path.join(this.dataDir, '_bindings', 'email', prefix, `${randomUUID()}.${extension}`);
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    const bytes = typeof content === 'string' ? content : content instanceof ArrayBuffer ? new Uint8Array(content) : new Uint8Array(content.buffer, content.byteOffset, content.byteLength);
+    const bytes =
+      typeof content === 'string'
+        ? content
+        : content instanceof ArrayBuffer
+          ? new Uint8Array(content)
+          : new Uint8Array(content.buffer, content.byteOffset, content.byteLength);
     fs.writeFileSync(file, bytes);
     return file;
   }

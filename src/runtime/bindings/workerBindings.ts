@@ -99,7 +99,10 @@ export class WorkerBindings {
   /** The KV, D1 and R2 bindings with the ids they reach, and every queue produced or consumed (read only). */
   summaries(): BindingSummary[] {
     const { kvNamespaces, d1Databases, r2Buckets, queueProducers, queueConsumers } = this.options.config;
-    const queues = new Set([...queueProducers.map((p) => p.queue), ...queueConsumers.flatMap((c) => (c.deadLetterQueue ? [c.queue, c.deadLetterQueue] : [c.queue]))]);
+    const queues = new Set([
+      ...queueProducers.map((p) => p.queue),
+      ...queueConsumers.flatMap((c) => (c.deadLetterQueue ? [c.queue, c.deadLetterQueue] : [c.queue])),
+    ]);
     return [
       ...kvNamespaces.map(({ binding, id }) => ({ kind: 'kv' as const, name: binding, target: id })),
       ...d1Databases.map(({ binding, id }) => ({ kind: 'd1' as const, name: binding, target: id })),

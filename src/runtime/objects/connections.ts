@@ -74,11 +74,14 @@ export class InstanceConnections {
     this.sockets.add(socket);
     this.host.busy();
     const header = request.headers.get(LIFECYCLE_PROPS_HEADER);
-    const ready: Promise<HostedConnection> = this.host.run(async ({ object, gate }) => {
-      const hooks = hooksOf(object);
-      if (!hooks) throw new Error('WebSocket connections need an Agent');
-      return hooks.connect(socket, header ? takeLifecycleProps(request).request : request, (send) => gate.send(send));
-    }, header ? () => decodeLifecycleProps(header) : undefined);
+    const ready: Promise<HostedConnection> = this.host.run(
+      async ({ object, gate }) => {
+        const hooks = hooksOf(object);
+        if (!hooks) throw new Error('WebSocket connections need an Agent');
+        return hooks.connect(socket, header ? takeLifecycleProps(request).request : request, (send) => gate.send(send));
+      },
+      header ? () => decodeLifecycleProps(header) : undefined,
+    );
     ready.catch((error: unknown) => {
       this.host.logger.error(`${this.host.name}: connect failed: ${(error as Error).message}`);
       socket.close(1011, 'Internal error');

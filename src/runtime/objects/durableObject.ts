@@ -86,7 +86,9 @@ export class DurableObjectStorage {
   async deleteAll(): Promise<void> {
     this.db.transactionSync(() => {
       this.kv.deleteAll();
-      const tables = this.db.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE '_hookbench_%'").rows;
+      const tables = this.db.exec(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE '_hookbench_%'",
+      ).rows;
       for (const [name] of tables) this.db.exec(`DROP TABLE IF EXISTS "${String(name).replace(/"/g, '""')}"`);
     });
   }
@@ -126,7 +128,7 @@ export class DurableObjectStorage {
 
   async setAlarm(time: number | Date): Promise<void> {
     const ms = typeof time === 'number' ? time : time instanceof Date ? time.getTime() : NaN;
-    if (!Number.isFinite(ms)) throw new TypeError('Failed to execute \'setAlarm\' on \'DurableObjectStorage\': parameter 1 is not of type \'date\'.');
+    if (!Number.isFinite(ms)) throw new TypeError("Failed to execute 'setAlarm' on 'DurableObjectStorage': parameter 1 is not of type 'date'.");
     this.db.exec('INSERT OR REPLACE INTO _cf_ALARM (id, time) VALUES (1, ?)', [ms]);
     this.services.onAlarmChanged(ms);
   }

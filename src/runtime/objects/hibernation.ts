@@ -47,7 +47,8 @@ export class HibernatableSockets {
   accept(ws: WorkerWebSocket, tags: readonly string[] = []): void {
     if (!(ws instanceof WorkerWebSocket)) throw new TypeError('acceptWebSocket() expects a WebSocket');
     if (ws.isAccepted) throw new Error('Cannot call `acceptWebSocket()` if the WebSocket was already accepted via `accept()`');
-    if (!ws.peer || ws.peer.coupled) throw new Error('Cannot call `acceptWebSocket()` on this WebSocket because its pair has already been accepted or used in a Response.');
+    if (!ws.peer || ws.peer.coupled)
+      throw new Error('Cannot call `acceptWebSocket()` on this WebSocket because its pair has already been accepted or used in a Response.');
     const distinct: string[] = [];
     for (const tag of tags) {
       if (distinct.length >= MAX_TAGS_PER_CONNECTION) throw new Error(`a Hibernatable WebSocket cannot have more than ${MAX_TAGS_PER_CONNECTION} tags`);
@@ -124,7 +125,8 @@ export class HibernatableSockets {
       ['Response', pair.response],
     ] as const) {
       const size = Buffer.byteLength(text);
-      if (size > MAX_AUTO_RESPONSE_BYTES) throw new RangeError(`${label} cannot be larger than ${MAX_AUTO_RESPONSE_BYTES} bytes. A ${label.toLowerCase()} of size ${size} was provided.`);
+      if (size > MAX_AUTO_RESPONSE_BYTES)
+        throw new RangeError(`${label} cannot be larger than ${MAX_AUTO_RESPONSE_BYTES} bytes. A ${label.toLowerCase()} of size ${size} was provided.`);
     }
     this.autoResponse = pair;
   }

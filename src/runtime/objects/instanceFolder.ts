@@ -40,7 +40,12 @@ export class InstanceFolder {
     const lease = this.platform.heaps?.acquire();
     let db: DurableDatabase;
     try {
-      db = await DurableDatabase.open({ sql: lease ? await lease.sql : this.platform.sql, dir: this.directory, snapshotAfterBytes: this.platform.limits.snapshotAfterBytes, log: this.platform.log });
+      db = await DurableDatabase.open({
+        sql: lease ? await lease.sql : this.platform.sql,
+        dir: this.directory,
+        snapshotAfterBytes: this.platform.limits.snapshotAfterBytes,
+        log: this.platform.log,
+      });
     } catch (error) {
       lease?.release();
       throw error;

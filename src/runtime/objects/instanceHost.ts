@@ -109,7 +109,9 @@ export class InstanceHost {
           db.exec('DELETE FROM _cf_ALARM WHERE id = 1 AND time = ?', [time]);
         }),
       onError: (error, info, willRetry) => {
-        platform.logger.error(`${this.name}: alarm() failed (retry ${info.retryCount})${willRetry ? ', retrying' : ', giving up after 6 retries'}: ${(error as Error)?.stack ?? String(error)}`);
+        platform.logger.error(
+          `${this.name}: alarm() failed (retry ${info.retryCount})${willRetry ? ', retrying' : ', giving up after 6 retries'}: ${(error as Error)?.stack ?? String(error)}`,
+        );
         platform.handlerErrors.fire({ handler: 'alarm', target: `${hosted.binding}/${this.name}`, error });
       },
       track: (promise) => this.activity.track(promise),
@@ -132,21 +134,28 @@ export class InstanceHost {
   }
 
   async ensureStarted(props?: unknown): Promise<void> {
-    await this.run(async () => undefined, () => props);
+    await this.run(
+      async () => undefined,
+      () => props,
+    );
   }
 
   fetch(request: Request): Promise<Response> {
-    if (request.headers.get('upgrade')?.toLowerCase() === 'websocket' && takesConnections(this.hosted.cls)) return Promise.resolve(this.connections.upgrade(request));
+    if (request.headers.get('upgrade')?.toLowerCase() === 'websocket' && takesConnections(this.hosted.cls))
+      return Promise.resolve(this.connections.upgrade(request));
     // An object with hooks (an Agent) takes routeAgentRequest's props from their header and never
     // sees it; any other Durable Object gets the request as it came.
     const header = request.headers.get(LIFECYCLE_PROPS_HEADER);
-    return this.run(async ({ object }) => {
-      if (typeof object.fetch !== 'function') throw new Error('Handler does not export a fetch() function.');
-      const response = (await object.fetch(bodyReadsWait(header && hooksOf(object) ? takeLifecycleProps(request).request : request))) as Response;
-      const client = webSocketOf(response);
-      if (client?.peer && !client.peer.hibernation) this.connections.holdOpen(client.peer);
-      return response;
-    }, header ? () => decodeLifecycleProps(header) : undefined);
+    return this.run(
+      async ({ object }) => {
+        if (typeof object.fetch !== 'function') throw new Error('Handler does not export a fetch() function.');
+        const response = (await object.fetch(bodyReadsWait(header && hooksOf(object) ? takeLifecycleProps(request).request : request))) as Response;
+        const client = webSocketOf(response);
+        if (client?.peer && !client.peer.hibernation) this.connections.holdOpen(client.peer);
+        return response;
+      },
+      header ? () => decodeLifecycleProps(header) : undefined,
+    );
   }
 
   /** A call through a stub: any method of the object (DO RPC), awaited, behind the output gate. */
@@ -350,7 +359,10 @@ export class InstanceHost {
     this.stopTimers();
     // Background work (waitUntil, hibernation events) gets what is left of the drain: a handler
     // that never settles must not hold a reload or a stop forever.
-    const settled = await withDeadline(this.activity.backgroundSettled().then(() => true), Math.max(0, deadline - Date.now()));
+    const settled = await withDeadline(
+      this.activity.backgroundSettled().then(() => true),
+      Math.max(0, deadline - Date.now()),
+    );
     if (!settled) this.platform.logger.warn(`${this.name}: closed with ${this.activity.backgroundCount} background task(s) still running after ${drainMs} ms`);
     const live = this.live;
     this.dropLive();

@@ -19,7 +19,14 @@ export class InstanceReporter implements InstanceNotices {
 
   /** The instance as the live feed shows it; asleep, it holds no connection. */
   summary(awake: boolean, connections: number): InstanceSummary {
-    return { namespace: this.binding, agent: camelCaseToKebabCase(this.binding), className: this.className, name: this.name, awake, connections: awake ? connections : 0 };
+    return {
+      namespace: this.binding,
+      agent: camelCaseToKebabCase(this.binding),
+      className: this.className,
+      name: this.name,
+      awake,
+      connections: awake ? connections : 0,
+    };
   }
 
   /** Its first wake: it has data on disk from now on. */

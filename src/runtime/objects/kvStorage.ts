@@ -61,7 +61,7 @@ export class KvStorage {
     const where: string[] = [];
     const params: string[] = [];
     if (options.prefix !== undefined) {
-      where.push("substr(key, 1, length(?)) = ?");
+      where.push('substr(key, 1, length(?)) = ?');
       params.push(options.prefix, options.prefix);
     }
     const bounds: [string | undefined, string][] = [

@@ -16,7 +16,8 @@ import { OutputGate } from './outputGate';
 
 /** workerd's limit on a `blockConcurrencyWhile` callback (io-context.h). */
 export const BLOCK_CONCURRENCY_TIMEOUT_MS = 30_000;
-export const BLOCK_CONCURRENCY_TIMEOUT_MESSAGE = 'A call to blockConcurrencyWhile() in a Durable Object waited for too long. The call was canceled and the Durable Object was reset.';
+export const BLOCK_CONCURRENCY_TIMEOUT_MESSAGE =
+  'A call to blockConcurrencyWhile() in a Durable Object waited for too long. The call was canceled and the Durable Object was reset.';
 
 /** What the runtime calls on an instance: `fetch`, `alarm`, and any method through RPC. */
 export type HostedObject = Record<string, unknown> & { fetch?: (request: Request) => Promise<Response>; alarm?: (info: unknown) => Promise<void> };

@@ -63,7 +63,8 @@ export class DurableObjectNamespace {
   }
 
   get(id: DurableObjectId, _options?: { locationHint?: string }): Stub {
-    if (!(id instanceof DurableObjectId)) throw new TypeError("Failed to execute 'get' on 'DurableObjectNamespace': parameter 1 is not of type 'DurableObjectId'.");
+    if (!(id instanceof DurableObjectId))
+      throw new TypeError("Failed to execute 'get' on 'DurableObjectNamespace': parameter 1 is not of type 'DurableObjectId'.");
     return makeStub(id.name === undefined ? this.unnamedHost(id) : this.host(id.name));
   }
 
@@ -112,7 +113,11 @@ export class DurableObjectNamespace {
       const dir = path.join(this.directory, entry);
       if (!fs.existsSync(path.join(dir, ALARM_MARKER)) || !fs.existsSync(path.join(dir, 'name'))) continue;
       const name = readPrivate(path.join(dir, 'name')).toString('utf8');
-      woken.push(this.host(name).ensureStarted().catch((error: unknown) => this.hosted.platform.logger.error(`${name}: waking for its alarm: ${(error as Error).message}`)));
+      woken.push(
+        this.host(name)
+          .ensureStarted()
+          .catch((error: unknown) => this.hosted.platform.logger.error(`${name}: waking for its alarm: ${(error as Error).message}`)),
+      );
     }
     await Promise.all(woken);
   }

@@ -58,7 +58,12 @@ export class SqlStorageCursor<T extends Record<string, SqlStorageValue> = Record
   /** Exactly one row, or an error, as on Cloudflare. */
   one(): T {
     const rest = this.toArray();
-    if (rest.length !== 1) throw new Error(rest.length === 0 ? 'Expected exactly one result from SQL query, but got no results.' : 'Expected exactly one result from SQL query, but got multiple results.');
+    if (rest.length !== 1)
+      throw new Error(
+        rest.length === 0
+          ? 'Expected exactly one result from SQL query, but got no results.'
+          : 'Expected exactly one result from SQL query, but got multiple results.',
+      );
     return rest[0]!;
   }
 
@@ -78,7 +83,11 @@ export class SqlStorage {
     } catch (error) {
       throw withSqliteCode(error);
     }
-    return new SqlStorageCursor<T>(result.columns, result.rows.map((row) => row.map(fromSqlValue)), result.rowsWritten);
+    return new SqlStorageCursor<T>(
+      result.columns,
+      result.rows.map((row) => row.map(fromSqlValue)),
+      result.rowsWritten,
+    );
   }
 
   get databaseSize(): number {

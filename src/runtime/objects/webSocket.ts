@@ -208,7 +208,8 @@ export function bindToTransport(
   return {
     answersClose: server.hibernation !== undefined || !autoReplyToClose,
     message: (data) => server.receive({ kind: 'message', data: typeof data === 'string' ? data : toArrayBuffer(data) }),
-    close: (code, reason) => server.receive(code === 1006 ? { kind: 'close', code, reason: DISCONNECTED_REASON, wasClean: false } : { kind: 'close', code, reason, wasClean: true }),
+    close: (code, reason) =>
+      server.receive(code === 1006 ? { kind: 'close', code, reason: DISCONNECTED_REASON, wasClean: false } : { kind: 'close', code, reason, wasClean: true }),
     error: (error) => server.receive({ kind: 'error', error }),
   };
 }

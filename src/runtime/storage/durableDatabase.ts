@@ -457,4 +457,3 @@ export class DurableDatabase {
     if (this.broken) throw this.broken;
   }
 }
-

@@ -37,10 +37,7 @@ function decodeValue(value: unknown): SqlValue {
 }
 
 export function encodeRecord(record: JournalRecord): Buffer {
-  const payload = Buffer.from(
-    JSON.stringify({ seq: record.seq, s: record.statements.map((s) => [s.sql, s.params.map(encodeValue)]) }),
-    'utf8',
-  );
+  const payload = Buffer.from(JSON.stringify({ seq: record.seq, s: record.statements.map((s) => [s.sql, s.params.map(encodeValue)]) }), 'utf8');
   const frame = Buffer.allocUnsafe(HEADER + payload.length);
   frame.writeUInt32LE(payload.length, 0);
   frame.writeUInt32LE(crc32(payload), 4);

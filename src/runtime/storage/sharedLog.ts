@@ -117,7 +117,8 @@ export class SharedLog implements CommitLog {
     }
     for (const [id, frames] of byId) {
       const instanceDir = path.resolve(this.root, id);
-      if (this.idOf(instanceDir) !== id) throw new StorageCorruptError(this.dir, `the shared log names ${JSON.stringify(id)}, which is not a folder inside the data folder`);
+      if (this.idOf(instanceDir) !== id)
+        throw new StorageCorruptError(this.dir, `the shared log names ${JSON.stringify(id)}, which is not a folder inside the data folder`);
       mkdirPrivate(instanceDir);
       const file = path.join(instanceDir, journalName(journalGenerations(instanceDir).at(-1) ?? 1));
       const last = readJournal(file).records.at(-1)?.seq ?? 0;
@@ -226,7 +227,7 @@ function newestBySeq(records: readonly JournalRecord[]): JournalRecord[] {
  * and the file was cut back, the offset is past the end, and the next commit would follow a hole.
  */
 function writeAll(fd: number, data: Buffer, position: number): void {
-  for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written, data.length - written, position + written);
+  for (let written = 0; written < data.length;) written += fs.writeSync(fd, data, written, data.length - written, position + written);
 }
 
 function syncDirectorySync(dir: string): void {

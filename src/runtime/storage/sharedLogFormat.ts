@@ -56,9 +56,10 @@ export function encodeCommit(entries: readonly LogEntry[]): Buffer {
 /** Every complete commit of a log file's contents (each the entries it made durable), in order. */
 export function decodeLog(data: Buffer, file: string): LogEntry[][] {
   if (data.length < LOG_MAGIC.length) return []; // created, never written: a crash at its start
-  if (!data.subarray(0, LOG_MAGIC.length).equals(LOG_MAGIC)) throw new StorageCorruptError(file, 'not a Hookbench shared log (bad header); the file was left untouched');
+  if (!data.subarray(0, LOG_MAGIC.length).equals(LOG_MAGIC))
+    throw new StorageCorruptError(file, 'not a Hookbench shared log (bad header); the file was left untouched');
   const commits: LogEntry[][] = [];
-  for (let offset = LOG_MAGIC.length; data.length - offset >= HEADER; ) {
+  for (let offset = LOG_MAGIC.length; data.length - offset >= HEADER;) {
     const end = offset + HEADER + data.readUInt32LE(offset);
     if (end > data.length) break;
     const payload = data.subarray(offset + HEADER, end);
@@ -74,7 +75,7 @@ export function decodeLog(data: Buffer, file: string): LogEntry[][] {
 
 function decodeEntries(payload: Buffer, file: string): LogEntry[] {
   const entries: LogEntry[] = [];
-  for (let at = 0; at < payload.length; ) {
+  for (let at = 0; at < payload.length;) {
     const idLength = payload.readUInt16LE(at);
     const id = payload.subarray(at + 2, at + 2 + idLength).toString('utf8');
     const length = payload.readUInt32LE(at + 2 + idLength);

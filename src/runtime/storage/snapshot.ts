@@ -42,7 +42,7 @@ export async function writeSnapshot(file: string, image: Uint8Array): Promise<vo
  * a truncated file that looks written.
  */
 async function writeAll(handle: fs.promises.FileHandle, data: Uint8Array, position: number): Promise<void> {
-  for (let offset = 0; offset < data.length; ) {
+  for (let offset = 0; offset < data.length;) {
     const { bytesWritten } = await handle.write(data, offset, data.length - offset, position + offset);
     offset += bytesWritten;
   }

@@ -52,7 +52,13 @@ export function separateSqlJsLoader(wasmPath = defaultWasmPath(), scriptPath = d
   return async () => {
     const wasm = await compiled;
     const module = { exports: {} as unknown };
-    const run = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: { exports: unknown }, filename: string, dirname: string) => void;
+    const run = script.runInThisContext() as (
+      exports: unknown,
+      require: NodeJS.Require,
+      module: { exports: unknown },
+      filename: string,
+      dirname: string,
+    ) => void;
     run.call(module.exports, module.exports, Module.createRequire(scriptPath), module, scriptPath, path.dirname(scriptPath));
     const init = module.exports as InitSqlJs;
     return init({

@@ -25,10 +25,35 @@ const CACHE_CONTROL = 'public, max-age=0, must-revalidate';
 
 /** The platform's content types (the `mime` package's), text ones with `; charset=utf-8`. */
 const TYPES: Readonly<Record<string, string>> = {
-  html: 'text/html', htm: 'text/html', css: 'text/css', js: 'text/javascript', mjs: 'text/javascript', txt: 'text/plain', md: 'text/markdown',
-  csv: 'text/csv', xml: 'text/xml', json: 'application/json', map: 'application/json', webmanifest: 'application/manifest+json', wasm: 'application/wasm',
-  svg: 'image/svg+xml', png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif', ico: 'image/vnd.microsoft.icon',
-  woff: 'font/woff', woff2: 'font/woff2', ttf: 'font/ttf', otf: 'font/otf', pdf: 'application/pdf', zip: 'application/zip', mp4: 'video/mp4', mp3: 'audio/mpeg',
+  html: 'text/html',
+  htm: 'text/html',
+  css: 'text/css',
+  js: 'text/javascript',
+  mjs: 'text/javascript',
+  txt: 'text/plain',
+  md: 'text/markdown',
+  csv: 'text/csv',
+  xml: 'text/xml',
+  json: 'application/json',
+  map: 'application/json',
+  webmanifest: 'application/manifest+json',
+  wasm: 'application/wasm',
+  svg: 'image/svg+xml',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  avif: 'image/avif',
+  ico: 'image/vnd.microsoft.icon',
+  woff: 'font/woff',
+  woff2: 'font/woff2',
+  ttf: 'font/ttf',
+  otf: 'font/otf',
+  pdf: 'application/pdf',
+  zip: 'application/zip',
+  mp4: 'video/mp4',
+  mp3: 'audio/mpeg',
 };
 
 export function contentTypeOf(file: string): string | undefined {
@@ -52,12 +77,20 @@ function decodePath(pathname: string): string {
 }
 
 function encodePath(pathname: string): string {
-  return pathname.split('/').map((part) => encodeURIComponent(part)).join('/');
+  return pathname
+    .split('/')
+    .map((part) => encodeURIComponent(part))
+    .join('/');
 }
 
 /** `/api/*` → a RegExp over the whole pathname. */
 function routePattern(rule: string): RegExp {
-  return new RegExp(`^${rule.split('*').map((part) => part.replace(/[-/\\^$+?.()|[\]{}]/g, '\\$&')).join('.*')}$`);
+  return new RegExp(
+    `^${rule
+      .split('*')
+      .map((part) => part.replace(/[-/\\^$+?.()|[\]{}]/g, '\\$&'))
+      .join('.*')}$`,
+  );
 }
 
 export class AssetServer {
@@ -82,7 +115,13 @@ export class AssetServer {
       return null;
     }
     if (!stat.isFile()) return null;
-    return { file, eTag: createHash('sha256').update(file + stat.mtimeMs.toString()).digest('hex').slice(0, 32) };
+    return {
+      file,
+      eTag: createHash('sha256')
+        .update(file + stat.mtimeMs.toString())
+        .digest('hex')
+        .slice(0, 32),
+    };
   }
 
   private asset(pathname: string, status: 200 | 404 = 200): Intent {
@@ -103,10 +142,16 @@ export class AssetServer {
     const exact = this.asset(pathname);
     if (pathname.endsWith('/index')) {
       if (exact) return exact;
-      return this.safeRedirect(`${pathname}.html`, pathname.slice(0, -5), skip, notFound) ?? this.safeRedirect(`${pathname.slice(0, -6)}.html`, pathname.slice(0, -6), skip, notFound) ?? this.fallback(pathname, exact, skip, notFound);
+      return (
+        this.safeRedirect(`${pathname}.html`, pathname.slice(0, -5), skip, notFound) ??
+        this.safeRedirect(`${pathname.slice(0, -6)}.html`, pathname.slice(0, -6), skip, notFound) ??
+        this.fallback(pathname, exact, skip, notFound)
+      );
     }
     if (pathname.endsWith('/index.html')) {
-      const redirect = this.safeRedirect(pathname, pathname.slice(0, -10), skip, notFound) ?? this.safeRedirect(`${pathname.slice(0, -11)}.html`, pathname.slice(0, -11), skip, notFound);
+      const redirect =
+        this.safeRedirect(pathname, pathname.slice(0, -10), skip, notFound) ??
+        this.safeRedirect(`${pathname.slice(0, -11)}.html`, pathname.slice(0, -11), skip, notFound);
       return redirect ?? this.fallback(pathname, exact, skip, notFound);
     }
     if (pathname.endsWith('/')) {
@@ -115,7 +160,9 @@ export class AssetServer {
       return this.safeRedirect(`${pathname.slice(0, -1)}.html`, pathname.slice(0, -1), skip, notFound) ?? this.fallback(pathname, exact, skip, notFound);
     }
     if (pathname.endsWith('.html')) {
-      const redirect = this.safeRedirect(pathname, pathname.slice(0, -5), skip, notFound) ?? this.safeRedirect(`${pathname.slice(0, -5)}/index.html`, `${pathname.slice(0, -5)}/`, skip, notFound);
+      const redirect =
+        this.safeRedirect(pathname, pathname.slice(0, -5), skip, notFound) ??
+        this.safeRedirect(`${pathname.slice(0, -5)}/index.html`, `${pathname.slice(0, -5)}/`, skip, notFound);
       if (redirect) return redirect;
     }
     return this.fallback(pathname, exact, skip, notFound);
@@ -123,13 +170,18 @@ export class AssetServer {
 
   /** auto-trailing-slash's last steps: the file itself, `<path>.html`, a redirect to `<path>/`, then not-found handling. */
   private fallback(pathname: string, exact: Intent, skip: boolean, notFound: AssetsConfig['notFoundHandling']): Intent {
-    return exact ?? this.asset(`${pathname}.html`) ?? this.safeRedirect(`${pathname}/index.html`, `${pathname}/`, skip, notFound) ?? this.notFound(pathname, notFound);
+    return (
+      exact ??
+      this.asset(`${pathname}.html`) ??
+      this.safeRedirect(`${pathname}/index.html`, `${pathname}/`, skip, notFound) ??
+      this.notFound(pathname, notFound)
+    );
   }
 
   private notFound(pathname: string, handling: AssetsConfig['notFoundHandling']): Intent {
     if (handling === 'single-page-application') return this.asset('/index.html');
     if (handling === '404-page') {
-      for (let dir = pathname; dir; ) {
+      for (let dir = pathname; dir;) {
         dir = dir.slice(0, dir.lastIndexOf('/'));
         const page = this.asset(`${dir}/404.html`, 404);
         if (page) return page;
@@ -156,7 +208,8 @@ export class AssetServer {
     if (type) headers.set('Content-Type', type);
     if (!request.headers.has('Authorization') && !request.headers.has('Range')) headers.set('Cache-Control', CACHE_CONTROL);
     const ifNoneMatch = request.headers.get('If-None-Match') ?? '';
-    if (ifNoneMatch === `"${intent.eTag}"` || ifNoneMatch === `W/"${intent.eTag}"`) return new Response(null, { status: 304, statusText: 'Not Modified', headers });
+    if (ifNoneMatch === `"${intent.eTag}"` || ifNoneMatch === `W/"${intent.eTag}"`)
+      return new Response(null, { status: 304, statusText: 'Not Modified', headers });
     const body = method === 'HEAD' ? null : fs.readFileSync(intent.file);
     return new Response(body, { status: intent.status, ...(intent.status === 404 ? { statusText: 'Not Found' } : {}), headers });
   }

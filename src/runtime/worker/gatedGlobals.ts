@@ -14,7 +14,20 @@
 import { timingSafeEqual as nodeTimingSafeEqual, webcrypto } from 'node:crypto';
 import { callbackThroughCurrentGate, holdCurrentGate, throughCurrentGate } from '../objects/inputGate';
 
-const SUBTLE_METHODS = ['encrypt', 'decrypt', 'sign', 'verify', 'digest', 'generateKey', 'deriveKey', 'deriveBits', 'importKey', 'exportKey', 'wrapKey', 'unwrapKey'] as const;
+const SUBTLE_METHODS = [
+  'encrypt',
+  'decrypt',
+  'sign',
+  'verify',
+  'digest',
+  'generateKey',
+  'deriveKey',
+  'deriveBits',
+  'importKey',
+  'exportKey',
+  'wrapKey',
+  'unwrapKey',
+] as const;
 
 type Subtle = typeof webcrypto.subtle;
 
@@ -58,7 +71,8 @@ const crypto = Object.freeze({
 type Callback = (...args: unknown[]) => unknown;
 
 function gatedTimer(schedule: typeof setTimeout | typeof setInterval) {
-  return (callback: Callback, ms?: number, ...args: unknown[]) => (typeof callback === 'function' ? schedule(callbackThroughCurrentGate(callback), ms, ...args) : schedule(callback, ms, ...args));
+  return (callback: Callback, ms?: number, ...args: unknown[]) =>
+    typeof callback === 'function' ? schedule(callbackThroughCurrentGate(callback), ms, ...args) : schedule(callback, ms, ...args);
 }
 
 /** What the worker's code sees under these names instead of Node's. */

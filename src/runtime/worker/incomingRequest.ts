@@ -8,19 +8,58 @@
  */
 
 const TLS_CLIENT_AUTH = Object.freeze({
-  certPresented: '0', certVerified: 'NONE', certRevoked: '0', certIssuerDN: '', certSubjectDN: '', certIssuerDNRFC2253: '', certSubjectDNRFC2253: '',
-  certIssuerDNLegacy: '', certSubjectDNLegacy: '', certSerial: '', certIssuerSerial: '', certSKI: '', certIssuerSKI: '', certFingerprintSHA1: '',
-  certFingerprintSHA256: '', certNotBefore: '', certNotAfter: '',
+  certPresented: '0',
+  certVerified: 'NONE',
+  certRevoked: '0',
+  certIssuerDN: '',
+  certSubjectDN: '',
+  certIssuerDNRFC2253: '',
+  certSubjectDNRFC2253: '',
+  certIssuerDNLegacy: '',
+  certSubjectDNLegacy: '',
+  certSerial: '',
+  certIssuerSerial: '',
+  certSKI: '',
+  certIssuerSKI: '',
+  certFingerprintSHA1: '',
+  certFingerprintSHA256: '',
+  certNotBefore: '',
+  certNotAfter: '',
 });
 
-const BOT_MANAGEMENT = Object.freeze({ corporateProxy: false, verifiedBot: false, ja3Hash: '25b4882c2bcb50cd6b469ff28c596742', staticResource: false, detectionIds: Object.freeze([]), score: 99 });
+const BOT_MANAGEMENT = Object.freeze({
+  corporateProxy: false,
+  verifiedBot: false,
+  ja3Hash: '25b4882c2bcb50cd6b469ff28c596742',
+  staticResource: false,
+  detectionIds: Object.freeze([]),
+  score: 99,
+});
 
 /** Miniflare's placeholder `request.cf`, field for field. */
 export const PLACEHOLDER_CF: Readonly<Record<string, unknown>> = Object.freeze({
-  asOrganization: '', asn: 395747, colo: 'DFW', city: 'Austin', region: 'Texas', regionCode: 'TX', metroCode: '635', postalCode: '78701', country: 'US',
-  continent: 'NA', timezone: 'America/Chicago', latitude: '30.27130', longitude: '-97.74260', clientTcpRtt: 0, httpProtocol: 'HTTP/1.1',
-  requestPriority: 'weight=192;exclusive=0', tlsCipher: 'AEAD-AES128-GCM-SHA256', tlsVersion: 'TLSv1.3', tlsClientAuth: TLS_CLIENT_AUTH,
-  edgeRequestKeepAliveStatus: 0, hostMetadata: undefined, clientTrustScore: 99,
+  asOrganization: '',
+  asn: 395747,
+  colo: 'DFW',
+  city: 'Austin',
+  region: 'Texas',
+  regionCode: 'TX',
+  metroCode: '635',
+  postalCode: '78701',
+  country: 'US',
+  continent: 'NA',
+  timezone: 'America/Chicago',
+  latitude: '30.27130',
+  longitude: '-97.74260',
+  clientTcpRtt: 0,
+  httpProtocol: 'HTTP/1.1',
+  requestPriority: 'weight=192;exclusive=0',
+  tlsCipher: 'AEAD-AES128-GCM-SHA256',
+  tlsVersion: 'TLSv1.3',
+  tlsClientAuth: TLS_CLIENT_AUTH,
+  edgeRequestKeepAliveStatus: 0,
+  hostMetadata: undefined,
+  clientTrustScore: 99,
   botManagement: BOT_MANAGEMENT,
 });
 

@@ -86,7 +86,10 @@ function options(entry: string, settings: BuildSettings): esbuildType.BuildOptio
         setup(build) {
           build.onResolve({ filter: PROVIDED }, (args) => ({ path: args.path, namespace: 'hookbench-provided' }));
           // CommonJS-shaped, so any named import is read from the module the runtime provides.
-          build.onLoad({ filter: /.*/, namespace: 'hookbench-provided' }, (args) => ({ contents: `module.exports = ${LOAD}.provided(${JSON.stringify(args.path)});`, loader: 'js' }));
+          build.onLoad({ filter: /.*/, namespace: 'hookbench-provided' }, (args) => ({
+            contents: `module.exports = ${LOAD}.provided(${JSON.stringify(args.path)});`,
+            loader: 'js',
+          }));
         },
       },
       moduleRulesPlugin(settings.rules ?? []),
@@ -207,18 +210,28 @@ let evaluated = 0;
  * first), a CommonJS one (the built-in worker) run in a function. `globals` are what the worker's
  * code sees instead of the process's own (the Workers `Response`, `WebSocketPair`, gated `crypto`).
  */
-export async function evaluateWorker(bundle: Bundle, entry: string, provided: ProvidedModules, globals: Readonly<Record<string, unknown>> = {}, onScript?: OnScript): Promise<Record<string, unknown>> {
+export async function evaluateWorker(
+  bundle: Bundle,
+  entry: string,
+  provided: ProvidedModules,
+  globals: Readonly<Record<string, unknown>> = {},
+  onScript?: OnScript,
+): Promise<Record<string, unknown>> {
   // The worker's own code (the SDK is provided, never bundled).
   const agent = (provided['agents'] as { Agent?: { prototype: Record<string, unknown> } } | undefined)?.Agent?.prototype;
   const refusal = unemulatedCallMessage(withoutSourceMap(bundle.code), (method) => typeof agent?.[method] === 'function');
   if (refusal) throw new Error(refusal);
   const require = projectRequire(entry, provided);
-  if (bundle.format === 'esm') return importWorker(bundle.code, { globals, provided: require, require, filename: entry, dirname: path.dirname(entry) }, onScript);
+  if (bundle.format === 'esm')
+    return importWorker(bundle.code, { globals, provided: require, require, filename: entry, dirname: path.dirname(entry) }, onScript);
   const module = { exports: {} as Record<string, unknown> };
   const names = Object.keys(globals).filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
   const fileName = `${entry} (build ${++evaluated})`;
   onScript?.(fileName, EVALUATED_LINE_OFFSET);
-  const wrapper = vm.runInThisContext(`(function (exports, require, module, __filename, __dirname${names.map((n) => ', ' + n).join('')}) {\n${bundle.code}\n})`, { filename: fileName });
+  const wrapper = vm.runInThisContext(
+    `(function (exports, require, module, __filename, __dirname${names.map((n) => ', ' + n).join('')}) {\n${bundle.code}\n})`,
+    { filename: fileName },
+  );
   wrapper(module.exports, require, module, entry, path.dirname(entry), ...names.map((name) => globals[name]));
   return module.exports;
 }
@@ -227,7 +240,9 @@ export async function evaluateWorker(bundle: Bundle, entry: string, provided: Pr
  * `import()` through Node's own loader: the serve process's code is compiled from a code cache,
  * which gives its functions no dynamic import of their own.
  */
-const importThroughMainLoader = vm.runInThisContext('(url) => import(url)', { importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER }) as (url: string) => Promise<Record<string, unknown>>;
+const importThroughMainLoader = vm.runInThisContext('(url) => import(url)', { importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER }) as (
+  url: string,
+) => Promise<Record<string, unknown>>;
 
 /**
  * The import, without the one-line notice Node 20 prints to stderr the first time that loader is
@@ -237,7 +252,8 @@ const importThroughMainLoader = vm.runInThisContext('(url) => import(url)', { im
 function importModule(url: string): Promise<Record<string, unknown>> {
   const emit = process.emitWarning;
   process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    if (!String(typeof warning === 'string' ? warning : warning.message).includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) (emit as (...a: unknown[]) => void).call(process, warning, ...rest);
+    if (!String(typeof warning === 'string' ? warning : warning.message).includes('USE_MAIN_CONTEXT_DEFAULT_LOADER'))
+      (emit as (...a: unknown[]) => void).call(process, warning, ...rest);
   }) as typeof process.emitWarning;
   try {
     return importThroughMainLoader(url);

@@ -56,7 +56,12 @@ export function moduleRulesPlugin(userRules: readonly ModuleRule[]): esbuildType
           build.onResolve({ filter: globToRegExp(glob) }, async (args) => {
             if ((args.pluginData as { skip?: boolean } | undefined)?.skip) return undefined;
             const specifier = args.path.replace(/\?.*$/, '');
-            const resolved = await build.resolve(specifier, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { skip: true } });
+            const resolved = await build.resolve(specifier, {
+              kind: args.kind,
+              importer: args.importer,
+              resolveDir: args.resolveDir,
+              pluginData: { skip: true },
+            });
             const file = resolved.errors.length === 0 && resolved.path ? resolved.path : path.join(args.resolveDir, specifier);
             return { path: file, namespace: RULE_NAMESPACE, pluginData: { type: rule.type }, watchFiles: [file] };
           });
@@ -64,7 +69,12 @@ export function moduleRulesPlugin(userRules: readonly ModuleRule[]): esbuildType
       }
       build.onLoad({ filter: /.*/, namespace: RULE_NAMESPACE }, async (args) => {
         const bytes = await fs.promises.readFile(args.path);
-        return { contents: moduleSource((args.pluginData as { type: RuleType }).type, bytes), loader: 'js', resolveDir: path.dirname(args.path), watchFiles: [args.path] };
+        return {
+          contents: moduleSource((args.pluginData as { type: RuleType }).type, bytes),
+          loader: 'js',
+          resolveDir: path.dirname(args.path),
+          watchFiles: [args.path],
+        };
       });
     },
   };

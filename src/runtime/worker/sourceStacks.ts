@@ -22,7 +22,11 @@ export class BundleMap {
 
   /** Where the bundle's `line`:`column` (1-based, as a stack prints them) came from. */
   locate(line: number, column: number): SourceLocation | undefined {
-    const entry = this.map.findEntry(line - 1 - this.lineOffset, column - 1) as Partial<{ originalSource: string; originalLine: number; originalColumn: number }>;
+    const entry = this.map.findEntry(line - 1 - this.lineOffset, column - 1) as Partial<{
+      originalSource: string;
+      originalLine: number;
+      originalColumn: number;
+    }>;
     if (entry.originalSource === undefined || entry.originalLine === undefined || entry.originalColumn === undefined) return undefined;
     return { file: entry.originalSource, line: entry.originalLine + 1, column: entry.originalColumn + 1 };
   }

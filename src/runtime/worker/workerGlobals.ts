@@ -12,7 +12,6 @@ import type { Compatibility } from '../../core/workerConfig/compatibility';
 /** From this compatibility date, `nodejs_compat` implies `nodejs_compat_populate_process_env`. */
 export const POPULATE_PROCESS_ENV_DATE = '2025-04-01';
 
-
 /** Whether workerd fills `process.env` from the bindings for this date and these flags. */
 export function populatesProcessEnv({ date, flags }: Compatibility): boolean {
   if (!flags.includes('nodejs_compat') && !flags.includes('nodejs_compat_v2')) return false;

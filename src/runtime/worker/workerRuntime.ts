@@ -46,7 +46,16 @@ export interface WorkerRuntimeOptions {
   readonly compatibility?: Compatibility;
 }
 
-const NO_BINDINGS: BindingsConfig = { name: undefined, kvNamespaces: [], d1Databases: [], r2Buckets: [], queueProducers: [], queueConsumers: [], services: [], crons: [] };
+const NO_BINDINGS: BindingsConfig = {
+  name: undefined,
+  kvNamespaces: [],
+  d1Databases: [],
+  r2Buckets: [],
+  queueProducers: [],
+  queueConsumers: [],
+  services: [],
+  crons: [],
+};
 
 export class WorkerRuntime {
   readonly env: Record<string, unknown>;
@@ -77,14 +86,22 @@ export class WorkerRuntime {
     this.workflows = (options.workflows ?? []).map((workflow) => {
       const cls = options.exports[workflow.className];
       if (typeof cls !== 'function') throw new Error(`the worker does not export the class ${workflow.className} named by the workflow ${workflow.binding}`);
-      const binding = new WorkflowBinding(platform, workflow.name, workflow.className, cls as WorkflowClass, () => env, path.join(platform.dataDir, 'workflows', encodeName(workflow.name)));
+      const binding = new WorkflowBinding(
+        platform,
+        workflow.name,
+        workflow.className,
+        cls as WorkflowClass,
+        () => env,
+        path.join(platform.dataDir, 'workflows', encodeName(workflow.name)),
+      );
       env[workflow.binding] = binding;
       return binding;
     });
     if (options.assets) {
       const assets = new AssetServer(options.assets);
       this.assets = assets;
-      if (options.assets.binding) env[options.assets.binding] = { fetch: async (input: Request | string | URL, init?: RequestInit) => assets.bindingFetch(input, init) };
+      if (options.assets.binding)
+        env[options.assets.binding] = { fetch: async (input: Request | string | URL, init?: RequestInit) => assets.bindingFetch(input, init) };
     }
     this.env = env;
     this.namespaces = namespaces;

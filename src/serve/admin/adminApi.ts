@@ -58,7 +58,12 @@ export class AdminApi implements MountedRoutes {
 
   constructor(private readonly deps: AdminDeps) {
     this.queries = new QueryRunner(deps.query);
-    const instances = new InstancesApi({ runtime: deps.runtime, instanceEvents: deps.instanceEvents, queries: this.queries, maxRows: deps.query?.maxRows ?? 10_000 });
+    const instances = new InstancesApi({
+      runtime: deps.runtime,
+      instanceEvents: deps.instanceEvents,
+      queries: this.queries,
+      maxRows: deps.query?.maxRows ?? 10_000,
+    });
     const bindings = new BindingsApi(deps.runtime, this.queries);
     this.handlers = { ...instances.handlers, ...bindings.handlers, ...this.ownHandlers() };
   }
@@ -79,7 +84,8 @@ export class AdminApi implements MountedRoutes {
 
   /** Answers a request whose body went over its limit: 413 with the one-line reason, which it returns. */
   refuseBody(res: http.ServerResponse, method: string | undefined, pathname: string, limit: number, declared: number | undefined): string {
-    const reason = this.bodyLimit(method, pathname) !== undefined ? new CaptureTooLargeError(limit, declared).message : `the request body is over ${limit} bytes`;
+    const reason =
+      this.bodyLimit(method, pathname) !== undefined ? new CaptureTooLargeError(limit, declared).message : `the request body is over ${limit} bytes`;
     json(res, 413, { error: reason });
     return reason;
   }
@@ -98,7 +104,8 @@ export class AdminApi implements MountedRoutes {
       json(res, 200, await dispatch(this.handlers, req, url, body, () => this.authorize(req, url)));
     } catch (error) {
       if (error instanceof MethodNotAllowed) return json(res, 405, { error: error.message }, { allow: error.allow.join(', ') });
-      if (error instanceof RouteError || error instanceof QueryError || error instanceof CaptureTooLargeError) return json(res, error.status, { error: error.message });
+      if (error instanceof RouteError || error instanceof QueryError || error instanceof CaptureTooLargeError)
+        return json(res, error.status, { error: error.message });
       this.deps.logger.error(`[admin] ${req.method} ${url.pathname}: ${(error as Error)?.stack ?? String(error)}`);
       json(res, 500, { error: (error as Error)?.message ?? String(error) });
     }

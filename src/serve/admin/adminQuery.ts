@@ -87,7 +87,12 @@ export class QueryRunner {
   private closed = false;
 
   constructor(private readonly options: QueryOptions = {}) {
-    this.limits = { timeoutMs: options.timeoutMs ?? 2000, maxRows: options.maxRows ?? 10_000, maxWaiting: options.maxWaiting ?? 4, memoryMb: options.memoryMb ?? 256 };
+    this.limits = {
+      timeoutMs: options.timeoutMs ?? 2000,
+      maxRows: options.maxRows ?? 10_000,
+      maxWaiting: options.maxWaiting ?? 4,
+      memoryMb: options.memoryMb ?? 256,
+    };
   }
 
   /** Runs one read-only statement on a copy of the database, after the queries before it. */
@@ -106,7 +111,8 @@ export class QueryRunner {
 
   private enqueue(request: QueryRequest, mode: QueryJob['mode']): Promise<QueryResult | undefined> {
     if (this.closed) return Promise.reject(new QueryError(503, 'the server is stopping'));
-    if (this.queued > this.limits.maxWaiting) return Promise.reject(new QueryError(503, `${this.queued} admin queries are running or waiting; try again once they are answered`));
+    if (this.queued > this.limits.maxWaiting)
+      return Promise.reject(new QueryError(503, `${this.queued} admin queries are running or waiting; try again once they are answered`));
     this.queued++;
     const turn = this.line.then(() => this.runNow(request, mode)).finally(() => this.queued--);
     this.line = turn.catch(() => undefined);

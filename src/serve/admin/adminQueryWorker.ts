@@ -86,6 +86,7 @@ function check(db: Database, job: QueryJob): WorkerReply {
   }
   if (!statements.next().done) return { type: 'error', message: 'exactly one statement is allowed', refused: true };
   const changed = changedGuard(before, readGuard(db));
-  if (changed) return { type: 'error', message: `refused: the statement changed ${changed} when tried on a copy of the database, so it was not applied`, refused: true };
+  if (changed)
+    return { type: 'error', message: `refused: the statement changed ${changed} when tried on a copy of the database, so it was not applied`, refused: true };
   return { type: 'checked' };
 }

@@ -7,7 +7,16 @@
  */
 import type * as http from 'node:http';
 import { adminRoutesAt, type AdminApiTable, type AdminHttpRouteName } from '../../core/contract/admin';
-import { decodeParams, RouteError, type AdminMethod, type HttpRoute, type RouteAnswer, type RouteBody, type RouteParams, type RouteQuery } from '../../core/contract/adminRoute';
+import {
+  decodeParams,
+  RouteError,
+  type AdminMethod,
+  type HttpRoute,
+  type RouteAnswer,
+  type RouteBody,
+  type RouteParams,
+  type RouteQuery,
+} from '../../core/contract/adminRoute';
 
 /** What a handler is given: the route's segments, query and body as the contract reads them. */
 export interface RouteInput<R extends HttpRoute> {

@@ -10,7 +10,20 @@ import * as path from 'node:path';
 import type { QueryResult } from '../../core/contract/admin';
 import type { Page, Statement } from '../../core/contract/adminRequests';
 import { RouteError } from '../../core/contract/adminRoute';
-import { BINDING_KINDS, type AlarmsPage, type BindingSummary, type D1Tables, type KvKeysPage, type KvValue, type PendingAlarm, type QueueInfo, type R2ObjectInfo, type R2ObjectsPage, type WorkflowInstanceInfo, type WorkflowInstancesPage } from '../../core/contract/bindings';
+import {
+  BINDING_KINDS,
+  type AlarmsPage,
+  type BindingSummary,
+  type D1Tables,
+  type KvKeysPage,
+  type KvValue,
+  type PendingAlarm,
+  type QueueInfo,
+  type R2ObjectInfo,
+  type R2ObjectsPage,
+  type WorkflowInstanceInfo,
+  type WorkflowInstancesPage,
+} from '../../core/contract/bindings';
 import { TABLE_SCHEMA_SQL, tablesFrom } from '../../core/contract/tableSchema';
 import type { D1Database } from '../../runtime/bindings/d1';
 import type { KvNamespace } from '../../runtime/bindings/kv';
@@ -83,7 +96,10 @@ export class BindingsApi {
   }
 
   private async kvKeys(kv: KvNamespace, { prefix, cursor, limit }: Page & { prefix: string | undefined }): Promise<KvKeysPage> {
-    const listed = (await asBadRequest('list', () => kv.list({ prefix, cursor, limit }))) as { keys: { name: string; expiration?: number; metadata?: unknown }[]; cursor?: string };
+    const listed = (await asBadRequest('list', () => kv.list({ prefix, cursor, limit }))) as {
+      keys: { name: string; expiration?: number; metadata?: unknown }[];
+      cursor?: string;
+    };
     return { keys: listed.keys, ...(listed.cursor ? { cursor: listed.cursor } : {}) };
   }
 
@@ -93,7 +109,12 @@ export class BindingsApi {
     // The expiration is only in a listing: the key itself is the first entry of a listing by its own name.
     const listed = (await kv.list({ prefix: key, limit: 1 })) as { keys: { name: string; expiration?: number }[] };
     const expiration = listed.keys[0]?.name === key ? listed.keys[0].expiration : undefined;
-    return { key, ...shownBytes(new Uint8Array(found.value)), ...(expiration !== undefined ? { expiration } : {}), ...(found.metadata !== null ? { metadata: found.metadata } : {}) };
+    return {
+      key,
+      ...shownBytes(new Uint8Array(found.value)),
+      ...(expiration !== undefined ? { expiration } : {}),
+      ...(found.metadata !== null ? { metadata: found.metadata } : {}),
+    };
   }
 
   private async d1Tables(d1: D1Database): Promise<D1Tables> {
@@ -109,7 +130,10 @@ export class BindingsApi {
   }
 
   private async r2Objects(bucket: R2Bucket, { prefix, cursor, limit }: Page & { prefix: string | undefined }): Promise<R2ObjectsPage> {
-    const listed = (await asBadRequest('list', () => bucket.list({ prefix, cursor, limit, include: ['httpMetadata', 'customMetadata'] }))) as { objects: R2Like[]; cursor?: string };
+    const listed = (await asBadRequest('list', () => bucket.list({ prefix, cursor, limit, include: ['httpMetadata', 'customMetadata'] }))) as {
+      objects: R2Like[];
+      cursor?: string;
+    };
     return { objects: listed.objects.map(objectInfo), ...(listed.cursor ? { cursor: listed.cursor } : {}) };
   }
 
@@ -135,7 +159,15 @@ export class BindingsApi {
       ...(snapshot.consumer?.deadLetterQueue ? { deadLetterQueue: snapshot.consumer.deadLetterQueue } : {}),
       deadLettered: snapshot.deadLettered,
       consumed: snapshot.consumer !== undefined,
-      messages: snapshot.messages.map((m) => ({ id: m.id, attempts: m.attempts, retries: m.attempts - 1, sentAt: new Date(m.sentAt).toISOString(), visibleAt: new Date(m.visibleAt).toISOString(), contentType: m.contentType, size: m.size })),
+      messages: snapshot.messages.map((m) => ({
+        id: m.id,
+        attempts: m.attempts,
+        retries: m.attempts - 1,
+        sentAt: new Date(m.sentAt).toISOString(),
+        visibleAt: new Date(m.visibleAt).toISOString(),
+        contentType: m.contentType,
+        size: m.size,
+      })),
       ...(snapshot.more && last ? { cursor: String(last.seq) } : {}),
     };
   }
@@ -191,5 +223,12 @@ interface R2Like {
 
 function objectInfo(object: R2Like): R2ObjectInfo {
   const http = Object.fromEntries(Object.entries(object.httpMetadata).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : String(v)]));
-  return { key: object.key, size: object.size, etag: object.etag, uploaded: object.uploaded.toISOString(), httpMetadata: http, customMetadata: { ...object.customMetadata } };
+  return {
+    key: object.key,
+    size: object.size,
+    etag: object.etag,
+    uploaded: object.uploaded.toISOString(),
+    httpMetadata: http,
+    customMetadata: { ...object.customMetadata },
+  };
 }

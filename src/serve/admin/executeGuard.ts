@@ -53,14 +53,18 @@ export function readGuard(db: Database): Guard {
   guard.set('the attached databases', text(db, "SELECT name FROM pragma_database_list WHERE name <> 'temp' ORDER BY seq"));
   // rootpage is left out: VACUUM moves tables, which changes nothing the runtime relies on.
   const schema = rows(db, 'SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name').filter(
-    ([type, name, table, sql]) => isOwnTable(String(name)) || isOwnTable(String(table)) || ((type === 'trigger' || type === 'view') && typeof sql === 'string' && namesOwnTable(sql)),
+    ([type, name, table, sql]) =>
+      isOwnTable(String(name)) || isOwnTable(String(table)) || ((type === 'trigger' || type === 'view') && typeof sql === 'string' && namesOwnTable(sql)),
   );
   guard.set("the schema of the runtime's own tables", digest(schema));
   for (const [type, name] of schema) {
     if (type !== 'table') continue;
     guard.set(`the rows of the runtime's own table ${String(name)}`, digest(rows(db, `SELECT * FROM "${String(name).replace(/"/g, '""')}"`), true));
   }
-  const sequences = db.exec("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").length > 0 ? rows(db, 'SELECT name, seq FROM sqlite_sequence').filter(([name]) => isOwnTable(String(name))) : [];
+  const sequences =
+    db.exec("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").length > 0
+      ? rows(db, 'SELECT name, seq FROM sqlite_sequence').filter(([name]) => isOwnTable(String(name)))
+      : [];
   guard.set("the AUTOINCREMENT counters of the runtime's own tables", digest(sequences, true));
   return guard;
 }

@@ -35,7 +35,14 @@ export class InstancesApi {
       const instances = runtime.namespaces.flatMap((namespace) =>
         namespace.instanceNames().map((name): InstanceSummary => {
           const host = namespace.existingHost(name);
-          return { namespace: namespace.binding, agent: camelCaseToKebabCase(namespace.binding), className: namespace.className, name, awake: host?.isAwake ?? false, connections: host?.connectionCount ?? 0 };
+          return {
+            namespace: namespace.binding,
+            agent: camelCaseToKebabCase(namespace.binding),
+            className: namespace.className,
+            name,
+            awake: host?.isAwake ?? false,
+            connections: host?.connectionCount ?? 0,
+          };
         }),
       );
       return { instances };
@@ -95,7 +102,12 @@ export class InstancesApi {
       });
       this.deps.instanceEvents.fire({ kind: 'changed', namespace: namespace.binding, name });
       const { maxRows } = this.deps;
-      return { columns: result.columns, rows: answerRows(result.rows.slice(0, maxRows)), rowsWritten: result.rowsWritten, ...(result.rows.length > maxRows ? { truncated: true as const } : {}) };
+      return {
+        columns: result.columns,
+        rows: answerRows(result.rows.slice(0, maxRows)),
+        rowsWritten: result.rowsWritten,
+        ...(result.rows.length > maxRows ? { truncated: true as const } : {}),
+      };
     },
   };
 
@@ -123,7 +135,14 @@ async function describe(namespace: DurableObjectNamespace, instance: InstanceHos
       .rows.map(([table]) => ({ name: String(table), rows: Number(db.exec(`SELECT count(*) FROM "${String(table).replace(/"/g, '""')}"`).rows[0]![0]) }));
     return { state: stateRow ? stateFromText(String(stateRow[0])) : null, tables };
   });
-  return { namespace: namespace.binding, agent: camelCaseToKebabCase(namespace.binding), name: instance.name, awake: instance.isAwake, connections: instance.connectionCount, ...details };
+  return {
+    namespace: namespace.binding,
+    agent: camelCaseToKebabCase(namespace.binding),
+    name: instance.name,
+    awake: instance.isAwake,
+    connections: instance.connectionCount,
+    ...details,
+  };
 }
 
 function tableExists(db: { exec(sql: string, params?: never[]): { rows: unknown[][] } }, name: string): boolean {

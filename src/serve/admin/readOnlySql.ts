@@ -18,7 +18,18 @@ interface Token {
 }
 
 /** Pragmas whose argument is the thing to read (a table, an index, a row count), not a new value. */
-const SUBJECT_PRAGMAS = new Set(['table_info', 'table_xinfo', 'table_list', 'index_info', 'index_xinfo', 'index_list', 'foreign_key_list', 'foreign_key_check', 'integrity_check', 'quick_check']);
+const SUBJECT_PRAGMAS = new Set([
+  'table_info',
+  'table_xinfo',
+  'table_list',
+  'index_info',
+  'index_xinfo',
+  'index_list',
+  'foreign_key_list',
+  'foreign_key_check',
+  'integrity_check',
+  'quick_check',
+]);
 
 /** Pragmas that act even without an argument. */
 const ACTING_PRAGMAS = new Set(['optimize', 'incremental_vacuum', 'wal_checkpoint', 'shrink_memory']);
@@ -62,9 +73,12 @@ export function executeRefusal(sql: string): string | undefined {
   // SQLite applies some statements (pragmas) while it compiles them: EXPLAIN of one is judged as the one.
   const explained = verb === 'EXPLAIN' ? statement.slice(keyword(statement[1]) === 'QUERY' ? 3 : 1) : statement;
   const acting = keyword(explained[0]);
-  if (acting === 'ATTACH' || acting === 'DETACH') return `${acting} is refused: the instance's database is one file, and an attached one is outside its snapshots`;
-  if (acting === 'VACUUM' && explained.some((t) => keyword(t) === 'INTO')) return "VACUUM INTO is refused: it writes a second database the instance's snapshots do not hold";
-  if (acting === 'CREATE' && createsTemporary(explained)) return "CREATE TEMP is refused: a temporary object lives on the instance's connection, outside its snapshots, and shadows its tables";
+  if (acting === 'ATTACH' || acting === 'DETACH')
+    return `${acting} is refused: the instance's database is one file, and an attached one is outside its snapshots`;
+  if (acting === 'VACUUM' && explained.some((t) => keyword(t) === 'INTO'))
+    return "VACUUM INTO is refused: it writes a second database the instance's snapshots do not hold";
+  if (acting === 'CREATE' && createsTemporary(explained))
+    return "CREATE TEMP is refused: a temporary object lives on the instance's connection, outside its snapshots, and shadows its tables";
   if (acting === 'PRAGMA') return pragmaSetRefusal(explained);
   return undefined;
 }
@@ -80,7 +94,9 @@ function createsTemporary(tokens: readonly Token[]): boolean {
  * own, each with its `;`, between BEGIN and the END that closes it (a CASE inside has an END too).
  */
 function statementEnd(tokens: readonly Token[]): number {
-  const trigger = keyword(tokens[0]) === 'CREATE' && (keyword(tokens[1]) === 'TRIGGER' || (['TEMP', 'TEMPORARY'].includes(keyword(tokens[1]) ?? '') && keyword(tokens[2]) === 'TRIGGER'));
+  const trigger =
+    keyword(tokens[0]) === 'CREATE' &&
+    (keyword(tokens[1]) === 'TRIGGER' || (['TEMP', 'TEMPORARY'].includes(keyword(tokens[1]) ?? '') && keyword(tokens[2]) === 'TRIGGER'));
   let depth = 0;
   for (let i = 0; i < tokens.length; i++) {
     const word = keyword(tokens[i]);
@@ -96,7 +112,8 @@ function namedForbidden(tokens: readonly Token[]): string | undefined {
   for (const token of tokens) {
     if (token.kind === 'other') continue;
     const name = unquote(token);
-    if (/writable_schema/i.test(name)) return "writable_schema is refused: with it, a write to sqlite_master can rename or orphan any table, the runtime's included";
+    if (/writable_schema/i.test(name))
+      return "writable_schema is refused: with it, a write to sqlite_master can rename or orphan any table, the runtime's included";
     if (isSchemaTable(name)) return `${name} is refused: SQLite's schema changes only through CREATE, ALTER and DROP`;
     if (isOwnTable(name)) return `${name} is the runtime's own table: it cannot be changed from the console (read it with a SELECT)`;
   }
@@ -177,7 +194,10 @@ function pragmaRefusal(tokens: readonly Token[]): string | undefined {
   const name = tokens[at]?.kind === 'word' ? tokens[at]!.text.toLowerCase() : undefined;
   if (name === undefined) return 'PRAGMA needs a name';
   const rest = tokens.slice(at + 1);
-  const shown = `PRAGMA ${tokens.slice(1).map((t) => t.text).join('')}`;
+  const shown = `PRAGMA ${tokens
+    .slice(1)
+    .map((t) => t.text)
+    .join('')}`;
   const setting = `read-only: ${shown} sets a value; only PRAGMA reads such as PRAGMA user_version or PRAGMA table_info(events) are allowed`;
   if (rest.length === 0) return ACTING_PRAGMAS.has(name) ? `read-only: ${shown} changes the database` : undefined;
   const isSubject = rest.length === 3 && rest[0]!.text === '(' && rest[2]!.text === ')' && rest[1]!.kind !== 'other';

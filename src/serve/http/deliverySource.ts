@@ -29,7 +29,8 @@ export function deliverySource(headers: IncomingHttpHeaders, verification: strin
   // "changed": the relay's JSON is not the provider's bytes (its length differs), so no HMAC over
   // them can hold. "same-length": re-encoded, maybe byte-identical; a mismatch may be either cause.
   if (body === 'changed') return { kind: 'relay', name, note: RELAY_REENCODED_NOTE };
-  if (body === 'same-length' && mismatch) return { kind: 'relay', name, note: `${RELAY_REENCODED_NOTE} (same length as the original: the bytes or the secret may differ)` };
+  if (body === 'same-length' && mismatch)
+    return { kind: 'relay', name, note: `${RELAY_REENCODED_NOTE} (same length as the original: the bytes or the secret may differ)` };
   return { kind: 'relay', name };
 }
 

@@ -25,7 +25,18 @@ import type { MountedRoutes } from './mountedRoutes';
 import { checkAccess, DEFAULT_POLICY, mayShowStack, type AccessPolicy } from '../net/access';
 import { PeerIdentifier, type Peer } from '../net/localPeer';
 import { LOGIN_PATH, loginAnswer, showsCredential, withoutCredential } from '../net/localCredential';
-import { BodyBudgetError, BodyIdleError, connectionClient, DEFAULT_LIMITS, OWNER, Quota, readBoundedBody, requestClient, type BoundedBody, type ReceiverLimits } from '../net/requestBounds';
+import {
+  BodyBudgetError,
+  BodyIdleError,
+  connectionClient,
+  DEFAULT_LIMITS,
+  OWNER,
+  Quota,
+  readBoundedBody,
+  requestClient,
+  type BoundedBody,
+  type ReceiverLimits,
+} from '../net/requestBounds';
 import { realTimers, type Timers } from '../../core/timers';
 import type { DeliveryLog } from '../deliveryLog';
 import type { DeliveryRetries } from '../deliveryRetries';
@@ -95,7 +106,15 @@ export class Receiver {
     this.connections = new Quota(limits.connections, limits.connectionsPerClient);
     this.bytes = new Quota(limits.bytesInFlight, limits.bytesInFlightPerClient);
     // Node checks these two timeouts every connectionsCheckingInterval (30 s unless set).
-    this.server = http.createServer({ headersTimeout: limits.headersMs, requestTimeout: limits.requestMs, keepAliveTimeout: 5_000, connectionsCheckingInterval: Math.min(1_000, limits.headersMs) }, (req, res) => void this.handle(req, res));
+    this.server = http.createServer(
+      {
+        headersTimeout: limits.headersMs,
+        requestTimeout: limits.requestMs,
+        keepAliveTimeout: 5_000,
+        connectionsCheckingInterval: Math.min(1_000, limits.headersMs),
+      },
+      (req, res) => void this.handle(req, res),
+    );
     this.server.on('connection', (socket: Socket) => void this.admit(socket));
     this.server.on('upgrade', (req, socket, head) => void this.upgrade(req, socket, head));
     // A client that sends `Expect: 100-continue` (curl does for bodies over 1 MiB) waits for the
@@ -160,11 +179,26 @@ export class Receiver {
   }
 
   /** The body within its bounds, or the answer already written (413, 503, 408, 400) and undefined. */
-  private async body(req: http.IncomingMessage, res: http.ServerResponse, url: URL, peer: Peer, started: number, admin: MountedRoutes | undefined, expectsContinue: boolean): Promise<BoundedBody | undefined> {
+  private async body(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    url: URL,
+    peer: Peer,
+    started: number,
+    admin: MountedRoutes | undefined,
+    expectsContinue: boolean,
+  ): Promise<BoundedBody | undefined> {
     const client = requestClient(peer, req.headers.host, this.options.host);
     const limit = admin?.bodyLimit(req.method, url.pathname) ?? this.options.bodyLimit ?? 25 * 1024 * 1024;
     try {
-      return await readBoundedBody(req, { limit, client, bytes: this.bytes, idleMs: this.limits.bodyIdleMs, timers: this.options.timers ?? realTimers, accepted: expectsContinue ? () => res.writeContinue() : undefined });
+      return await readBoundedBody(req, {
+        limit,
+        client,
+        bytes: this.bytes,
+        idleMs: this.limits.bodyIdleMs,
+        timers: this.options.timers ?? realTimers,
+        accepted: expectsContinue ? () => res.writeContinue() : undefined,
+      });
     } catch (error) {
       if (error instanceof BodyTooLargeError && admin) {
         // The admin API answers in JSON, and says why (the sink's per-capture cap).
@@ -175,10 +209,13 @@ export class Receiver {
         return undefined;
       }
       const [status, text] =
-        error instanceof BodyTooLargeError ? [413, 'Payload Too Large']
-        : error instanceof BodyBudgetError ? [503, `Service Unavailable: ${error.message}`]
-        : error instanceof BodyIdleError ? [408, `Request Timeout: ${error.message}`]
-        : [400, 'Bad Request'];
+        error instanceof BodyTooLargeError
+          ? [413, 'Payload Too Large']
+          : error instanceof BodyBudgetError
+            ? [503, `Service Unavailable: ${error.message}`]
+            : error instanceof BodyIdleError
+              ? [408, `Request Timeout: ${error.message}`]
+              : [400, 'Bad Request'];
       if (status !== 400) this.options.logger.warn(`[security] ${req.method} ${url.pathname}: ${text}`);
       // What is left of the body is not read: the connection closes after the answer.
       res.setHeader('connection', 'close');
@@ -226,7 +263,14 @@ export class Receiver {
     }
   }
 
-  private async answer(req: http.IncomingMessage, res: http.ServerResponse, url: URL, body: Buffer, started: number, admin: MountedRoutes | undefined): Promise<void> {
+  private async answer(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    url: URL,
+    body: Buffer,
+    started: number,
+    admin: MountedRoutes | undefined,
+  ): Promise<void> {
     if (admin) return admin.handle(req, res, url, body);
     let status = 500;
     let responseHeaders: Record<string, string> | undefined;
@@ -404,5 +448,7 @@ function isStreaming(response: Response): boolean {
 
 function rejectUpgrade(socket: Duplex, status: number, body: string): void {
   const text = Buffer.from(body, 'utf8');
-  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\ncontent-type: text/plain;charset=UTF-8\r\ncontent-length: ${text.length}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\ncontent-type: text/plain;charset=UTF-8\r\ncontent-length: ${text.length}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }

@@ -109,7 +109,7 @@ function asksNoToken(pathname: string): boolean {
 /** Why a peer may not reach a guarded route, or undefined when it may. */
 function peerRefusal(peer: Peer | undefined, policy: AccessPolicy, credential: boolean): string | undefined {
   if (peer?.kind === 'other-user') return `another user of this machine (uid ${peer.uid}) may reach only the webhook routes`;
-  if (peer?.kind === 'unknown') return 'the connection\'s owner could not be read from /proc/net/tcp';
+  if (peer?.kind === 'unknown') return "the connection's owner could not be read from /proc/net/tcp";
   if (peer?.kind === 'unverified' && policy.requireToken !== undefined && !credential) return 'serve runs with --require-token and this request shows no token';
   return undefined;
 }
@@ -118,17 +118,27 @@ function peerRefusal(peer: Peer | undefined, policy: AccessPolicy, credential: b
  * The verdict for one request. `upgrade` requests are always checked, webhook paths included:
  * a WebSocket carries no signature. `peer` is who holds the connection's other end (localPeer.ts).
  */
-export function checkAccess(headers: IncomingHttpHeaders, pathname: string, options: { boundHost: string; policy: AccessPolicy; upgrade: boolean; peer?: Peer; credential?: boolean }): AccessVerdict {
+export function checkAccess(
+  headers: IncomingHttpHeaders,
+  pathname: string,
+  options: { boundHost: string; policy: AccessPolicy; upgrade: boolean; peer?: Peer; credential?: boolean },
+): AccessVerdict {
   const { policy } = options;
   if (!isGuarded(pathname, policy, options.upgrade)) return ALLOWED;
   // An admin route that asks no token of any kind (the lock's proof: worth something only to
   // whoever can read the lock's nonce, and the serve or VS Code window that checks a lock has none;
   // docs/security.md) asks none here either.
   const stranger = peerRefusal(options.peer, policy, (options.credential ?? false) || (!options.upgrade && asksNoToken(pathname)));
-  if (stranger) return { allowed: false, reason: stranger, answer: `Forbidden: ${stranger}; the agents, admin and render routes answer only the user who runs Hookbench (docs/security.md).` };
+  if (stranger)
+    return {
+      allowed: false,
+      reason: stranger,
+      answer: `Forbidden: ${stranger}; the agents, admin and render routes answer only the user who runs Hookbench (docs/security.md).`,
+    };
   const origin = headers.origin;
   if (origin !== undefined && !originAllowed(origin, policy)) return browserRefusal(`origin ${JSON.stringify(origin.slice(0, 200))} is not allowed`);
-  if (!hostAllowed(headers.host, options.boundHost, policy)) return browserRefusal(`host ${JSON.stringify((headers.host ?? '').slice(0, 200))} is not this machine`);
+  if (!hostAllowed(headers.host, options.boundHost, policy))
+    return browserRefusal(`host ${JSON.stringify((headers.host ?? '').slice(0, 200))} is not this machine`);
   return ALLOWED;
 }
 

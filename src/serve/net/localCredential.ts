@@ -13,7 +13,6 @@ import { LOGIN_PATH, SESSION_COOKIE, TOKEN_HEADER, TOKEN_PARAM } from '../../cor
 
 export { LOGIN_PATH };
 
-
 /** The cookie's value for a token: a keyed hash, so the cookie never holds the token itself. */
 export function sessionValue(token: string): string {
   return createHmac('sha256', token).update('hookbench session').digest('hex');
@@ -58,7 +57,11 @@ export function withoutCredential(url: string, rawHeaders: readonly string[], to
     if (name.toLowerCase() === TOKEN_HEADER) continue;
     if (name.toLowerCase() === 'authorization' && same(value, `Bearer ${token}`)) continue;
     if (name.toLowerCase() === 'cookie') {
-      value = value.split(';').filter((part) => part.split('=')[0]!.trim() !== SESSION_COOKIE).join(';').trim();
+      value = value
+        .split(';')
+        .filter((part) => part.split('=')[0]!.trim() !== SESSION_COOKIE)
+        .join(';')
+        .trim();
       if (value === '') continue;
     }
     pairs.push(name, value);
@@ -82,7 +85,11 @@ export function loginAnswer(url: URL, token: string): { status: number; headers:
   const target = next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
   return {
     status: 303,
-    headers: { location: target, 'set-cookie': `${SESSION_COOKIE}=${sessionValue(token)}; Path=/; HttpOnly; SameSite=Strict`, 'content-type': 'text/plain;charset=UTF-8' },
+    headers: {
+      location: target,
+      'set-cookie': `${SESSION_COOKIE}=${sessionValue(token)}; Path=/; HttpOnly; SameSite=Strict`,
+      'content-type': 'text/plain;charset=UTF-8',
+    },
     body: `Signed in; go on to ${target}`,
   };
 }

@@ -37,7 +37,10 @@ export function isLoopbackAddress(address: string | undefined): boolean {
 }
 
 const hex8 = (bytes: readonly number[], littleEndian: boolean): string =>
-  (littleEndian ? [...bytes].reverse() : bytes).map((b) => b.toString(16).padStart(2, '0')).join('').toUpperCase();
+  (littleEndian ? [...bytes].reverse() : bytes)
+    .map((b) => b.toString(16).padStart(2, '0'))
+    .join('')
+    .toUpperCase();
 
 /**
  * How /proc/net/tcp{,6} prints an endpoint (`0100007F:1F90`): each 32-bit word of the address as
@@ -51,7 +54,10 @@ export function procEndpoints(address: string, port: number, littleEndian = os.e
     const mapped = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
     return [
       { file: 'tcp', text: `${hex8(v4, littleEndian)}:${portHex}` },
-      { file: 'tcp6', text: `${hex8(mapped.slice(0, 4), littleEndian)}${hex8(mapped.slice(4, 8), littleEndian)}${hex8(mapped.slice(8, 12), littleEndian)}${hex8(v4, littleEndian)}:${portHex}` },
+      {
+        file: 'tcp6',
+        text: `${hex8(mapped.slice(0, 4), littleEndian)}${hex8(mapped.slice(4, 8), littleEndian)}${hex8(mapped.slice(8, 12), littleEndian)}${hex8(v4, littleEndian)}:${portHex}`,
+      },
     ];
   }
   if (address === '::1') return [{ file: 'tcp6', text: `${'0'.repeat(24)}${hex8([0, 0, 0, 1], littleEndian)}:${portHex}` }];
@@ -67,7 +73,10 @@ export function uidInTable(table: string, local: string, remote: string): number
   for (let at = table.indexOf(` ${local} ${remote} `); at >= 0; at = table.indexOf(` ${local} ${remote} `, at + 1)) {
     const end = table.indexOf('\n', at);
     // sl local rem st tx:rx tr:when retrnsmt uid timeout inode …
-    const fields = table.slice(at, end < 0 ? undefined : end).trim().split(/\s+/);
+    const fields = table
+      .slice(at, end < 0 ? undefined : end)
+      .trim()
+      .split(/\s+/);
     const found = Number(fields[6]);
     if (!Number.isInteger(found)) return undefined;
     if (uid !== undefined && uid !== found) return undefined;
@@ -117,7 +126,10 @@ export function sharedReads(read: ReadTable): ReadTable {
 }
 
 /** The local user who owns the client's end of a loopback connection, from the /proc tables. */
-export async function loopbackPeerUid(socket: Pick<Socket, 'remoteAddress' | 'remotePort' | 'localAddress' | 'localPort'>, read: ReadTable = readProcTable): Promise<number | undefined> {
+export async function loopbackPeerUid(
+  socket: Pick<Socket, 'remoteAddress' | 'remotePort' | 'localAddress' | 'localPort'>,
+  read: ReadTable = readProcTable,
+): Promise<number | undefined> {
   const { remoteAddress, remotePort, localAddress, localPort } = socket;
   if (!remoteAddress || !localAddress || remotePort === undefined || localPort === undefined) return undefined;
   // The client's line: its local end is our remote end.

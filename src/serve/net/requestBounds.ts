@@ -81,7 +81,10 @@ export class Quota {
   private readonly used = new Map<string, number>();
   private total = 0;
 
-  constructor(private readonly limitTotal: number, private readonly limitPerClient: number) {}
+  constructor(
+    private readonly limitTotal: number,
+    private readonly limitPerClient: number,
+  ) {}
 
   /** Takes `amount` for `client`; false (and nothing taken) when it would pass a limit. */
   take(client: string, amount: number): boolean {
@@ -130,7 +133,10 @@ export interface BoundedBody {
  * before the first byte is read (and before `accepted`, the 100 Continue), a chunked body as it arrives. Past a bound the request stops
  * being read (the caller answers and closes the connection) and the error says which bound.
  */
-export function readBoundedBody(req: IncomingMessage, options: { limit: number; client: string; bytes: Quota; idleMs: number; timers: Timers; accepted?: () => void }): Promise<BoundedBody> {
+export function readBoundedBody(
+  req: IncomingMessage,
+  options: { limit: number; client: string; bytes: Quota; idleMs: number; timers: Timers; accepted?: () => void },
+): Promise<BoundedBody> {
   const { limit, client, bytes } = options;
   let taken = 0;
   const release = () => {

@@ -9,7 +9,9 @@ import { fontReport } from './fontReport';
 import { linksInPage, markdownInPage, scrapeInPage } from './pageScripts';
 import type { PreparedPage } from './preparePage';
 
-export type ActionResult = { readonly kind: 'binary'; readonly contentType: string; readonly bytes: Uint8Array } | { readonly kind: 'json'; readonly result: unknown; readonly meta?: Record<string, unknown> };
+export type ActionResult =
+  | { readonly kind: 'binary'; readonly contentType: string; readonly bytes: Uint8Array }
+  | { readonly kind: 'json'; readonly result: unknown; readonly meta?: Record<string, unknown> };
 
 const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
 
@@ -89,7 +91,14 @@ export type ReportCapture = 'screenshot' | 'pdf';
  * Runs the request's endpoint (or the font report) on the prepared page. With `capture`, the font
  * report first takes that capture of the same page, as its endpoint would, and carries it base64.
  */
-export async function runAction(page: Page, request: RenderRequest, prepared: PreparedPage, action: RenderRequest['endpoint'] | 'font-report', waitForFonts: boolean, capture?: ReportCapture): Promise<ActionResult> {
+export async function runAction(
+  page: Page,
+  request: RenderRequest,
+  prepared: PreparedPage,
+  action: RenderRequest['endpoint'] | 'font-report',
+  waitForFonts: boolean,
+  capture?: ReportCapture,
+): Promise<ActionResult> {
   const meta = { ...(prepared.status !== undefined ? { status: prepared.status } : {}), title: prepared.title };
   switch (action) {
     case 'screenshot': {
@@ -104,7 +113,14 @@ export async function runAction(page: Page, request: RenderRequest, prepared: Pr
     case 'snapshot':
       return { kind: 'json', result: await snapshot(page, request), meta };
     case 'scrape':
-      return { kind: 'json', result: await page.evaluate(scrapeInPage, request.elements.map((e) => e.selector)), meta };
+      return {
+        kind: 'json',
+        result: await page.evaluate(
+          scrapeInPage,
+          request.elements.map((e) => e.selector),
+        ),
+        meta,
+      };
     case 'links':
       return { kind: 'json', result: await page.evaluate(linksInPage, request.visibleLinksOnly, request.excludeExternalLinks), meta };
     case 'markdown':
@@ -116,9 +132,20 @@ export async function runAction(page: Page, request: RenderRequest, prepared: Pr
       const taken = capture ? await runAction(page, request, prepared, capture, waitForFonts) : undefined;
       const report = { ...(await fontReport(page)), fontsReady: prepared.fonts };
       if (taken?.kind !== 'binary') return { kind: 'json', result: report, meta };
-      return { kind: 'json', result: { ...report, capture: { contentType: taken.contentType, data: Buffer.from(taken.bytes.buffer, taken.bytes.byteOffset, taken.bytes.byteLength).toString('base64') } }, meta };
+      return {
+        kind: 'json',
+        result: {
+          ...report,
+          capture: { contentType: taken.contentType, data: Buffer.from(taken.bytes.buffer, taken.bytes.byteOffset, taken.bytes.byteLength).toString('base64') },
+        },
+        meta,
+      };
     }
     case 'json':
-      throw new RenderError(501, 501, 'The json endpoint asks an AI model (Workers AI) to extract data; it is not available locally. Use /scrape or /content here, or render through Cloudflare.');
+      throw new RenderError(
+        501,
+        501,
+        'The json endpoint asks an AI model (Workers AI) to extract data; it is not available locally. Use /scrape or /content here, or render through Cloudflare.',
+      );
   }
 }

@@ -264,7 +264,14 @@ export class BrowserPool {
     try {
       // DevTools over a pipe (fds 3 and 4), not --remote-debugging-port: a port on loopback would let
       // any local user drive this browser, read its pages and open file:// URLs as this user.
-      const browser = await loadPuppeteer().launch({ executablePath, headless: true, pipe: true, args: launchArgs(this.#options.proxyServer?.()), defaultViewport: null, protocolTimeout: 120_000 });
+      const browser = await loadPuppeteer().launch({
+        executablePath,
+        headless: true,
+        pipe: true,
+        args: launchArgs(this.#options.proxyServer?.()),
+        defaultViewport: null,
+        protocolTimeout: 120_000,
+      });
       this.#options.logger.info(`[render] Chromium ${await browser.version()} started in ${Math.round(performance.now() - started)} ms`);
       browser.once('disconnected', () => {
         if (this.#closed) return;

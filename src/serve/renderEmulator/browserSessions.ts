@@ -64,7 +64,8 @@ class Session {
   }
 
   connect(): DevToolsChannel {
-    if (this.info.connectionId !== undefined) throw Object.assign(new Error(`the browser session ${this.info.sessionId} already has a connection`), { status: 409 });
+    if (this.info.connectionId !== undefined)
+      throw Object.assign(new Error(`the browser session ${this.info.sessionId} already has a connection`), { status: 409 });
     this.#idle?.cancel();
     this.info.connectionId = randomUUID();
     this.info.connectionStartTime = this.#timers.now();
@@ -161,7 +162,11 @@ class Session {
       try {
         const send = <T>(command: string, params?: Record<string, unknown>) => this.#command<T>(command, params, sessionId);
         const evaluate = async <T>(fn: () => T): Promise<T> => {
-          const answer = await send<{ result: { value: T }; exceptionDetails?: { text: string } }>('Runtime.evaluate', { expression: `(${fn.toString()})()`, returnByValue: true, awaitPromise: true });
+          const answer = await send<{ result: { value: T }; exceptionDetails?: { text: string } }>('Runtime.evaluate', {
+            expression: `(${fn.toString()})()`,
+            returnByValue: true,
+            awaitPromise: true,
+          });
           if (answer.exceptionDetails) throw new Error(answer.exceptionDetails.text);
           return answer.result.value;
         };
@@ -204,7 +209,8 @@ export class BrowserSessions implements BrowserService {
 
   async acquire(options: { keepAliveMs?: number; binding: string }): Promise<ActiveBrowserSession> {
     if (this.#closed) throw Object.assign(new Error('the render emulator is stopping'), { status: 503 });
-    if (this.#sessions.size >= this.#max) throw Object.assign(new Error(`Rate limit exceeded: ${this.#max} browser sessions are open (close one with browser.close())`), { status: 429 });
+    if (this.#sessions.size >= this.#max)
+      throw Object.assign(new Error(`Rate limit exceeded: ${this.#max} browser sessions are open (close one with browser.close())`), { status: 429 });
     const pipe = await ChromiumPipe.launch(findChromium(this.#options.executablePath), launchArgs(this.#options.proxyServer()));
     const session = new Session(pipe, { ...this.#options, binding: options.binding, keepAliveMs: options.keepAliveMs ?? 60_000, now: this.#timers.now() });
     const id = session.info.sessionId;
@@ -227,7 +233,12 @@ export class BrowserSessions implements BrowserService {
 
   limits(): ReturnType<BrowserService['limits']> {
     const active = [...this.#sessions.keys()];
-    return { activeSessions: active.map((id) => ({ id })), maxConcurrentSessions: this.#max, allowedBrowserAcquisitions: active.length < this.#max ? 1 : 0, timeUntilNextAllowedBrowserAcquisition: 0 };
+    return {
+      activeSessions: active.map((id) => ({ id })),
+      maxConcurrentSessions: this.#max,
+      allowedBrowserAcquisitions: active.length < this.#max ? 1 : 0,
+      timeUntilNextAllowedBrowserAcquisition: 0,
+    };
   }
 
   connect(sessionId: string): DevToolsChannel {

@@ -28,7 +28,9 @@ export class ChromiumPipe {
   /** Starts Chromium headless on about:blank with a fresh profile; resolves once it answers DevTools. */
   static async launch(executablePath: string, args: readonly string[]): Promise<ChromiumPipe> {
     const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'hookbench-browser-session-'));
-    const child = spawn(executablePath, [...args, '--headless=new', '--remote-debugging-pipe', `--user-data-dir=${profile}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] });
+    const child = spawn(executablePath, [...args, '--headless=new', '--remote-debugging-pipe', `--user-data-dir=${profile}`, 'about:blank'], {
+      stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'],
+    });
     const pipe = new ChromiumPipe(child, profile);
     await new Promise<void>((resolve, reject) => {
       child.once('error', reject);

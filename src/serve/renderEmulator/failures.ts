@@ -25,7 +25,8 @@ export function renderFailure(error: unknown): RenderError {
   const name = error instanceof Error ? error.name : '';
   for (const [pattern, code] of NET_CODES) if (pattern.test(message)) return new RenderError(422, code, message);
   if (name === 'TimeoutError' || /Navigation timeout|Waiting failed: .* exceeded|timed out/i.test(message)) return new RenderError(422, 6002, message);
-  if (name === 'TargetCloseError' || /Target closed|Session closed|Connection closed|detached Frame|browser has disconnected/i.test(message)) return new RenderError(422, 6001, message);
+  if (name === 'TargetCloseError' || /Target closed|Session closed|Connection closed|detached Frame|browser has disconnected/i.test(message))
+    return new RenderError(422, 6001, message);
   if (/Execution context was destroyed/.test(message)) return new RenderError(422, 6000, message);
   if (/Page crashed/.test(message)) return new RenderError(422, 6000, message);
   return new RenderError(500, 2000, `Internal Error: ${message}`);

@@ -22,10 +22,27 @@ type DomNode = any;
 declare const document: any;
 declare const CSS: { escape(text: string): string };
 
+const GENERIC = new Set([
+  'serif',
+  'sans-serif',
+  'monospace',
+  'cursive',
+  'fantasy',
+  'system-ui',
+  'emoji',
+  'math',
+  'fangsong',
+  'ui-serif',
+  'ui-sans-serif',
+  'ui-monospace',
+  'ui-rounded',
+]);
 
-const GENERIC = new Set(['serif', 'sans-serif', 'monospace', 'cursive', 'fantasy', 'system-ui', 'emoji', 'math', 'fangsong', 'ui-serif', 'ui-sans-serif', 'ui-monospace', 'ui-rounded']);
-
-const unquote = (name: string) => name.trim().replace(/^(['"])(.*)\1$/, '$2').trim();
+const unquote = (name: string) =>
+  name
+    .trim()
+    .replace(/^(['"])(.*)\1$/, '$2')
+    .trim();
 
 export function parseFontFamily(value: string): string[] {
   return value
@@ -130,14 +147,16 @@ async function nodeFonts(target: FontReportTarget, nodeId: number, loaded: Set<s
     target.send<{ computedStyle: { name: string; value: string }[] }>('CSS.getComputedStyleForNode', { nodeId }),
   ]);
   const requested = parseFontFamily(computedStyle.find((p) => p.name === 'font-family')?.value ?? '');
-  const drawn = byFamily(fonts).map((font) => ({
-    family: font.familyName,
-    postScriptName: font.faces[0]!,
-    faces: font.faces,
-    custom: font.isCustomFont,
-    glyphs: font.glyphCount,
-    requestedAs: standsFor(font, requested, loaded),
-  })).map((font) => (font.requestedAs && isStandIn(font.requestedAs, font.family) ? { ...font, standIn: true } : font));
+  const drawn = byFamily(fonts)
+    .map((font) => ({
+      family: font.familyName,
+      postScriptName: font.faces[0]!,
+      faces: font.faces,
+      custom: font.isCustomFont,
+      glyphs: font.glyphCount,
+      requestedAs: standsFor(font, requested, loaded),
+    }))
+    .map((font) => (font.requestedAs && isStandIn(font.requestedAs, font.family) ? { ...font, standIn: true } : font));
   const first = requested[0]?.toLowerCase();
   return { requested, fonts: drawn, fallback: drawn.some((font) => font.requestedAs?.toLowerCase() !== first) };
 }
@@ -179,6 +198,9 @@ export function fontReportLine(report: FontReport): string {
   }
   const drawn = [...totals].map(([name, glyphs]) => `${name} ×${glyphs}`).join(', ') || 'no text';
   const fallbacks = report.elements.filter((element) => element.fallback);
-  const fell = fallbacks.map((element) => `${element.selector} "${element.text.slice(0, 30)}" asked ${element.requested[0] ?? '?'}, drawn ${element.fonts.map((f) => f.family).join(' + ')}`);
+  const fell = fallbacks.map(
+    (element) =>
+      `${element.selector} "${element.text.slice(0, 30)}" asked ${element.requested[0] ?? '?'}, drawn ${element.fonts.map((f) => f.family).join(' + ')}`,
+  );
   return `fonts drawn: ${drawn}${fell.length ? `; FALLBACK in ${fell.length}: ${fell.join('; ')}` : '; no fallback'}`;
 }

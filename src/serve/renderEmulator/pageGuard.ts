@@ -203,7 +203,9 @@ export class PageGuard {
     const reader = byteReader(socket);
     const peer = await this.#peers.identify(socket);
     if (peer.kind !== 'owner' && peer.kind !== 'unverified') {
-      this.#options.logger.warn(`[security] the render emulator's proxy refused a connection from ${peer.kind === 'other-user' ? `another user (uid ${peer.uid})` : 'a client it cannot name'}`);
+      this.#options.logger.warn(
+        `[security] the render emulator's proxy refused a connection from ${peer.kind === 'other-user' ? `another user (uid ${peer.uid})` : 'a client it cannot name'}`,
+      );
       return void socket.destroy();
     }
     const reply = (code: number) => Buffer.from([5, code, 0, 1, 0, 0, 0, 0, 0, 0]);
@@ -247,7 +249,11 @@ export class PageGuard {
     upstream.on('error', (error: NodeJS.ErrnoException) => {
       if (connected) return void socket.destroy();
       this.#failed(host, port, CONNECT_ERRORS[error.code ?? ''] ?? 'ERR_CONNECTION_FAILED');
-      socket.end(reply(error.code === 'ECONNREFUSED' ? REPLY.refused : error.code === 'EHOSTUNREACH' || error.code === 'ENETUNREACH' ? REPLY.hostUnreachable : REPLY.failure));
+      socket.end(
+        reply(
+          error.code === 'ECONNREFUSED' ? REPLY.refused : error.code === 'EHOSTUNREACH' || error.code === 'ENETUNREACH' ? REPLY.hostUnreachable : REPLY.failure,
+        ),
+      );
     });
     socket.on('close', () => upstream.destroy());
     upstream.on('close', () => socket.destroy());

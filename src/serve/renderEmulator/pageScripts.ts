@@ -94,7 +94,9 @@ export function markdownInPage(): string {
       .map((li: DomNode, i: number) => `${ordered ? `${i + 1}.` : '-'} ${Array.from(li.childNodes).map(inline).join('').trim()}`)
       .join('\n');
   const table = (el: DomNode): string => {
-    const rows = Array.from(el.querySelectorAll('tr')).map((tr: DomNode) => Array.from(tr.children).map((cell: DomNode) => Array.from(cell.childNodes).map(inline).join('').trim().replace(/\|/g, '\\|')));
+    const rows = Array.from(el.querySelectorAll('tr')).map((tr: DomNode) =>
+      Array.from(tr.children).map((cell: DomNode) => Array.from(cell.childNodes).map(inline).join('').trim().replace(/\|/g, '\\|')),
+    );
     if (rows.length === 0) return '';
     const width = Math.max(...rows.map((r) => r.length));
     const line = (cells: string[]) => `| ${Array.from({ length: width }, (_, i) => cells[i] ?? '').join(' | ')} |`;
@@ -114,7 +116,10 @@ export function markdownInPage(): string {
       case 'PRE':
         return `\n\n\`\`\`\n${el.textContent ?? ''}\n\`\`\`\n\n`;
       case 'BLOCKQUOTE':
-        return `\n\n${text().split('\n').map((l) => `> ${l}`).join('\n')}\n\n`;
+        return `\n\n${text()
+          .split('\n')
+          .map((l) => `> ${l}`)
+          .join('\n')}\n\n`;
       case 'HR':
         return '\n\n---\n\n';
       case 'TABLE':
@@ -156,6 +161,8 @@ export async function scrollThroughPage(): Promise<void> {
  * second round trip to Chromium for its `meta`.
  */
 export function fontsReadyInPage(): Promise<string> {
-  const images = Array.from(document.images as ArrayLike<PageImage>, (image) => (image.complete && image.naturalWidth > 0 ? image.decode().catch(() => undefined) : undefined));
+  const images = Array.from(document.images as ArrayLike<PageImage>, (image) =>
+    image.complete && image.naturalWidth > 0 ? image.decode().catch(() => undefined) : undefined,
+  );
   return Promise.all([document.fonts.ready, ...images]).then(() => document.title);
 }

@@ -115,7 +115,11 @@ async function setContent(page: Page, html: string, options: { timeout: number; 
   const started = performance.now();
   await page.setContent(html, { timeout: options.timeout, waitUntil: 'load' });
   const remaining = Math.max(1, options.timeout - (performance.now() - started));
-  await page.waitForNetworkIdle({ idleTime: NETWORK_IDLE_MS, concurrency: idle.includes('networkidle0') ? 0 : 2, timeout: options.timeout === 0 ? 0 : remaining });
+  await page.waitForNetworkIdle({
+    idleTime: NETWORK_IDLE_MS,
+    concurrency: idle.includes('networkidle0') ? 0 : 2,
+    timeout: options.timeout === 0 ? 0 : remaining,
+  });
 }
 
 async function inject(page: Page, request: RenderRequest): Promise<void> {
@@ -127,7 +131,9 @@ async function wait(page: Page, request: RenderRequest): Promise<void> {
   if (request.waitForTimeout) await new Promise((resolve) => setTimeout(resolve, request.waitForTimeout));
   const selector = request.waitForSelector;
   if (selector) {
-    await attempt(request.bestAttempt, () => page.waitForSelector(selector.selector, { timeout: selector.timeout, visible: selector.visible, hidden: selector.hidden }));
+    await attempt(request.bestAttempt, () =>
+      page.waitForSelector(selector.selector, { timeout: selector.timeout, visible: selector.visible, hidden: selector.hidden }),
+    );
   }
   if (request.scrollPage) {
     await page.evaluate(scrollThroughPage);

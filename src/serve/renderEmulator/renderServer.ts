@@ -83,8 +83,19 @@ export class RenderServer {
       own: () => ({ receiverPort: options.receiverPort, renderPort: (this.#server.address() as AddressInfo | null)?.port }),
       lookup: options.lookup,
     });
-    this.#pool = new BrowserPool({ logger: options.logger, concurrency: options.concurrency, spares: options.spares, executablePath: options.executablePath, proxyServer: () => this.#guard.proxyUrl });
-    this.browser = new BrowserSessions({ logger: options.logger, executablePath: options.executablePath, proxyServer: () => this.#guard.proxyUrl, quickAction: (action, body) => this.#quickAction(action, body) });
+    this.#pool = new BrowserPool({
+      logger: options.logger,
+      concurrency: options.concurrency,
+      spares: options.spares,
+      executablePath: options.executablePath,
+      proxyServer: () => this.#guard.proxyUrl,
+    });
+    this.browser = new BrowserSessions({
+      logger: options.logger,
+      executablePath: options.executablePath,
+      proxyServer: () => this.#guard.proxyUrl,
+      quickAction: (action, body) => this.#quickAction(action, body),
+    });
     this.#rate = new RateLimit(options.ratePerSecond ?? 30);
     this.#server = http.createServer((req, res) => void this.#handle(req, res));
     this.#server.headersTimeout = 30_000;
@@ -118,8 +129,15 @@ export class RenderServer {
 
   /** A binding's Quick Action: the same request as the REST API's, through this emulator. */
   #quickAction(action: string, body: unknown): Promise<Response> {
-    if (!/^[A-Za-z]+$/.test(action)) return Promise.resolve(Response.json(failureEnvelope(new RenderError(400, 400, `action: ${JSON.stringify(action)} is not a Quick Action`)), { status: 400 }));
-    return fetch(`${this.#url}/accounts/local/browser-rendering/${action}`, { method: 'POST', headers: { authorization: `Bearer ${this.#options.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+    if (!/^[A-Za-z]+$/.test(action))
+      return Promise.resolve(
+        Response.json(failureEnvelope(new RenderError(400, 400, `action: ${JSON.stringify(action)} is not a Quick Action`)), { status: 400 }),
+      );
+    return fetch(`${this.#url}/accounts/local/browser-rendering/${action}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.#options.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body ?? {}),
+    });
   }
 
   async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -135,7 +153,12 @@ export class RenderServer {
       }
       // A web page must not drive the browser, even with a token it guessed or was given: no route here is a webhook.
       const peer = await this.#peers.identify(req.socket);
-      const access = checkAccess(req.headers, url.pathname, { boundHost: this.#options.host, policy: { ...(this.#options.access ?? DEFAULT_POLICY), openPaths: [] }, upgrade: false, peer });
+      const access = checkAccess(req.headers, url.pathname, {
+        boundHost: this.#options.host,
+        policy: { ...(this.#options.access ?? DEFAULT_POLICY), openPaths: [] },
+        upgrade: false,
+        peer,
+      });
       if (!access.allowed) {
         this.#options.logger.warn(`[security] the render emulator refused ${req.method} ${url.pathname}: ${access.reason}`);
         throw new RenderError(403, 403, access.answer);
@@ -169,7 +192,8 @@ export class RenderServer {
       } catch (error) {
         browserMs = performance.now() - browserStart;
         // Whatever Puppeteer said, the cause was the browser going away mid-render.
-        if (this.#pool.crashes !== crashes && !(error instanceof RenderError)) throw new RenderError(422, 6001, `the browser closed during the render (${(error as Error).message})`);
+        if (this.#pool.crashes !== crashes && !(error instanceof RenderError))
+          throw new RenderError(422, 6001, `the browser closed during the render (${(error as Error).message})`);
         throw this.#guard.explain(error);
       }
     } catch (error) {

@@ -54,7 +54,8 @@ export function registerChaosCommands(store: DisposableStore, logger: Logger, se
     const folder = fixtureFolder(privateStorage);
     if (!folder) throw new Error('Open a folder: fixture sets are kept in the workspace (hookbench.fixtures.directory).');
     const sets = fixtureSets(folder.directory);
-    if (sets.length === 0) throw new Error(`No fixtures in ${path.relative(folder.root, folder.directory) || '.'}: save some with Save as Fixture on a delivery.`);
+    if (sets.length === 0)
+      throw new Error(`No fixtures in ${path.relative(folder.root, folder.directory) || '.'}: save some with Save as Fixture on a delivery.`);
     const pick = await vscode.window.showQuickPick(
       sets.map((set) => ({ label: path.relative(folder.root, set) || '.', description: `${collectFixturePaths([set]).length} fixtures`, set })),
       { title: 'Run Chaos on a fixture set' },
@@ -75,7 +76,8 @@ export function registerChaosCommands(store: DisposableStore, logger: Logger, se
     return true;
   };
 
-  const replay = async (failure: { replay?: string }) => vscode.commands.executeCommand<{ passed: number; failed: number } | undefined>('hookbench.fixtures.run', { path: failure.replay });
+  const replay = async (failure: { replay?: string }) =>
+    vscode.commands.executeCommand<{ passed: number; failed: number } | undefined>('hookbench.fixtures.run', { path: failure.replay });
 
   // Answers the report it shows (the contract's shape), as Open State Timeline answers its steps.
   registerCommand(store, logger, 'hookbench.chaos.run', async (raw?: unknown): Promise<ChaosReport | undefined> => {
@@ -86,20 +88,25 @@ export function registerChaosCommands(store: DisposableStore, logger: Logger, se
     if (!(await haveSecrets(suite))) return undefined;
     const request = settingsRequest(suite, args);
     const launch = await server.workerLaunch();
-    logger.info(`${suite}, seed ${request.seed}, ${request.runs} runs of each perturbation${launch.args.length ? ` (${launch.args.join(' ')})` : ' (the built-in worker)'}`);
-    const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Hookbench chaos (seed ${request.seed})`, cancellable: true }, (progress, token) => {
-      const cancelled = new Promise<void>((resolve) => token.onCancellationRequested(() => resolve()));
-      return runChaosProcess(launch, request, {
-        cancelled,
-        onProgress: (line) => {
-          logger.info(line);
-          progress.report({ message: line.replace(/\s+/g, ' ').slice(0, 120) });
-        },
-      }).catch((error: unknown) => {
-        if (error instanceof ChaosCancelled) return undefined;
-        throw error;
-      });
-    });
+    logger.info(
+      `${suite}, seed ${request.seed}, ${request.runs} runs of each perturbation${launch.args.length ? ` (${launch.args.join(' ')})` : ' (the built-in worker)'}`,
+    );
+    const report = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Hookbench chaos (seed ${request.seed})`, cancellable: true },
+      (progress, token) => {
+        const cancelled = new Promise<void>((resolve) => token.onCancellationRequested(() => resolve()));
+        return runChaosProcess(launch, request, {
+          cancelled,
+          onProgress: (line) => {
+            logger.info(line);
+            progress.report({ message: line.replace(/\s+/g, ' ').slice(0, 120) });
+          },
+        }).catch((error: unknown) => {
+          if (error instanceof ChaosCancelled) return undefined;
+          throw error;
+        });
+      },
+    );
     if (!report) {
       logger.info('the chaos run was cancelled');
       return undefined;

@@ -35,7 +35,10 @@ export function failuresOf(report: ChaosReport): ChaosFailure[] {
 }
 
 function header(report: ChaosReport): string {
-  const statuses = Object.entries(report.baseline.statuses).map(([status, count]) => `${status} ×${count}`).join(', ') || 'nothing sent';
+  const statuses =
+    Object.entries(report.baseline.statuses)
+      .map(([status, count]) => `${status} ×${count}`)
+      .join(', ') || 'nothing sent';
   const failed = failuresOf(report).length;
   return `<h2 id="summary">${failed === 0 ? 'Nothing diverged' : `${failed} perturbation${failed === 1 ? '' : 's'} changed the outcome`}</h2>
 <p class="muted">${report.fixtures} fixtures in ${escapeHtml(report.suite)} · worker ${escapeHtml(report.worker)} · seed ${report.seed} · ${count(report.runs, 'run')} of each perturbation · ${(report.ms / 1000).toFixed(1)} s</p>
@@ -46,9 +49,13 @@ const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 function verdictRow(verdict: ChaosVerdict, selected: string | undefined): string {
   const failure = verdict.failure;
-  const what = failure ? `run ${failure.run}: shrunk to ${count(failure.fixtures.length, 'fixture')} and ${count(failure.sends.length, 'send')} (from ${failure.shrunkFrom.fixtures} and ${failure.shrunkFrom.sends})` : (verdict.note ?? '');
+  const what = failure
+    ? `run ${failure.run}: shrunk to ${count(failure.fixtures.length, 'fixture')} and ${count(failure.sends.length, 'send')} (from ${failure.shrunkFrom.fixtures} and ${failure.shrunkFrom.sends})`
+    : (verdict.note ?? '');
   const attrs = failure ? ` ${onClick({ type: 'command', command: 'select', arg: verdict.perturbation })}` : '';
-  const classes = [verdict.verdict === 'FAIL' ? 'fail' : verdict.verdict === 'ok' ? 'ok' : 'na', verdict.perturbation === selected ? 'current' : ''].join(' ').trim();
+  const classes = [verdict.verdict === 'FAIL' ? 'fail' : verdict.verdict === 'ok' ? 'ok' : 'na', verdict.perturbation === selected ? 'current' : '']
+    .join(' ')
+    .trim();
   return `<tr class="${classes}"${attrs}><td class="verdict">${escapeHtml(verdict.verdict)}</td><td>${escapeHtml(verdict.perturbation)}</td><td class="num">${verdict.runs}</td><td class="num">${verdict.sends}</td><td>${escapeHtml(what)}</td></tr>`;
 }
 
@@ -64,7 +71,8 @@ function timeline(failure: ChaosFailure, index: number): string {
   const entities = [...new Set([...Object.keys(current.expected), ...Object.keys(current.actual)])].sort();
   const diffs = entities.map((entity) => {
     const changes = diffStates(current.expected[entity], current.actual[entity]);
-    const body = changes.length === 0 ? '<p class="muted">as the clean run</p>' : changesTable(changes, { before: 'Clean run', after: 'This run' }, `diff-${entity}`);
+    const body =
+      changes.length === 0 ? '<p class="muted">as the clean run</p>' : changesTable(changes, { before: 'Clean run', after: 'This run' }, `diff-${entity}`);
     return `<h4>${escapeHtml(entity)}</h4>${body}`;
   });
   const first = failure.firstDivergence?.step === current.step ? ' <span class="fail">(the first step that differs)</span>' : '';
@@ -76,7 +84,10 @@ ${diffs.join('\n')}`;
 
 function replayed(outcome: ChaosView['replayed']): string {
   if (!outcome) return '';
-  const verdict = outcome.failed === 0 ? 'every fixture passed: the handler no longer fails this case' : 'the case still fails (the Hookbench Fixtures output has each fixture)';
+  const verdict =
+    outcome.failed === 0
+      ? 'every fixture passed: the handler no longer fails this case'
+      : 'the case still fails (the Hookbench Fixtures output has each fixture)';
   return ` <span id="replayed" class="${outcome.failed === 0 ? 'ok' : 'fail'}">replayed: ${outcome.passed} passed, ${outcome.failed} failed — ${verdict}</span>`;
 }
 
@@ -110,6 +121,9 @@ h2 { font-size: 1.2em; margin: 8px 0 2px; } h3 { margin: 16px 0 4px; } h4 { marg
 .fail, tr.fail td.verdict { color: var(--vscode-errorForeground); font-weight: bold; } tr.ok td.verdict, .ok { color: var(--vscode-testing-iconPassed, inherit); }
 #replay { background: var(--vscode-button-background); color: var(--vscode-button-foreground); }`,
     body,
-    script: keyBindings({ ArrowLeft: { type: 'command', command: 'prev' }, ArrowRight: { type: 'command', command: 'next' } } satisfies Record<string, ChaosMessage>),
+    script: keyBindings({ ArrowLeft: { type: 'command', command: 'prev' }, ArrowRight: { type: 'command', command: 'next' } } satisfies Record<
+      string,
+      ChaosMessage
+    >),
   });
 }

@@ -36,7 +36,9 @@ export class ChaosPanel implements vscode.Disposable {
     const first = failuresOf(report)[0];
     this.view = { report, ...(first ? { selected: first.perturbation } : {}), step: firstStep(first) };
     this.store.add({ dispose: onClosed });
-    this.panel = this.store.add(vscode.window.createWebviewPanel(CHAOS_VIEW_TYPE, chaosTitle(report), vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [] }));
+    this.panel = this.store.add(
+      vscode.window.createWebviewPanel(CHAOS_VIEW_TYPE, chaosTitle(report), vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [] }),
+    );
     this.store.add(this.panel.webview.onDidReceiveMessage((message: unknown) => this.receive(message)));
     this.store.add(this.panel.onDidDispose(() => this.dispose()));
     this.draw(this.view);

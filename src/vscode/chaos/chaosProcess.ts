@@ -56,7 +56,8 @@ export function runChaosProcess(launch: ServeLaunch, request: ChaosRequest, run:
     child.once('close', (code, signal) => {
       if (cancelled) return reject(new ChaosCancelled());
       // 0: nothing diverged; 1: something did. Both print a report; anything else is a failure.
-      if (code !== 0 && code !== 1) return reject(new Error(`hookbench chaos exited with ${signal ?? `code ${code}`}: ${lastLine(stderrTail) || 'no message'}`));
+      if (code !== 0 && code !== 1)
+        return reject(new Error(`hookbench chaos exited with ${signal ?? `code ${code}`}: ${lastLine(stderrTail) || 'no message'}`));
       try {
         resolve(parseChaosReport(stdout));
       } catch (error) {

@@ -6,9 +6,28 @@ import { TOKEN_HEADER } from '../../core/contract/ownerToken';
 import { EVENT_PAYLOAD, EVENTS_NEWEST } from '../../core/contract/tables';
 import WebSocket from 'ws';
 import { ADMIN_API, adminErrorOf, type DeliveryDetails, type ExecuteResult, type QueryParam, type QueryResult } from '../../core/contract/admin';
-import { routeLabel, routePath, type GivenBody, type GivenQuery, type HttpRoute, type RouteAnswer, type RouteMessage, type RouteParams } from '../../core/contract/adminRoute';
+import {
+  routeLabel,
+  routePath,
+  type GivenBody,
+  type GivenQuery,
+  type HttpRoute,
+  type RouteAnswer,
+  type RouteMessage,
+  type RouteParams,
+} from '../../core/contract/adminRoute';
 import { ShapeError } from '../../core/contract/shape';
-import type { AlarmsPage, BindingSummary, D1Tables, KvKeysPage, KvValue, QueueInfo, R2ObjectInfo, R2ObjectsPage, WorkflowInstancesPage } from '../../core/contract/bindings';
+import type {
+  AlarmsPage,
+  BindingSummary,
+  D1Tables,
+  KvKeysPage,
+  KvValue,
+  QueueInfo,
+  R2ObjectInfo,
+  R2ObjectsPage,
+  WorkflowInstancesPage,
+} from '../../core/contract/bindings';
 import type { DeliverySummary } from '../../core/contract/deliveries';
 import type { EventRow, InstanceDetails, InstanceRef, InstanceSummary } from '../../core/contract/instances';
 import type { CaptureList } from '../../core/contract/sink';
@@ -19,7 +38,9 @@ import type { Logger } from '../../core/log';
 type LiveMessage = RouteMessage<typeof ADMIN_API.live>;
 
 /** What a call gives besides the path's segments: the route's query, and its body when it has one. */
-export type CallOptions<R extends HttpRoute> = { readonly query?: GivenQuery<R> } & (GivenBody<R> extends undefined ? { readonly body?: undefined } : { readonly body: GivenBody<R> });
+export type CallOptions<R extends HttpRoute> = { readonly query?: GivenQuery<R> } & (GivenBody<R> extends undefined
+  ? { readonly body?: undefined }
+  : { readonly body: GivenBody<R> });
 
 type CallRest<R extends HttpRoute> = GivenBody<R> extends undefined ? [options?: CallOptions<R>] : [options: CallOptions<R>];
 
@@ -185,7 +206,10 @@ export class AdminClient {
     // was the extension host's largest single cost (docs/performance.md, "The explorer in the
     // extension host").
     // Batched: a frame for many messages, not one each (at 200 webhooks a second, 20 frames instead of 600).
-    const socket = new WebSocket(`${this.baseUrl.replace(/^http/, 'ws')}${routePath(ADMIN_API.live, {})}?${LIVE_BATCHED_QUERY}`, { headers: { authorization: `Bearer ${this.token}` }, perMessageDeflate: false });
+    const socket = new WebSocket(`${this.baseUrl.replace(/^http/, 'ws')}${routePath(ADMIN_API.live, {})}?${LIVE_BATCHED_QUERY}`, {
+      headers: { authorization: `Bearer ${this.token}` },
+      perMessageDeflate: false,
+    });
     this.socket = socket;
     socket.on('message', (data) => {
       let messages: LiveMessage[];

@@ -32,8 +32,19 @@ export function agentUrl(baseUrl: string, agent: string, name: string): string {
  * The reader of an instance the local serve process runs: over the agents protocol on the
  * receiver's address, with the admin API's SQL as the fallback for its events.
  */
-export function localReader(client: { readonly baseUrl: string; readonly ownerHeaders: Record<string, string>; events(namespace: string, name: string, limit?: number): Promise<EventRow[]> }, instance: InstanceSummary): InstanceReader {
-  return new InstanceReader(agentUrl(client.baseUrl, instance.agent, instance.name), (limit) => client.events(instance.namespace, instance.name, limit), client.ownerHeaders);
+export function localReader(
+  client: {
+    readonly baseUrl: string;
+    readonly ownerHeaders: Record<string, string>;
+    events(namespace: string, name: string, limit?: number): Promise<EventRow[]>;
+  },
+  instance: InstanceSummary,
+): InstanceReader {
+  return new InstanceReader(
+    agentUrl(client.baseUrl, instance.agent, instance.name),
+    (limit) => client.events(instance.namespace, instance.name, limit),
+    client.ownerHeaders,
+  );
 }
 
 export class InstanceReader implements InstanceChannel {

@@ -35,7 +35,9 @@ export function jsonProblem(text: string): string | undefined {
 
 /** The URIs of the text documents the tabs of every group show now. */
 function openTabUris(): Set<string> {
-  return new Set(vscode.window.tabGroups.all.flatMap((group) => group.tabs.map((tab) => (tab.input instanceof vscode.TabInputText ? tab.input.uri.toString() : ''))));
+  return new Set(
+    vscode.window.tabGroups.all.flatMap((group) => group.tabs.map((tab) => (tab.input instanceof vscode.TabInputText ? tab.input.uri.toString() : ''))),
+  );
 }
 
 /**
@@ -63,7 +65,10 @@ export function registerDraftCommands(store: DisposableStore, logger: Logger, se
     vscode.workspace.onDidChangeTextDocument(({ document }) => {
       if (document.uri.scheme !== DRAFT_SCHEME || !document.isDirty) return;
       clearTimeout(timers.get(document.uri.path));
-      timers.set(document.uri.path, setTimeout(() => void document.save(), 150));
+      timers.set(
+        document.uri.path,
+        setTimeout(() => void document.save(), 150),
+      );
     }),
   );
   store.add({ dispose: () => timers.forEach((t) => clearTimeout(t)) });
@@ -71,19 +76,26 @@ export function registerDraftCommands(store: DisposableStore, logger: Logger, se
   const lenses = new vscode.EventEmitter<void>();
   store.add(lenses);
   store.add(
-    vscode.languages.registerCodeLensProvider({ scheme: DRAFT_SCHEME }, {
-      onDidChangeCodeLenses: lenses.event,
-      provideCodeLenses: (document) => {
-        const meta = files.meta(document.uri);
-        if (!meta) return [];
-        const top = new vscode.Range(0, 0, 0, 0);
-        const target = meta.url ?? 'the local receiver';
-        return [
-          new vscode.CodeLens(top, { title: `$(send) Send ${meta.provider} ${meta.event} to ${target}`, command: 'hookbench.draft.send', arguments: [document.uri] }),
-          new vscode.CodeLens(top, { title: 'Send to another URL…', command: 'hookbench.draft.sendTo', arguments: [document.uri] }),
-        ];
+    vscode.languages.registerCodeLensProvider(
+      { scheme: DRAFT_SCHEME },
+      {
+        onDidChangeCodeLenses: lenses.event,
+        provideCodeLenses: (document) => {
+          const meta = files.meta(document.uri);
+          if (!meta) return [];
+          const top = new vscode.Range(0, 0, 0, 0);
+          const target = meta.url ?? 'the local receiver';
+          return [
+            new vscode.CodeLens(top, {
+              title: `$(send) Send ${meta.provider} ${meta.event} to ${target}`,
+              command: 'hookbench.draft.send',
+              arguments: [document.uri],
+            }),
+            new vscode.CodeLens(top, { title: 'Send to another URL…', command: 'hookbench.draft.sendTo', arguments: [document.uri] }),
+          ];
+        },
       },
-    }),
+    ),
   );
 
   const documentOf = (raw: unknown): vscode.TextDocument | undefined => {
@@ -102,7 +114,11 @@ export function registerDraftCommands(store: DisposableStore, logger: Logger, se
     const isJson = (meta.headers['content-type'] ?? '').includes('json');
     const problem = isJson ? jsonProblem(text) : undefined;
     if (problem && options.confirmInvalid !== false) {
-      const choice = await vscode.window.showWarningMessage(`The payload is not valid JSON (${problem}).`, { modal: true, detail: 'The provider would never send this. Send it anyway to see how your receiver answers?' }, 'Send Anyway');
+      const choice = await vscode.window.showWarningMessage(
+        `The payload is not valid JSON (${problem}).`,
+        { modal: true, detail: 'The provider would never send this. Send it anyway to see how your receiver answers?' },
+        'Send Anyway',
+      );
       if (choice !== 'Send Anyway') return undefined;
     }
     const secret = await sender.secretFor(meta.provider);

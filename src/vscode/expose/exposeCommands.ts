@@ -15,14 +15,19 @@ import { PROVIDER_LABELS, type ExposeController } from './exposeController';
 
 const DETAILS: Record<ExposeProvider, string> = {
   smee: 'No account, nothing to install. Re-encodes JSON bodies: signatures over other bytes fail, and the delivery says so.',
-  ngrok: 'Raw bytes, signatures hold. Needs an ngrok account\'s authtoken.',
+  ngrok: "Raw bytes, signatures hold. Needs an ngrok account's authtoken.",
   cloudflared: 'Raw bytes, signatures hold. No account; needs cloudflared on the PATH.',
-  stripe: 'Your Stripe account\'s test events, signed with a per-session secret Hookbench passes to the receiver. Needs the Stripe CLI, logged in.',
+  stripe: "Your Stripe account's test events, signed with a per-session secret Hookbench passes to the receiver. Needs the Stripe CLI, logged in.",
 };
 
 async function pickProvider(current: ExposeProvider | undefined): Promise<ExposeProvider | undefined> {
   const picked = await vscode.window.showQuickPick(
-    EXPOSE_PROVIDERS.map((provider) => ({ label: PROVIDER_LABELS[provider], description: provider === current ? 'current' : undefined, detail: DETAILS[provider], provider })),
+    EXPOSE_PROVIDERS.map((provider) => ({
+      label: PROVIDER_LABELS[provider],
+      description: provider === current ? 'current' : undefined,
+      detail: DETAILS[provider],
+      provider,
+    })),
     { title: 'Expose Receiver: where should the public URL come from?', placeHolder: 'Remembered for this workspace' },
   );
   return picked?.provider;
@@ -63,10 +68,15 @@ export function registerExposeCommands(store: DisposableStore, logger: Logger, e
       return undefined;
     }
     if (state.provider === 'stripe') {
-      void vscode.window.showInformationMessage('stripe listen has no public URL: your Stripe account\'s test events come through it. Trigger one with: stripe trigger payment_intent.succeeded');
+      void vscode.window.showInformationMessage(
+        "stripe listen has no public URL: your Stripe account's test events come through it. Trigger one with: stripe trigger payment_intent.succeeded",
+      );
       return undefined;
     }
-    const chosen = state.provider === 'smee' ? 'github' : (route ?? (await vscode.window.showQuickPick(PROVIDERS, { title: 'Copy Public Webhook URL', placeHolder: 'Which provider will call it?' })));
+    const chosen =
+      state.provider === 'smee'
+        ? 'github'
+        : (route ?? (await vscode.window.showQuickPick(PROVIDERS, { title: 'Copy Public Webhook URL', placeHolder: 'Which provider will call it?' })));
     if (!chosen) return undefined;
     const url = expose.publicWebhookUrl(chosen)!;
     await vscode.env.clipboard.writeText(url);
@@ -75,18 +85,25 @@ export function registerExposeCommands(store: DisposableStore, logger: Logger, e
   };
 
   const start = async (chosen?: unknown): Promise<string | undefined> => {
-    const provider = (typeof chosen === 'string' && (EXPOSE_PROVIDERS as readonly string[]).includes(chosen) ? (chosen as ExposeProvider) : undefined) ?? expose.provider ?? (await pickProvider(undefined));
+    const provider =
+      (typeof chosen === 'string' && (EXPOSE_PROVIDERS as readonly string[]).includes(chosen) ? (chosen as ExposeProvider) : undefined) ??
+      expose.provider ??
+      (await pickProvider(undefined));
     if (!provider) return undefined;
     const env = await environment(provider);
     if (!env) return undefined;
     let forwarding;
     try {
-      forwarding = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Hookbench: starting a public URL (${PROVIDER_LABELS[provider]})` }, () => expose.start(provider, env));
+      forwarding = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: `Hookbench: starting a public URL (${PROVIDER_LABELS[provider]})` },
+        () => expose.start(provider, env),
+      );
     } catch (error) {
       const message = (error as Error).message;
       logger.warn(`could not expose the receiver with ${provider}: ${message}`);
       await expose.rememberProvider(undefined);
-      const actions = provider === 'ngrok' && /authtoken/i.test(message) ? ['Set ngrok Authtoken', 'Choose Another Provider'] : ['Choose Another Provider', 'Show Log'];
+      const actions =
+        provider === 'ngrok' && /authtoken/i.test(message) ? ['Set ngrok Authtoken', 'Choose Another Provider'] : ['Choose Another Provider', 'Show Log'];
       const choice = await vscode.window.showErrorMessage(`Hookbench: ${message}`, ...actions);
       if (choice === 'Set ngrok Authtoken') await vscode.commands.executeCommand('hookbench.expose.setNgrokToken');
       if (choice === 'Choose Another Provider') await vscode.commands.executeCommand('hookbench.expose.chooseProvider');
@@ -124,11 +141,18 @@ export function registerExposeCommands(store: DisposableStore, logger: Logger, e
   registerCommand(store, logger, 'hookbench.expose.showMenu', async () => {
     const on = expose.state.kind === 'on';
     const items: (vscode.QuickPickItem & { command: string })[] = [
-      ...(on ? [{ label: '$(copy) Copy Public Webhook URL', command: 'hookbench.expose.copyUrl' }, { label: '$(debug-stop) Stop Exposing Receiver', command: 'hookbench.expose.stop' }] : [{ label: '$(globe) Expose Receiver', command: 'hookbench.expose.start' }]),
+      ...(on
+        ? [
+            { label: '$(copy) Copy Public Webhook URL', command: 'hookbench.expose.copyUrl' },
+            { label: '$(debug-stop) Stop Exposing Receiver', command: 'hookbench.expose.stop' },
+          ]
+        : [{ label: '$(globe) Expose Receiver', command: 'hookbench.expose.start' }]),
       { label: '$(list-selection) Choose Expose Provider', command: 'hookbench.expose.chooseProvider' },
       { label: '$(output) Show Log', command: 'hookbench.showLog' },
     ];
-    const picked = await vscode.window.showQuickPick(items, { title: on && expose.state.kind === 'on' ? `Public URL: ${expose.state.publicUrl}` : 'Hookbench public URL' });
+    const picked = await vscode.window.showQuickPick(items, {
+      title: on && expose.state.kind === 'on' ? `Public URL: ${expose.state.publicUrl}` : 'Hookbench public URL',
+    });
     if (picked) await vscode.commands.executeCommand(picked.command);
   });
 }

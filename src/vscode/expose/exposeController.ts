@@ -17,7 +17,10 @@ import type { ServerController } from '../receiver/serverController';
 import type { DeliveriesTree } from '../views/deliveriesTree';
 import { ExposeProcess, type Forwarding } from './exposeProcess';
 
-export type ExposeState = { readonly kind: 'off' } | { readonly kind: 'starting'; readonly provider: ExposeProvider } | ({ readonly kind: 'on'; readonly provider: ExposeProvider; readonly to: string } & Forwarding);
+export type ExposeState =
+  | { readonly kind: 'off' }
+  | { readonly kind: 'starting'; readonly provider: ExposeProvider }
+  | ({ readonly kind: 'on'; readonly provider: ExposeProvider; readonly to: string } & Forwarding);
 
 const PROVIDER_KEY = 'hookbench.expose.provider';
 /** The action on the warning that stripe listen's secret cannot reach an attached serve. */
@@ -55,7 +58,14 @@ export class ExposeController implements vscode.Disposable {
     this.status.command = 'hookbench.expose.showMenu';
     this.store.add(this.process.onDidCreateChannel((channel) => void this.secrets.set(SMEE_CHANNEL_ENV, channel)));
     this.store.add(this.process.onDidGetSecret((secret) => void this.useStripeSecret(secret)));
-    this.store.add(this.process.onDidMiss((line) => void vscode.window.showWarningMessage(`Hookbench: the smee.io connection dropped. ${line.replace(/^missed deliveries between (\S+) and (\S+): /, (_m, from: string, to: string) => `Deliveries sent between ${new Date(from).toLocaleTimeString()} and ${new Date(to).toLocaleTimeString()} did not arrive: `)}`)));
+    this.store.add(
+      this.process.onDidMiss(
+        (line) =>
+          void vscode.window.showWarningMessage(
+            `Hookbench: the smee.io connection dropped. ${line.replace(/^missed deliveries between (\S+) and (\S+): /, (_m, from: string, to: string) => `Deliveries sent between ${new Date(from).toLocaleTimeString()} and ${new Date(to).toLocaleTimeString()} did not arrive: `)}`,
+          ),
+      ),
+    );
     this.store.add(this.process.onDidExit((reason) => void this.ended(reason)));
     this.store.add(this.server.onDidChangeState((state) => this.followReceiver(state.kind === 'running' ? state.url : undefined, state.kind)));
     this.render();
@@ -124,7 +134,11 @@ export class ExposeController implements vscode.Disposable {
    * this window's own receiver if it starts one.
    */
   private async useStripeSecret(secret: string): Promise<void> {
-    const warning = this.server.secretKeptOut("stripe listen's signing secret", ', so the Stripe events forwarded to it fail their signature check', `this secret as ${SECRET_ENV.stripe}`);
+    const warning = this.server.secretKeptOut(
+      "stripe listen's signing secret",
+      ', so the Stripe events forwarded to it fail their signature check',
+      `this secret as ${SECRET_ENV.stripe}`,
+    );
     if (warning) {
       this.logger.warn(warning);
       void vscode.window.showWarningMessage(warning, COPY_SECRET).then((choice) => {
@@ -207,10 +221,16 @@ export class ExposeController implements vscode.Disposable {
         break;
       case 'on': {
         const shown = state.publicUrl === STRIPE_SOURCE ? 'stripe listen' : state.publicUrl.replace(/^https?:\/\//, '');
-        if (state.provider === 'ngrok' || state.provider === 'cloudflared') this.deliveries.tree.publicHosts.set(new URL(state.publicUrl).hostname, state.provider);
+        if (state.provider === 'ngrok' || state.provider === 'cloudflared')
+          this.deliveries.tree.publicHosts.set(new URL(state.publicUrl).hostname, state.provider);
         this.status.text = `$(globe) ${shown.length > 36 ? `${shown.slice(0, 35)}…` : shown}`;
         const md = new vscode.MarkdownString('', false);
-        md.appendMarkdown('**Public URL** ').appendText(`(${PROVIDER_LABELS[state.provider]})`).appendMarkdown('\n\n').appendText(`${state.publicUrl} → ${state.target}`).appendMarkdown('\n\n').appendText('Click to copy it, stop it or choose another provider.');
+        md.appendMarkdown('**Public URL** ')
+          .appendText(`(${PROVIDER_LABELS[state.provider]})`)
+          .appendMarkdown('\n\n')
+          .appendText(`${state.publicUrl} → ${state.target}`)
+          .appendMarkdown('\n\n')
+          .appendText('Click to copy it, stop it or choose another provider.');
         this.status.tooltip = md;
         this.status.show();
         this.deliveries.view.description = state.provider === 'stripe' ? 'via stripe listen' : `public: ${shown}`;

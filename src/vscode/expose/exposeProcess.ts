@@ -6,7 +6,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Emitter } from '../../core/events';
-import { exposeFailure, FORWARDING_LINE, MISSED_LINE, NEW_CHANNEL_LINE, repeatsSigningSecret, SIGNING_SECRET_LINE, type ExposeProvider } from '../../core/contract/expose';
+import {
+  exposeFailure,
+  FORWARDING_LINE,
+  MISSED_LINE,
+  NEW_CHANNEL_LINE,
+  repeatsSigningSecret,
+  SIGNING_SECRET_LINE,
+  type ExposeProvider,
+} from '../../core/contract/expose';
 import { parseLogLine, type Logger } from '../../core/log';
 import { forEachLine, stopChild } from '../../core/childProcess';
 
@@ -53,7 +61,19 @@ export class ExposeProcess {
   start(launch: ExposeLaunch): Promise<Forwarding> {
     if (this.child) throw new Error('a public URL is already being served');
     this.stopping = false;
-    const child = spawn(process.execPath, [launch.cli, 'expose', launch.provider, '--to', launch.to, ...(launch.provider === 'smee' && launch.smeeServer ? ['--smee-server', launch.smeeServer] : []), '--exit-with-parent'], { cwd: launch.cwd, env: launch.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        launch.cli,
+        'expose',
+        launch.provider,
+        '--to',
+        launch.to,
+        ...(launch.provider === 'smee' && launch.smeeServer ? ['--smee-server', launch.smeeServer] : []),
+        '--exit-with-parent',
+      ],
+      { cwd: launch.cwd, env: launch.env, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     this.child = child;
     let failure = '';
     forEachLine(child.stderr!, (line) => {

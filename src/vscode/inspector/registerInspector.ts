@@ -24,12 +24,20 @@ function restored(logger: Logger, panel: vscode.WebviewPanel, raw: unknown, show
 /** `storage`: the workspace's private storage, where the consoles' text is kept across reloads. */
 export function registerInspector(store: DisposableStore, logger: Logger, session: ExplorerSession, state: vscode.Memento, storage: string): void {
   const consoles = registerSqlConsole(store, logger, session, state, path.join(storage, 'consoles'));
-  store.add(vscode.window.registerWebviewPanelSerializer(RESULTS_VIEW_TYPE, { deserializeWebviewPanel: async (panel, raw) => restored(logger, panel, raw, consoles.revive(panel, raw)) }));
+  store.add(
+    vscode.window.registerWebviewPanelSerializer(RESULTS_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel, raw) => restored(logger, panel, raw, consoles.revive(panel, raw)),
+    }),
+  );
   const timelines = store.add(new Timelines(session));
   const states = new ReadOnlyFiles((uri) => timelines.stateText(uri));
   store.add(vscode.workspace.registerFileSystemProvider(STATE_SCHEME, states, { isCaseSensitive: true, isReadonly: true }));
   store.add(timelines.onDidChange((uri) => states.refresh([uri])));
-  store.add(vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, { deserializeWebviewPanel: async (panel, raw) => restored(logger, panel, raw, await timelines.revive(panel, raw)) }));
+  store.add(
+    vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel, raw) => restored(logger, panel, raw, await timelines.revive(panel, raw)),
+    }),
+  );
 
   // Answers what the timeline shows: its steps and the one shown (other extensions, scripts).
   registerCommand(store, logger, 'hookbench.timeline.open', async (node: unknown) => {

@@ -28,7 +28,8 @@ export interface ResultsView {
 function cell(value: QueryValue | undefined): string {
   if (value === null || value === undefined) return '<td class="null">NULL</td>';
   if (typeof value === 'number') return `<td class="num">${value}</td>`;
-  if (typeof value === 'object') return `<td class="null" title="base64">blob ${escapeHtml(value.base64.slice(0, 40))}${value.base64.length > 40 ? '…' : ''}</td>`;
+  if (typeof value === 'object')
+    return `<td class="null" title="base64">blob ${escapeHtml(value.base64.slice(0, 40))}${value.base64.length > 40 ? '…' : ''}</td>`;
   return `<td title="${escapeHtml(value.slice(0, 2000))}">${escapeHtml(value.length > 500 ? `${value.slice(0, 500)}…` : value)}</td>`;
 }
 
@@ -38,7 +39,10 @@ function summary(outcome: Extract<RunOutcome, { kind: 'rows' }>, shown: number):
   if (outcome.rowsWritten !== undefined) parts.push(`${outcome.rowsWritten} written`);
   parts.push(`${outcome.ms.toFixed(0)} ms`);
   const hidden = total - shown;
-  const more = hidden > 0 || outcome.truncated ? `<p class="more" id="more">${hidden > 0 ? hidden : 'more'}${outcome.truncated ? '+' : ''} more rows not shown${outcome.truncated ? ' (the admin API stops at its row cap)' : ''}: add a LIMIT or a WHERE, or export.</p>` : '';
+  const more =
+    hidden > 0 || outcome.truncated
+      ? `<p class="more" id="more">${hidden > 0 ? hidden : 'more'}${outcome.truncated ? '+' : ''} more rows not shown${outcome.truncated ? ' (the admin API stops at its row cap)' : ''}: add a LIMIT or a WHERE, or export.</p>`
+      : '';
   return `<p class="muted" id="summary">${escapeHtml(parts.join(' · '))}</p>${more}`;
 }
 
@@ -64,12 +68,14 @@ export function resultsHtml({ nonce, instance, console, mode, outcome, maxShown 
 <span class="mode ${mode}" id="mode">${escapeHtml(modeText)}</span></div>`;
   let main: string;
   if (!outcome) main = '<p class="muted">Run a statement with Ctrl+Enter (⌘+Enter) in the console.</p>';
-  else if (outcome.kind === 'error') main = `<pre class="sql"><code>${escapeHtml(outcome.sql)}</code></pre><div class="error" id="error">${escapeHtml(outcome.message)}</div>`;
+  else if (outcome.kind === 'error')
+    main = `<pre class="sql"><code>${escapeHtml(outcome.sql)}</code></pre><div class="error" id="error">${escapeHtml(outcome.message)}</div>`;
   else main = `<pre class="sql"><code>${escapeHtml(outcome.sql)}</code></pre>${table(outcome, maxShown)}`;
   return page({
     nonce,
     title: `Results: ${instance}`,
-    style: '.mode { margin-left: auto; } .mode.readWrite { color: var(--vscode-editorWarning-foreground); font-weight: bold; } pre.sql { opacity: .8; white-space: pre-wrap; margin: 4px 0 8px; }',
+    style:
+      '.mode { margin-left: auto; } .mode.readWrite { color: var(--vscode-editorWarning-foreground); font-weight: bold; } pre.sql { opacity: .8; white-space: pre-wrap; margin: 4px 0 8px; }',
     body: `${toolbar}${main}`,
     script: setStateScript(resultsPanelState(console, outcome, maxShown)),
   });

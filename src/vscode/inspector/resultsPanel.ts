@@ -15,7 +15,12 @@ export const RESULTS_VIEW_TYPE = 'hookbench.sqlResults';
 /** Rows drawn in the table; the rest are counted ("N more rows not shown") and exported. */
 export const MAX_SHOWN_ROWS = 500;
 
-const COMMANDS: Record<ResultsMessage['command'], string> = { run: 'hookbench.sql.run', history: 'hookbench.sql.history', exportCsv: 'hookbench.sql.exportCsv', exportJson: 'hookbench.sql.exportJson' };
+const COMMANDS: Record<ResultsMessage['command'], string> = {
+  run: 'hookbench.sql.run',
+  history: 'hookbench.sql.history',
+  exportCsv: 'hookbench.sql.exportCsv',
+  exportJson: 'hookbench.sql.exportJson',
+};
 
 /** The webview's options, when it is created and when VS Code gives it back after a reload. */
 const OPTIONS: vscode.WebviewOptions = { enableScripts: true, localResourceRoots: [] };
@@ -26,7 +31,12 @@ export class ResultsPanel implements vscode.Disposable {
 
   /** A new panel beside the console, empty until a run. */
   static create(ref: ConsoleRef, consoleUri: vscode.Uri, onClosed: () => void): ResultsPanel {
-    const panel = vscode.window.createWebviewPanel(RESULTS_VIEW_TYPE, `Results: ${consoleName(ref)}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, OPTIONS);
+    const panel = vscode.window.createWebviewPanel(
+      RESULTS_VIEW_TYPE,
+      `Results: ${consoleName(ref)}`,
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      OPTIONS,
+    );
     return new ResultsPanel(panel, ref, consoleUri, onClosed, undefined);
   }
 
@@ -46,7 +56,6 @@ export class ResultsPanel implements vscode.Disposable {
     this.draw();
   }
 
-
   get outcome(): RunOutcome | undefined {
     return this.outcomeNow;
   }
@@ -59,7 +68,14 @@ export class ResultsPanel implements vscode.Disposable {
   }
 
   private draw(): void {
-    this.panel.webview.html = resultsHtml({ nonce: randomBytes(16).toString('base64'), instance: consoleLabel(this.ref), console: this.consoleUri.toString(), mode: this.modeNow, outcome: this.outcomeNow, maxShown: MAX_SHOWN_ROWS });
+    this.panel.webview.html = resultsHtml({
+      nonce: randomBytes(16).toString('base64'),
+      instance: consoleLabel(this.ref),
+      console: this.consoleUri.toString(),
+      mode: this.modeNow,
+      outcome: this.outcomeNow,
+      maxShown: MAX_SHOWN_ROWS,
+    });
   }
 
   /** Only a message parseResultsMessage accepts is acted on. */

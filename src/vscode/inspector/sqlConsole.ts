@@ -28,12 +28,14 @@ function targetOf(node: unknown): Opening | undefined {
   const given = node as { d1?: unknown; namespace?: unknown; name?: unknown; agent?: unknown; table?: unknown } | undefined;
   const table = typeof given?.table === 'string' ? { table: given.table } : {};
   if (typeof given?.d1 === 'string') return { d1: given.d1, ...table };
-  if (typeof given?.namespace === 'string' && typeof given.name === 'string') return { namespace: given.namespace, name: given.name, ...(typeof given.agent === 'string' ? { agent: given.agent } : {}), ...table };
+  if (typeof given?.namespace === 'string' && typeof given.name === 'string')
+    return { namespace: given.namespace, name: given.name, ...(typeof given.agent === 'string' ? { agent: given.agent } : {}), ...table };
   return undefined;
 }
 
 function consoleHeader(ref: ConsoleRef): string {
-  if (isD1(ref)) return `-- ${ref.d1} (D1 database): Ctrl+Enter (⌘+Enter) runs the selection, or the whole console.\n-- Read-only: statements run on a copy of the database; the worker writes to it through its binding.\nSELECT name, type FROM sqlite_master ORDER BY name\n`;
+  if (isD1(ref))
+    return `-- ${ref.d1} (D1 database): Ctrl+Enter (⌘+Enter) runs the selection, or the whole console.\n-- Read-only: statements run on a copy of the database; the worker writes to it through its binding.\nSELECT name, type FROM sqlite_master ORDER BY name\n`;
   return `-- ${ref.name} (${ref.namespace}): Ctrl+Enter (⌘+Enter) runs the selection, or the whole console.\n-- Read-only until you switch the console to read-write (the lock in the editor title).\nSELECT name, type FROM sqlite_master ORDER BY name\n`;
 }
 
@@ -83,7 +85,8 @@ export class SqlConsoles implements vscode.Disposable {
   private consoleOf(given: unknown): { uri: vscode.Uri; ref: ConsoleRef } {
     const uri = given instanceof vscode.Uri ? given : vscode.window.activeTextEditor?.document.uri;
     const ref = uri && ConsoleFiles.targetOf(uri);
-    if (!uri || !ref) throw new Error('this is not a Hookbench SQL console: open one from an instance in the Agents view or a D1 database in the Bindings view');
+    if (!uri || !ref)
+      throw new Error('this is not a Hookbench SQL console: open one from an instance in the Agents view or a D1 database in the Bindings view');
     return { uri, ref };
   }
 
@@ -105,19 +108,45 @@ export class SqlConsoles implements vscode.Disposable {
         if (isD1(ref)) {
           // A D1 console only reads (its mode never leaves read-only): the same path as an instance's reads.
           const result = await client.d1Query(ref.d1, text);
-          outcome = { kind: 'rows', sql: text, columns: result.columns, rows: result.rows, truncated: result.truncated === true, ms: performance.now() - started };
+          outcome = {
+            kind: 'rows',
+            sql: text,
+            columns: result.columns,
+            rows: result.rows,
+            truncated: result.truncated === true,
+            ms: performance.now() - started,
+          };
         } else if (this.modes.route(key, text) === 'execute') {
           const result = await client.execute(ref.namespace, ref.name, text);
-          outcome = { kind: 'rows', sql: text, columns: result.columns, rows: result.rows, truncated: result.truncated === true, rowsWritten: result.rowsWritten, ms: performance.now() - started };
+          outcome = {
+            kind: 'rows',
+            sql: text,
+            columns: result.columns,
+            rows: result.rows,
+            truncated: result.truncated === true,
+            rowsWritten: result.rowsWritten,
+            ms: performance.now() - started,
+          };
         } else {
           const result = await client.queryResult(ref.namespace, ref.name, text);
-          outcome = { kind: 'rows', sql: text, columns: result.columns, rows: result.rows, truncated: result.truncated === true, ms: performance.now() - started };
+          outcome = {
+            kind: 'rows',
+            sql: text,
+            columns: result.columns,
+            rows: result.rows,
+            truncated: result.truncated === true,
+            ms: performance.now() - started,
+          };
         }
       } catch (error) {
         outcome = { kind: 'error', sql: text, message: explainRefusal((error as Error).message, mode) };
       }
     }
-    await this.history.add(key, { sql: text, at: new Date().toISOString(), outcome: outcome.kind === 'rows' ? `${outcome.rows.length} row(s)` : firstLine(outcome.message) });
+    await this.history.add(key, {
+      sql: text,
+      at: new Date().toISOString(),
+      outcome: outcome.kind === 'rows' ? `${outcome.rows.length} row(s)` : firstLine(outcome.message),
+    });
     this.resultsPanel(ref, uri).show(outcome, mode);
     return outcome;
   }
@@ -154,7 +183,11 @@ export class SqlConsoles implements vscode.Disposable {
         ? 'Allow Writes'
         : await vscode.window.showWarningMessage(
             `Switch the console of ${ref.name} to read-write?`,
-            { modal: true, detail: 'Statements that write (INSERT, UPDATE, DELETE, CREATE…) will run on the live instance, through its journal: they are durable at once and the running agent sees them. Plain reads still run on a read-only copy.' },
+            {
+              modal: true,
+              detail:
+                'Statements that write (INSERT, UPDATE, DELETE, CREATE…) will run on the live instance, through its journal: they are durable at once and the running agent sees them. Plain reads still run on a read-only copy.',
+            },
             'Allow Writes',
           );
     const mode = this.modes.allowWrites(consoleKey(ref), answer === 'Allow Writes');
@@ -186,7 +219,17 @@ export class SqlConsoles implements vscode.Disposable {
     const picked =
       typeof index === 'number'
         ? entries[index]
-        : (await vscode.window.showQuickPick(entries.map((entry) => ({ label: firstLine(entry.sql), detail: entry.sql.includes('\n') ? entry.sql.replace(/\s+/g, ' ') : undefined, description: `${entry.outcome} · ${entry.at.replace('T', ' ').slice(0, 19)}`, entry })), { title: `History: ${consoleName(ref)}`, matchOnDetail: true }))?.entry;
+        : (
+            await vscode.window.showQuickPick(
+              entries.map((entry) => ({
+                label: firstLine(entry.sql),
+                detail: entry.sql.includes('\n') ? entry.sql.replace(/\s+/g, ' ') : undefined,
+                description: `${entry.outcome} · ${entry.at.replace('T', ' ').slice(0, 19)}`,
+                entry,
+              })),
+              { title: `History: ${consoleName(ref)}`, matchOnDetail: true },
+            )
+          )?.entry;
     if (!picked) return undefined;
     const document = await vscode.workspace.openTextDocument(uri);
     const editor = await vscode.window.showTextDocument(document, { preview: false });
@@ -199,11 +242,20 @@ export class SqlConsoles implements vscode.Disposable {
   async export(format: 'csv' | 'json', given?: unknown, target?: unknown): Promise<vscode.Uri | undefined> {
     const { ref } = this.consoleOf(given);
     const outcome = this.panels.get(consoleKey(ref))?.outcome;
-    if (outcome?.kind !== 'rows' || outcome.columns.length === 0) throw new Error(`run a query in the console of ${consoleName(ref)} first: there is no result to export`);
-    if (outcome.total !== undefined) throw new Error(`run the statement again to export all its ${outcome.total} rows: results brought back after a reload keep only the rows they show`);
+    if (outcome?.kind !== 'rows' || outcome.columns.length === 0)
+      throw new Error(`run a query in the console of ${consoleName(ref)} first: there is no result to export`);
+    if (outcome.total !== undefined)
+      throw new Error(`run the statement again to export all its ${outcome.total} rows: results brought back after a reload keep only the rows they show`);
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const suggested = `${consoleName(ref).replace(/[^\w.-]+/g, '-')}.${format}`;
-    const uri = target instanceof vscode.Uri ? target : await vscode.window.showSaveDialog({ title: `Export ${format.toUpperCase()}`, defaultUri: folder ? vscode.Uri.joinPath(folder, suggested) : undefined, filters: format === 'csv' ? { CSV: ['csv'] } : { JSON: ['json'] } });
+    const uri =
+      target instanceof vscode.Uri
+        ? target
+        : await vscode.window.showSaveDialog({
+            title: `Export ${format.toUpperCase()}`,
+            defaultUri: folder ? vscode.Uri.joinPath(folder, suggested) : undefined,
+            filters: format === 'csv' ? { CSV: ['csv'] } : { JSON: ['json'] },
+          });
     if (!uri) return undefined;
     const text = format === 'csv' ? toCsv(outcome) : toJson(outcome);
     await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(text));
@@ -242,7 +294,10 @@ export function registerSqlConsole(store: DisposableStore, logger: Logger, sessi
     vscode.workspace.onDidChangeTextDocument(({ document }) => {
       if (document.uri.scheme !== SQL_SCHEME || !document.isDirty) return;
       clearTimeout(timers.get(document.uri.path));
-      timers.set(document.uri.path, setTimeout(() => void document.save(), 150));
+      timers.set(
+        document.uri.path,
+        setTimeout(() => void document.save(), 150),
+      );
     }),
   );
   store.add({ dispose: () => timers.forEach((t) => clearTimeout(t)) });

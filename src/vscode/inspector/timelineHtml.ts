@@ -54,10 +54,16 @@ function steps({ steps, index }: Extract<TimelineView, { kind: 'steps' }>): stri
   if (steps.length === 0) return '<p class="muted">No event stored yet: send a webhook to this instance.</p>';
   const current = steps[index]!;
   const list = steps
-    .map((s, i) => `<li class="${i === index ? 'current' : ''}" ${onClick({ type: 'command', command: 'select', arg: `${i}` })}><span>${escapeHtml(s.eventType)}</span> <span class="muted">${escapeHtml(s.title ?? '')}</span><br><span class="muted">${escapeHtml(s.at)}</span></li>`)
+    .map(
+      (s, i) =>
+        `<li class="${i === index ? 'current' : ''}" ${onClick({ type: 'command', command: 'select', arg: `${i}` })}><span>${escapeHtml(s.eventType)}</span> <span class="muted">${escapeHtml(s.title ?? '')}</span><br><span class="muted">${escapeHtml(s.at)}</span></li>`,
+    )
     .reverse()
     .join('');
-  const changes = current.changes.length === 0 ? '<p class="muted" id="diff">This event left the state as it was.</p>' : changesTable(current.changes, { before: 'Before', after: 'After' }, 'diff');
+  const changes =
+    current.changes.length === 0
+      ? '<p class="muted" id="diff">This event left the state as it was.</p>'
+      : changesTable(current.changes, { before: 'Before', after: 'After' }, 'diff');
   return `<div class="layout"><ol class="steps">${list}</ol><main>
 <div class="toolbar"><button ${onClick(PREV)}${index === 0 ? ' disabled' : ''}>◀ Prev</button><button ${onClick(NEXT)}${index === steps.length - 1 ? ' disabled' : ''}>Next ▶</button>
 <span id="position">event ${index + 1} of ${steps.length}</span>

@@ -54,7 +54,12 @@ export class TimelinePanel implements vscode.Disposable {
       session.onLive((message) => {
         // The feed's hello: the receiver (re)started, as after a reload, and the history can be read.
         if (message.type === 'hello') void this.reload();
-        else if ((message.type === 'state' || message.type === 'event' || (message.type === 'instance' && message.kind === 'changed')) && message.namespace === ref.namespace && message.name === ref.name) void this.reload();
+        else if (
+          (message.type === 'state' || message.type === 'event' || (message.type === 'instance' && message.kind === 'changed')) &&
+          message.namespace === ref.namespace &&
+          message.name === ref.name
+        )
+          void this.reload();
       }),
     );
   }
@@ -106,7 +111,11 @@ export class TimelinePanel implements vscode.Disposable {
     if (this.view.kind !== 'steps') return undefined;
     const shown = this.view.steps[this.view.index];
     if (!shown) return undefined;
-    const uri = vscode.Uri.from({ scheme: STATE_SCHEME, path: `/${encodeURIComponent(this.ref.namespace)}/${encodeURIComponent(this.ref.name)}/${shown.seq}-${which}.json`, query: `title=${encodeURIComponent(`${shown.eventType} ${which}`)}` });
+    const uri = vscode.Uri.from({
+      scheme: STATE_SCHEME,
+      path: `/${encodeURIComponent(this.ref.namespace)}/${encodeURIComponent(this.ref.name)}/${shown.seq}-${which}.json`,
+      query: `title=${encodeURIComponent(`${shown.eventType} ${which}`)}`,
+    });
     const document = await vscode.workspace.openTextDocument(uri);
     await vscode.languages.setTextDocumentLanguage(document, 'json');
     await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: true });

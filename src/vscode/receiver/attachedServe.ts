@@ -52,10 +52,18 @@ export class Attachment {
       kept = parseAdminTokenFile(readPrivate(file).toString('utf8'));
     } catch (error) {
       kept = undefined;
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`the hookbench serve of pid ${lock.pid} holds ${dataDir}, but its admin token ${file} could not be read (${(error as Error).message})`);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw new Error(`the hookbench serve of pid ${lock.pid} holds ${dataDir}, but its admin token ${file} could not be read (${(error as Error).message})`);
     }
-    if (!kept) throw new Error(`the hookbench serve of pid ${lock.pid} holds ${dataDir} but keeps no admin token in ${file} (an older hookbench?): stop it, or restart it to attach`);
-    expectProtocol(`the hookbench serve of pid ${lock.pid} (holding ${dataDir})`, kept.protocol, "not attached. Restart that serve with this extension's version of hookbench, or stop it and Start Receiver starts this window's own");
+    if (!kept)
+      throw new Error(
+        `the hookbench serve of pid ${lock.pid} holds ${dataDir} but keeps no admin token in ${file} (an older hookbench?): stop it, or restart it to attach`,
+      );
+    expectProtocol(
+      `the hookbench serve of pid ${lock.pid} (holding ${dataDir})`,
+      kept.protocol,
+      "not attached. Restart that serve with this extension's version of hookbench, or stop it and Start Receiver starts this window's own",
+    );
     return new Attachment({ pid: lock.pid, origin: originText(origin) }, `http://${lock.admin!}`, kept.token, lock, onGone);
   }
 

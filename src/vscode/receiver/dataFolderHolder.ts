@@ -31,7 +31,8 @@ function held(holding: Holding): DataFolderHeldError['holding'] | undefined {
 }
 
 function heldMessage(dataDir: string, holding: DataFolderHeldError['holding']): string {
-  if (holding.kind === 'stale') return `pid ${holding.pid ?? '?'} holds the data folder ${dataDir} but is stale (${holding.reason}): Take Over stops it, after asking`;
+  if (holding.kind === 'stale')
+    return `pid ${holding.pid ?? '?'} holds the data folder ${dataDir} but is stale (${holding.reason}): Take Over stops it, after asking`;
   return `pid ${holding.lock.pid} holds the data folder ${dataDir} but did not prove it is a hookbench serve of it (${holding.reason}); nothing was stopped: Restart once it listens`;
 }
 
@@ -45,7 +46,10 @@ export async function liveHolder(data: string, logger: Logger): Promise<LiveHold
   if (holding.kind === 'live') return holding;
   const refused = held(holding);
   if (refused) throw new DataFolderHeldError(data, refused);
-  if (holding.kind === 'stale') logger.info(`serve.lock of ${data} names pid ${holding.pid ?? '?'}, which is not a hookbench serve of this folder: the lock is stale (${holding.reason}); nothing was stopped`);
+  if (holding.kind === 'stale')
+    logger.info(
+      `serve.lock of ${data} names pid ${holding.pid ?? '?'}, which is not a hookbench serve of this folder: the lock is stale (${holding.reason}); nothing was stopped`,
+    );
   return undefined;
 }
 

@@ -38,7 +38,10 @@ export async function offerTakeOver(held: DataFolderHeldError, logger: Logger, s
   const { pid } = holding.stops;
   const choice = await vscode.window.showWarningMessage(
     `Stop the hookbench serve of pid ${pid} and take over ${dataDir}?`,
-    { modal: true, detail: `It holds the data folder, but ${holding.reason}. It is sent SIGTERM (it drains and commits first), then this window starts its own receiver.` },
+    {
+      modal: true,
+      detail: `It holds the data folder, but ${holding.reason}. It is sent SIGTERM (it drains and commits first), then this window starts its own receiver.`,
+    },
     TAKE_OVER,
   );
   if (choice !== TAKE_OVER) return;

@@ -41,7 +41,11 @@ export async function listenerPid(port: number): Promise<number | undefined> {
 /** Offers the ways out; resolves once the user chose (or dismissed). `start` starts the receiver again. */
 export async function offerPortChoices(message: string, logger: Logger, start: () => Promise<unknown>): Promise<void> {
   const port = portInUse(message)?.port ?? NaN;
-  const choice = await vscode.window.showErrorMessage(`Hookbench: port ${port} is in use by another program, so the receiver could not start.`, 'Use Another Port', 'Show What Holds It');
+  const choice = await vscode.window.showErrorMessage(
+    `Hookbench: port ${port} is in use by another program, so the receiver could not start.`,
+    'Use Another Port',
+    'Show What Holds It',
+  );
   if (choice === 'Use Another Port') {
     const settings = vscode.workspace.getConfiguration('hookbench');
     // The render emulator's port is the receiver's too: the next free one is past it.

@@ -28,12 +28,22 @@ export function statusLook(state: ServeState, trusted: boolean): StatusLook {
         };
       }
       const restricted = trusted ? '' : "\n\nRestricted mode: this folder is not trusted, so the built-in worker runs, never the folder's own code.";
-      return { text: `$(radio-tower) Hookbench :${port}`, tooltip: `Hookbench receiver on \`${state.url}\`\n\nPOST webhooks to \`${state.url}/webhooks/<provider>/<entity>\`${restricted}`, markdown: true, error: false };
+      return {
+        text: `$(radio-tower) Hookbench :${port}`,
+        tooltip: `Hookbench receiver on \`${state.url}\`\n\nPOST webhooks to \`${state.url}/webhooks/<provider>/<entity>\`${restricted}`,
+        markdown: true,
+        error: false,
+      };
     }
     case 'starting':
       return { text: '$(sync~spin) Hookbench', tooltip: 'Hookbench receiver is starting', markdown: false, error: false };
     case 'stopped':
-      return { text: '$(circle-slash) Hookbench', tooltip: state.note ? `Hookbench: ${state.note}` : 'Hookbench receiver is stopped', markdown: false, error: false };
+      return {
+        text: '$(circle-slash) Hookbench',
+        tooltip: state.note ? `Hookbench: ${state.note}` : 'Hookbench receiver is stopped',
+        markdown: false,
+        error: false,
+      };
     case 'failed':
       return { text: '$(error) Hookbench', tooltip: `Hookbench receiver failed: ${state.message}`, markdown: false, error: true };
   }

@@ -17,18 +17,35 @@ export interface Settings {
 }
 
 /** The settings that change serve's flags: a change restarts the running receiver. */
-export const RESTART_ON = ['hookbench.receiver.host', 'hookbench.receiver.port', 'hookbench.receiver.retries', 'hookbench.receiver.retryScale', 'hookbench.receiver.memoryBudget', 'hookbench.dataDirectory', 'hookbench.worker', 'hookbench.retention', 'hookbench.render.port'];
+export const RESTART_ON = [
+  'hookbench.receiver.host',
+  'hookbench.receiver.port',
+  'hookbench.receiver.retries',
+  'hookbench.receiver.retryScale',
+  'hookbench.receiver.memoryBudget',
+  'hookbench.dataDirectory',
+  'hookbench.worker',
+  'hookbench.retention',
+  'hookbench.render.port',
+];
 
 /** serve's flags for the receiver: the settings', the data folder, then `worker`'s. */
 export function serveArgs(settings: Settings, data: string, worker: readonly string[]): string[] {
   return [
-    '--host', settings.get<string>('receiver.host', '127.0.0.1'),
-    '--port', String(settings.get<number>('receiver.port', DEFAULT_RECEIVER_PORT)),
-    '--data', data,
-    '--retention-count', String(settings.get<number>('retention.maxEvents', 100)),
-    '--retention-days', String(settings.get<number>('retention.maxAgeDays', 30)),
-    '--render-port', String(settings.get<number>('render.port', 8788)),
-    '--memory-budget', String(settings.get<number>('receiver.memoryBudget', DEFAULT_MEMORY_BUDGET_MIB)),
+    '--host',
+    settings.get<string>('receiver.host', '127.0.0.1'),
+    '--port',
+    String(settings.get<number>('receiver.port', DEFAULT_RECEIVER_PORT)),
+    '--data',
+    data,
+    '--retention-count',
+    String(settings.get<number>('retention.maxEvents', 100)),
+    '--retention-days',
+    String(settings.get<number>('retention.maxAgeDays', 30)),
+    '--render-port',
+    String(settings.get<number>('render.port', 8788)),
+    '--memory-budget',
+    String(settings.get<number>('receiver.memoryBudget', DEFAULT_MEMORY_BUDGET_MIB)),
     ...worker,
     ...settings.get<string[]>('security.allowedOrigins', []).flatMap((origin) => ['--allow-origin', origin]),
     ...(settings.get<boolean>('security.requireToken', false) ? ['--require-token'] : []),

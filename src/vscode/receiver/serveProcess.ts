@@ -23,10 +23,7 @@ export type WorkerReport = { readonly kind: 'status'; readonly status: WorkerSta
  * task's, another window's: attachedServe.ts); `note`: why it stopped, when that is news.
  */
 export type ServeState =
-  | { kind: 'starting' }
-  | { kind: 'running'; url: string; attached?: AttachedServe }
-  | { kind: 'stopped'; note?: string }
-  | { kind: 'failed'; message: string };
+  { kind: 'starting' } | { kind: 'running'; url: string; attached?: AttachedServe } | { kind: 'stopped'; note?: string } | { kind: 'failed'; message: string };
 
 export interface ServeLaunch {
   readonly cli: string;
@@ -65,7 +62,11 @@ export class ServeProcess {
     this.renderUrl = undefined;
     this.set({ kind: 'starting' });
     // stdin stays an open pipe: `--exit-with-parent` makes the server stop when it closes.
-    const child = spawn(process.execPath, [launch.cli, 'serve', '--exit-with-parent', ...launch.args], { cwd: launch.cwd, env: launch.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [launch.cli, 'serve', '--exit-with-parent', ...launch.args], {
+      cwd: launch.cwd,
+      env: launch.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     this.child = child;
     let stderrTail = '';
     forEachLine(child.stderr!, (line) => {
@@ -88,7 +89,11 @@ export class ServeProcess {
         else if (version !== undefined) stated = version;
         else if (url) {
           try {
-            expectProtocol(`the hookbench serve this window started (${launch.cli})`, stated, 'stopped. Reinstall or update the extension: its bundled serve is not its own version');
+            expectProtocol(
+              `the hookbench serve this window started (${launch.cli})`,
+              stated,
+              'stopped. Reinstall or update the extension: its bundled serve is not its own version',
+            );
           } catch (error) {
             refused = error as Error;
             this.set({ kind: 'failed', message: refused.message });

@@ -217,7 +217,10 @@ export class ServerController implements vscode.Disposable {
       this.attachment = undefined;
       attachment.dispose();
       this.logger.info(`detached from the hookbench serve of pid ${attachment.serve.pid}, which keeps running`);
-      return this.show({ kind: 'stopped', note: `detached from the hookbench serve of pid ${attachment.serve.pid}, ${attachment.serve.origin}, which keeps running` });
+      return this.show({
+        kind: 'stopped',
+        note: `detached from the hookbench serve of pid ${attachment.serve.pid}, ${attachment.serve.origin}, which keeps running`,
+      });
     }
     if (this.own) this.show(undefined);
     await this.process.stop();
@@ -271,7 +274,9 @@ export class ServerController implements vscode.Disposable {
 
   private restartIfRunning(reason: string): Promise<unknown> {
     if (this.attachment) {
-      this.logger.info(`${reason}: the attached hookbench serve of pid ${this.attachment.serve.pid} keeps its own flags and secrets (Restart Receiver detaches and looks again)`);
+      this.logger.info(
+        `${reason}: the attached hookbench serve of pid ${this.attachment.serve.pid} keeps its own flags and secrets (Restart Receiver detaches and looks again)`,
+      );
       return Promise.resolve();
     }
     if (this.process.state.kind !== 'running' && this.process.state.kind !== 'starting') return Promise.resolve();
@@ -289,7 +294,10 @@ export class ServerController implements vscode.Disposable {
     const data = this.dataFolder();
     const chosen = this.chooseWorker(folder);
     this.launchedWorker = { flags: JSON.stringify(chosen.flags), config: chosen.config };
-    if (!vscode.workspace.isTrusted) this.logger.info(`restricted mode: the workspace is not trusted, so its .hookbench folder and its Hookbench settings are not used; data is kept in ${data}`);
+    if (!vscode.workspace.isTrusted)
+      this.logger.info(
+        `restricted mode: the workspace is not trusted, so its .hookbench folder and its Hookbench settings are not used; data is kept in ${data}`,
+      );
     const args = serveArgs(settings, data, chosen.flags);
     const secrets = await this.serveSecrets.forLaunch();
     const env = { ...SERVE_PROCESS_ENV, ...process.env, ...secrets, [ADMIN_TOKEN_ENV]: this.adminToken, [RENDER_TOKEN_ENV]: this.renderToken };
@@ -304,7 +312,12 @@ export class ServerController implements vscode.Disposable {
   async workerLaunch(): Promise<ServeLaunch> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const env = { ...SERVE_PROCESS_ENV, ...process.env, ...(await this.serveSecrets.environment()) };
-    return { cli: this.context.asAbsolutePath(path.join('dist', 'cli.js')), args: this.chooseWorker(folder).flags, env, cwd: folder ?? this.context.globalStorageUri.fsPath };
+    return {
+      cli: this.context.asAbsolutePath(path.join('dist', 'cli.js')),
+      args: this.chooseWorker(folder).flags,
+      env,
+      cwd: folder ?? this.context.globalStorageUri.fsPath,
+    };
   }
 
   /**

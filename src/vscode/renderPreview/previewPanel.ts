@@ -10,7 +10,14 @@ import * as vscode from 'vscode';
 import { RenderClient, renderCurl } from '../../core/browserRendering/client';
 import { FONT_CATALOG, type CatalogEntry } from '../../core/browserRendering/fontCatalog';
 import { checkForm, DEFAULT_PREVIEW_FORM, problemsText } from '../../core/browserRendering/previewForm';
-import { previewTimingText, type FieldProblem, type PreviewForm, type PreviewOutcome, type ToExtension, type ToWebview } from '../../core/browserRendering/previewProtocol';
+import {
+  previewTimingText,
+  type FieldProblem,
+  type PreviewForm,
+  type PreviewOutcome,
+  type ToExtension,
+  type ToWebview,
+} from '../../core/browserRendering/previewProtocol';
 import { previewRequest, renderPreview } from '../../core/browserRendering/previewRender';
 import type { Logger } from '../../core/log';
 import type { ServerController } from '../receiver/serverController';
@@ -81,7 +88,8 @@ export class PreviewPanel implements vscode.Disposable {
       panel.webview.onDidReceiveMessage((message: unknown) => void this.receive(message)),
       panel.onDidDispose(() => this.dispose()),
       vscode.workspace.onDidSaveTextDocument((document) => {
-        if (this.lastForm?.source === 'html' && this.lastForm.htmlFile === document.uri.toString() && isHtmlDocument(document)) void this.renderDocument(document);
+        if (this.lastForm?.source === 'html' && this.lastForm.htmlFile === document.uri.toString() && isHtmlDocument(document))
+          void this.renderDocument(document);
       }),
     );
   }
@@ -184,7 +192,9 @@ export class PreviewPanel implements vscode.Disposable {
     if (!span || !(timing?.clickToShownMs >= 0)) return;
     this.lastSpan = undefined;
     const { clickToShownMs, arrivedToShownMs } = timing;
-    this.logger.info(`[render] ${previewTimingText({ clickToShownMs, extensionMs: span.extensionMs, restMs: span.restMs, arrivedToShownMs, messagingMs: clickToShownMs - span.extensionMs - arrivedToShownMs, bytes: span.bytes })}`);
+    this.logger.info(
+      `[render] ${previewTimingText({ clickToShownMs, extensionMs: span.extensionMs, restMs: span.restMs, arrivedToShownMs, messagingMs: clickToShownMs - span.extensionMs - arrivedToShownMs, bytes: span.bytes })}`,
+    );
   }
 
   private async runRender(raw: unknown): Promise<PreviewOutcome | undefined> {
@@ -201,7 +211,9 @@ export class PreviewPanel implements vscode.Disposable {
       if (render !== this.renders) return undefined;
       this.last = { bytes: capture.bytes, contentType: capture.contentType };
       const { message } = capture;
-      this.logger.info(`[render] ${form.endpoint} through ${target.label}: ${capture.bytes.length} bytes, ${message.browserMsUsed ?? '?'} browser ms${message.warnings.length ? `; ${message.warnings.join(' ')}` : ''}`);
+      this.logger.info(
+        `[render] ${form.endpoint} through ${target.label}: ${capture.bytes.length} bytes, ${message.browserMsUsed ?? '?'} browser ms${message.warnings.length ? `; ${message.warnings.join(' ')}` : ''}`,
+      );
       this.post(message);
       this.lastSpan = { extensionMs: performance.now() - received, restMs: answered - requested, bytes: capture.bytes.length };
       return message;
@@ -218,7 +230,11 @@ export class PreviewPanel implements vscode.Disposable {
   }
 
   private async pickFontFile(): Promise<void> {
-    const picked = await vscode.window.showOpenDialog({ title: 'Choose a font file', canSelectMany: false, filters: { Fonts: ['woff2', 'woff', 'ttf', 'otf'] } });
+    const picked = await vscode.window.showOpenDialog({
+      title: 'Choose a font file',
+      canSelectMany: false,
+      filters: { Fonts: ['woff2', 'woff', 'ttf', 'otf'] },
+    });
     const file = picked?.[0];
     if (!file) return;
     this.post({ type: 'fontFile', source: { kind: 'file', path: file.fsPath, name: file.path.split('/').pop() ?? 'font' } });
@@ -229,7 +245,9 @@ export class PreviewPanel implements vscode.Disposable {
     const target = await resolveTarget(this.server, this.context.secrets);
     const { body } = previewRequest(form, await this.fontBytes(form));
     await vscode.env.clipboard.writeText(renderCurl(target, form.endpoint, body, revealToken));
-    void vscode.window.showInformationMessage(revealToken ? 'Copied the cURL command, with the token.' : 'Copied the cURL command (the token is $CLOUDFLARE_API_TOKEN).');
+    void vscode.window.showInformationMessage(
+      revealToken ? 'Copied the cURL command, with the token.' : 'Copied the cURL command (the token is $CLOUDFLARE_API_TOKEN).',
+    );
   }
 
   private async save(): Promise<void> {
@@ -237,7 +255,10 @@ export class PreviewPanel implements vscode.Disposable {
     const pdf = this.last.contentType.includes('pdf');
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const defaultUri = folder ? vscode.Uri.joinPath(folder, pdf ? 'render.pdf' : 'render.png') : undefined;
-    const target = await vscode.window.showSaveDialog({ ...(defaultUri ? { defaultUri } : {}), filters: pdf ? { PDF: ['pdf'] } : { Images: ['png', 'jpeg', 'webp'] } });
+    const target = await vscode.window.showSaveDialog({
+      ...(defaultUri ? { defaultUri } : {}),
+      filters: pdf ? { PDF: ['pdf'] } : { Images: ['png', 'jpeg', 'webp'] },
+    });
     if (!target) return;
     await vscode.workspace.fs.writeFile(target, this.last.bytes);
     void vscode.window.showInformationMessage(`Saved ${target.fsPath}`);

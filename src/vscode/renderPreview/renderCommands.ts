@@ -37,7 +37,12 @@ export function registerRenderCommands(store: DisposableStore, logger: Logger, c
     const token =
       typeof value === 'string'
         ? value
-        : await vscode.window.showInputBox({ title: 'Cloudflare API token for Browser Rendering', prompt: 'A token with the "Browser Rendering - Edit" permission. Kept in VS Code secret storage.', password: true, ignoreFocusOut: true });
+        : await vscode.window.showInputBox({
+            title: 'Cloudflare API token for Browser Rendering',
+            prompt: 'A token with the "Browser Rendering - Edit" permission. Kept in VS Code secret storage.',
+            password: true,
+            ignoreFocusOut: true,
+          });
     if (!token) return;
     await context.secrets.store(CLOUDFLARE_TOKEN_KEY, token.trim());
     void vscode.window.showInformationMessage('Saved the Cloudflare API token in secret storage.');

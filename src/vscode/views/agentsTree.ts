@@ -30,7 +30,6 @@ export type AgentNode =
   | { kind: 'more'; namespace: string; name?: string; remaining: number | undefined }
   | TablesNode;
 
-
 /** What the tree shows of an instance's state: the built-in worker's fields, when a state has them. */
 type ShownState = Partial<WebhookState>;
 
@@ -110,7 +109,8 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
   /** For `reveal`: an instance's and a namespace page's parent is their namespace node. */
   getParent(node: AgentNode): AgentNode | undefined {
     if (node.kind === 'instance' || (node.kind === 'more' && node.name === undefined)) return this.nodes.get(`ns:${node.namespace}`);
-    if (node.kind === 'state' || node.kind === 'events' || (node.kind === 'more' && node.name !== undefined)) return this.nodes.get(`i:${instanceKey(node.namespace, node.name!)}`);
+    if (node.kind === 'state' || node.kind === 'events' || (node.kind === 'more' && node.name !== undefined))
+      return this.nodes.get(`i:${instanceKey(node.namespace, node.name!)}`);
     return undefined;
   }
 
@@ -187,7 +187,9 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         await this.model.loadDetails(page);
         // An expanded instance pushed off the page has left the view: its channel closes.
         this.model.closeChannelsOutside(node.namespace, new Set(page.map((e) => e.summary.name)));
-        const children: AgentNode[] = page.map(({ summary: i }) => this.stable({ kind: 'instance' as const, namespace: i.namespace, agent: i.agent, name: i.name }));
+        const children: AgentNode[] = page.map(({ summary: i }) =>
+          this.stable({ kind: 'instance' as const, namespace: i.namespace, agent: i.agent, name: i.name }),
+        );
         if (entries.length > page.length) children.push(this.stable({ kind: 'more', namespace: node.namespace, remaining: entries.length - page.length }));
         return children;
       }
@@ -198,7 +200,8 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         if (unread && !unread.known) await this.model.loadDetails([unread]);
         const entry = this.model.instance(node.namespace, node.name);
         const children: AgentNode[] = [this.stable({ kind: 'state', namespace: node.namespace, name: node.name, state: entry?.state ?? null })];
-        if (entry?.eventCount !== undefined) children.push(this.stable({ kind: 'events', namespace: node.namespace, name: node.name, count: entry.eventCount }));
+        if (entry?.eventCount !== undefined)
+          children.push(this.stable({ kind: 'events', namespace: node.namespace, name: node.name, count: entry.eventCount }));
         // The inspector's schema (last, so the nodes above keep their places).
         children.push({ kind: 'tables', namespace: node.namespace, agent: node.agent, name: node.name });
         return children;
@@ -214,7 +217,9 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         const total = entry?.eventCount;
         // A full page, and the table holds more than it shows: offer the next page.
         if (entry && events.length >= entry.eventsWanted && (total === undefined || total > events.length)) {
-          children.push(this.stable({ kind: 'more', namespace: node.namespace, name: node.name, remaining: total === undefined ? undefined : total - events.length }));
+          children.push(
+            this.stable({ kind: 'more', namespace: node.namespace, name: node.name, remaining: total === undefined ? undefined : total - events.length }),
+          );
         }
         return children;
       }
@@ -237,8 +242,14 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
       const entry = this.model.instance(node.namespace, node.name);
       const awake = entry?.summary.awake ?? false;
       const read = this.model.readPath(node.namespace, node.name);
-      const how = read.channel ? `read over the agents protocol${read.events === 'fallback' ? ' (events by SQL: the agent has no getEvents callable)' : ''}` : 'live from the receiver feed';
-      item.tooltip = textTooltip([[{ strong: node.name }, ` (${node.agent})`], [`${awake ? 'awake' : 'asleep'} · ${entry?.summary.connections ?? 0} connection(s)`], [how]]);
+      const how = read.channel
+        ? `read over the agents protocol${read.events === 'fallback' ? ' (events by SQL: the agent has no getEvents callable)' : ''}`
+        : 'live from the receiver feed';
+      item.tooltip = textTooltip([
+        [{ strong: node.name }, ` (${node.agent})`],
+        [`${awake ? 'awake' : 'asleep'} · ${entry?.summary.connections ?? 0} connection(s)`],
+        [how],
+      ]);
     } else if (node.kind === 'event') {
       const { event } = node;
       item.tooltip = textTooltip([[{ strong: event.title }], [[event.type, event.action].filter(Boolean).join(' · ')], [`${event.id} · ${event.timestamp}`]]);
@@ -260,7 +271,15 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
       case 'remote': {
         const connection = this.attached.connection(node.worker, node.name);
         const state = (connection?.state ?? {}) as ShownState;
-        const description = connection?.connection.error ? `not connected: ${connection.connection.error}` : [state.lastEventType ?? undefined, state.lastEventAt ? relativeTime(state.lastEventAt) : undefined, state.stats?.total === undefined ? undefined : `${state.stats.total} total`].filter(Boolean).join(' · ');
+        const description = connection?.connection.error
+          ? `not connected: ${connection.connection.error}`
+          : [
+              state.lastEventType ?? undefined,
+              state.lastEventAt ? relativeTime(state.lastEventAt) : undefined,
+              state.stats?.total === undefined ? undefined : `${state.stats.total} total`,
+            ]
+              .filter(Boolean)
+              .join(' · ');
         return Object.assign(new vscode.TreeItem(node.name, collapsed), {
           id: `r:${node.worker.baseUrl}|${node.worker.agent}|${node.name}`,
           description,
@@ -287,7 +306,12 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         const count = entry?.eventCount;
         const awake = entry?.summary.awake ?? false;
         // Asleep: evicted when idle or for the memory budget; the next request wakes it.
-        const parts = [count === undefined ? undefined : `${count} event${count === 1 ? '' : 's'}`, state.lastEventType ?? undefined, state.lastEventAt ? relativeTime(state.lastEventAt) : undefined, awake ? undefined : 'asleep'];
+        const parts = [
+          count === undefined ? undefined : `${count} event${count === 1 ? '' : 's'}`,
+          state.lastEventType ?? undefined,
+          state.lastEventAt ? relativeTime(state.lastEventAt) : undefined,
+          awake ? undefined : 'asleep',
+        ];
         return Object.assign(new vscode.TreeItem(node.name, collapsed), {
           id: nodeId(node),
           description: parts.filter(Boolean).join(' · '),
@@ -296,7 +320,11 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
         });
       }
       case 'state':
-        return Object.assign(new vscode.TreeItem('State', collapsed), { id: `s:${node.namespace}/${node.name}`, iconPath: new vscode.ThemeIcon('json'), contextValue: 'hookbench.state' });
+        return Object.assign(new vscode.TreeItem('State', collapsed), {
+          id: `s:${node.namespace}/${node.name}`,
+          iconPath: new vscode.ThemeIcon('json'),
+          contextValue: 'hookbench.state',
+        });
       case 'value': {
         const expandable = node.value !== null && typeof node.value === 'object';
         return Object.assign(new vscode.TreeItem(node.key, expandable ? collapsed : vscode.TreeItemCollapsibleState.None), {
@@ -341,7 +369,12 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentNode> {
 function valueChildren(id: string, value: unknown): AgentNode[] {
   if (value === null || typeof value !== 'object') return [];
   // Encoded: a key with "/" in it must not name the same node as a nested key.
-  return Object.entries(value as Record<string, unknown>).map(([key, v]) => ({ kind: 'value' as const, id: `${id}/${encodeURIComponent(key)}`, key, value: v }));
+  return Object.entries(value as Record<string, unknown>).map(([key, v]) => ({
+    kind: 'value' as const,
+    id: `${id}/${encodeURIComponent(key)}`,
+    key,
+    value: v,
+  }));
 }
 
 /**
@@ -374,6 +407,7 @@ export function agentRowAction(node: AgentNode): vscode.Command | undefined {
  * no `orders/create`); the tooltip keeps both.
  */
 export function eventLabel(event: { readonly type: string; readonly action: string | null; readonly title: string }): string {
-  const said = (word: string | null) => word !== null && word !== '' && new RegExp(`(^|\\W)${word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}($|\\W)`, 'i').test(event.title);
+  const said = (word: string | null) =>
+    word !== null && word !== '' && new RegExp(`(^|\\W)${word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}($|\\W)`, 'i').test(event.title);
   return [said(event.type) ? null : event.type, said(event.action) ? null : event.action, event.title].filter(Boolean).join(' · ');
 }

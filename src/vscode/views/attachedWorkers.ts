@@ -44,7 +44,10 @@ export class AttachedWorkers implements vscode.Disposable {
   }
 
   async detach(baseUrl: string): Promise<void> {
-    await this.memento.update(KEY, this.list().filter((w) => w.baseUrl !== baseUrl));
+    await this.memento.update(
+      KEY,
+      this.list().filter((w) => w.baseUrl !== baseUrl),
+    );
     for (const [key, connection] of this.connections) {
       if (key.startsWith(`${baseUrl}|`)) {
         connection.dispose();

@@ -41,10 +41,25 @@ export interface BindingPage {
 
 export const PAGE_SIZE = 100;
 
-const ICONS: Record<BindingKind, string> = { kv: 'key', d1: 'database', r2: 'archive', queue: 'list-ordered', workflow: 'type-hierarchy', durableObject: 'symbol-class' };
-const KINDS: Record<BindingKind, string> = { kv: 'KV namespace', d1: 'D1 database', r2: 'R2 bucket', queue: 'queue', workflow: 'workflow', durableObject: 'Durable Object alarms' };
+const ICONS: Record<BindingKind, string> = {
+  kv: 'key',
+  d1: 'database',
+  r2: 'archive',
+  queue: 'list-ordered',
+  workflow: 'type-hierarchy',
+  durableObject: 'symbol-class',
+};
+const KINDS: Record<BindingKind, string> = {
+  kv: 'KV namespace',
+  d1: 'D1 database',
+  r2: 'R2 bucket',
+  queue: 'queue',
+  workflow: 'workflow',
+  durableObject: 'Durable Object alarms',
+};
 
-export const isBindingsMore = (node: unknown): node is Extract<BindingNode, { kind: 'bindingsMore' }> => (node as Partial<BindingNode> | undefined)?.kind === 'bindingsMore';
+export const isBindingsMore = (node: unknown): node is Extract<BindingNode, { kind: 'bindingsMore' }> =>
+  (node as Partial<BindingNode> | undefined)?.kind === 'bindingsMore';
 
 export function bindingId(binding: BindingSummary): string {
   return `b:${binding.kind}:${binding.name}`;
@@ -76,7 +91,12 @@ export async function pageOf(client: AdminClient, binding: BindingSummary, curso
         kind: 'item',
         id: `${base}/${key.name}`,
         label: key.name,
-        description: [key.expiration === undefined ? undefined : `expires ${when(new Date(key.expiration * 1000).toISOString())}`, key.metadata === undefined ? undefined : JSON.stringify(key.metadata)].filter(Boolean).join(' · '),
+        description: [
+          key.expiration === undefined ? undefined : `expires ${when(new Date(key.expiration * 1000).toISOString())}`,
+          key.metadata === undefined ? undefined : JSON.stringify(key.metadata),
+        ]
+          .filter(Boolean)
+          .join(' · '),
         icon: 'symbol-key',
         contextValue: 'hookbench.kvKey',
         command: { command: OPEN_VALUE_COMMAND, title: 'Open Value', arguments: [{ binding: binding.name, key: key.name }] },
@@ -104,7 +124,12 @@ export async function pageOf(client: AdminClient, binding: BindingSummary, curso
         id: `${base}/${object.key}`,
         label: object.key,
         description: `${bytes(object.size)} · ${when(object.uploaded)}`,
-        tooltip: [`etag ${object.etag}`, `uploaded ${object.uploaded}`, ...Object.entries(object.httpMetadata).map(([k, v]) => `${k}: ${v}`), ...Object.entries(object.customMetadata).map(([k, v]) => `${k} = ${v}`)].join('\n'),
+        tooltip: [
+          `etag ${object.etag}`,
+          `uploaded ${object.uploaded}`,
+          ...Object.entries(object.httpMetadata).map(([k, v]) => `${k}: ${v}`),
+          ...Object.entries(object.customMetadata).map(([k, v]) => `${k} = ${v}`),
+        ].join('\n'),
         icon: 'file',
         contextValue: 'hookbench.r2Object',
       }));
@@ -124,7 +149,18 @@ export async function pageOf(client: AdminClient, binding: BindingSummary, curso
               icon: 'inbox',
               contextValue: 'hookbench.queueBacklog',
             },
-            ...(info.deadLetterQueue ? [{ kind: 'item' as const, id: `${base}/#dead`, label: `Dead-lettered: ${info.deadLettered}`, description: `in ${info.deadLetterQueue}`, icon: 'warning', contextValue: 'hookbench.queueDead' }] : []),
+            ...(info.deadLetterQueue
+              ? [
+                  {
+                    kind: 'item' as const,
+                    id: `${base}/#dead`,
+                    label: `Dead-lettered: ${info.deadLettered}`,
+                    description: `in ${info.deadLetterQueue}`,
+                    icon: 'warning',
+                    contextValue: 'hookbench.queueDead',
+                  },
+                ]
+              : []),
           ];
       const entries = info.messages.map((m): BindingItem => ({
         kind: 'item',
@@ -147,13 +183,28 @@ export async function pageOf(client: AdminClient, binding: BindingSummary, curso
         tooltip: instance.error ? `${instance.error.name}: ${instance.error.message}` : undefined,
         icon: instance.status === 'errored' ? 'error' : instance.status === 'complete' ? 'pass' : 'play-circle',
         contextValue: 'hookbench.workflowInstance',
-        children: instance.steps.map((step, i) => ({ kind: 'item', id: `${base}/${instance.id}/${i}`, label: step.name, description: step.ok ? step.kind : `${step.kind} · failed`, icon: step.ok ? 'check' : 'close', contextValue: 'hookbench.workflowStep' })),
+        children: instance.steps.map((step, i) => ({
+          kind: 'item',
+          id: `${base}/${instance.id}/${i}`,
+          label: step.name,
+          description: step.ok ? step.kind : `${step.kind} · failed`,
+          icon: step.ok ? 'check' : 'close',
+          contextValue: 'hookbench.workflowStep',
+        })),
       }));
       return { header: [], entries, cursor: next };
     }
     case 'durableObject': {
       const { alarms, cursor: next } = await client.alarms(binding.name, page);
-      const entries = alarms.map((alarm): BindingItem => ({ kind: 'item', id: `${base}/${alarm.name}`, label: alarm.name, description: `alarm ${when(alarm.time)}`, tooltip: alarm.time, icon: 'bell', contextValue: 'hookbench.alarm' }));
+      const entries = alarms.map((alarm): BindingItem => ({
+        kind: 'item',
+        id: `${base}/${alarm.name}`,
+        label: alarm.name,
+        description: `alarm ${when(alarm.time)}`,
+        tooltip: alarm.time,
+        icon: 'bell',
+        contextValue: 'hookbench.alarm',
+      }));
       return { header: [], entries, cursor: next };
     }
   }
@@ -182,13 +233,19 @@ export function bindingTreeItem(node: BindingNode): vscode.TreeItem {
         command: rowCommand('bindings', 'Show 100 More'),
       });
     case 'item':
-      return Object.assign(new vscode.TreeItem(node.label, node.children && node.children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None), {
-        id: node.id,
-        description: node.description,
-        tooltip: node.tooltip,
-        iconPath: new vscode.ThemeIcon(node.icon),
-        contextValue: node.contextValue,
-        command: node.command && rowCommand('bindings', node.command.title),
-      });
+      return Object.assign(
+        new vscode.TreeItem(
+          node.label,
+          node.children && node.children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+        ),
+        {
+          id: node.id,
+          description: node.description,
+          tooltip: node.tooltip,
+          iconPath: new vscode.ThemeIcon(node.icon),
+          contextValue: node.contextValue,
+          command: node.command && rowCommand('bindings', node.command.title),
+        },
+      );
   }
 }

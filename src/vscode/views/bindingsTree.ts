@@ -89,7 +89,12 @@ export class BindingsTree implements vscode.TreeDataProvider<BindingNode> {
     const client = this.session.client;
     if (!node) {
       if (!client) return this.roots ?? [];
-      this.roots ??= (await client.bindings()).map((binding): BindingRoot => ({ kind: 'binding', id: bindingId(binding), binding, ...(binding.kind === 'd1' ? { d1: binding.name } : {}) }));
+      this.roots ??= (await client.bindings()).map((binding): BindingRoot => ({
+        kind: 'binding',
+        id: bindingId(binding),
+        binding,
+        ...(binding.kind === 'd1' ? { d1: binding.name } : {}),
+      }));
       return this.roots;
     }
     if (node.kind === 'item') return [...(node.children ?? [])];
@@ -126,6 +131,14 @@ export class BindingsTree implements vscode.TreeDataProvider<BindingNode> {
   private failure(binding: BindingSummary, error: unknown): BindingItem {
     const message = (error as Error)?.message ?? String(error);
     this.logError(`[bindings] reading ${binding.kind} ${binding.name}: ${message}`);
-    return { kind: 'item', id: `${bindingId(binding)}/#error`, label: 'Could not read it', description: message, tooltip: message, icon: 'error', contextValue: 'hookbench.bindingError' };
+    return {
+      kind: 'item',
+      id: `${bindingId(binding)}/#error`,
+      label: 'Could not read it',
+      description: message,
+      tooltip: message,
+      icon: 'error',
+      contextValue: 'hookbench.bindingError',
+    };
   }
 }

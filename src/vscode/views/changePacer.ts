@@ -51,9 +51,25 @@ export interface ChangePacerOptions {
   readonly timers?: Timers;
 }
 
-type Pending = { all: boolean; namespaceList: boolean; namespaces: Set<string>; instances: Set<string>; events: Set<string>; deliveries: boolean; captures: boolean };
+type Pending = {
+  all: boolean;
+  namespaceList: boolean;
+  namespaces: Set<string>;
+  instances: Set<string>;
+  events: Set<string>;
+  deliveries: boolean;
+  captures: boolean;
+};
 
-const empty = (): Pending => ({ all: false, namespaceList: false, namespaces: new Set(), instances: new Set(), events: new Set(), deliveries: false, captures: false });
+const empty = (): Pending => ({
+  all: false,
+  namespaceList: false,
+  namespaces: new Set(),
+  instances: new Set(),
+  events: new Set(),
+  deliveries: false,
+  captures: false,
+});
 
 export class ChangePacer {
   private pending = empty();

@@ -99,7 +99,10 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
 
   /** The view's description: "filtered: status:4xx", "cleared 12:03:04", or nothing. */
   describe(): string | undefined {
-    const parts = [this.filter ? `filtered: ${this.filter.text}` : undefined, this.clearedAt ? `cleared ${new Date(this.clearedAt).toTimeString().slice(0, 8)}` : undefined];
+    const parts = [
+      this.filter ? `filtered: ${this.filter.text}` : undefined,
+      this.clearedAt ? `cleared ${new Date(this.clearedAt).toTimeString().slice(0, 8)}` : undefined,
+    ];
     return parts.filter(Boolean).join(' · ') || undefined;
   }
 
@@ -169,7 +172,10 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
     item.description = [outcomeLabel(d), from ?? 'outside', d.provider, retryLabel(d.nextRetry, Date.now()), relativeTime(d.time)].filter(Boolean).join(' · ');
     item.iconPath = ok
       ? new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'))
-      : new vscode.ThemeIcon(d.status >= 500 ? 'error' : 'warning', new vscode.ThemeColor(d.status >= 500 ? 'testing.iconFailed' : 'problemsWarningIcon.foreground'));
+      : new vscode.ThemeIcon(
+          d.status >= 500 ? 'error' : 'warning',
+          new vscode.ThemeColor(d.status >= 500 ? 'testing.iconFailed' : 'problemsWarningIcon.foreground'),
+        );
     item.contextValue = ok ? 'hookbench.delivery' : 'hookbench.delivery.rejected';
     // `vscode.open` and a URI: VS Code passes the URI as it is, and the document reads the delivery by id.
     item.command = { command: 'vscode.open', title: 'Open Delivery', arguments: [deliveryUri(d), { preview: true }] };
@@ -187,10 +193,16 @@ export class DeliveriesTree extends ListTree<DeliverySummary> {
       reason === 'no_secret' ? ['Set the secret with Hookbench: Set Webhook Secret, then replay this delivery.'] : undefined,
       d.entity ? [`entity: ${d.entity}`] : undefined,
       [`from: ${from ?? 'another client (outside Hookbench)'}${d.source?.kind === 'public' ? ` (${d.source.name ?? ''}, a public URL)` : ''}`],
-      d.source?.note ? [`${d.source.note}: the relay forwarded parsed JSON, not the bytes the provider signed, so the signature cannot match them. Use ngrok or a Cloudflare tunnel (Hookbench: Choose Expose Provider) to check signatures.`] : undefined,
+      d.source?.note
+        ? [
+            `${d.source.note}: the relay forwarded parsed JSON, not the bytes the provider signed, so the signature cannot match them. Use ngrok or a Cloudflare tunnel (Hookbench: Choose Expose Provider) to check signatures.`,
+          ]
+        : undefined,
       d.duplicate ? [`${DUPLICATE_NOTE}: the delivery id ${d.event ?? ''} was processed before`] : undefined,
       d.source?.kind === 'retry' ? [`the provider's retry ${d.source.retry ?? ''} of delivery ${d.source.of ?? ''} (serve --retries)`] : undefined,
-      d.nextRetry ? [`retry ${d.nextRetry.retry} of ${d.nextRetry.retries} at ${d.nextRetry.at}, as the provider would (hookbench.receiver.retries)`] : undefined,
+      d.nextRetry
+        ? [`retry ${d.nextRetry.retry} of ${d.nextRetry.retries} at ${d.nextRetry.at}, as the provider would (hookbench.receiver.retries)`]
+        : undefined,
     ]);
   }
 }

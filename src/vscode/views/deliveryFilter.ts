@@ -81,6 +81,9 @@ function matchesTerm(d: DeliverySummary, key: FilterKey, value: string): boolean
 /** True when `d` matches every term and every word of `filter`. */
 export function matchesDelivery(d: DeliverySummary, filter: DeliveryFilter): boolean {
   if (!filter.terms.every((t) => matchesTerm(d, t.key, t.value))) return false;
-  const haystack = [d.eventType, d.entity, d.provider, decodedPath(d.path), d.method, d.verification, String(d.status), ...outcomeWords(d), ...sourceWords(d)].filter(Boolean).join(' ').toLowerCase();
+  const haystack = [d.eventType, d.entity, d.provider, decodedPath(d.path), d.method, d.verification, String(d.status), ...outcomeWords(d), ...sourceWords(d)]
+    .filter(Boolean)
+    .join(' ')
+    .toLowerCase();
   return filter.words.every((w) => haystack.includes(w));
 }

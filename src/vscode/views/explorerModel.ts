@@ -141,7 +141,9 @@ export class ExplorerModel {
   }
 
   instances(namespace: string): InstanceEntry[] {
-    return [...this.entries.values()].filter((e) => e.summary.namespace === namespace).sort((a, b) => (a.summary.name < b.summary.name ? -1 : a.summary.name > b.summary.name ? 1 : 0));
+    return [...this.entries.values()]
+      .filter((e) => e.summary.namespace === namespace)
+      .sort((a, b) => (a.summary.name < b.summary.name ? -1 : a.summary.name > b.summary.name ? 1 : 0));
   }
 
   instance(namespace: string, name: string): InstanceEntry | undefined {
@@ -189,7 +191,8 @@ export class ExplorerModel {
         const rows = this.channels.events(key, limit) ?? source.events(namespace, name, limit);
         return rows.then((rows) => {
           const current = this.entries.get(key);
-          if (current && this.reads.isCurrent(generation)) this.entries.set(key, { ...current, events: merge(current.events ?? [], rows.map(listed), (e) => e.timestamp, current.eventsWanted) });
+          if (current && this.reads.isCurrent(generation))
+            this.entries.set(key, { ...current, events: merge(current.events ?? [], rows.map(listed), (e) => e.timestamp, current.eventsWanted) });
         });
       });
       await read.catch(() => undefined);
@@ -233,13 +236,15 @@ export class ExplorerModel {
         for (const details of list) {
           const key = instanceKey(details.namespace, details.name);
           const entry = this.entries.get(key);
-          if (entry) this.entries.set(key, { ...entry, state: details.state, eventCount: details.tables.find((t) => t.name === EVENTS_TABLE)?.rows, known: true });
+          if (entry)
+            this.entries.set(key, { ...entry, state: details.state, eventCount: details.tables.find((t) => t.name === EVENTS_TABLE)?.rows, known: true });
         }
       });
     return this.reads.readDetails(keys, read, (racedKeys) => {
       // A message during the read may or may not be in what it read: read those once more.
       const raced = instances.filter((_, i) => racedKeys.includes(keys[i]!));
-      if (raced.length > 0 && this.reads.isCurrent(generation)) void this.readDetails(raced).then(() => this.mark({ instances: raced.map((i) => instanceKey(i.namespace, i.name)) }));
+      if (raced.length > 0 && this.reads.isCurrent(generation))
+        void this.readDetails(raced).then(() => this.mark({ instances: raced.map((i) => instanceKey(i.namespace, i.name)) }));
     });
   }
 
@@ -305,7 +310,11 @@ export class ExplorerModel {
     // What the feed says while the lists are read may or may not be in them: it wins.
     const { generation, arrived } = this.reads.readingLists();
     const loading = (async () => {
-      const [instances, deliveries, captures] = await Promise.all([source.instances(), source.deliveries(this.deliveryLimit), source.captures(this.deliveryLimit)]);
+      const [instances, deliveries, captures] = await Promise.all([
+        source.instances(),
+        source.deliveries(this.deliveryLimit),
+        source.captures(this.deliveryLimit),
+      ]);
       if (!this.reads.isCurrent(generation)) return;
       this.reads.listsRead();
       const previous = new Map(this.entries);
@@ -318,7 +327,14 @@ export class ExplorerModel {
           continue;
         }
         // Known state stays shown until read again; event lists are read again when shown.
-        this.entries.set(key, { summary, state: before?.state, eventCount: before?.eventCount, known: false, events: undefined, eventsWanted: before?.eventsWanted ?? PAGE });
+        this.entries.set(key, {
+          summary,
+          state: before?.state,
+          eventCount: before?.eventCount,
+          known: false,
+          events: undefined,
+          eventsWanted: before?.eventsWanted ?? PAGE,
+        });
       }
       for (const key of arrived.instances) {
         const current = previous.get(key);
@@ -390,7 +406,14 @@ export class ExplorerModel {
         }
         // A new instance starts empty: nothing to read until the feed says what it stored.
         const created = message.kind === 'created';
-        this.entries.set(key, { summary: message.instance, state: created ? null : undefined, eventCount: undefined, known: created, events: created ? [] : undefined, eventsWanted: PAGE });
+        this.entries.set(key, {
+          summary: message.instance,
+          state: created ? null : undefined,
+          eventCount: undefined,
+          known: created,
+          events: created ? [] : undefined,
+          eventsWanted: PAGE,
+        });
         this.mark({ namespaceList: this.instances(message.namespace).length === 1, namespaces: [message.namespace] });
         return;
       }

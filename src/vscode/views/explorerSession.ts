@@ -33,7 +33,9 @@ export class ExplorerSession implements vscode.Disposable, ExplorerFeed {
     // the extension host's profile: docs/performance.md, "The explorer in the extension host").
     const retention = () => vscode.workspace.getConfiguration('hookbench').get<number>('retention.maxEvents', 100);
     let retained = retention();
-    this.store.add(vscode.workspace.onDidChangeConfiguration((event) => event.affectsConfiguration('hookbench.retention.maxEvents') && (retained = retention())));
+    this.store.add(
+      vscode.workspace.onDidChangeConfiguration((event) => event.affectsConfiguration('hookbench.retention.maxEvents') && (retained = retention())),
+    );
     this.model = new ExplorerModel({
       paceMs,
       retainedEvents: () => retained,

@@ -26,10 +26,12 @@ export const SHOW_MORE_COMMAND = 'hookbench.views.showMore';
 export const SHOW_MORE_LISTED_COMMAND = 'hookbench.views.showMoreListed';
 
 /** A list's "Show 100 more" node (the Agents view's have a namespace instead of a list). */
-export const isMore = (item: unknown): item is MoreItem => (item as Partial<MoreItem> | undefined)?.kind === 'more' && typeof (item as MoreItem).list === 'string';
+export const isMore = (item: unknown): item is MoreItem =>
+  (item as Partial<MoreItem> | undefined)?.kind === 'more' && typeof (item as MoreItem).list === 'string';
 
 /** The list's own items, without its "Show 100 more" node and its note. */
-export const listed = <T>(items: readonly (T | MoreItem | NoteItem)[] | null | undefined): T[] => (items ?? []).filter((item): item is T => !isMore(item) && !isNote(item));
+export const listed = <T>(items: readonly (T | MoreItem | NoteItem)[] | null | undefined): T[] =>
+  (items ?? []).filter((item): item is T => !isMore(item) && !isNote(item));
 
 /**
  * A flat list view over the explorer's model, which the live feed keeps current: a new item at the
@@ -83,7 +85,12 @@ export abstract class ListTree<T> implements vscode.TreeDataProvider<T | MoreIte
   }
 
   getTreeItem(item: T | MoreItem | NoteItem): vscode.TreeItem {
-    if (isNote(item)) return Object.assign(new vscode.TreeItem(item.text, vscode.TreeItemCollapsibleState.None), { id: `note:${item.list}`, iconPath: new vscode.ThemeIcon('info'), contextValue: 'hookbench.note' });
+    if (isNote(item))
+      return Object.assign(new vscode.TreeItem(item.text, vscode.TreeItemCollapsibleState.None), {
+        id: `note:${item.list}`,
+        iconPath: new vscode.ThemeIcon('info'),
+        contextValue: 'hookbench.note',
+      });
     if (!isMore(item)) return this.treeItem(item);
     return Object.assign(new vscode.TreeItem('Show 100 more', vscode.TreeItemCollapsibleState.None), {
       id: `more:${item.list}`,

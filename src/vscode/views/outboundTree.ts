@@ -30,7 +30,12 @@ export class OutboundTree extends ListTree<CaptureSummary> {
   }
 
   protected treeItem(c: CaptureSummary): vscode.TreeItem {
-    const verdict = c.verification === null ? 'not checked (no sink secret)' : c.verification === VERIFIED_NOTE ? 'signature valid' : `signature ${verificationReason(c.verification)!}`;
+    const verdict =
+      c.verification === null
+        ? 'not checked (no sink secret)'
+        : c.verification === VERIFIED_NOTE
+          ? 'signature valid'
+          : `signature ${verificationReason(c.verification)!}`;
     const item = new vscode.TreeItem(`${c.sink} · ${c.body.length > 60 ? c.body.slice(0, 57) + '…' : c.body}`, vscode.TreeItemCollapsibleState.None);
     item.id = `o:${c.id}`;
     item.description = `${verdict} · ${relativeTime(c.time)}`;

@@ -55,8 +55,20 @@ function firstWords(text: string, max: number): string {
   return `${line.slice(0, line.lastIndexOf(' ', max))}…`;
 }
 
-export function registerViews(store: DisposableStore, session: ExplorerSession, attached: AttachedWorkers, server: ServerController, logger: Logger, workspaceState: vscode.Memento): Views {
-  const trees = { agents: new AgentsTree(session, attached), bindings: new BindingsTree(session, (message) => logger.warn(message)), deliveries: new DeliveriesTree(session), outbound: new OutboundTree(session) };
+export function registerViews(
+  store: DisposableStore,
+  session: ExplorerSession,
+  attached: AttachedWorkers,
+  server: ServerController,
+  logger: Logger,
+  workspaceState: vscode.Memento,
+): Views {
+  const trees = {
+    agents: new AgentsTree(session, attached),
+    bindings: new BindingsTree(session, (message) => logger.warn(message)),
+    deliveries: new DeliveriesTree(session),
+    outbound: new OutboundTree(session),
+  };
   const agents = store.add(vscode.window.createTreeView<AgentNode>('hookbench.agents', { treeDataProvider: trees.agents, showCollapseAll: true }));
   const bindings = store.add(vscode.window.createTreeView<BindingNode>('hookbench.bindings', { treeDataProvider: trees.bindings, showCollapseAll: true }));
   registerKvValues(store, logger, () => session.client);
@@ -91,7 +103,10 @@ export function registerViews(store: DisposableStore, session: ExplorerSession, 
   store.add({ dispose: () => clearInterval(fresh) });
   return {
     trees,
-    views: { 'hookbench.agents': agents, 'hookbench.bindings': bindings, 'hookbench.deliveries': deliveries, 'hookbench.outbound': outbound } as Record<ViewId, vscode.TreeView<unknown>>,
+    views: { 'hookbench.agents': agents, 'hookbench.bindings': bindings, 'hookbench.deliveries': deliveries, 'hookbench.outbound': outbound } as Record<
+      ViewId,
+      vscode.TreeView<unknown>
+    >,
   };
 }
 
@@ -102,7 +117,13 @@ const DELIVERIES_VIEW_KEY = 'hookbench.deliveries.view';
  * Filter, Clear Filter and Clear of the Deliveries view; its title says "filtered: …" while one
  * holds. Both are kept in the workspace's state and come back after a reload.
  */
-function registerDeliveryFilter(store: DisposableStore, logger: Logger, tree: DeliveriesTree, view: vscode.TreeView<unknown>, workspaceState: vscode.Memento): void {
+function registerDeliveryFilter(
+  store: DisposableStore,
+  logger: Logger,
+  tree: DeliveriesTree,
+  view: vscode.TreeView<unknown>,
+  workspaceState: vscode.Memento,
+): void {
   const show = () => {
     view.description = tree.describe();
     void vscode.commands.executeCommand('setContext', 'hookbench.deliveries.narrowed', tree.narrowed);

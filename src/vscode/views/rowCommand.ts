@@ -31,7 +31,13 @@ export function rowCommand(view: RowView, title: string): vscode.Command {
  * would have run with its arguments) runs with those arguments. The selection comes to the
  * extension host before the click's command; should it come after, the command waits for it.
  */
-export function registerRowCommand<T>(store: DisposableStore, logger: Logger, view: RowView, tree: vscode.TreeView<T>, actionOf: (node: T) => vscode.Command | undefined): void {
+export function registerRowCommand<T>(
+  store: DisposableStore,
+  logger: Logger,
+  view: RowView,
+  tree: vscode.TreeView<T>,
+  actionOf: (node: T) => vscode.Command | undefined,
+): void {
   const selected = (nodes: readonly T[]) => nodes.map(actionOf).find((action) => action !== undefined);
   const nextSelection = () =>
     new Promise<vscode.Command | undefined>((resolve) => {

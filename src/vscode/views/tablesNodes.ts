@@ -43,7 +43,12 @@ export function tablesTreeItem(node: TablesNode): vscode.TreeItem {
   const id = tablesNodeId(node);
   switch (node.kind) {
     case 'tables':
-      return Object.assign(new vscode.TreeItem('Tables', vscode.TreeItemCollapsibleState.Collapsed), { id, iconPath: new vscode.ThemeIcon('database'), contextValue: 'hookbench.tables', tooltip: 'Tables of this instance’s SQLite database, with their columns' });
+      return Object.assign(new vscode.TreeItem('Tables', vscode.TreeItemCollapsibleState.Collapsed), {
+        id,
+        iconPath: new vscode.ThemeIcon('database'),
+        contextValue: 'hookbench.tables',
+        tooltip: 'Tables of this instance’s SQLite database, with their columns',
+      });
     case 'table':
       return Object.assign(new vscode.TreeItem(node.table, vscode.TreeItemCollapsibleState.Collapsed), {
         id,
@@ -56,7 +61,9 @@ export function tablesTreeItem(node: TablesNode): vscode.TreeItem {
     case 'column':
       return Object.assign(new vscode.TreeItem(node.column.name, vscode.TreeItemCollapsibleState.None), {
         id,
-        description: [node.column.type || 'untyped', node.column.pk ? 'primary key' : undefined, node.column.notNull ? 'not null' : undefined].filter(Boolean).join(' · '),
+        description: [node.column.type || 'untyped', node.column.pk ? 'primary key' : undefined, node.column.notNull ? 'not null' : undefined]
+          .filter(Boolean)
+          .join(' · '),
         iconPath: new vscode.ThemeIcon(node.column.pk ? 'key' : 'symbol-field'),
         contextValue: 'hookbench.column',
       });

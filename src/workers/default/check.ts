@@ -71,11 +71,23 @@ function rejected(request: Request, provider: string, entity: string | undefined
 export function checkDelivery(request: Request, webhook: WebhookRequest, body: Uint8Array, env: CheckEnv, entity: string | undefined): CheckResult {
   const { provider } = webhook.route;
   if (!provider) {
-    return { ok: false, response: rejected(request, 'unknown', entity, { valid: false, reason: 'missing_header', message: 'no provider signature header (X-Hub-Signature-256, Stripe-Signature, ...)' }) };
+    return {
+      ok: false,
+      response: rejected(request, 'unknown', entity, {
+        valid: false,
+        reason: 'missing_header',
+        message: 'no provider signature header (X-Hub-Signature-256, Stripe-Signature, ...)',
+      }),
+    };
   }
   const scheme = schemeFor(provider);
   const secret = env[scheme.shape.secretEnv];
-  const verdict = scheme.verify({ secret: typeof secret === 'string' ? secret : undefined, body, headers: webhook.headers, url: signedUrl(request, webhook, env) });
+  const verdict = scheme.verify({
+    secret: typeof secret === 'string' ? secret : undefined,
+    body,
+    headers: webhook.headers,
+    url: signedUrl(request, webhook, env),
+  });
   if (!verdict.valid) return { ok: false, response: rejected(request, provider, entity, verdict) };
   try {
     return { ok: true, request: webhook, provider, body, parsed: parsePayload(body, webhook.headers['content-type'] ?? null) };

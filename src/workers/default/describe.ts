@@ -34,24 +34,64 @@ function github(type: string, action: string | undefined, p: unknown): EventSumm
     case 'push': {
       const commits = (atPath(p, 'commits') as unknown[] | undefined)?.length ?? 0;
       const ref = (str(p, 'ref') ?? '').replace(/^refs\/heads\//, '');
-      return { title: `${str(p, 'pusher.name') ?? actor ?? 'someone'} pushed ${plural(commits, 'commit')} to ${ref}`, description: str(p, 'head_commit.message') ?? null, url: str(p, 'compare') ?? null, actor };
+      return {
+        title: `${str(p, 'pusher.name') ?? actor ?? 'someone'} pushed ${plural(commits, 'commit')} to ${ref}`,
+        description: str(p, 'head_commit.message') ?? null,
+        url: str(p, 'compare') ?? null,
+        actor,
+      };
     }
     case 'pull_request':
-      return { title: `PR #${number} ${action ?? ''}: ${str(p, 'pull_request.title') ?? ''}`.replace(/ :/, ':'), description: str(p, 'pull_request.body') ?? null, url: str(p, 'pull_request.html_url') ?? null, actor };
+      return {
+        title: `PR #${number} ${action ?? ''}: ${str(p, 'pull_request.title') ?? ''}`.replace(/ :/, ':'),
+        description: str(p, 'pull_request.body') ?? null,
+        url: str(p, 'pull_request.html_url') ?? null,
+        actor,
+      };
     case 'issues':
-      return { title: `Issue #${number} ${action ?? ''}: ${str(p, 'issue.title') ?? ''}`.replace(/ :/, ':'), description: str(p, 'issue.body') ?? null, url: str(p, 'issue.html_url') ?? null, actor };
+      return {
+        title: `Issue #${number} ${action ?? ''}: ${str(p, 'issue.title') ?? ''}`.replace(/ :/, ':'),
+        description: str(p, 'issue.body') ?? null,
+        url: str(p, 'issue.html_url') ?? null,
+        actor,
+      };
     case 'issue_comment':
-      return { title: `Comment on #${number}: ${str(p, 'issue.title') ?? ''}`, description: str(p, 'comment.body') ?? null, url: str(p, 'comment.html_url') ?? null, actor };
+      return {
+        title: `Comment on #${number}: ${str(p, 'issue.title') ?? ''}`,
+        description: str(p, 'comment.body') ?? null,
+        url: str(p, 'comment.html_url') ?? null,
+        actor,
+      };
     case 'release':
-      return { title: `Release ${str(p, 'release.tag_name') ?? ''} ${action ?? ''}`.trim(), description: str(p, 'release.name') ?? null, url: str(p, 'release.html_url') ?? null, actor };
+      return {
+        title: `Release ${str(p, 'release.tag_name') ?? ''} ${action ?? ''}`.trim(),
+        description: str(p, 'release.name') ?? null,
+        url: str(p, 'release.html_url') ?? null,
+        actor,
+      };
     case 'star':
-      return { title: `${actor ?? 'someone'} ${action === 'deleted' ? 'unstarred' : 'starred'} ${repo}`, description: null, url: str(p, 'repository.html_url') ?? null, actor };
+      return {
+        title: `${actor ?? 'someone'} ${action === 'deleted' ? 'unstarred' : 'starred'} ${repo}`,
+        description: null,
+        url: str(p, 'repository.html_url') ?? null,
+        actor,
+      };
     case 'workflow_run':
-      return { title: `Workflow ${str(p, 'workflow_run.name') ?? ''} ${action ?? ''}${str(p, 'workflow_run.conclusion') ? ` (${str(p, 'workflow_run.conclusion')})` : ''}`, description: str(p, 'workflow_run.head_branch') ?? null, url: str(p, 'workflow_run.html_url') ?? null, actor };
+      return {
+        title: `Workflow ${str(p, 'workflow_run.name') ?? ''} ${action ?? ''}${str(p, 'workflow_run.conclusion') ? ` (${str(p, 'workflow_run.conclusion')})` : ''}`,
+        description: str(p, 'workflow_run.head_branch') ?? null,
+        url: str(p, 'workflow_run.html_url') ?? null,
+        actor,
+      };
     case 'ping':
       return { title: `Ping: ${str(p, 'zen') ?? 'webhook configured'}`, description: null, url: str(p, 'hook.config.url') ?? null, actor };
     default:
-      return { title: `${type}${action ? ` ${action}` : ''}${repo ? ` on ${repo}` : ''}`, description: null, url: str(p, 'repository.html_url') ?? null, actor };
+      return {
+        title: `${type}${action ? ` ${action}` : ''}${repo ? ` on ${repo}` : ''}`,
+        description: null,
+        url: str(p, 'repository.html_url') ?? null,
+        actor,
+      };
   }
 }
 
@@ -91,7 +131,7 @@ function slack(type: string, p: unknown): EventSummary {
 }
 
 function shopify(type: string, p: unknown, shop: string | undefined): EventSummary {
-  const name = str(p, 'name') ?? (str(p, 'order_number') ? `#${str(p, 'order_number')}` : str(p, 'title') ?? str(p, 'id'));
+  const name = str(p, 'name') ?? (str(p, 'order_number') ? `#${str(p, 'order_number')}` : (str(p, 'title') ?? str(p, 'id')));
   const total = str(p, 'total_price');
   const currency = str(p, 'currency');
   const adminPath = type.startsWith('orders/') ? 'orders' : type.startsWith('products/') ? 'products' : type.startsWith('customers/') ? 'customers' : undefined;

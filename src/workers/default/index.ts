@@ -12,7 +12,6 @@ import type { WebhookEnv } from './webhookAgent';
 
 export { WebhookAgent } from './webhookAgent';
 
-
 export default {
   async fetch(request: Request, env: WebhookEnv): Promise<Response> {
     const webhook = webhookRequest(request);

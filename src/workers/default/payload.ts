@@ -14,7 +14,9 @@ export interface ParsedPayload {
 }
 
 export function parsePayload(body: Uint8Array, contentType: string | null): ParsedPayload {
-  const text = Buffer.from(body).toString('utf8').replace(/^\uFEFF/, '');
+  const text = Buffer.from(body)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
   // JSON text is JSON whatever the header says (curl -d labels everything as a form).
   const looksLikeJson = /^\s*[[{]/.test(text);
   if (!looksLikeJson && contentType?.toLowerCase().includes('application/x-www-form-urlencoded')) {

@@ -10,8 +10,18 @@ import { capture, clearStage, deliver, row, SECRET, setViewOpen, widenSideBar } 
 export async function explorerScene(api: HookbenchApi): Promise<void> {
   const url = await withSecret(api, 'GITHUB_WEBHOOK_SECRET', SECRET);
   const repository = { full_name: 'acme/widgets' };
-  await deliver(url, 'acme%2Fwidgets', 'push', 'readme-1', { ref: 'refs/heads/main', repository, pusher: { name: 'zoe' }, commits: [{ id: 'a1b2c3', message: 'Fix invoice rounding' }] });
-  await deliver(url, 'acme%2Fwidgets', 'pull_request', 'readme-2', { action: 'opened', number: 42, pull_request: { number: 42, title: 'Render invoices as PDF' }, repository });
+  await deliver(url, 'acme%2Fwidgets', 'push', 'readme-1', {
+    ref: 'refs/heads/main',
+    repository,
+    pusher: { name: 'zoe' },
+    commits: [{ id: 'a1b2c3', message: 'Fix invoice rounding' }],
+  });
+  await deliver(url, 'acme%2Fwidgets', 'pull_request', 'readme-2', {
+    action: 'opened',
+    number: 42,
+    pull_request: { number: 42, title: 'Render invoices as PDF' },
+    repository,
+  });
   await deliver(url, 'acme%2Fwidgets', 'issues', 'readme-3', { action: 'labeled', issue: { number: 7, title: 'Webhook retries' }, repository });
   await deliver(url, 'acme%2Fgadgets', 'push', 'readme-4', { ref: 'refs/heads/main', repository: { full_name: 'acme/gadgets' }, commits: [] });
   await deliver(url, 'acme%2Fwidgets', 'push', 'readme-5', { ref: 'refs/heads/main', repository }, { secret: 'a-forged-secret', expected: 401 });
@@ -46,7 +56,16 @@ export async function volumeScene(api: HookbenchApi): Promise<void> {
   await setViewOpen('Outbound', false);
   const names = Array.from({ length: ENTITIES }, (_, i) => `vol-${String(i).padStart(3, '0')}`);
   for (let start = 0; start < names.length; start += 20) {
-    await Promise.all(names.slice(start, start + 20).map((name) => deliver(url, name, 'push', `vol-${name}`, { ref: 'refs/heads/main', repository: { full_name: `acme/${name}` }, pusher: { name: 'zoe' }, commits: [] })));
+    await Promise.all(
+      names.slice(start, start + 20).map((name) =>
+        deliver(url, name, 'push', `vol-${name}`, {
+          ref: 'refs/heads/main',
+          repository: { full_name: `acme/${name}` },
+          pusher: { name: 'zoe' },
+          commits: [],
+        }),
+      ),
+    );
   }
   const page = await untilRows('Agents', ['webhook-agent'], (rows) => notShown(rows) >= ENTITIES - 100, 60_000);
   if (!page.some((r) => r.label === EXPANDED)) throw new Error(`${EXPANDED} is not on the first page: ${page.map((r) => r.label).join(', ')}`);
@@ -55,12 +74,16 @@ export async function volumeScene(api: HookbenchApi): Promise<void> {
   const instance = ['webhook-agent', EXPANDED];
   await rowsUnder('Agents', [...instance, 'State']);
   const client = await adminClient(api);
-  for (const deadline = Date.now() + 15_000; !(await client.instances()).some((i) => i.name === EXPANDED && i.connections > 0); ) {
+  for (const deadline = Date.now() + 15_000; !(await client.instances()).some((i) => i.name === EXPANDED && i.connections > 0);) {
     if (Date.now() > deadline) throw new Error(`the explorer does not read ${EXPANDED} over its agent's WebSocket`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   // A second webhook to it: the State shown changes with no admin request.
-  await deliver(url, EXPANDED, 'issues', `${EXPANDED}-issue`, { action: 'opened', issue: { number: 12, title: 'Paging the Agents view' }, repository: { full_name: `acme/${EXPANDED}` } });
+  await deliver(url, EXPANDED, 'issues', `${EXPANDED}-issue`, {
+    action: 'opened',
+    issue: { number: 12, title: 'Paging the Agents view' },
+    repository: { full_name: `acme/${EXPANDED}` },
+  });
   await untilRows('Agents', [...instance, 'State', 'stats'], (rows) => rows.find((r) => r.label === 'total')?.description === '2');
   // The webhook that changed it, as received, beside the view.
   const issue = (await client.deliveries(50)).find((d) => d.entity === EXPANDED && d.requestHeaders['x-github-event'] === 'issues');

@@ -22,7 +22,10 @@ export async function consoleScene(): Promise<void> {
   await vscode.commands.executeCommand('workbench.actions.treeView.hookbench.agents.collapseAll');
   await untilRows('Agents', ['webhook-agent'], (rows) => rows.some((r) => r.label === ENTITY));
   // A click on the table: the console opens on SELECT * and runs it; then a query of one's own.
-  const opened = await editorOpenedBy(() => clickRow('Agents', [...INSTANCE, 'Tables', 'events']), (e) => e.document.uri.scheme === 'hookbench-sql');
+  const opened = await editorOpenedBy(
+    () => clickRow('Agents', [...INSTANCE, 'Tables', 'events']),
+    (e) => e.document.uri.scheme === 'hookbench-sql',
+  );
   await resultsShown('SELECT * FROM "events" LIMIT 100');
   const uri = opened.document.uri;
   await vscode.commands.executeCommand('workbench.actions.treeView.hookbench.agents.collapseAll');

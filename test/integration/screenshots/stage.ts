@@ -28,17 +28,28 @@ export async function capture(name: string, shown?: Promise<unknown>): Promise<v
   const png = path.join(dir, `${name}.png`);
   fs.rmSync(png, { force: true });
   fs.appendFileSync(report, `screenshot: ${name}\n`);
-  for (const started = Date.now(); !fs.existsSync(png); ) {
+  for (const started = Date.now(); !fs.existsSync(png);) {
     if (Date.now() - started > 15_000) throw new Error(`no screenshot ${png}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
 /** Posts a signed GitHub delivery to the receiver; throws unless it is answered as `expected`. */
-export async function deliver(url: string, entity: string, event: string, delivery: string, payload: object, { secret = SECRET, expected = 200 } = {}): Promise<void> {
+export async function deliver(
+  url: string,
+  entity: string,
+  event: string,
+  delivery: string,
+  payload: object,
+  { secret = SECRET, expected = 200 } = {},
+): Promise<void> {
   const body = JSON.stringify(payload);
   const { headers } = schemeFor('github').sign({ secret, body: Buffer.from(body) });
-  const response = await fetch(`${url}/webhooks/github/${entity}`, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': delivery } });
+  const response = await fetch(`${url}/webhooks/github/${entity}`, {
+    method: 'POST',
+    body,
+    headers: { ...headers, 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': delivery },
+  });
   if (response.status !== expected) throw new Error(`${delivery} was answered ${response.status}, not ${expected}: ${await response.text()}`);
 }
 

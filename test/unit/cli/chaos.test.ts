@@ -33,7 +33,19 @@ after(() => {
 function suite(variant: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-chaos-cli-'));
   dirs.push(dir);
-  return writeSuite(path.join(dir, 'charges'), [1, 2, 3].map((n) => stripeEvent(`charge-${n}`, `evt_${n}`, n === 2 ? 'cus_2' : 'cus_1', 'charge.succeeded', { object: 'charge', amount: 100 * n }, `/webhooks/stripe/${variant}`)));
+  return writeSuite(
+    path.join(dir, 'charges'),
+    [1, 2, 3].map((n) =>
+      stripeEvent(
+        `charge-${n}`,
+        `evt_${n}`,
+        n === 2 ? 'cus_2' : 'cus_1',
+        'charge.succeeded',
+        { object: 'charge', amount: 100 * n },
+        `/webhooks/stripe/${variant}`,
+      ),
+    ),
+  );
 }
 
 const chaos = (dir: string, ...flags: string[]) => hookbench(['chaos', dir, '--worker', WORKER, '--seed', '42', '--runs', '2', ...flags]);
@@ -45,14 +57,30 @@ describe('hookbench chaos', () => {
     assert.equal(run.code, 1, run.stderr);
     const lines = run.stdout.split('\n');
     assert.match(lines[0]!, /^hookbench chaos: 3 fixtures in .*charges, worker .*index\.ts, seed 42, 2 runs of each perturbation$/);
-    assert.ok(lines.some((l) => /^FAIL {2}duplicates +run 1: shrunk to 1 fixture and 2 sends/.test(l)), run.stdout);
-    for (const ok of ['reorder', 'concurrent', 'stale']) assert.ok(lines.some((l) => new RegExp(`^ok {4}${ok} `).test(l)), `${ok}: ${run.stdout}`);
+    assert.ok(
+      lines.some((l) => /^FAIL {2}duplicates +run 1: shrunk to 1 fixture and 2 sends/.test(l)),
+      run.stdout,
+    );
+    for (const ok of ['reorder', 'concurrent', 'stale'])
+      assert.ok(
+        lines.some((l) => new RegExp(`^ok {4}${ok} `).test(l)),
+        `${ok}: ${run.stdout}`,
+      );
     assert.ok(lines.some((l) => /^n\/a {3}retry-after-failure +every delivery was answered 2xx/.test(l)));
-    assert.match(run.stdout, /\n── duplicates: FAIL \(seed 42, run 1\) ──\nWhat the perturbation did:\n {2}\d\d-charge-\d delivered again with the same delivery id \(evt_\d\), as a redelivery\n/);
+    assert.match(
+      run.stdout,
+      /\n── duplicates: FAIL \(seed 42, run 1\) ──\nWhat the perturbation did:\n {2}\d\d-charge-\d delivered again with the same delivery id \(evt_\d\), as a redelivery\n/,
+    );
     assert.match(run.stdout, /Sent, in this order.*\n {3}1 {2}(\d\d-charge-\d) +200 {2}id evt_\d\n {3}2 {2}\1 \(redelivery\) +200 {2}id evt_\d\n/);
-    assert.match(run.stdout, /first differs from a clean run of the same deliveries after step 2 \(\d\d-charge-\d \(redelivery\)\):\n {2}PaymentsAgent\/tally-cus_\d state charges: clean run 1, this run 2\n/);
+    assert.match(
+      run.stdout,
+      /first differs from a clean run of the same deliveries after step 2 \(\d\d-charge-\d \(redelivery\)\):\n {2}PaymentsAgent\/tally-cus_\d state charges: clean run 1, this run 2\n/,
+    );
     assert.match(run.stdout, /\n {2}hookbench replay .*charges\/\.chaos\/duplicates-42 --expect-state\n/);
-    assert.match(lines.filter(Boolean).at(-1)!, /^1 of 5 perturbations changed the outcome \([\d.]+ s, exit 1\)\. The same seed makes the same sends: --seed 42$/);
+    assert.match(
+      lines.filter(Boolean).at(-1)!,
+      /^1 of 5 perturbations changed the outcome \([\d.]+ s, exit 1\)\. The same seed makes the same sends: --seed 42$/,
+    );
   });
 
   it('writes the shrunk case as fixtures that fail replay until the handler is fixed', async () => {
@@ -60,7 +88,10 @@ describe('hookbench chaos', () => {
     assert.equal(chaos(dir, '--perturb', 'duplicates').code, 1);
     const replaySet = path.join(dir, '.chaos', 'duplicates-42');
     const files = fixturePaths(replaySet);
-    assert.deepEqual(files.map((f) => path.basename(f).replace(/charge-\d/, 'charge-N')), ['01-charge-N.json', '02-charge-N-redelivery.json']);
+    assert.deepEqual(
+      files.map((f) => path.basename(f).replace(/charge-\d/, 'charge-N')),
+      ['01-charge-N.json', '02-charge-N-redelivery.json'],
+    );
     const replay = async () => {
       const serve = await startServe(['--worker', WORKER, '--no-render', '--data', fs.mkdtempSync(path.join(os.tmpdir(), 'hb-chaos-replay-'))]);
       try {
@@ -75,7 +106,14 @@ describe('hookbench chaos', () => {
     // The fix: the same deliveries to the handler that counts each event once.
     for (const file of files) {
       const fixture = parseFixture(fs.readFileSync(file, 'utf8'), file);
-      fs.writeFileSync(file, serializeFixture({ ...fixture, entity: fixture.entity?.replace('tally-', 'tally-once-'), request: { ...fixture.request, path: '/webhooks/stripe/tally-once' } }));
+      fs.writeFileSync(
+        file,
+        serializeFixture({
+          ...fixture,
+          entity: fixture.entity?.replace('tally-', 'tally-once-'),
+          request: { ...fixture.request, path: '/webhooks/stripe/tally-once' },
+        }),
+      );
     }
     const fixed = await replay();
     assert.equal(fixed.code, 0, fixed.stdout);
@@ -86,7 +124,8 @@ describe('hookbench chaos', () => {
     const [first, second] = [chaos(dir, '--json', '--no-replay'), chaos(dir, '--json', '--no-replay')];
     assert.equal(first.code, 1, first.stderr);
     const [a, b] = [parseChaosReport(first.stdout), parseChaosReport(second.stdout)];
-    const sends = (r: ChaosReport) => r.verdicts.map((v) => [v.perturbation, v.verdict, v.sends, v.failure?.sends.map((s) => [s.step, s.fixture, s.kind, s.status])]);
+    const sends = (r: ChaosReport) =>
+      r.verdicts.map((v) => [v.perturbation, v.verdict, v.sends, v.failure?.sends.map((s) => [s.step, s.fixture, s.kind, s.status])]);
     assert.deepEqual(sends(a), sends(b));
     assert.equal(a.verdicts.find((v) => v.perturbation === 'duplicates')?.failure?.replay, undefined, '--no-replay writes nothing');
     assert.equal(fs.existsSync(path.join(dir, '.chaos')), false);

@@ -49,7 +49,10 @@ describe('hookbench sign | verify', () => {
     assert.match(missing.stderr, /--url/);
     const signed = JSON.parse(hookbench(['sign', '--provider', 'twilio', '--secret', 't', '--url', 'https://x.test/hook'], body).stdout);
     assert.match(signed.url, /^https:\/\/x\.test\/hook\?bodySHA256=[0-9a-f]{64}$/);
-    assert.equal(hookbench(['verify', '--provider', 'twilio', '--secret', 't', '--url', signed.url, '--headers', JSON.stringify(signed.headers)], body).code, 0);
+    assert.equal(
+      hookbench(['verify', '--provider', 'twilio', '--secret', 't', '--url', signed.url, '--headers', JSON.stringify(signed.headers)], body).code,
+      0,
+    );
   });
 
   it('a changed body exits 1 with the reason', () => {
@@ -113,7 +116,20 @@ describe('hookbench send', () => {
   });
 
   it('prints the exact signed request with --dry-run', () => {
-    const dry = hookbench(['send', '--provider', 'stripe', '--url', 'http://127.0.0.1:9/webhooks/stripe', '--event', 'invoice.paid', '--entity', 'cus_42', '--secret', 'whsec_x', '--dry-run']);
+    const dry = hookbench([
+      'send',
+      '--provider',
+      'stripe',
+      '--url',
+      'http://127.0.0.1:9/webhooks/stripe',
+      '--event',
+      'invoice.paid',
+      '--entity',
+      'cus_42',
+      '--secret',
+      'whsec_x',
+      '--dry-run',
+    ]);
     assert.equal(dry.code, 0);
     assert.match(dry.stdout, /^POST http:\/\/127\.0\.0\.1:9\/webhooks\/stripe\n/);
     assert.match(dry.stdout, /Stripe-Signature: t=\d+,v1=[0-9a-f]{64}/);

@@ -68,12 +68,23 @@ class Expose {
 }
 
 function hookbench(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [CLI, 'expose', ...args], { env: { PATH: '/nonexistent-hookbench-bin', ...env }, encoding: 'utf8', timeout: 20_000 });
+  const result = spawnSync(process.execPath, [CLI, 'expose', ...args], {
+    env: { PATH: '/nonexistent-hookbench-bin', ...env },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 function githubDelivery(body: string) {
-  return { body, headers: { 'x-github-event': 'issues', 'x-github-delivery': randomUUID(), ...schemeFor('github').sign({ secret: SECRET, body: Buffer.from(body) }).headers } };
+  return {
+    body,
+    headers: {
+      'x-github-event': 'issues',
+      'x-github-delivery': randomUUID(),
+      ...schemeFor('github').sign({ secret: SECRET, body: Buffer.from(body) }).headers,
+    },
+  };
 }
 
 /** A folder holding an executable `name` that prints recorded output, for the PATH. */
@@ -201,7 +212,7 @@ describe('hookbench expose cloudflared | stripe | ngrok', () => {
     assert.match(result.stderr, /^hookbench expose cloudflared: cloudflared could not get a quick tunnel from trycloudflare\.com/m);
   });
 
-  it('stripe: runs stripe listen to the Stripe route and prints the session\'s signing secret and how to pass it', async () => {
+  it("stripe: runs stripe listen to the Stripe route and prints the session's signing secret and how to pass it", async () => {
     const { dir, argsFile } = standIn(
       'stripe',
       'if [ "$2" = "--help" ]; then cat $FIXTURES/stripe-listen-help-1.52.0.txt; exit 0; fi\nprintf "%s\\n" "$@" > $ARGS_FILE\ncat $FIXTURES/stripe-listen-ready-1.52.0.stderr.txt >&2\nexec sleep 30',
@@ -214,7 +225,15 @@ describe('hookbench expose cloudflared | stripe | ngrok', () => {
       const forwarding = await expose.line(FORWARDING_LINE);
       assert.deepEqual(forwarding.slice(1), ['stripe', 'http://127.0.0.1:8787/webhooks/stripe']);
       assert.deepEqual(fs.readFileSync(argsFile, 'utf8').trim().split('\n'), [
-        'listen', '--forward-to', 'http://127.0.0.1:8787/webhooks/stripe', '--headers', 'hookbench-source:stripe', '--all-snapshot', '--skip-update', '--color', 'off',
+        'listen',
+        '--forward-to',
+        'http://127.0.0.1:8787/webhooks/stripe',
+        '--headers',
+        'hookbench-source:stripe',
+        '--all-snapshot',
+        '--skip-update',
+        '--color',
+        'off',
       ]);
       assert.ok(!expose.stderr.includes('whsec_testsecret123'), 'the secret is on standard output only, never in the log');
     } finally {
@@ -223,16 +242,34 @@ describe('hookbench expose cloudflared | stripe | ngrok', () => {
   });
 
   it('stripe: not logged in is one line that says to run stripe login', () => {
-    const { dir } = standIn('stripe', 'if [ "$2" = "--help" ]; then cat $FIXTURES/stripe-listen-help-1.52.0.txt; exit 0; fi\ncat $FIXTURES/stripe-listen-not-configured-1.52.0.stderr.txt >&2\nexit 1');
+    const { dir } = standIn(
+      'stripe',
+      'if [ "$2" = "--help" ]; then cat $FIXTURES/stripe-listen-help-1.52.0.txt; exit 0; fi\ncat $FIXTURES/stripe-listen-not-configured-1.52.0.stderr.txt >&2\nexit 1',
+    );
     const result = hookbench(['stripe'], { PATH: `${dir}:/usr/bin:/bin` });
     assert.equal(result.code, 1);
-    assert.equal(result.stderr.trim(), 'hookbench expose stripe: the Stripe CLI is not logged in: run stripe login once in a terminal (or set STRIPE_API_KEY to a test-mode key), then try again');
+    assert.equal(
+      result.stderr.trim(),
+      'hookbench expose stripe: the Stripe CLI is not logged in: run stripe login once in a terminal (or set STRIPE_API_KEY to a test-mode key), then try again',
+    );
   });
 
   const missing: [string, string[], RegExp][] = [
-    ['cloudflared not on the PATH', ['cloudflared'], /^hookbench expose cloudflared: cloudflared is not on the PATH: install it \(https:\/\/developers\.cloudflare\.com\/.*\), or use hookbench expose smee/],
-    ['stripe not on the PATH', ['stripe'], /^hookbench expose stripe: the Stripe CLI \(stripe\) is not on the PATH: install it with npm install -g @stripe\/cli/],
-    ['no NGROK_AUTHTOKEN', ['ngrok'], /^hookbench expose ngrok: ngrok needs an authtoken: copy yours from https:\/\/dashboard\.ngrok\.com\/get-started\/your-authtoken into NGROK_AUTHTOKEN/],
+    [
+      'cloudflared not on the PATH',
+      ['cloudflared'],
+      /^hookbench expose cloudflared: cloudflared is not on the PATH: install it \(https:\/\/developers\.cloudflare\.com\/.*\), or use hookbench expose smee/,
+    ],
+    [
+      'stripe not on the PATH',
+      ['stripe'],
+      /^hookbench expose stripe: the Stripe CLI \(stripe\) is not on the PATH: install it with npm install -g @stripe\/cli/,
+    ],
+    [
+      'no NGROK_AUTHTOKEN',
+      ['ngrok'],
+      /^hookbench expose ngrok: ngrok needs an authtoken: copy yours from https:\/\/dashboard\.ngrok\.com\/get-started\/your-authtoken into NGROK_AUTHTOKEN/,
+    ],
   ];
   for (const [what, args, message] of missing) {
     it(`${what}: exit 1, one line on standard error, nothing on standard output`, () => {

@@ -35,15 +35,30 @@ describe('DisposableStore', () => {
     const store = new DisposableStore();
     let reached = false;
     store.add(toDisposable(() => (reached = true)));
-    store.add(toDisposable(() => { throw new Error('one'); }));
-    store.add(toDisposable(() => { throw new Error('two'); }));
-    assert.throws(() => store.dispose(), (e: unknown) => e instanceof AggregateError && e.errors.length === 2);
+    store.add(
+      toDisposable(() => {
+        throw new Error('one');
+      }),
+    );
+    store.add(
+      toDisposable(() => {
+        throw new Error('two');
+      }),
+    );
+    assert.throws(
+      () => store.dispose(),
+      (e: unknown) => e instanceof AggregateError && e.errors.length === 2,
+    );
     assert.equal(reached, true);
   });
 
   it('rethrows a single failure as it is', () => {
     const store = new DisposableStore();
-    store.add(toDisposable(() => { throw new Error('only'); }));
+    store.add(
+      toDisposable(() => {
+        throw new Error('only');
+      }),
+    );
     assert.throws(() => store.dispose(), /only/);
   });
 
@@ -94,7 +109,9 @@ describe('Emitter', () => {
     const errors: unknown[] = [];
     const emitter = new Emitter<number>((e) => errors.push(e));
     const seen: number[] = [];
-    emitter.event(() => { throw new Error('listener broke'); });
+    emitter.event(() => {
+      throw new Error('listener broke');
+    });
     emitter.event((v) => seen.push(v));
     emitter.fire(3);
     assert.deepEqual(seen, [3]);
@@ -106,7 +123,10 @@ describe('Emitter', () => {
     const emitter = new Emitter<number>();
     const seen: string[] = [];
     const subs: { dispose(): void }[] = [];
-    emitter.event(() => { seen.push('first'); subs[0]?.dispose(); });
+    emitter.event(() => {
+      seen.push('first');
+      subs[0]?.dispose();
+    });
     subs.push(emitter.event(() => seen.push('second')));
     emitter.fire(1);
     emitter.fire(2);

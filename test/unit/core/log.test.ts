@@ -33,7 +33,10 @@ describe('lineLogger', () => {
 describe('tagged', () => {
   it('prefixes every level with the component tag', () => {
     const lines: string[] = [];
-    const logger = tagged(lineLogger((l) => lines.push(l), 'trace', fixedClock), 'receiver');
+    const logger = tagged(
+      lineLogger((l) => lines.push(l), 'trace', fixedClock),
+      'receiver',
+    );
     logger.debug('listening');
     logger.error(new Error('bad'));
     assert.match(lines[0]!, / debug \[receiver\] listening$/);
@@ -61,11 +64,17 @@ describe('parseLogLine', () => {
 describe('recording', () => {
   it('passes messages on and keeps only the newest lines', () => {
     const passed: string[] = [];
-    const log = recording(lineLogger((l) => passed.push(l), 'trace', fixedClock), 2);
+    const log = recording(
+      lineLogger((l) => passed.push(l), 'trace', fixedClock),
+      2,
+    );
     log.info('one');
     log.warn('two');
     log.error(new Error('three'));
     assert.equal(passed.length, 3);
-    assert.deepEqual(log.lines().map((l) => l.split('\n')[0]), ['warn two', 'error Error: three']);
+    assert.deepEqual(
+      log.lines().map((l) => l.split('\n')[0]),
+      ['warn two', 'error Error: three'],
+    );
   });
 });

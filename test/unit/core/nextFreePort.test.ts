@@ -34,7 +34,7 @@ describe('the next free port', () => {
     assert.equal(await nextFreePort('127.0.0.1', taken), taken + 1);
   });
 
-  it('passes over a port that is taken too, and the render emulator\'s', async () => {
+  it("passes over a port that is taken too, and the render emulator's", async () => {
     const taken = await freeRun(4);
     await hold(taken);
     await hold(taken + 1);

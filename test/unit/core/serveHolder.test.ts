@@ -36,7 +36,12 @@ describe('the stale-holder proof', () => {
   });
 
   it('names a task or script when a shell runs it with -c, through npm', () => {
-    const chain = [line(4242, 4100, ...SERVE), line(4100, 4000, 'sh', '-c', 'hookbench serve --port 8790'), line(4000, 3900, 'npm', 'run', 'dev'), line(3900, 1, '/usr/lib/code/code', '--type=ptyHost')];
+    const chain = [
+      line(4242, 4100, ...SERVE),
+      line(4100, 4000, 'sh', '-c', 'hookbench serve --port 8790'),
+      line(4000, 3900, 'npm', 'run', 'dev'),
+      line(3900, 1, '/usr/lib/code/code', '--type=ptyHost'),
+    ];
     assert.deepEqual(holderOrigin(chain), { kind: 'task', by: 'sh -c hookbench serve --port 8790' });
     assert.match(originText(holderOrigin(chain)), /^from a task or script \(sh -c hookbench serve/);
   });
@@ -47,13 +52,21 @@ describe('the stale-holder proof', () => {
   });
 
   it('attaches to a live serve of another VS Code window (its extension host is alive), never stopping it', () => {
-    const holding = judgeHolding(holder, [line(4242, 5000, ...VSCODE_SERVE), line(5000, 4900, 'node', '/code-server/out/bootstrap-fork', '--type=extensionHost')], SELF);
+    const holding = judgeHolding(
+      holder,
+      [line(4242, 5000, ...VSCODE_SERVE), line(5000, 4900, 'node', '/code-server/out/bootstrap-fork', '--type=extensionHost')],
+      SELF,
+    );
     assert.equal(holding.kind, 'live');
     assert.equal(holding.kind === 'live' && originText(holding.origin), 'from another VS Code window (or this tab before a reload)');
   });
 
-  it('proves stale a VS Code serve whose window is gone: adopted by init, by a session reaper, or this very extension host\'s leftover', () => {
-    for (const chain of [[line(4242, 1, ...VSCODE_SERVE)], [line(4242, 900, ...VSCODE_SERVE), line(900, 1, '/lib/systemd/systemd', '--user')], [line(4242, SELF, ...VSCODE_SERVE)]]) {
+  it("proves stale a VS Code serve whose window is gone: adopted by init, by a session reaper, or this very extension host's leftover", () => {
+    for (const chain of [
+      [line(4242, 1, ...VSCODE_SERVE)],
+      [line(4242, 900, ...VSCODE_SERVE), line(900, 1, '/lib/systemd/systemd', '--user')],
+      [line(4242, SELF, ...VSCODE_SERVE)],
+    ]) {
       const holding = judgeHolding(holder, chain, SELF);
       assert.equal(holding.kind, 'stale', JSON.stringify(chain));
       assert.deepEqual(holding.kind === 'stale' && holding.stops, lock, 'Take Over stops exactly the holder the lock names');
@@ -84,13 +97,17 @@ describe('the stale-holder proof', () => {
     assert.equal(judgeHolding(verdict, [], SELF).kind, 'unproven');
   });
 
-  it('passes on the lock\'s own stale verdicts, with nothing to stop', () => {
-    assert.deepEqual(judgeHolding({ kind: 'stale', pid: 9, reason: 'no process has that pid' }, [], SELF), { kind: 'stale', reason: 'no process has that pid', pid: 9 });
+  it("passes on the lock's own stale verdicts, with nothing to stop", () => {
+    assert.deepEqual(judgeHolding({ kind: 'stale', pid: 9, reason: 'no process has that pid' }, [], SELF), {
+      kind: 'stale',
+      reason: 'no process has that pid',
+      pid: 9,
+    });
     assert.equal(judgeHolding({ kind: 'own', lock }, [], SELF).kind, 'stale');
     assert.deepEqual(judgeHolding({ kind: 'free' }, [], SELF), { kind: 'free' });
   });
 
-  it('reads the data folder a serve\'s arguments name, in its working folder', () => {
+  it("reads the data folder a serve's arguments name, in its working folder", () => {
     assert.equal(serveDataFolder(SERVE, '/home/me/app'), '/home/me/app/.hookbench');
     assert.equal(serveDataFolder([...SERVE, '--data', 'state'], '/home/me/app'), '/home/me/app/state');
     assert.equal(serveDataFolder([...SERVE, '--data=/srv/hb'], '/home/me/app'), '/srv/hb');
@@ -152,7 +169,11 @@ describe('who holds a real data folder', () => {
     cleanups.push(() => other.kill('SIGKILL'));
     const identity = processIdentity(other.pid!) as { startTime: string };
     fs.mkdirSync(path.dirname(serveLockFile(data)), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(serveLockFile(data), formatServeLock({ pid: other.pid!, startTime: identity.startTime, uid: process.getuid!(), nonce: randomBytes(32).toString('hex'), admin: '127.0.0.1:9' }), { mode: 0o600 });
+    fs.writeFileSync(
+      serveLockFile(data),
+      formatServeLock({ pid: other.pid!, startTime: identity.startTime, uid: process.getuid!(), nonce: randomBytes(32).toString('hex'), admin: '127.0.0.1:9' }),
+      { mode: 0o600 },
+    );
     const holding = await findHolding(data, { timeoutMs: 1000 });
     assert.equal(holding.kind, 'stale', JSON.stringify(holding));
     assert.equal(holding.kind === 'stale' && holding.stops, undefined, 'nothing to stop');

@@ -5,7 +5,13 @@ import type { AddressInfo } from 'node:net';
 import { compareHttp, compareWebSocket, stalled, type HttpObservation, type WebSocketObservation } from '../../../test/differential/compare';
 import { sendHttp } from '../../../test/differential/drive';
 
-const ok = (over: Partial<HttpObservation> = {}): HttpObservation => ({ kind: 'http', status: 200, headers: { 'content-type': 'text/plain' }, body: 'hello', ...over });
+const ok = (over: Partial<HttpObservation> = {}): HttpObservation => ({
+  kind: 'http',
+  status: 200,
+  headers: { 'content-type': 'text/plain' },
+  body: 'hello',
+  ...over,
+});
 const ws = (over: Partial<WebSocketObservation> = {}): WebSocketObservation => ({ kind: 'ws', status: 101, headers: {}, frames: ['a', 'b'], ...over });
 
 /** A real server on port 0 answering every request with `answer`. */
@@ -41,7 +47,9 @@ describe('differential comparer', () => {
   });
 
   it('names the path where two JSON bodies first differ', () => {
-    const [diff] = compareHttp(ok({ body: '{"r":{"list":[{"k":1},{"k":2}],"z":0}}' }), ok({ body: '{"r":{"list":[{"k":1},{"k":3}],"z":0}}' }), { body: 'json' });
+    const [diff] = compareHttp(ok({ body: '{"r":{"list":[{"k":1},{"k":2}],"z":0}}' }), ok({ body: '{"r":{"list":[{"k":1},{"k":3}],"z":0}}' }), {
+      body: 'json',
+    });
     assert.equal(diff, 'body at .r.list[1].k: oracle 2 ≠ hookbench 3');
     const [absent] = compareHttp(ok({ body: '{"a":1,"b":2}' }), ok({ body: '{"a":1}' }), { body: 'json' });
     assert.equal(absent, 'body at .b: oracle 2 ≠ hookbench (absent)');
@@ -54,7 +62,11 @@ describe('differential comparer', () => {
 
   it('compares WebSocket frames one by one, missing ones included, and the handshake headers asked for', () => {
     assert.deepEqual(compareWebSocket(ws(), ws()), []);
-    const diffs = compareWebSocket(ws({ headers: { 'sec-websocket-extensions': 'permessage-deflate' } }), ws({ frames: ['a'], error: 'closed (1006) after 1 of 2 frames' }), { handshakeHeaders: ['sec-websocket-extensions'] });
+    const diffs = compareWebSocket(
+      ws({ headers: { 'sec-websocket-extensions': 'permessage-deflate' } }),
+      ws({ frames: ['a'], error: 'closed (1006) after 1 of 2 frames' }),
+      { handshakeHeaders: ['sec-websocket-extensions'] },
+    );
     assert.equal(diffs.length, 3);
     assert.match(diffs.join('\n'), /frame 1: oracle "b" ≠ hookbench "\(none\)"/);
   });

@@ -123,12 +123,15 @@ describe('stacks in 500 answers', () => {
     assert.match(fromPage.body, /Internal Server Error/);
     // A foreign Host on a non-webhook route is refused before the worker runs.
     assert.equal(rebound.status, 403);
-    assert.ok(served.logs.some((line) => /Error: thrown in the worker fetch\n\s+at /.test(line)), 'the stack is in the log');
+    assert.ok(
+      served.logs.some((line) => /Error: thrown in the worker fetch\n\s+at /.test(line)),
+      'the stack is in the log',
+    );
   });
 });
 
 describe('the environment worker code sees', () => {
-  it('holds the providers\' webhook secrets and the --secret-env names, never other credentials or Hookbench\'s tokens', async () => {
+  it("holds the providers' webhook secrets and the --secret-env names, never other credentials or Hookbench's tokens", async () => {
     const data = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-env-'));
     const worker = path.join(projectRoot(), 'test', 'fixtures', 'workers', 'compat', 'src', 'index.ts');
     const serve = await startServe(['--data', data, '--no-render', '--worker', worker, '--secret-env', 'MY_SERVICE_KEY'], {
@@ -143,7 +146,8 @@ describe('the environment worker code sees', () => {
       const keys = (await (await fetch(`${serve.url}/env-keys`)).json()) as string[];
       assert.ok(keys.includes('GITHUB_WEBHOOK_SECRET'), JSON.stringify(keys));
       assert.ok(keys.includes('MY_SERVICE_KEY'));
-      for (const stray of ['AWS_SECRET_ACCESS_KEY', 'GITHUB_TOKEN', 'CLOUDFLARE_API_TOKEN', 'HOOKBENCH_ADMIN_TOKEN']) assert.ok(!keys.includes(stray), `${stray} reached the worker`);
+      for (const stray of ['AWS_SECRET_ACCESS_KEY', 'GITHUB_TOKEN', 'CLOUDFLARE_API_TOKEN', 'HOOKBENCH_ADMIN_TOKEN'])
+        assert.ok(!keys.includes(stray), `${stray} reached the worker`);
     } finally {
       await serve.stop();
     }

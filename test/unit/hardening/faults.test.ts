@@ -96,57 +96,69 @@ describe(`fault injection (seed ${SEED})`, () => {
     try {
       const stored = await storedIds(check);
       assert.ok(acked.length > 50, `${acked.length} acknowledged`);
-      assert.deepEqual(acked.filter((id) => !stored.has(id)), [], 'acknowledged but missing after the power loss');
+      assert.deepEqual(
+        acked.filter((id) => !stored.has(id)),
+        [],
+        'acknowledged but missing after the power loss',
+      );
     } finally {
       await check.stop('SIGKILL');
     }
   });
 
   const root = process.getuid?.() === 0;
-  it('a full disk answers 503 with a clear error, loses nothing acknowledged, and recovers once there is room', { skip: root ? false : 'mounting a size-limited tmpfs needs root' }, async () => {
-    const mount = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-full-'));
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mount]);
-    try {
-      const data = path.join(mount, 'data');
-      const serve = await startServe(args(data), SECRETS);
-      const acknowledged: string[] = [];
-      const failures: { status: number; body: string }[] = [];
-      for (let i = 0; i < 2000 && failures.length < 20; i++) {
-        const id = `full-${i}`;
-        const push = githubPush(`Faults/E${i % ENTITIES}`, id);
-        const response = await fetch(`${serve.url}/webhooks/github`, { method: 'POST', body: push.body, headers: push.headers }).catch(() => undefined);
-        if (!response) break;
-        const body = await response.text();
-        if (response.status === 200) acknowledged.push(id);
-        else failures.push({ status: response.status, body });
-      }
-      assert.ok(acknowledged.length > 10, `${acknowledged.length} acknowledged before the disk filled`);
-      assert.ok(failures.length > 0, 'the disk never filled');
-      for (const failure of failures) {
-        assert.equal(failure.status, 503, JSON.stringify(failure));
-        assert.match(failure.body, /disk is full|no space/i);
-      }
-      assert.match(serve.stderr(), /ENOSPC/);
-
-      // Room again: the same process takes writes again, every entity reopened from what is durable.
-      execFileSync('mount', ['-o', 'remount,size=16m', mount]);
-      for (let e = 0; e < ENTITIES; e++) {
-        const after = githubPush(`Faults/E${e}`, `after-room-${e}`);
-        const response = await fetch(`${serve.url}/webhooks/github`, { method: 'POST', body: after.body, headers: after.headers });
-        assert.equal(response.status, 200, await response.text());
-        acknowledged.push(`after-room-${e}`);
-      }
-      await serve.stop('SIGKILL');
-
-      const check = await startServe(args(data), SECRETS);
+  it(
+    'a full disk answers 503 with a clear error, loses nothing acknowledged, and recovers once there is room',
+    { skip: root ? false : 'mounting a size-limited tmpfs needs root' },
+    async () => {
+      const mount = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-full-'));
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mount]);
       try {
-        const stored = await storedIds(check);
-        assert.deepEqual(acknowledged.filter((id) => !stored.has(id)), [], 'acknowledged but missing after the disk filled');
+        const data = path.join(mount, 'data');
+        const serve = await startServe(args(data), SECRETS);
+        const acknowledged: string[] = [];
+        const failures: { status: number; body: string }[] = [];
+        for (let i = 0; i < 2000 && failures.length < 20; i++) {
+          const id = `full-${i}`;
+          const push = githubPush(`Faults/E${i % ENTITIES}`, id);
+          const response = await fetch(`${serve.url}/webhooks/github`, { method: 'POST', body: push.body, headers: push.headers }).catch(() => undefined);
+          if (!response) break;
+          const body = await response.text();
+          if (response.status === 200) acknowledged.push(id);
+          else failures.push({ status: response.status, body });
+        }
+        assert.ok(acknowledged.length > 10, `${acknowledged.length} acknowledged before the disk filled`);
+        assert.ok(failures.length > 0, 'the disk never filled');
+        for (const failure of failures) {
+          assert.equal(failure.status, 503, JSON.stringify(failure));
+          assert.match(failure.body, /disk is full|no space/i);
+        }
+        assert.match(serve.stderr(), /ENOSPC/);
+
+        // Room again: the same process takes writes again, every entity reopened from what is durable.
+        execFileSync('mount', ['-o', 'remount,size=16m', mount]);
+        for (let e = 0; e < ENTITIES; e++) {
+          const after = githubPush(`Faults/E${e}`, `after-room-${e}`);
+          const response = await fetch(`${serve.url}/webhooks/github`, { method: 'POST', body: after.body, headers: after.headers });
+          assert.equal(response.status, 200, await response.text());
+          acknowledged.push(`after-room-${e}`);
+        }
+        await serve.stop('SIGKILL');
+
+        const check = await startServe(args(data), SECRETS);
+        try {
+          const stored = await storedIds(check);
+          assert.deepEqual(
+            acknowledged.filter((id) => !stored.has(id)),
+            [],
+            'acknowledged but missing after the disk filled',
+          );
+        } finally {
+          await check.stop('SIGKILL');
+        }
       } finally {
-        await check.stop('SIGKILL');
+        execFileSync('umount', ['-l', mount]);
       }
-    } finally {
-      execFileSync('umount', ['-l', mount]);
-    }
-  });
+    },
+  );
 });

@@ -63,12 +63,19 @@ let browser: Browser;
 
 before(async () => {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-foreign-origin-'));
-  serve = await startServe(['--data', data, '--no-watch'], { GITHUB_WEBHOOK_SECRET: SECRETS.GITHUB_WEBHOOK_SECRET, HOOKBENCH_ADMIN_TOKEN: ADMIN_TOKEN, HOOKBENCH_RENDER_TOKEN: RENDER_TOKEN });
+  serve = await startServe(['--data', data, '--no-watch'], {
+    GITHUB_WEBHOOK_SECRET: SECRETS.GITHUB_WEBHOOK_SECRET,
+    HOOKBENCH_ADMIN_TOKEN: ADMIN_TOKEN,
+    HOOKBENCH_RENDER_TOKEN: RENDER_TOKEN,
+  });
   servePort = Number(new URL(serve.url).port);
   const render = /^render on (http:\/\/\S+)\/client\/v4$/m.exec(serve.stdout());
   assert.ok(render, serve.stdout());
   renderPort = Number(new URL(render[1]!).port);
-  site = http.createServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>a page</title><p>nothing to see here</p>'));
+  site = http.createServer(
+    (_req, res) =>
+      void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>a page</title><p>nothing to see here</p>'),
+  );
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   sitePort = (site.address() as AddressInfo).port;
   browser = await puppeteer.launch({
@@ -139,7 +146,11 @@ describe('a page on a foreign origin', () => {
 
   it('cannot post to the token-less sink, even in no-cors mode', async () => {
     const page = await evilPage();
-    const answer = await page.evaluate(fetchInPage, `http://127.0.0.1:${servePort}/__hookbench/sink/x`, { method: 'POST', mode: 'no-cors', body: '{"from":"page"}' } as RequestInit);
+    const answer = await page.evaluate(fetchInPage, `http://127.0.0.1:${servePort}/__hookbench/sink/x`, {
+      method: 'POST',
+      mode: 'no-cors',
+      body: '{"from":"page"}',
+    } as RequestInit);
     assert.equal(answer.type, 'opaque');
     // The sink itself takes posts: one from Node lands, the page's does not.
     const fromNode = await fetch(`${serve.url}/__hookbench/sink/x`, { method: 'POST', body: '{"from":"node"}' });
@@ -161,7 +172,12 @@ describe('a page on a foreign origin', () => {
     const forged = deliveries.filter((d) => /^\/webhooks\/github\/e\d+$/.test(d.path));
     assert.equal(new Set(forged.map((d) => d.path)).size, 200, 'each post is in the deliveries log');
     assert.deepEqual([...new Set(forged.map((d) => d.status))], [401]);
-    assert.ok(forged.every((d) => Object.entries(d.requestHeaders).some(([name, value]) => name.toLowerCase() === 'origin' && value === `http://evil.test:${sitePort}`)), 'they came from the page');
+    assert.ok(
+      forged.every((d) =>
+        Object.entries(d.requestHeaders).some(([name, value]) => name.toLowerCase() === 'origin' && value === `http://evil.test:${sitePort}`),
+      ),
+      'they came from the page',
+    );
     assert.deepEqual(await instanceNames(), []);
   });
 });
@@ -183,7 +199,9 @@ describe('a page whose name was rebound to 127.0.0.1 (same-origin with serve)', 
 
   it('cannot read the admin API, even with the right token', async () => {
     const { page } = await open(`http://evil.test:${servePort}/`);
-    const answer = await page.evaluate(fetchInPage, `http://evil.test:${servePort}/__hookbench/instances`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } } as RequestInit);
+    const answer = await page.evaluate(fetchInPage, `http://evil.test:${servePort}/__hookbench/instances`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    } as RequestInit);
     assert.equal(answer.type, 'basic', 'same-origin: the page could read the answer');
     assert.equal(answer.status, 403);
     assert.match(answer.text, /^Forbidden: host "evil\.test:\d+" is not this machine/);
@@ -204,7 +222,9 @@ describe('a page whose name was rebound to 127.0.0.1 (same-origin with serve)', 
     const body = JSON.parse(answer.text) as { success: boolean; errors: { code: number }[] };
     assert.equal(body.success, false);
     assert.equal(body.errors[0]!.code, 403);
-    await logged(`[security] the render emulator refused POST /client/v4/accounts/x/browser-rendering/content: origin "http://evil.test:${renderPort}" is not allowed`);
+    await logged(
+      `[security] the render emulator refused POST /client/v4/accounts/x/browser-rendering/content: origin "http://evil.test:${renderPort}" is not allowed`,
+    );
     // The pool launches Chromium on the first render: none below serve means nothing was rendered.
     assert.deepEqual(chromiumProcesses(serve.child.pid!), []);
   });
@@ -231,10 +251,14 @@ describe('clients that are not web pages', () => {
   it('a signed webhook with a foreign Host and Origin is still answered 200 and creates its instance', async () => {
     const push = githubPush('Acme/Foreign', 'foreign-host-1');
     const status = await new Promise<number>((resolve, reject) => {
-      const request = http.request(`${serve.url}/webhooks/github/foreign-host`, { method: 'POST', headers: { ...push.headers, host: 'evil.test', origin: 'https://evil.example' } }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
+      const request = http.request(
+        `${serve.url}/webhooks/github/foreign-host`,
+        { method: 'POST', headers: { ...push.headers, host: 'evil.test', origin: 'https://evil.example' } },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
       request.on('error', reject);
       request.end(push.body);
     });

@@ -64,13 +64,20 @@ describe('another user of the machine', () => {
     // A folder as an earlier version (or the umask) left it: serve makes it private.
     fs.mkdirSync(data);
     fs.chmodSync(data, 0o755);
-    const serve = await startServe(['--data', data, '--no-watch'], { GITHUB_WEBHOOK_SECRET: SECRETS.GITHUB_WEBHOOK_SECRET, HOOKBENCH_ADMIN_TOKEN: ADMIN_TOKEN, HOOKBENCH_RENDER_TOKEN: RENDER_TOKEN });
+    const serve = await startServe(['--data', data, '--no-watch'], {
+      GITHUB_WEBHOOK_SECRET: SECRETS.GITHUB_WEBHOOK_SECRET,
+      HOOKBENCH_ADMIN_TOKEN: ADMIN_TOKEN,
+      HOOKBENCH_RENDER_TOKEN: RENDER_TOKEN,
+    });
     try {
       const push = githubPush('Acme/Private', 'private-1');
       const response = await fetch(`${serve.url}/webhooks/github/acme`, { method: 'POST', body: push.body, headers: push.headers });
       assert.equal(response.status, 200);
       const folder = path.join(data, '_hookbench', 'deliveries');
-      const deliveries = path.join(folder, fs.readdirSync(folder).find((f) => /^deliveries-\d+\.ndjson$/.test(f))!);
+      const deliveries = path.join(
+        folder,
+        fs.readdirSync(folder).find((f) => /^deliveries-\d+\.ndjson$/.test(f))!,
+      );
       // The log is appended after the answer: wait (boundedly) for the line to land.
       await until(() => fs.readFileSync(deliveries, 'utf8').includes('private-1'), 'the delivery, with its headers, is on disk');
 
@@ -89,8 +96,17 @@ describe('another user of the machine', () => {
     // Stopped: every instance committed and snapshotted, so every kind of file is there.
     const entries = entriesUnder(data);
     const names = entries.map((e) => path.relative(data, e.file));
-    for (const wanted of [/^_hookbench\/deliveries\/deliveries-\d+\.ndjson$/, /^nwebhook-agent\/nacme\/journal-\d+\.log$/, /^nwebhook-agent\/nacme\/name$/, /^nwebhook-agent\/nacme\/db\.snapshot$/, /^_hookbench\/sink\/db\.snapshot$/]) {
-      assert.ok(names.some((name) => wanted.test(name)), `${wanted} in ${names.join(', ')}`);
+    for (const wanted of [
+      /^_hookbench\/deliveries\/deliveries-\d+\.ndjson$/,
+      /^nwebhook-agent\/nacme\/journal-\d+\.log$/,
+      /^nwebhook-agent\/nacme\/name$/,
+      /^nwebhook-agent\/nacme\/db\.snapshot$/,
+      /^_hookbench\/sink\/db\.snapshot$/,
+    ]) {
+      assert.ok(
+        names.some((name) => wanted.test(name)),
+        `${wanted} in ${names.join(', ')}`,
+      );
     }
     for (const { file, stat } of entries) {
       assert.ok(stat.isDirectory() || stat.isFile(), file);

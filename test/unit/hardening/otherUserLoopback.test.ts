@@ -111,10 +111,15 @@ let clientFile = '';
 /** Runs the probes as `nobody`, in order. */
 function asNobody(probes: readonly Probe[]): Promise<Outcome[]> {
   return new Promise((resolve, reject) => {
-    execFile('runuser', ['-u', 'nobody', '--', process.execPath, clientFile, JSON.stringify(probes)], { env: { ...process.env, WS_MODULE: require.resolve('ws') }, timeout: 30_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${error.message}\n${stderr}`));
-      else resolve(JSON.parse(stdout) as Outcome[]);
-    });
+    execFile(
+      'runuser',
+      ['-u', 'nobody', '--', process.execPath, clientFile, JSON.stringify(probes)],
+      { env: { ...process.env, WS_MODULE: require.resolve('ws') }, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`${error.message}\n${stderr}`));
+        else resolve(JSON.parse(stdout) as Outcome[]);
+      },
+    );
   });
 }
 
@@ -154,14 +159,20 @@ describe('another user of the machine, on loopback', () => {
     fs.chmodSync(dir, 0o755);
     clientFile = path.join(dir, 'client.cjs');
     fs.writeFileSync(clientFile, CLIENT, { mode: 0o644 });
-    serve = await startServe(['--data', path.join(dir, 'data'), '--no-watch'], { GITHUB_WEBHOOK_SECRET: SECRETS.GITHUB_WEBHOOK_SECRET, HOOKBENCH_ADMIN_TOKEN: ADMIN_TOKEN, HOOKBENCH_RENDER_TOKEN: RENDER_TOKEN });
+    serve = await startServe(['--data', path.join(dir, 'data'), '--no-watch'], {
+      GITHUB_WEBHOOK_SECRET: SECRETS.GITHUB_WEBHOOK_SECRET,
+      HOOKBENCH_ADMIN_TOKEN: ADMIN_TOKEN,
+      HOOKBENCH_RENDER_TOKEN: RENDER_TOKEN,
+    });
     render = /^render on (http:\/\/\S+\/client\/v4)$/m.exec(serve.stdout())![1]!;
     const push = githubPush('Acme/Widgets', 'private-1');
     const stored = await fetch(`${serve.url}/webhooks/github/acme-widgets`, { method: 'POST', body: push.body, headers: push.headers });
     assert.equal(stored.status, 200);
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-    state = async () => ((await (await fetch(`${serve.url}/__hookbench/instances/WebhookAgent/acme-widgets`, { headers: admin })).json()) as { state: unknown }).state;
-    instances = async () => ((await (await fetch(`${serve.url}/__hookbench/instances`, { headers: admin })).json()) as { instances: unknown[] }).instances.length;
+    state = async () =>
+      ((await (await fetch(`${serve.url}/__hookbench/instances/WebhookAgent/acme-widgets`, { headers: admin })).json()) as { state: unknown }).state;
+    instances = async () =>
+      ((await (await fetch(`${serve.url}/__hookbench/instances`, { headers: admin })).json()) as { instances: unknown[] }).instances.length;
   });
   after(async () => {
     if (serve) assert.equal(await serve.stop(), 0);
@@ -192,7 +203,13 @@ describe('another user of the machine, on loopback', () => {
       { kind: 'http', url: `${serve.url}/__hookbench/sink/outbound`, method: 'POST', body: 'captured?' },
       { kind: 'http', url: `${serve.url}/__hookbench/instances`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },
       { kind: 'ws', url: `${serve.url.replace('http', 'ws')}/__hookbench/live`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },
-      { kind: 'http', url: `${render}/accounts/acct/browser-rendering/content`, method: 'POST', headers: { authorization: `Bearer ${RENDER_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ html: '<p>x</p>' }) },
+      {
+        kind: 'http',
+        url: `${render}/accounts/acct/browser-rendering/content`,
+        method: 'POST',
+        headers: { authorization: `Bearer ${RENDER_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ html: '<p>x</p>' }),
+      },
     ]);
     for (const outcome of outcomes) assert.equal(outcome.status, 403, JSON.stringify(outcome));
   });
@@ -201,7 +218,9 @@ describe('another user of the machine, on loopback', () => {
     const skip = skipReason();
     if (skip) return t.skip(skip);
     const count = await instances();
-    const outcomes = await asNobody(Array.from({ length: 50 }, (_, i): Probe => ({ kind: 'ws', url: `${serve.url.replace('http', 'ws')}/agents/webhook-agent/new-${i}` })));
+    const outcomes = await asNobody(
+      Array.from({ length: 50 }, (_, i): Probe => ({ kind: 'ws', url: `${serve.url.replace('http', 'ws')}/agents/webhook-agent/new-${i}` })),
+    );
     assert.deepEqual(new Set(outcomes.map((o) => o.status)), new Set([403]));
     assert.equal(await instances(), count);
   });
@@ -219,7 +238,13 @@ describe('another user of the machine, on loopback', () => {
     const push = githubPush('Acme/Widgets', 'from-nobody');
     const [signed, forged] = await asNobody([
       { kind: 'http', url: `${serve.url}/webhooks/github/acme-widgets`, method: 'POST', headers: push.headers, body: push.body },
-      { kind: 'http', url: `${serve.url}/webhooks/github/acme-widgets`, method: 'POST', headers: { ...push.headers, 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` }, body: push.body },
+      {
+        kind: 'http',
+        url: `${serve.url}/webhooks/github/acme-widgets`,
+        method: 'POST',
+        headers: { ...push.headers, 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` },
+        body: push.body,
+      },
     ]);
     assert.equal(signed!.status, 200, signed!.body);
     assert.equal(forged!.status, 401, forged!.body);

@@ -55,7 +55,10 @@ function makeHome(): Home {
  */
 async function runServe(data: string): Promise<{ code: number | null; stderr: string; started: boolean }> {
   const cli = path.join(projectRoot(), 'dist', 'cli.js');
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--no-render', '--no-watch', '--data', data], { env: { ...process.env, ...ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--no-render', '--no-watch', '--data', data], {
+    env: { ...process.env, ...ENV },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   let started = false;
@@ -124,7 +127,10 @@ describe('a data folder with planted links', () => {
     const home = makeHome();
     const data = copyOfRecorded();
     const instance = path.join(data, encodeName('webhook-agent'), encodeName('acme'));
-    const journals = fs.readdirSync(instance).filter((f) => /^journal-\d+\.log$/.test(f)).sort();
+    const journals = fs
+      .readdirSync(instance)
+      .filter((f) => /^journal-\d+\.log$/.test(f))
+      .sort();
     assert.ok(journals.length > 0, `a journal in ${fs.readdirSync(instance).join(', ')}`);
     // The newest generation: the one serve appends to when the instance wakes.
     const link = path.join(instance, journals.at(-1)!);
@@ -167,7 +173,9 @@ describe('a line planted in the deliveries log', () => {
         const push = githubPush('Acme/Lines', delivery);
         assert.equal((await fetch(`${first.url}/webhooks/github/acme`, { method: 'POST', body: push.body, headers: push.headers })).status, 200);
       }
-      const listed = (await (await fetch(`${first.url}/__hookbench/deliveries`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { deliveries: { id: string; requestHeaders: Record<string, string> }[] };
+      const listed = (await (await fetch(`${first.url}/__hookbench/deliveries`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as {
+        deliveries: { id: string; requestHeaders: Record<string, string> }[];
+      };
       const idOf = (delivery: string) => listed.deliveries.find((d) => Object.values(d.requestHeaders).includes(delivery))!.id;
       keep = idOf('keep-1');
       plant = idOf('plant-1');

@@ -33,7 +33,23 @@ describe('instance names and the file system', () => {
   after(() => served.stop());
 
   it('keeps every instance inside the data folder, whatever the entity name', async () => {
-    const names = ['..', '../outside', '..%2F..%2Foutside', '%2e%2e%2f%2e%2e%2foutside', '..\\..\\outside', 'a/../../outside', '/etc/passwd', 'CON', 'nul', '.', '~', 'x'.repeat(300), 'a%00b', '你好', 'é/../é'];
+    const names = [
+      '..',
+      '../outside',
+      '..%2F..%2Foutside',
+      '%2e%2e%2f%2e%2e%2foutside',
+      '..\\..\\outside',
+      'a/../../outside',
+      '/etc/passwd',
+      'CON',
+      'nul',
+      '.',
+      '~',
+      'x'.repeat(300),
+      'a%00b',
+      '你好',
+      'é/../é',
+    ];
     const statuses: number[] = [];
     for (const name of names) {
       // Raw paths, so neither fetch nor URL normalizes the dots away.
@@ -49,11 +65,18 @@ describe('instance names and the file system', () => {
         }),
       );
       // …and in the payload, where the entity comes from repository.full_name.
-      const fromPayload = signed('github', JSON.stringify({ repository: { full_name: name }, ref: 'x' }), { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': `p-${statuses.length}` });
+      const fromPayload = signed('github', JSON.stringify({ repository: { full_name: name }, ref: 'x' }), {
+        'content-type': 'application/json',
+        'x-github-event': 'push',
+        'x-github-delivery': `p-${statuses.length}`,
+      });
       const response = await fetch(`${served.url}/webhooks/github`, { method: 'POST', body: fromPayload.body, headers: fromPayload.headers });
       statuses.push(response.status);
     }
-    assert.ok(statuses.every((s) => s < 500), JSON.stringify(statuses));
+    assert.ok(
+      statuses.every((s) => s < 500),
+      JSON.stringify(statuses),
+    );
     assert.ok(statuses.filter((s) => s === 200).length >= names.length, 'most hostile names are just names');
     assert.equal(fs.existsSync(outside), false);
     const data = fs.realpathSync(served.dataDir);
@@ -101,7 +124,12 @@ describe('copy as cURL', () => {
 
   it('quotes the method too: a planted method runs nothing, and transport noise is left out', async () => {
     const marker = path.join(os.tmpdir(), `hb-pwned-method-${process.pid}`);
-    const command = curlCommand(url, `POST'; touch ${marker}; echo '`, { 'Accept-Encoding': 'gzip', 'Sec-Fetch-Mode': 'cors', Connection: 'keep-alive', 'X-Kept': 'yes' }, Buffer.from('{}'));
+    const command = curlCommand(
+      url,
+      `POST'; touch ${marker}; echo '`,
+      { 'Accept-Encoding': 'gzip', 'Sec-Fetch-Mode': 'cors', Connection: 'keep-alive', 'X-Kept': 'yes' },
+      Buffer.from('{}'),
+    );
     assert.match(command, /^curl -X 'POST'\\''; touch /);
     assert.doesNotMatch(command, /Accept-Encoding|Sec-Fetch-Mode|Connection/);
     assert.match(command, /X-Kept: yes/);
@@ -140,7 +168,14 @@ describe('what the render emulator may navigate to', () => {
   });
 
   it('refuses non-web URLs, a redirect to file:, and never shows a local file in a frame', async () => {
-    for (const url of ['file:///etc/passwd', 'chrome://version', 'view-source:http://127.0.0.1/', 'javascript:alert(1)', 'data:text/html,<p>x</p>', 'ftp://example.com/']) {
+    for (const url of [
+      'file:///etc/passwd',
+      'chrome://version',
+      'view-source:http://127.0.0.1/',
+      'javascript:alert(1)',
+      'data:text/html,<p>x</p>',
+      'ftp://example.com/',
+    ]) {
       const response = await emulator.post('content', { url });
       assert.equal(response.status, 400, url);
     }
@@ -149,7 +184,10 @@ describe('what the render emulator may navigate to', () => {
     assert.doesNotMatch(await redirected.text(), /root:x:0:0/);
     const framed = await emulator.client.render('content', { url: `${siteUrl}/frame` });
     assert.doesNotMatch(JSON.stringify(framed), /root:x:0:0/);
-    const inline = await emulator.client.render('content', { html: '<iframe src="file:///etc/passwd"></iframe><object data="file:///etc/passwd"></object>', waitForTimeout: 200 });
+    const inline = await emulator.client.render('content', {
+      html: '<iframe src="file:///etc/passwd"></iframe><object data="file:///etc/passwd"></object>',
+      waitForTimeout: 200,
+    });
     assert.doesNotMatch(JSON.stringify(inline), /root:x:0:0/);
   });
 });
@@ -157,7 +195,11 @@ describe('what the render emulator may navigate to', () => {
 describe('the admin token and secrets in logs', () => {
   it('refuses the admin API without the token, and no secret or token reaches the serve log', async () => {
     const data = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-secret-log-'));
-    const serve = await startServe(['--data', data, '--admin-token', 'admin-token-do-not-log'], { ...SECRETS, HOOKBENCH_RENDER_TOKEN: 'render-token-do-not-log', HOOKBENCH_LOG_LEVEL: 'debug' });
+    const serve = await startServe(['--data', data, '--admin-token', 'admin-token-do-not-log'], {
+      ...SECRETS,
+      HOOKBENCH_RENDER_TOKEN: 'render-token-do-not-log',
+      HOOKBENCH_LOG_LEVEL: 'debug',
+    });
     try {
       for (const authorization of [undefined, 'Bearer wrong', 'Bearer admin-token-do-not-lo', 'admin-token-do-not-log', 'Basic admin-token-do-not-log']) {
         const response = await fetch(`${serve.url}/__hookbench/instances`, { headers: authorization ? { authorization } : {} });
@@ -166,12 +208,25 @@ describe('the admin token and secrets in logs', () => {
       assert.equal((await fetch(`${serve.url}/__hookbench/instances`, { headers: { authorization: 'Bearer admin-token-do-not-log' } })).status, 200);
       const good = githubPush('Acme/Logs', 'log-good');
       await fetch(`${serve.url}/webhooks/github`, { method: 'POST', body: good.body, headers: good.headers });
-      const forged = signed('github', good.body, { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'log-forged' }, undefined, 'forged');
+      const forged = signed(
+        'github',
+        good.body,
+        { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'log-forged' },
+        undefined,
+        'forged',
+      );
       await fetch(`${serve.url}/webhooks/github`, { method: 'POST', body: forged.body, headers: forged.headers });
     } finally {
       await serve.stop();
     }
-    const everything = serve.stdout() + serve.stderr() + filesUnder(data).filter((f) => fs.statSync(f).isFile() && !f.endsWith('.sqlite')).map((f) => fs.readFileSync(f, 'latin1')).join('');
-    for (const secret of [...Object.values(SECRETS), 'admin-token-do-not-log', 'render-token-do-not-log']) assert.ok(!everything.includes(secret), `${secret.slice(0, 6)}… leaked`);
+    const everything =
+      serve.stdout() +
+      serve.stderr() +
+      filesUnder(data)
+        .filter((f) => fs.statSync(f).isFile() && !f.endsWith('.sqlite'))
+        .map((f) => fs.readFileSync(f, 'latin1'))
+        .join('');
+    for (const secret of [...Object.values(SECRETS), 'admin-token-do-not-log', 'render-token-do-not-log'])
+      assert.ok(!everything.includes(secret), `${secret.slice(0, 6)}… leaked`);
   });
 });

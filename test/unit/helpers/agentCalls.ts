@@ -9,7 +9,15 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { parseClientFrame } from '../../../src/core/contract/agentsProtocol';
 
 /** Headers of an upgrade that belong to its connection, not to whoever asked. */
-const HOP_BY_HOP = new Set(['host', 'connection', 'upgrade', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-protocol']);
+const HOP_BY_HOP = new Set([
+  'host',
+  'connection',
+  'upgrade',
+  'sec-websocket-key',
+  'sec-websocket-version',
+  'sec-websocket-extensions',
+  'sec-websocket-protocol',
+]);
 
 export class AgentCalls {
   private readonly methods: string[] = [];

@@ -19,7 +19,13 @@ export function fixtureOf(delivery: Delivery): Fixture {
     format: FIXTURE_FORMAT,
     name: delivery.name,
     provider: delivery.provider,
-    request: { method: 'POST', path: delivery.path, query: '', headers: Object.fromEntries(Object.entries(delivery.headers).map(([k, v]) => [k.toLowerCase(), v])), ...encodeFixtureBody(Buffer.from(delivery.body)) },
+    request: {
+      method: 'POST',
+      path: delivery.path,
+      query: '',
+      headers: Object.fromEntries(Object.entries(delivery.headers).map(([k, v]) => [k.toLowerCase(), v])),
+      ...encodeFixtureBody(Buffer.from(delivery.body)),
+    },
   };
 }
 
@@ -34,9 +40,22 @@ export function writeSuite(dir: string, deliveries: readonly Delivery[]): string
 }
 
 /** A Stripe event for `customer`, as Stripe sends it to /webhooks/stripe (the built-in worker's route). */
-export function stripeEvent(name: string, id: string, customer: string, type: string, object: Record<string, unknown> = {}, route = '/webhooks/stripe'): Delivery {
+export function stripeEvent(
+  name: string,
+  id: string,
+  customer: string,
+  type: string,
+  object: Record<string, unknown> = {},
+  route = '/webhooks/stripe',
+): Delivery {
   const body = JSON.stringify({ id, object: 'event', type, created: 1_767_225_600, data: { object: { customer, ...object } } }, null, 2);
-  return { name, provider: 'stripe', path: route, headers: { 'content-type': 'application/json', 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' }, body };
+  return {
+    name,
+    provider: 'stripe',
+    path: route,
+    headers: { 'content-type': 'application/json', 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' },
+    body,
+  };
 }
 
 /** A GitHub event from Hookbench's templates (real payload shapes), for repository `repo`. */
@@ -47,5 +66,11 @@ export function githubEvent(name: string, event: 'push' | 'issues' | 'pull_reque
 
 /** A payment to the differential area's ledger (test/differential/areas/webhook-concurrency), signed as the generic provider signs. */
 export function ledgerPayment(name: string, style: string, customer: string, id: string, amount: number): Delivery {
-  return { name, provider: 'generic', path: `/webhooks/${style}/${customer}`, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id, amount }) };
+  return {
+    name,
+    provider: 'generic',
+    path: `/webhooks/${style}/${customer}`,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id, amount }),
+  };
 }

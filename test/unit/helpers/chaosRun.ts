@@ -29,7 +29,11 @@ export interface ChaosSetup {
 }
 
 /** The engine's options for `deliveries` written as a suite, against the worker project `project`. */
-export async function chaosSetup(project: string, deliveries: readonly Delivery[], settings: { seed?: number; runs?: number; perturbations?: readonly Perturbation[]; writeReplays?: boolean } = {}): Promise<ChaosSetup> {
+export async function chaosSetup(
+  project: string,
+  deliveries: readonly Delivery[],
+  settings: { seed?: number; runs?: number; perturbations?: readonly Perturbation[]; writeReplays?: boolean } = {},
+): Promise<ChaosSetup> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-chaos-test-'));
   const suite = writeSuite(path.join(scratch, 'suite'), deliveries);
   const files = collectFixturePaths([suite]).map(readFixtureFile);
@@ -37,7 +41,12 @@ export async function chaosSetup(project: string, deliveries: readonly Delivery[
   const secrets = parseDevVars(fs.readFileSync(path.join(project, '.dev.vars'), 'utf8'));
   const runs = path.join(scratch, 'runs');
   fs.mkdirSync(runs);
-  const target = await chaosTarget({ logger: nullLogger, worker: { entry: config.main!, config, secrets }, description: path.basename(project), scratch: runs });
+  const target = await chaosTarget({
+    logger: nullLogger,
+    worker: { entry: config.main!, config, secrets },
+    description: path.basename(project),
+    scratch: runs,
+  });
   const providers = new Map<ProviderName, string>([
     ['stripe', secrets['STRIPE_WEBHOOK_SECRET'] ?? ''],
     ['generic', secrets['GENERIC_WEBHOOK_SECRET'] ?? ''],
@@ -77,7 +86,12 @@ export async function chaosReport(project: string, deliveries: readonly Delivery
 }
 
 /** Every perturbation's verdict for each of `seeds`, on one baseline. */
-export async function verdictsOverSeeds(project: string, deliveries: readonly Delivery[], seeds: readonly number[], runs = 1): Promise<Map<number, Record<Perturbation, string>>> {
+export async function verdictsOverSeeds(
+  project: string,
+  deliveries: readonly Delivery[],
+  seeds: readonly number[],
+  runs = 1,
+): Promise<Map<number, Record<Perturbation, string>>> {
   const setup = await chaosSetup(project, deliveries, { runs });
   try {
     return await quietly(async () => {

@@ -35,10 +35,74 @@ export class Hostile {
 
   /** Pieces that break naive parsers: traversal, encodings, separators, control and wide characters. */
   static readonly PIECES = [
-    '..', '../', '..\\', '%2e%2e', '%2E%2E%2F', '%00', '\u0000', '\r\n', '\n', '\t', ' ', '/', '//', '\\', '?', '#', '&', '=', ';', ',', ':',
-    '"', "'", '`', '<script>', '{', '}', '[', ']', '$', '%', '%%', '%zz', '\u202e', '\ufeff', 'é', '你好', '😀', '\ud800', 'A'.repeat(300),
-    'CON', 'NUL', 'aux', '.git', '~', '*', '|', '-1', '0', '1e309', 'NaN', 'null', 'undefined', '__proto__', 'constructor', 'prototype',
-    't=', 'v1=', 'sha256=', 'sha1=', 'v1,', 'whsec_', 'Bearer ', 'base64', '====', 'ZZZZ', 'deadbeef', 'DEADBEEF',
+    '..',
+    '../',
+    '..\\',
+    '%2e%2e',
+    '%2E%2E%2F',
+    '%00',
+    '\u0000',
+    '\r\n',
+    '\n',
+    '\t',
+    ' ',
+    '/',
+    '//',
+    '\\',
+    '?',
+    '#',
+    '&',
+    '=',
+    ';',
+    ',',
+    ':',
+    '"',
+    "'",
+    '`',
+    '<script>',
+    '{',
+    '}',
+    '[',
+    ']',
+    '$',
+    '%',
+    '%%',
+    '%zz',
+    '\u202e',
+    '\ufeff',
+    'é',
+    '你好',
+    '😀',
+    '\ud800',
+    'A'.repeat(300),
+    'CON',
+    'NUL',
+    'aux',
+    '.git',
+    '~',
+    '*',
+    '|',
+    '-1',
+    '0',
+    '1e309',
+    'NaN',
+    'null',
+    'undefined',
+    '__proto__',
+    'constructor',
+    'prototype',
+    't=',
+    'v1=',
+    'sha256=',
+    'sha1=',
+    'v1,',
+    'whsec_',
+    'Bearer ',
+    'base64',
+    '====',
+    'ZZZZ',
+    'deadbeef',
+    'DEADBEEF',
   ];
 
   text(maxPieces = 6): string {
@@ -56,12 +120,16 @@ export class Hostile {
 
   /** Percent-encodes the UTF-8 bytes (lone surrogates become U+FFFD), unlike encodeURIComponent which throws on them. */
   encode(text: string): string {
-    return Array.from(Buffer.from(text, 'utf8'), (b) => (/[A-Za-z0-9._~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+    return Array.from(Buffer.from(text, 'utf8'), (b) =>
+      /[A-Za-z0-9._~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    ).join('');
   }
 
   /** A header value HTTP can carry (Latin-1, no CR/LF): hostile content, legal framing. */
   headerValue(): string {
-    return Array.from(this.text(), (c) => (c.charCodeAt(0) > 255 || c === '\r' || c === '\n' || c === '\u0000' ? '?' : c)).join('').slice(0, 2000);
+    return Array.from(this.text(), (c) => (c.charCodeAt(0) > 255 || c === '\r' || c === '\n' || c === '\u0000' ? '?' : c))
+      .join('')
+      .slice(0, 2000);
   }
 
   /** A request path: segments of hostile text, encoded or raw (raw may be refused by the HTTP parser itself). */
@@ -86,7 +154,8 @@ export class Hostile {
       case 5:
       case 6: {
         const object: Record<string, unknown> = {};
-        for (let i = 0, n = this.int(6); i < n; i++) object[this.chance(0.3) ? this.pick(['__proto__', 'constructor', 'toString', 'url', 'html', 'viewport']) : this.text(2)] = this.json(depth + 1);
+        for (let i = 0, n = this.int(6); i < n; i++)
+          object[this.chance(0.3) ? this.pick(['__proto__', 'constructor', 'toString', 'url', 'html', 'viewport']) : this.text(2)] = this.json(depth + 1);
         return object;
       }
       default:

@@ -33,7 +33,14 @@ export function processTree(root: number): number[] {
 }
 
 export function commandLine(pid: number): string[] {
-  return procRead(() => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((arg) => arg !== '')) ?? [];
+  return (
+    procRead(() =>
+      fs
+        .readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+        .split('\0')
+        .filter((arg) => arg !== ''),
+    ) ?? []
+  );
 }
 
 /** The processes of `root`'s tree whose command line mentions Chromium. */

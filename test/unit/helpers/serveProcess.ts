@@ -33,7 +33,11 @@ export function startServe(args: string[], env: Record<string, string> = {}): Pr
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString('utf8');
       // Whole lines only: a chunk may end inside the URL.
-      const url = stdout.split('\n').slice(0, -1).map(listeningUrl).find((found) => found !== undefined);
+      const url = stdout
+        .split('\n')
+        .slice(0, -1)
+        .map(listeningUrl)
+        .find((found) => found !== undefined);
       if (url) {
         resolve({
           url,
@@ -68,7 +72,8 @@ export async function listeningLock(data: string): Promise<ServeLock> {
 }
 
 /** A `hookbench serve` on `data` started as the command line `serve …args` in `shellCommand`'s place. */
-const serveCommand = (data: string, args: string) => `${quote(process.execPath)} ${quote(path.join(projectRoot(), 'dist', 'cli.js'))} serve --data ${quote(data)} --port 0 --no-render ${args}`;
+const serveCommand = (data: string, args: string) =>
+  `${quote(process.execPath)} ${quote(path.join(projectRoot(), 'dist', 'cli.js'))} serve --data ${quote(data)} --port 0 --no-render ${args}`;
 
 /**
  * A serve as VS Code starts it (`--exit-with-parent`) whose window went away: its parent (a
@@ -77,7 +82,9 @@ const serveCommand = (data: string, args: string) => `${quote(process.execPath)}
  * background job reads /dev/null unless told otherwise: `<&3` keeps the pipe. `kill` ends both.
  */
 export async function orphanedVscodeServe(data: string): Promise<{ lock: ServeLock; kill(): void }> {
-  const parent = spawn('sh', ['-c', `exec 3<&0; ( ${serveCommand(data, '--exit-with-parent')} <&3 >/dev/null 2>&1 & ); exec sleep 600`], { stdio: ['pipe', 'ignore', 'ignore'] });
+  const parent = spawn('sh', ['-c', `exec 3<&0; ( ${serveCommand(data, '--exit-with-parent')} <&3 >/dev/null 2>&1 & ); exec sleep 600`], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
   const lock = await listeningLock(data);
   return {
     lock,

@@ -14,6 +14,8 @@ export function stripeStandIn(fixtures: string, waitSeconds: number): string {
   const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-stripe-standin-'));
   const help = quote(path.join(fixtures, 'stripe-listen-help-1.52.0.txt'));
   const ready = quote(path.join(fixtures, 'stripe-listen-ready-1.52.0.stderr.txt'));
-  fs.writeFileSync(path.join(bin, 'stripe'), `#!/bin/sh\nif [ "$2" = "--help" ]; then cat ${help}; exit 0; fi\ncat ${ready} >&2\nexec sleep ${waitSeconds}\n`, { mode: 0o755 });
+  fs.writeFileSync(path.join(bin, 'stripe'), `#!/bin/sh\nif [ "$2" = "--help" ]; then cat ${help}; exit 0; fi\ncat ${ready} >&2\nexec sleep ${waitSeconds}\n`, {
+    mode: 0o755,
+  });
   return bin;
 }

@@ -87,12 +87,14 @@ export const notifications = {
   choose: (_message: ShownMessage): string | undefined => undefined,
 };
 
-const notify = (level: ShownMessage['level']) => async (text: string, ...items: unknown[]): Promise<string | undefined> => {
-  const modal = items.some((item) => typeof item === 'object' && item !== null && (item as { modal?: unknown }).modal === true);
-  const message = { level, text, items: items.filter((item): item is string => typeof item === 'string'), ...(modal ? { modal: true as const } : {}) };
-  notifications.shown.push(message);
-  return notifications.choose(message);
-};
+const notify =
+  (level: ShownMessage['level']) =>
+  async (text: string, ...items: unknown[]): Promise<string | undefined> => {
+    const modal = items.some((item) => typeof item === 'object' && item !== null && (item as { modal?: unknown }).modal === true);
+    const message = { level, text, items: items.filter((item): item is string => typeof item === 'string'), ...(modal ? { modal: true as const } : {}) };
+    notifications.shown.push(message);
+    return notifications.choose(message);
+  };
 
 export const vscodeShim = {
   window: { showInformationMessage: notify('info'), showWarningMessage: notify('warning'), showErrorMessage: notify('error') },

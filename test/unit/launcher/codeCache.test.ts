@@ -21,7 +21,10 @@ beforeEach(() => {
   const bundle = path.join(root, 'dist');
   fs.mkdirSync(bundle);
   fs.writeFileSync(path.join(bundle, 'helper.js'), 'module.exports = 41;\n');
-  fs.writeFileSync(path.join(bundle, 'main.js'), "exports.answer = require('./helper') + 1;\nexports.where = [__filename, __dirname];\nexports.crypto = typeof require('node:crypto').createHash;\n");
+  fs.writeFileSync(
+    path.join(bundle, 'main.js'),
+    "exports.answer = require('./helper') + 1;\nexports.where = [__filename, __dirname];\nexports.crypto = typeof require('node:crypto').createHash;\n",
+  );
   options = { main: path.join(bundle, 'main.js'), name: 'test', saveAfterMs: 0, dir: path.join(root, 'cache'), root };
 });
 afterEach(() => {
@@ -104,12 +107,18 @@ function launcher(home: string) {
   fs.mkdirSync(dist, { recursive: true });
   fs.copyFileSync(path.join(projectRoot(), 'dist', 'cli.js'), path.join(dist, 'cli.js'));
   const main = path.join(dist, 'cliMain.js');
-  fs.writeFileSync(main, "const fs = require('node:fs');\nif (process.env.HOOKBENCH_TEST_WAIT) {\n  fs.writeSync(1, `${process.pid}\\n`);\n  fs.readSync(0, Buffer.alloc(1));\n}\n");
+  fs.writeFileSync(
+    main,
+    "const fs = require('node:fs');\nif (process.env.HOOKBENCH_TEST_WAIT) {\n  fs.writeSync(1, `${process.pid}\\n`);\n  fs.readSync(0, Buffer.alloc(1));\n}\n",
+  );
   return {
     main,
     /** Starts it; `pid` once the bundle runs, `finish()` lets it return and resolves with its exit code. */
     async start(cacheHome: string): Promise<{ pid: number; finish(): Promise<number | null> }> {
-      const child = spawn(process.execPath, [path.join(dist, 'cli.js')], { env: { ...process.env, HOME: home, XDG_CACHE_HOME: cacheHome, HOOKBENCH_NO_CODE_CACHE: '', HOOKBENCH_TEST_WAIT: '1' }, stdio: ['pipe', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, [path.join(dist, 'cli.js')], {
+        env: { ...process.env, HOME: home, XDG_CACHE_HOME: cacheHome, HOOKBENCH_NO_CODE_CACHE: '', HOOKBENCH_TEST_WAIT: '1' },
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       const pid = await new Promise<number>((resolve, reject) => {
         child.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString('utf8').trim())));
@@ -149,7 +158,7 @@ describe('code cache: the folders above it', () => {
     }
   });
 
-  it('writes nothing through a cache folder that is a link, even to a private folder of the user\'s', async () => {
+  it("writes nothing through a cache folder that is a link, even to a private folder of the user's", async () => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hookbench-cache-home-'));
     try {
       const app = launcher(home);
@@ -171,7 +180,7 @@ describe('code cache: the folders above it', () => {
       fs.chmodSync(home, 0o755);
       const app = launcher(home);
       const victim = path.join(home, 'victim');
-      fs.writeFileSync(victim, 'the user\'s own file\n', { mode: 0o600 });
+      fs.writeFileSync(victim, "the user's own file\n", { mode: 0o600 });
       // A cache home that others may write (a shared or misconfigured XDG_CACHE_HOME).
       const shared = path.join(home, 'shared');
       fs.mkdirSync(shared);
@@ -181,11 +190,15 @@ describe('code cache: the folders above it', () => {
       const file = cacheFile({ main: app.main, name: 'cli', saveAfterMs: 0, dir });
       // `nobody` makes the cache folder and plants links where this run would write: the file
       // (read) and its temporary file (written), named after the pid it can see in `ps`.
-      const plant = spawnSync('runuser', ['-u', 'nobody', '--', 'sh', '-c', `umask 000 && mkdir -p "${dir}" && ln -s "${victim}" "${file}.${run.pid}.tmp" && ln -s "${victim}" "${file}"`], { encoding: 'utf8' });
+      const plant = spawnSync(
+        'runuser',
+        ['-u', 'nobody', '--', 'sh', '-c', `umask 000 && mkdir -p "${dir}" && ln -s "${victim}" "${file}.${run.pid}.tmp" && ln -s "${victim}" "${file}"`],
+        { encoding: 'utf8' },
+      );
       assert.equal(plant.status, 0, plant.stderr);
       const planted = listing(shared);
       assert.equal(await run.finish(), 0);
-      assert.equal(fs.readFileSync(victim, 'utf8'), 'the user\'s own file\n');
+      assert.equal(fs.readFileSync(victim, 'utf8'), "the user's own file\n");
       assert.deepEqual(listing(shared), planted, 'nothing written beside the planted links');
     } finally {
       fs.rmSync(home, { recursive: true, force: true });

@@ -23,14 +23,17 @@ function shellEnv(): NodeJS.ProcessEnv {
 
 /** The process `pid` and every process under it. */
 function tree(pid: number): number[] {
-  const children = fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e)).flatMap((entry) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid ? [Number(entry)] : [];
-    } catch {
-      return [];
-    }
-  });
+  const children = fs
+    .readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .flatMap((entry) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid ? [Number(entry)] : [];
+      } catch {
+        return [];
+      }
+    });
   return [pid, ...children.flatMap(tree)];
 }
 
@@ -39,7 +42,10 @@ const environOf = (pid: number): string[] => fs.readFileSync(`/proc/${pid}/envir
 describe('serve started from a shell', { skip: process.platform !== 'linux' && 'glibc only' }, () => {
   it('runs serve with the allocator environment, and stops on Ctrl-C with exit code 0', async () => {
     const data = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-reexec-'));
-    const shell = spawn('/bin/sh', ['-c', `exec "${process.execPath}" "${cli()}" serve --port 0 --no-render --data "${data}"`], { env: shellEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const shell = spawn('/bin/sh', ['-c', `exec "${process.execPath}" "${cli()}" serve --port 0 --no-render --data "${data}"`], {
+      env: shellEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     shell.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
@@ -47,7 +53,10 @@ describe('serve started from a shell', { skip: process.platform !== 'linux' && '
     const url = await new Promise<string>((resolve, reject) => {
       shell.stdout!.on('data', (chunk: Buffer) => {
         out += chunk.toString();
-        const found = out.split('\n').map(listeningUrl).find((u) => u !== undefined);
+        const found = out
+          .split('\n')
+          .map(listeningUrl)
+          .find((u) => u !== undefined);
         if (found) resolve(found);
       });
       void exited.then(() => reject(new Error(`serve exited before listening:\n${err}`)));
@@ -75,7 +84,10 @@ describe('serve started from a shell', { skip: process.platform !== 'linux' && '
 
   it('dies of the signal serve dies of', async () => {
     const data = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-reexec-kill-'));
-    const started = spawn(process.execPath, [cli(), 'serve', '--port', '0', '--no-render', '--data', data], { env: shellEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
+    const started = spawn(process.execPath, [cli(), 'serve', '--port', '0', '--no-render', '--data', data], {
+      env: shellEnv(),
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     const exited = new Promise<[number | null, string | null]>((resolve) => started.once('exit', (code, signal) => resolve([code, signal])));
     await new Promise<void>((resolve) => started.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('listening on') && resolve()));
     const serving = tree(started.pid!).find((pid) => environOf(pid).includes(`${REEXEC_MARKER_ENV}=1`));

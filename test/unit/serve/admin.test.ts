@@ -77,14 +77,24 @@ describe('instances', () => {
   it('lists instances, shows state and tables, runs read-only queries, deletes', async () => {
     assert.equal((await webhook('/webhooks/github/admin-repo', githubPush('Acme/Admin', 'adm-1'))).status, 200);
     const list = await admin('instances');
-    assert.ok(list.body.instances.some((i: { name: string; namespace: string; agent: string }) => i.name === 'admin-repo' && i.namespace === 'WEBHOOK_AGENT' && i.agent === 'webhook-agent'));
+    assert.ok(
+      list.body.instances.some(
+        (i: { name: string; namespace: string; agent: string }) => i.name === 'admin-repo' && i.namespace === 'WEBHOOK_AGENT' && i.agent === 'webhook-agent',
+      ),
+    );
 
     const details = await admin('instances/webhook-agent/admin-repo');
     assert.equal(details.status, 200);
     assert.equal(details.body.state.lastEventType, 'push');
-    assert.deepEqual(details.body.tables.find((t: { name: string }) => t.name === 'events'), { name: 'events', rows: 1 });
+    assert.deepEqual(
+      details.body.tables.find((t: { name: string }) => t.name === 'events'),
+      { name: 'events', rows: 1 },
+    );
 
-    const query = await admin('instances/WEBHOOK_AGENT/admin-repo/query', { method: 'POST', body: JSON.stringify({ sql: 'SELECT id, type FROM events WHERE type = ?', params: ['push'] }) });
+    const query = await admin('instances/WEBHOOK_AGENT/admin-repo/query', {
+      method: 'POST',
+      body: JSON.stringify({ sql: 'SELECT id, type FROM events WHERE type = ?', params: ['push'] }),
+    });
     assert.deepEqual(query.body, { columns: ['id', 'type'], rows: [['adm-1', 'push']] });
     for (const sql of ['DELETE FROM events', 'UPDATE events SET type = 1', 'SELECT 1; DELETE FROM events', 'PRAGMA foreign_keys = ON']) {
       const refused = await admin('instances/webhook-agent/admin-repo/query', { method: 'POST', body: JSON.stringify({ sql }) });
@@ -96,7 +106,11 @@ describe('instances', () => {
 
     const dir = path.join(served.dataDir, 'nwebhook-agent', 'nadmin-repo');
     assert.ok(fs.existsSync(dir));
-    assert.deepEqual((await admin('instances/webhook-agent/admin-repo', { method: 'DELETE' })).body, { deleted: true, namespace: 'WEBHOOK_AGENT', name: 'admin-repo' });
+    assert.deepEqual((await admin('instances/webhook-agent/admin-repo', { method: 'DELETE' })).body, {
+      deleted: true,
+      namespace: 'WEBHOOK_AGENT',
+      name: 'admin-repo',
+    });
     assert.equal(fs.existsSync(dir), false);
     assert.ok(!(await admin('instances')).body.instances.some((i: { name: string }) => i.name === 'admin-repo'));
   });
@@ -110,7 +124,15 @@ describe('deliveries log', () => {
     const bad = { body: good.body + ' ', headers: good.headers };
     assert.equal((await webhook('/webhooks/github/log-entity', bad)).status, 401);
     const { body } = await admin('deliveries?limit=5');
-    const [rejected, accepted] = body.deliveries as { id: string; status: number; provider: string; entity: string; verification: string; path: string; requestBytes: number }[];
+    const [rejected, accepted] = body.deliveries as {
+      id: string;
+      status: number;
+      provider: string;
+      entity: string;
+      verification: string;
+      path: string;
+      requestBytes: number;
+    }[];
     assert.equal(rejected!.status, 401);
     assert.equal(rejected!.provider, 'github');
     assert.equal(rejected!.entity, 'log-entity');
@@ -151,13 +173,21 @@ describe('sink and live feed', () => {
     });
     const body = '{"text":"Deployed ✓"}';
     const signature = schemeFor('generic').sign({ secret: SINK_SECRET, body: Buffer.from(body) }).headers['X-Signature']!;
-    const good = await fetch(`${served.url}/__hookbench/sink/chat`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'X-Signature': signature } });
+    const good = await fetch(`${served.url}/__hookbench/sink/chat`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'X-Signature': signature },
+    });
     assert.deepEqual(((await good.json()) as { verification: string }).verification, 'valid');
     const bad = await fetch(`${served.url}/__hookbench/sink/chat`, { method: 'POST', body, headers: { 'X-Signature': '00' } });
     assert.match(((await bad.json()) as { verification: string }).verification, /^mismatch/);
     await webhook('/webhooks/github/live-entity', githubPush('Acme/Live', 'live-1'));
     const has = (type: string) => messages.some((m) => m.type === type);
-    await arrived([live], () => has('outbound') && has('delivery') && has('instance'), `outbound, delivery and instance messages (seen: ${JSON.stringify(messages.map((m) => m.type))})`).catch(() => undefined);
+    await arrived(
+      [live],
+      () => has('outbound') && has('delivery') && has('instance'),
+      `outbound, delivery and instance messages (seen: ${JSON.stringify(messages.map((m) => m.type))})`,
+    ).catch(() => undefined);
     assert.ok(has('outbound') && has('delivery') && has('instance'), JSON.stringify(messages.map((m) => m.type)));
     const captures = (await admin('sink/chat')).body.captures as { body: string; verification: string }[];
     assert.equal(captures[0]!.body, body);
@@ -184,7 +214,12 @@ describe('sink and live feed', () => {
     assert.deepEqual(seen(), ['created', 'woken', 'event', 'state']);
     const created = messages.find((m) => about(m) && m.type === 'instance' && m.kind === 'created');
     assert.deepEqual(created?.type === 'instance' && 'instance' in created ? created.instance : undefined, {
-      namespace: 'WEBHOOK_AGENT', agent: 'webhook-agent', className: 'WebhookAgent', name: 'incremental-entity', awake: true, connections: 0,
+      namespace: 'WEBHOOK_AGENT',
+      agent: 'webhook-agent',
+      className: 'WebhookAgent',
+      name: 'incremental-entity',
+      awake: true,
+      connections: 0,
     });
     const state = messages.find((m) => about(m) && m.type === 'state');
     assert.deepEqual(state?.type === 'state' ? (state.state as { stats: unknown }).stats : undefined, { total: 1, byType: { push: 1 } });
@@ -197,7 +232,11 @@ describe('sink and live feed', () => {
     // The feed keeps the order things happened in: once the state of a webhook sent after the
     // duplicate arrives, whatever the duplicate caused has arrived before it.
     assert.equal((await webhook('/webhooks/github/incremental-after', githubPush('Acme/Incremental', 'incremental-after-1'))).status, 200);
-    await arrived([live], () => messages.slice(again).some((m) => m.type === 'state' && m.name === 'incremental-after'), 'the state of the webhook sent after the duplicate');
+    await arrived(
+      [live],
+      () => messages.slice(again).some((m) => m.type === 'state' && m.name === 'incremental-after'),
+      'the state of the webhook sent after the duplicate',
+    );
     assert.deepEqual(messages.slice(again).filter(about), [], 'a duplicate stores nothing and changes no state');
     live.close();
   });
@@ -219,7 +258,10 @@ describe('sink and live feed', () => {
     await arrived([single.socket, batched.socket], complete, 'every message, on both').catch(() => undefined);
     assert.ok(messages(single.frames).length >= 60, `a delivery, an event and a state for each of 20 webhooks: ${messages(single.frames).length}`);
     assert.deepEqual(messages(batched.frames), messages(single.frames));
-    assert.ok(single.frames.every((f) => !f.startsWith('[')), 'one message a frame without ?batch=1');
+    assert.ok(
+      single.frames.every((f) => !f.startsWith('[')),
+      'one message a frame without ?batch=1',
+    );
     assert.ok(batched.frames.length < single.frames.length / 2, `${batched.frames.length} batched frames against ${single.frames.length}`);
     single.socket.close();
     batched.socket.close();
@@ -240,7 +282,10 @@ describe('clearing events', () => {
     await webhook('/webhooks/github/clear-me', githubPush('Acme/Clear', 'clear-1'));
     await webhook('/webhooks/github/clear-me', githubPush('Acme/Clear', 'clear-2'));
     const deliveries = (await admin('deliveries?limit=2')).body.deliveries as { event: string }[];
-    assert.deepEqual(deliveries.map((d) => d.event), ['clear-2', 'clear-1']);
+    assert.deepEqual(
+      deliveries.map((d) => d.event),
+      ['clear-2', 'clear-1'],
+    );
     assert.deepEqual((await admin('instances/webhook-agent/clear-me/events', { method: 'DELETE' })).body, { deleted: 2 });
     const details = await admin('instances/webhook-agent/clear-me');
     assert.equal(details.body.tables.find((t: { name: string }) => t.name === 'events').rows, 0);

@@ -15,7 +15,11 @@ before(async () => {
 after(() => served.stop());
 
 async function post(instance: string, route: 'query' | 'execute', sql: string, extra: Record<string, unknown> = {}) {
-  const response = await fetch(`${served.url}/__hookbench/instances/webhook-agent/${instance}/${route}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ sql, ...extra }) });
+  const response = await fetch(`${served.url}/__hookbench/instances/webhook-agent/${instance}/${route}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify({ sql, ...extra }),
+  });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return { status: response.status, body: (await response.json()) as any };
 }
@@ -90,7 +94,7 @@ describe('the execute route', () => {
       assert.equal(refused.status, 400, sql);
       assert.match(refused.body.error, /is the runtime's own table: it cannot be changed from the console/, sql);
     }
-    for (const sql of ["PRAGMA journal_mode = OFF", "ATTACH ':memory:' AS other", 'CREATE TEMP TABLE cf_shadow (x)']) {
+    for (const sql of ['PRAGMA journal_mode = OFF', "ATTACH ':memory:' AS other", 'CREATE TEMP TABLE cf_shadow (x)']) {
       assert.equal((await post('exec-own', 'execute', sql)).status, 400, sql);
     }
     for (const sql of [

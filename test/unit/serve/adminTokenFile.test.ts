@@ -11,7 +11,8 @@ import { routePath } from '../../../src/core/contract/adminRoute';
 import { adminTokenFile, parseAdminToken } from '../../../src/core/contract/adminTokenFile';
 import { startServe } from '../helpers/serveProcess';
 
-const instances = (url: string, token?: string) => fetch(`${url}${routePath(ADMIN_API.instances, {})}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+const instances = (url: string, token?: string) =>
+  fetch(`${url}${routePath(ADMIN_API.instances, {})}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
 
 describe('the admin token file', () => {
   it('holds a made-up token when none is given, owner-only, which opens the admin API; gone once serve stops', async () => {

@@ -24,8 +24,16 @@ after(async () => {
   await serve?.stop('SIGTERM');
 });
 
-async function admin<R extends AdminRoute>(_route: R, pathAndQuery: string, init: { method?: string; body?: string; token?: string } = {}): Promise<{ status: number; body: AdminRoutes[R] & { error?: string } }> {
-  const response = await fetch(`${serve.url}/__hookbench/${pathAndQuery}`, { method: init.method ?? 'GET', body: init.body, headers: { authorization: `Bearer ${init.token ?? TOKEN}` } });
+async function admin<R extends AdminRoute>(
+  _route: R,
+  pathAndQuery: string,
+  init: { method?: string; body?: string; token?: string } = {},
+): Promise<{ status: number; body: AdminRoutes[R] & { error?: string } }> {
+  const response = await fetch(`${serve.url}/__hookbench/${pathAndQuery}`, {
+    method: init.method ?? 'GET',
+    body: init.body,
+    headers: { authorization: `Bearer ${init.token ?? TOKEN}` },
+  });
   return { status: response.status, body: (await response.json()) as AdminRoutes[R] & { error?: string } };
 }
 
@@ -74,19 +82,31 @@ describe('KV keys and values', () => {
     await send('PUT', '/kv?key=other', 'x');
     const first = await admin('GET /__hookbench/bindings/kv/<binding>/keys', 'bindings/kv/CACHE/keys?prefix=user:&limit=3');
     assert.equal(first.status, 200, first.body.error);
-    assert.deepEqual(first.body.keys.map((k) => k.name), ['user:0', 'user:1', 'user:2']);
+    assert.deepEqual(
+      first.body.keys.map((k) => k.name),
+      ['user:0', 'user:1', 'user:2'],
+    );
     assert.deepEqual(first.body.keys[1]!.metadata, { from: 'test' });
     assert.ok(first.body.keys[0]!.expiration! > Date.now() / 1000 + 3000, 'the ttl shows as an expiration');
     assert.equal(first.body.keys[1]!.expiration, undefined);
-    const second = await admin('GET /__hookbench/bindings/kv/<binding>/keys', `bindings/kv/CACHE/keys?prefix=user:&limit=3&cursor=${encodeURIComponent(first.body.cursor!)}`);
-    assert.deepEqual(second.body.keys.map((k) => k.name), ['user:3', 'user:4']);
+    const second = await admin(
+      'GET /__hookbench/bindings/kv/<binding>/keys',
+      `bindings/kv/CACHE/keys?prefix=user:&limit=3&cursor=${encodeURIComponent(first.body.cursor!)}`,
+    );
+    assert.deepEqual(
+      second.body.keys.map((k) => k.name),
+      ['user:3', 'user:4'],
+    );
     assert.equal(second.body.cursor, undefined, 'the last page has no cursor');
   });
 
   it('shows a value as text with its metadata and expiration', async () => {
     const { status, body } = await admin('GET /__hookbench/bindings/kv/<binding>/value', 'bindings/kv/CACHE/value?key=user%3A0');
     assert.equal(status, 200, body.error);
-    assert.deepEqual({ ...body, expiration: typeof body.expiration }, { key: 'user:0', encoding: 'text', value: 'value 0', size: 7, metadata: { from: 'test' }, expiration: 'number' });
+    assert.deepEqual(
+      { ...body, expiration: typeof body.expiration },
+      { key: 'user:0', encoding: 'text', value: 'value 0', size: 7, metadata: { from: 'test' }, expiration: 'number' },
+    );
   });
 
   it('takes hostile keys as data, never as a path', async () => {
@@ -98,7 +118,11 @@ describe('KV keys and values', () => {
       assert.equal(body.value, `for ${key}`);
     }
     const listed = await admin('GET /__hookbench/bindings/kv/<binding>/keys', 'bindings/kv/CACHE/keys?prefix=..');
-    assert.deepEqual(listed.body.keys.map((k) => k.name), ['..%2F..', '../../etc/passwd'], 'sorted by bytes, as KV lists');
+    assert.deepEqual(
+      listed.body.keys.map((k) => k.name),
+      ['..%2F..', '../../etc/passwd'],
+      'sorted by bytes, as KV lists',
+    );
     // Nothing was written outside the data folder's binding store, and no file is named by a key.
     assert.equal(fs.existsSync(path.join(dataDir, '..', 'etc')), false);
     const dotdot = await admin('GET /__hookbench/bindings/kv/<binding>/value', 'bindings/kv/CACHE/value?key=..');
@@ -135,17 +159,40 @@ describe('D1 tables and read-only queries', () => {
     await send('POST', '/d1', JSON.stringify({ sql: 'INSERT INTO orders VALUES (?, ?), (?, ?)', params: ['o-1', 10, 'o-2', 25] }));
     const tables = await admin('GET /__hookbench/bindings/d1/<binding>/tables', 'bindings/d1/DB/tables');
     assert.equal(tables.status, 200, tables.body.error);
-    assert.deepEqual(tables.body.tables, [{ name: 'orders', columns: [{ name: 'id', type: 'TEXT', notNull: false, pk: 1 }, { name: 'total', type: 'INTEGER', notNull: true, pk: 0 }] }]);
-    const query = await admin('POST /__hookbench/bindings/d1/<binding>/query', 'bindings/d1/DB/query', { method: 'POST', body: JSON.stringify({ sql: 'SELECT id, total FROM orders WHERE total > ? ORDER BY id', params: [5] }) });
+    assert.deepEqual(tables.body.tables, [
+      {
+        name: 'orders',
+        columns: [
+          { name: 'id', type: 'TEXT', notNull: false, pk: 1 },
+          { name: 'total', type: 'INTEGER', notNull: true, pk: 0 },
+        ],
+      },
+    ]);
+    const query = await admin('POST /__hookbench/bindings/d1/<binding>/query', 'bindings/d1/DB/query', {
+      method: 'POST',
+      body: JSON.stringify({ sql: 'SELECT id, total FROM orders WHERE total > ? ORDER BY id', params: [5] }),
+    });
     assert.equal(query.status, 200, query.body.error);
-    assert.deepEqual(query.body, { columns: ['id', 'total'], rows: [['o-1', 10], ['o-2', 25]] });
+    assert.deepEqual(query.body, {
+      columns: ['id', 'total'],
+      rows: [
+        ['o-1', 10],
+        ['o-2', 25],
+      ],
+    });
   });
 
   it('refuses a write and leaves the database as it was', async () => {
-    const write = await admin('POST /__hookbench/bindings/d1/<binding>/query', 'bindings/d1/DB/query', { method: 'POST', body: JSON.stringify({ sql: 'DELETE FROM orders' }) });
+    const write = await admin('POST /__hookbench/bindings/d1/<binding>/query', 'bindings/d1/DB/query', {
+      method: 'POST',
+      body: JSON.stringify({ sql: 'DELETE FROM orders' }),
+    });
     assert.equal(write.status, 400);
     assert.match(write.body.error!, /read-only/i);
-    const count = await admin('POST /__hookbench/bindings/d1/<binding>/query', 'bindings/d1/DB/query', { method: 'POST', body: JSON.stringify({ sql: 'SELECT count(*) AS n FROM orders' }) });
+    const count = await admin('POST /__hookbench/bindings/d1/<binding>/query', 'bindings/d1/DB/query', {
+      method: 'POST',
+      body: JSON.stringify({ sql: 'SELECT count(*) AS n FROM orders' }),
+    });
     assert.deepEqual(count.body.rows, [[2]]);
     assert.equal((await admin('POST /__hookbench/bindings/d1/<binding>/query', 'bindings/d1/DB/query', { method: 'POST', body: 'not json' })).status, 400);
     assert.equal((await admin('POST /__hookbench/bindings/d1/<binding>/query', 'bindings/d1/DB/query')).status, 405);
@@ -158,13 +205,22 @@ describe('R2 objects', () => {
     for (const key of keys) await send('PUT', `/r2?key=${encodeURIComponent(key)}`, `body of ${key}`, { 'content-type': 'text/plain' });
     const page = await admin('GET /__hookbench/bindings/r2/<binding>/objects', 'bindings/r2/FILES/objects?prefix=reports/&limit=2');
     assert.equal(page.status, 200, page.body.error);
-    assert.deepEqual(page.body.objects.map((o) => [o.key, o.size]), [['reports/a.txt', 21], ['reports/b.txt', 21]]);
+    assert.deepEqual(
+      page.body.objects.map((o) => [o.key, o.size]),
+      [
+        ['reports/a.txt', 21],
+        ['reports/b.txt', 21],
+      ],
+    );
     const first = page.body.objects[0]!;
     assert.match(first.etag, /^[0-9a-f]{32}$/);
     assert.ok(Math.abs(Date.parse(first.uploaded) - Date.now()) < 60_000);
     assert.deepEqual([first.httpMetadata, first.customMetadata], [{ contentType: 'text/plain' }, { source: 'test' }]);
     const next = await admin('GET /__hookbench/bindings/r2/<binding>/objects', `bindings/r2/FILES/objects?prefix=reports/&limit=2&cursor=${page.body.cursor}`);
-    assert.deepEqual(next.body.objects.map((o) => o.key), ['reports/c.txt']);
+    assert.deepEqual(
+      next.body.objects.map((o) => o.key),
+      ['reports/c.txt'],
+    );
     const head = await admin('GET /__hookbench/bindings/r2/<binding>/object', `bindings/r2/FILES/object?key=${encodeURIComponent('../escape.txt')}`);
     assert.equal(head.status, 200, head.body.error);
     assert.deepEqual([head.body.key, head.body.size, head.body.customMetadata], ['../escape.txt', 21, { source: 'test' }]);
@@ -186,15 +242,27 @@ describe('queue backlog, retries and dead letters', () => {
       'the consumer to ack one, retry one and dead-letter one',
     );
     assert.equal(jobs.status, 200);
-    assert.deepEqual({ ...jobs.body, messages: undefined }, { queue: 'jobs', backlog: 2, delayed: 2, inFlight: 0, retried: 1, deadLetterQueue: 'jobs-dlq', deadLettered: 1, consumed: true, messages: undefined });
-    assert.deepEqual(jobs.body.messages.map((m) => [m.attempts, m.retries, m.contentType]), [[1, 0, 'v8'], [2, 1, 'v8']]);
+    assert.deepEqual(
+      { ...jobs.body, messages: undefined },
+      { queue: 'jobs', backlog: 2, delayed: 2, inFlight: 0, retried: 1, deadLetterQueue: 'jobs-dlq', deadLettered: 1, consumed: true, messages: undefined },
+    );
+    assert.deepEqual(
+      jobs.body.messages.map((m) => [m.attempts, m.retries, m.contentType]),
+      [
+        [1, 0, 'v8'],
+        [2, 1, 'v8'],
+      ],
+    );
     assert.ok(Date.parse(jobs.body.messages[0]!.visibleAt) > Date.now() + 3_000_000, 'the delayed one waits an hour');
     const dlq = await admin('GET /__hookbench/bindings/queue/<queue>', 'bindings/queue/jobs-dlq');
     assert.deepEqual([dlq.body.backlog, dlq.body.consumed, dlq.body.messages.length], [1, false, 1]);
     const paged = await admin('GET /__hookbench/bindings/queue/<queue>', 'bindings/queue/jobs?limit=1');
     assert.equal(paged.body.messages.length, 1);
     const rest = await admin('GET /__hookbench/bindings/queue/<queue>', `bindings/queue/jobs?limit=1&cursor=${paged.body.cursor}`);
-    assert.deepEqual(rest.body.messages.map((m) => m.retries), [1]);
+    assert.deepEqual(
+      rest.body.messages.map((m) => m.retries),
+      [1],
+    );
     assert.equal((await admin('GET /__hookbench/bindings/queue/<queue>', 'bindings/queue/nope')).status, 404);
     assert.equal((await admin('GET /__hookbench/bindings/queue/<queue>', 'bindings/queue/jobs?cursor=-1')).status, 400);
   });
@@ -209,7 +277,16 @@ describe('workflow instances and Durable Object alarms', () => {
       ({ body }) => body.instances[0]?.status === 'running' && body.instances[0].steps.length === 2,
       'the workflow to wait for its event',
     );
-    assert.deepEqual(body.instances, [{ id: 'wf-1', status: 'running', steps: [{ kind: 'do', name: 'validate', ok: true }, { kind: 'do', name: 'charge', ok: true }] }]);
+    assert.deepEqual(body.instances, [
+      {
+        id: 'wf-1',
+        status: 'running',
+        steps: [
+          { kind: 'do', name: 'validate', ok: true },
+          { kind: 'do', name: 'charge', ok: true },
+        ],
+      },
+    ]);
     assert.equal((await admin('GET /__hookbench/bindings/workflow/<name>/instances', 'bindings/workflow/nope/instances')).status, 404);
   });
 
@@ -223,6 +300,9 @@ describe('workflow instances and Durable Object alarms', () => {
     assert.ok(Date.parse(body.alarms[0]!.time) >= before + 3_599_000);
     assert.equal(body.cursor, 'r-1');
     const next = await admin('GET /__hookbench/bindings/durableObject/<namespace>/alarms', `bindings/durableObject/REMINDERS/alarms?cursor=${body.cursor}`);
-    assert.deepEqual(next.body.alarms.map((a) => a.name), ['r-2']);
+    assert.deepEqual(
+      next.body.alarms.map((a) => a.name),
+      ['r-2'],
+    );
   });
 });

@@ -25,7 +25,15 @@ after(async () => {
 });
 
 function invoicePaid(id: string, customer: string): string {
-  const invoice = { id, number: `INV-${id}`, customer, customer_name: 'Acme GmbH', currency: 'eur', amount_paid: 12_900, lines: { data: [{ description: 'Webhook plan', amount: 12_900 }] } };
+  const invoice = {
+    id,
+    number: `INV-${id}`,
+    customer,
+    customer_name: 'Acme GmbH',
+    currency: 'eur',
+    amount_paid: 12_900,
+    lines: { data: [{ description: 'Webhook plan', amount: 12_900 }] },
+  };
   return JSON.stringify({ id: `evt_${id}`, type: 'invoice.paid', data: { object: invoice } });
 }
 
@@ -66,7 +74,10 @@ describe('the browser binding with @cloudflare/puppeteer, unchanged', () => {
     const pdf = Buffer.from(await stored.arrayBuffer());
     assert.equal(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
     assert.ok(pdfFontNames(pdf).includes('HookbenchInvoice-Regular'), pdfFontNames(pdf).join(', '));
-    assert.deepEqual((await broadcast).paid.map((paid) => [paid.invoice, paid.key]), [['in_1042', 'invoices/in_1042.pdf']]);
+    assert.deepEqual(
+      (await broadcast).paid.map((paid) => [paid.invoice, paid.key]),
+      [['in_1042', 'invoices/in_1042.pdf']],
+    );
   });
 
   it('logs the font report of the capture: the injected font drew the text, nothing fell back', () => {
@@ -74,7 +85,11 @@ describe('the browser binding with @cloudflare/puppeteer, unchanged', () => {
   });
 
   it('lists the closed session in history, none active, and the limits as puppeteer reads them', async () => {
-    const { sessions, limits, history } = (await (await fetch(`${serve.url}/sessions`)).json()) as { sessions: unknown[]; limits: { allowedBrowserAcquisitions: number }; history: { closeReasonText: string; endTime: number; startTime: number }[] };
+    const { sessions, limits, history } = (await (await fetch(`${serve.url}/sessions`)).json()) as {
+      sessions: unknown[];
+      limits: { allowedBrowserAcquisitions: number };
+      history: { closeReasonText: string; endTime: number; startTime: number }[];
+    };
     assert.deepEqual(sessions, []);
     assert.equal(limits.allowedBrowserAcquisitions, 1);
     assert.equal(history[0]?.closeReasonText, 'NormalClosure', JSON.stringify(history));

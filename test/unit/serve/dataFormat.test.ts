@@ -9,7 +9,11 @@ import { DATA_FORMAT, noteDataFormat } from '../../../src/serve/dataFormat';
 
 function logged(dataDir: string): string[] {
   const lines: string[] = [];
-  noteDataFormat(dataDir, path.join(dataDir, '_hookbench', 'format'), lineLogger((line) => lines.push(line), 'info'));
+  noteDataFormat(
+    dataDir,
+    path.join(dataDir, '_hookbench', 'format'),
+    lineLogger((line) => lines.push(line), 'info'),
+  );
   return lines;
 }
 

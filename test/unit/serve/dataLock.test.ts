@@ -46,7 +46,10 @@ describe('data folder lock', () => {
     const data = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-lock-stale-'));
     const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
     fs.mkdirSync(path.dirname(lockFile(data)), { recursive: true });
-    fs.writeFileSync(lockFile(data), formatServeLock({ pid: Number(gone.stdout), startTime: '1', uid: process.getuid!(), nonce: randomBytes(32).toString('hex'), admin: '127.0.0.1:9' }));
+    fs.writeFileSync(
+      lockFile(data),
+      formatServeLock({ pid: Number(gone.stdout), startTime: '1', uid: process.getuid!(), nonce: randomBytes(32).toString('hex'), admin: '127.0.0.1:9' }),
+    );
     const served = await startServe(['--data', data, '--no-render']);
     try {
       assert.equal(holderOf(data)?.pid, served.child.pid);
@@ -74,7 +77,10 @@ describe('data folder lock', () => {
     try {
       const lock = holderOf(data)!;
       const identity = processIdentity(served.child.pid!) as { startTime: string; uid: number };
-      assert.deepEqual({ ...lock, nonce: lock.nonce.length }, { pid: served.child.pid, startTime: identity.startTime, uid: process.getuid!(), nonce: 64, admin: new URL(served.url).host });
+      assert.deepEqual(
+        { ...lock, nonce: lock.nonce.length },
+        { pid: served.child.pid, startTime: identity.startTime, uid: process.getuid!(), nonce: 64, admin: new URL(served.url).host },
+      );
       assert.equal(fs.statSync(lockFile(data)).mode & 0o777, 0o600);
       assert.equal(fs.statSync(path.dirname(lockFile(data))).mode & 0o777, 0o700);
       // The proof: HMAC(nonce, challenge), without the admin token; the nonce itself is never sent.
@@ -101,7 +107,11 @@ describe('data folder lock', () => {
       assert.equal(holderOf(data)?.pid, served.child.pid);
       await served.stop();
       // The right pid with another start time: a process that took a dead holder's pid.
-      fs.writeFileSync(lockFile(data), formatServeLock({ pid: other.pid, startTime: '1', uid: process.getuid!(), nonce: randomBytes(32).toString('hex'), admin: '127.0.0.1:9' }), { mode: 0o600 });
+      fs.writeFileSync(
+        lockFile(data),
+        formatServeLock({ pid: other.pid, startTime: '1', uid: process.getuid!(), nonce: randomBytes(32).toString('hex'), admin: '127.0.0.1:9' }),
+        { mode: 0o600 },
+      );
       const again = await startServe(['--data', data, '--no-render']);
       assert.equal(holderOf(data)?.pid, again.child.pid);
       await again.stop();
@@ -117,7 +127,11 @@ describe('data folder lock', () => {
     try {
       const identity = processIdentity(other.pid) as { startTime: string };
       fs.mkdirSync(path.dirname(lockFile(data)), { recursive: true, mode: 0o700 });
-      fs.writeFileSync(lockFile(data), formatServeLock({ pid: other.pid, startTime: identity.startTime, uid: process.getuid!(), nonce: randomBytes(32).toString('hex') }), { mode: 0o600 });
+      fs.writeFileSync(
+        lockFile(data),
+        formatServeLock({ pid: other.pid, startTime: identity.startTime, uid: process.getuid!(), nonce: randomBytes(32).toString('hex') }),
+        { mode: 0o600 },
+      );
       const outcome = await startServe(['--data', data, '--no-render']).then(
         async (served) => (await served.stop(), 'it started'),
         (error: Error) => error.message,

@@ -39,9 +39,15 @@ const diskBytes = (dir: string) => fs.readdirSync(dir).reduce((sum, f) => sum + 
 describe('deliveries log', () => {
   it('keeps the newest by count, in memory and after a restart', async () => {
     const { dir, paths } = await filled({ maxCount: 5 }, 12, 10);
-    assert.deepEqual(paths, [11, 10, 9, 8, 7].map((n) => `/webhooks/github/e${n}`));
+    assert.deepEqual(
+      paths,
+      [11, 10, 9, 8, 7].map((n) => `/webhooks/github/e${n}`),
+    );
     const reopened = await DeliveryLog.open({ dir, maxCount: 5 });
-    assert.deepEqual(reopened.list(100).map((d) => d.path), paths);
+    assert.deepEqual(
+      reopened.list(100).map((d) => d.path),
+      paths,
+    );
     await reopened.close();
   });
 
@@ -54,22 +60,34 @@ describe('deliveries log', () => {
     assert.ok(diskBytes(dir) <= 2 * maxBytes, `${diskBytes(dir)} bytes on disk`);
     const reopened = await DeliveryLog.open({ dir, maxBytes });
     const listed = reopened.list(100);
-    assert.deepEqual(listed.map((d) => d.path), paths);
+    assert.deepEqual(
+      listed.map((d) => d.path),
+      paths,
+    );
     assert.deepEqual(reopened.get(listed[0]!.id)!.requestBody, Buffer.alloc(4_000, 65 + (59 % 26)));
     await reopened.close();
   });
 
   it('skips a torn last line and keeps every complete one', async () => {
     const { dir, paths } = await filled({}, 3, 10);
-    const file = fs.readdirSync(dir).map((f) => path.join(dir, f)).find((f) => fs.statSync(f).size > 0)!;
+    const file = fs
+      .readdirSync(dir)
+      .map((f) => path.join(dir, f))
+      .find((f) => fs.statSync(f).size > 0)!;
     fs.appendFileSync(file, '{"id":"torn","time":"2027');
     const reopened = await DeliveryLog.open({ dir });
-    assert.deepEqual(reopened.list(100).map((d) => d.path), paths);
+    assert.deepEqual(
+      reopened.list(100).map((d) => d.path),
+      paths,
+    );
     reopened.record(delivery(3, 10));
     await reopened.close();
     // The delivery after the torn line is not glued to it.
     const again = await DeliveryLog.open({ dir });
-    assert.deepEqual(again.list(100).map((d) => d.path), ['/webhooks/github/e3', ...paths]);
+    assert.deepEqual(
+      again.list(100).map((d) => d.path),
+      ['/webhooks/github/e3', ...paths],
+    );
     await again.close();
   });
 
@@ -77,18 +95,40 @@ describe('deliveries log', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-deliveries-legacy-'));
     const line = (n: number) =>
       JSON.stringify({
-        id: `legacy-${n}`, time: new Date(Date.UTC(2026, 10, 21, 0, 0, n)).toISOString(), method: 'POST', path: `/old/${n}`, requestHeaders: {}, requestTruncated: false, requestBytes: 0,
-        status: 200, responseHeaders: {}, durationMs: 1, provider: null, entity: null, verification: null, body: '', responseBody: '',
+        id: `legacy-${n}`,
+        time: new Date(Date.UTC(2026, 10, 21, 0, 0, n)).toISOString(),
+        method: 'POST',
+        path: `/old/${n}`,
+        requestHeaders: {},
+        requestTruncated: false,
+        requestBytes: 0,
+        status: 200,
+        responseHeaders: {},
+        durationMs: 1,
+        provider: null,
+        entity: null,
+        verification: null,
+        body: '',
+        responseBody: '',
       }) + '\n';
     fs.writeFileSync(path.join(dir, 'deliveries-b.ndjson'), line(0) + line(1));
     fs.writeFileSync(path.join(dir, 'deliveries-a.ndjson'), line(2));
     const log = await DeliveryLog.open({ dir });
-    assert.deepEqual(log.list(10).map((d) => d.path), ['/old/2', '/old/1', '/old/0']);
+    assert.deepEqual(
+      log.list(10).map((d) => d.path),
+      ['/old/2', '/old/1', '/old/0'],
+    );
     log.record(delivery(9, 10));
     await log.close();
-    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith('deliveries-a') || f.startsWith('deliveries-b')), []);
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((f) => f.startsWith('deliveries-a') || f.startsWith('deliveries-b')),
+      [],
+    );
     const reopened = await DeliveryLog.open({ dir });
-    assert.deepEqual(reopened.list(10).map((d) => d.path), ['/webhooks/github/e9', '/old/2', '/old/1', '/old/0']);
+    assert.deepEqual(
+      reopened.list(10).map((d) => d.path),
+      ['/webhooks/github/e9', '/old/2', '/old/1', '/old/0'],
+    );
     await reopened.close();
   });
 });

@@ -31,7 +31,11 @@ async function serveFlaky(timers: ManualTimers): Promise<Served> {
 
 /** Stripe's event `id` for `customer`, signed now, sent as `source` names itself (none: a plain curl). */
 async function post(url: string, id: string, customer: string, source?: 'send' | 'replay'): Promise<number> {
-  const request = signedRequest(fixtureOf(stripeEvent(id, id, customer, 'charge.succeeded', {}, `/webhooks/stripe/${customer}`)), { secret: SECRET, base: url, ...(source ? { source } : {}) });
+  const request = signedRequest(fixtureOf(stripeEvent(id, id, customer, 'charge.succeeded', {}, `/webhooks/stripe/${customer}`)), {
+    secret: SECRET,
+    base: url,
+    ...(source ? { source } : {}),
+  });
   const response = await fetch(request.url, { method: 'POST', headers: request.headers, body: request.body });
   await response.arrayBuffer();
   return response.status;
@@ -113,18 +117,34 @@ describe('which deliveries a provider retries', () => {
   it('a 5xx, and an answer later than the provider waits, whatever its status', () => {
     assert.equal(retries.plan({ ...stripe, status: 503, durationMs: 5 })?.retry, 1);
     assert.equal(retries.plan({ ...stripe, status: 200, durationMs: 30_001 })?.retry, 1);
-    assert.equal(retries.plan({ provider: 'slack', requestHeaders: {}, source: { kind: 'replay' }, status: 200, durationMs: 3_001 })?.at, new Date(0).toISOString(), 'Slack retries nearly at once');
+    assert.equal(
+      retries.plan({ provider: 'slack', requestHeaders: {}, source: { kind: 'replay' }, status: 200, durationMs: 3_001 })?.at,
+      new Date(0).toISOString(),
+      'Slack retries nearly at once',
+    );
   });
 
   it('not a 2xx in time, not a 4xx, not after the schedule’s last retry, not a provider with no retries', () => {
     assert.equal(retries.plan({ ...stripe, status: 200, durationMs: 29_000 }), undefined);
     assert.equal(retries.plan({ ...stripe, status: 401, durationMs: 5 }), undefined);
-    assert.equal(retries.plan({ ...stripe, source: { kind: 'retry', of: '00000000-0000-0000-0000-000000000000', retry: 3 }, status: 500, durationMs: 5 }), undefined);
+    assert.equal(
+      retries.plan({ ...stripe, source: { kind: 'retry', of: '00000000-0000-0000-0000-000000000000', retry: 3 }, status: 500, durationMs: 5 }),
+      undefined,
+    );
     assert.equal(retries.plan({ provider: 'twilio', requestHeaders: {}, source: { kind: 'send' }, status: 500, durationMs: 5 }), undefined);
   });
 
   it('finds the provider from its signature header when the worker names none', () => {
-    assert.equal(retries.plan({ provider: null, requestHeaders: { 'X-Shopify-Hmac-Sha256': 'x' }, source: { kind: 'public', name: 'example.ngrok.app' }, status: 500, durationMs: 5 })?.retries, 8);
+    assert.equal(
+      retries.plan({
+        provider: null,
+        requestHeaders: { 'X-Shopify-Hmac-Sha256': 'x' },
+        source: { kind: 'public', name: 'example.ngrok.app' },
+        status: 500,
+        durationMs: 5,
+      })?.retries,
+      8,
+    );
   });
 });
 
@@ -142,12 +162,26 @@ describe('a retry re-signs only what was signed', () => {
     retries.listening(`http://127.0.0.1:${(server.address() as { port: number }).port}`);
     try {
       const attempt = (signature: string | undefined, id: string) => {
-        const request = signedRequest(fixtureOf(stripeEvent(id, id, 'cus_9', 'charge.succeeded', {}, '/webhooks/stripe/cus_9')), { secret: SECRET, base: 'http://127.0.0.1:1' });
+        const request = signedRequest(fixtureOf(stripeEvent(id, id, 'cus_9', 'charge.succeeded', {}, '/webhooks/stripe/cus_9')), {
+          secret: SECRET,
+          base: 'http://127.0.0.1:1',
+        });
         const headers = { ...request.headers, ...(signature !== undefined ? { 'stripe-signature': signature } : {}) };
         const failed = { provider: 'stripe', requestHeaders: headers, source: { kind: 'send' as const }, status: 500, durationMs: 5 };
         const next = retries.plan(failed);
         assert.ok(next, 'a 5xx from a send is planned');
-        const summary = { ...failed, id, time: new Date(timers.now()).toISOString(), method: 'POST', path: '/webhooks/stripe/cus_9', requestTruncated: false, responseHeaders: {}, entity: 'cus_9', verification: null, requestBytes: request.body.length };
+        const summary = {
+          ...failed,
+          id,
+          time: new Date(timers.now()).toISOString(),
+          method: 'POST',
+          path: '/webhooks/stripe/cus_9',
+          requestTruncated: false,
+          responseHeaders: {},
+          entity: 'cus_9',
+          verification: null,
+          requestBytes: request.body.length,
+        };
         retries.schedule(summary, request.body, next);
       };
       attempt(undefined, 'evt_signed');

@@ -36,7 +36,9 @@ async function rawClient(port: number): Promise<{ ask(text: string): Promise<Raw
   const socket = net.connect(port, '127.0.0.1');
   await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
   const key = crypto.randomBytes(16).toString('base64');
-  socket.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Extensions: permessage-deflate\r\n\r\n`);
+  socket.write(
+    `GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Extensions: permessage-deflate\r\n\r\n`,
+  );
   let buffered = Buffer.alloc(0);
   let wake: (() => void) | undefined;
   socket.on('data', (chunk: Buffer) => {

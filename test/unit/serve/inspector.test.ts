@@ -17,12 +17,17 @@ before(async () => {
 after(() => served.stop());
 
 async function post(instance: string, route: 'query' | 'execute', sql: string, params: unknown[] = [], token = TOKEN) {
-  const response = await fetch(`${served.url}/__hookbench/instances/webhook-agent/${instance}/${route}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ sql, params }) });
+  const response = await fetch(`${served.url}/__hookbench/instances/webhook-agent/${instance}/${route}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: JSON.stringify({ sql, params }),
+  });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return { status: response.status, body: (await response.json()) as any };
 }
 
-const webhook = (entity: string, delivery: { body: string; headers: Record<string, string> }) => fetch(`${served.url}/webhooks/github/${entity}`, { method: 'POST', body: delivery.body, headers: delivery.headers });
+const webhook = (entity: string, delivery: { body: string; headers: Record<string, string> }) =>
+  fetch(`${served.url}/webhooks/github/${entity}`, { method: 'POST', body: delivery.body, headers: delivery.headers });
 
 async function history(instance: string): Promise<StateHistoryRow[]> {
   const { body } = await post(instance, 'query', STATE_HISTORY_QUERY, [1000]);
@@ -35,7 +40,10 @@ describe('the Tables node’s schema listing', () => {
     const { status, body } = await post('schema-repo', 'query', TABLE_SCHEMA_SQL);
     assert.equal(status, 200, JSON.stringify(body));
     const tables = tablesFrom(body);
-    assert.deepEqual(tables.map((t) => t.name), ['cf_agents_jobs', 'cf_agents_state', 'events', 'hookbench_state_history']);
+    assert.deepEqual(
+      tables.map((t) => t.name),
+      ['cf_agents_jobs', 'cf_agents_state', 'events', 'hookbench_state_history'],
+    );
     const events = tables.find((t) => t.name === 'events')!;
     assert.deepEqual(events.columns.slice(0, 3), [
       { name: 'id', type: 'TEXT', notNull: false, pk: 1 },
@@ -51,7 +59,13 @@ describe('the state history the timeline reads', () => {
     const issue = githubPush('Acme/Timeline', 'tl-2');
     await webhook('timeline-repo', { body: issue.body, headers: { ...issue.headers, 'x-github-event': 'issues' } });
     const steps = timelineFrom(await history('timeline-repo'));
-    assert.deepEqual(steps.map((s) => [s.eventId, s.eventType]), [['tl-1', 'push'], ['tl-2', 'issues']]);
+    assert.deepEqual(
+      steps.map((s) => [s.eventId, s.eventType]),
+      [
+        ['tl-1', 'push'],
+        ['tl-2', 'issues'],
+      ],
+    );
     assert.deepEqual(steps[0]!.before, { lastEventType: null, lastEventAt: null, stats: { total: 0, byType: {} } });
     assert.deepEqual(steps[1]!.before, steps[0]!.after, 'each step starts where the one before ended');
     assert.deepEqual(
@@ -62,7 +76,9 @@ describe('the state history the timeline reads', () => {
         { kind: 'added', path: ['stats', 'byType', 'issues'], after: 1 },
       ],
     );
-    const details = (await (await fetch(`${served.url}/__hookbench/instances/webhook-agent/timeline-repo`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { state: unknown };
+    const details = (await (
+      await fetch(`${served.url}/__hookbench/instances/webhook-agent/timeline-repo`, { headers: { authorization: `Bearer ${TOKEN}` } })
+    ).json()) as { state: unknown };
     assert.deepEqual(steps[1]!.after, details.state);
   });
 
@@ -73,7 +89,11 @@ describe('the state history the timeline reads', () => {
     assert.equal((await history('kept-repo')).length, 1, 'the duplicate stored nothing');
     for (const id of ['kept-2', 'kept-3', 'kept-4', 'kept-5']) await webhook('kept-repo', githubPush('Acme/Kept', id));
     const rows = await history('kept-repo');
-    assert.deepEqual(rows.map((r) => r.event_id), ['kept-3', 'kept-4', 'kept-5'], 'retention 3 applies to the history too');
+    assert.deepEqual(
+      rows.map((r) => r.event_id),
+      ['kept-3', 'kept-4', 'kept-5'],
+      'retention 3 applies to the history too',
+    );
     const events = await post('kept-repo', 'query', 'SELECT count(*) FROM events');
     assert.equal(events.body.rows[0][0], 3);
   });

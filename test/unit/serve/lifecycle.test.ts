@@ -52,7 +52,10 @@ describe('reload', () => {
       const closed = new Promise<number>((resolve) => client.socket.once('close', (code) => resolve(code)));
       assert.equal(await (await fetch(`${served.url}/agents/counter-agent/r`, { method: 'POST', body: 'a' })).text(), '1');
       const file = path.join(root, 'src', 'index.ts');
-      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('return new Response(String(this.state.count));', "return new Response('v2:' + this.state.count);"));
+      fs.writeFileSync(
+        file,
+        fs.readFileSync(file, 'utf8').replace('return new Response(String(this.state.count));', "return new Response('v2:' + this.state.count);"),
+      );
       const deadline = Date.now() + 10_000;
       let text = '';
       while (!text.startsWith('v2:') && Date.now() < deadline) {
@@ -109,7 +112,11 @@ describe('exit with the parent', () => {
   it('stops gracefully when its stdin closes (the extension host went away)', async () => {
     const { spawn } = await import('node:child_process');
     const data = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-parent-'));
-    const child = spawn(process.execPath, [path.join(projectRoot(), 'dist', 'cli.js'), 'serve', '--port', '0', '--render-port', '0', '--data', data, '--exit-with-parent'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [path.join(projectRoot(), 'dist', 'cli.js'), 'serve', '--port', '0', '--render-port', '0', '--data', data, '--exit-with-parent'],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     await new Promise<void>((resolve) => child.stdout.on('data', (c: Buffer) => c.toString().includes('listening on') && resolve()));

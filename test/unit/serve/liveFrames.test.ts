@@ -33,7 +33,10 @@ describe('live feed frames', () => {
     }
     await timers.advance(LIVE_BATCH_MS);
     const sent = frames.slice(1).map(parseLiveFrame);
-    assert.deepEqual(sent.flat(), Array.from({ length: 200 }, (_, n) => state(n)));
+    assert.deepEqual(
+      sent.flat(),
+      Array.from({ length: 200 }, (_, n) => state(n)),
+    );
     assert.ok(sent.length <= 1000 / LIVE_BATCH_MS + 1 && sent.length >= 1000 / LIVE_BATCH_MS - 1, `${sent.length} frames`);
     // Quiet again for longer than the interval: the next one goes at once.
     await timers.advance(LIVE_BATCH_MS * 2);

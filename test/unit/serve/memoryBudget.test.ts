@@ -18,17 +18,27 @@ describe('serve --memory-budget', () => {
     const data = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-budget-serve-'));
     const worker = path.join(projectRoot(), 'test', 'fixtures', 'workers', 'counter', 'src', 'index.ts');
     // About two counter instances fit in 1 MiB (instanceSleeper.ts, INSTANCE_OVERHEAD_BYTES).
-    const server = await startServe(['--worker', worker, '--data', data, '--no-watch', '--no-render', '--memory-budget', '1'], { HOOKBENCH_ADMIN_TOKEN: TOKEN });
+    const server = await startServe(['--worker', worker, '--data', data, '--no-watch', '--no-render', '--memory-budget', '1'], {
+      HOOKBENCH_ADMIN_TOKEN: TOKEN,
+    });
     try {
       const names = Array.from({ length: ENTITIES }, (_, i) => `entity-${i}`);
       for (let round = 0; round < ROUNDS; round++) {
-        const answers = await Promise.all(names.map(async (name) => {
-          const response = await fetch(`${server.url}/agents/counter-agent/${name}`, { method: 'POST', body: `r${round}` });
-          return [response.status, await response.text()];
-        }));
-        assert.deepEqual(answers, names.map(() => [200, String(round + 1)]), `round ${round}: every push answered with its count`);
+        const answers = await Promise.all(
+          names.map(async (name) => {
+            const response = await fetch(`${server.url}/agents/counter-agent/${name}`, { method: 'POST', body: `r${round}` });
+            return [response.status, await response.text()];
+          }),
+        );
+        assert.deepEqual(
+          answers,
+          names.map(() => [200, String(round + 1)]),
+          `round ${round}: every push answered with its count`,
+        );
       }
-      const listed = (await (await fetch(`${server.url}/__hookbench/instances`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { instances: { name: string; awake: boolean }[] };
+      const listed = (await (await fetch(`${server.url}/__hookbench/instances`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+        instances: { name: string; awake: boolean }[];
+      };
       const awake = listed.instances.filter((i) => i.awake).length;
       assert.ok(awake <= ENTITIES / 4, `most instances are asleep (${awake} of ${ENTITIES} awake)`);
       for (const name of names) {

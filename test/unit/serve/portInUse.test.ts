@@ -16,12 +16,17 @@ describe('serve on a port in use', () => {
     const { port } = holder.address() as AddressInfo;
     try {
       const data = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-port-'));
-      const child = spawn(process.execPath, [path.join(projectRoot(), 'dist', 'cli.js'), 'serve', '--port', String(port), '--no-render', '--data', data], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [path.join(projectRoot(), 'dist', 'cli.js'), 'serve', '--port', String(port), '--no-render', '--data', data], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
       assert.equal(code, 1);
-      const lines = stderr.trim().split('\n').filter((line) => !/ info /.test(line));
+      const lines = stderr
+        .trim()
+        .split('\n')
+        .filter((line) => !/ info /.test(line));
       assert.deepEqual(lines, [`hookbench: port ${port} on 127.0.0.1 is in use by another program: choose another with --port (--port 0 picks a free one)`]);
       assert.doesNotMatch(stderr, /\n\s+at /);
     } finally {

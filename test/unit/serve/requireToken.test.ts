@@ -55,7 +55,7 @@ describe('serve --require-token', () => {
     assert.equal((await fetch(`${url}/webhooks/github/acme`, { method: 'POST', body: '{}' })).status, 200);
   });
 
-  it('asks no token for the data folder lock\'s proof, which only a reader of the lock can use, and only for it', async () => {
+  it("asks no token for the data folder lock's proof, which only a reader of the lock can use, and only for it", async () => {
     const url = await unverifiedReceiver(TOKEN);
     // This receiver has no admin API: what answers is the echo worker, past the access check.
     const proof = await fetch(`${url}/__hookbench/lock/confirm`, { method: 'POST', body: JSON.stringify({ challenge: 'a'.repeat(64) }) });

@@ -28,10 +28,24 @@ describe('the agents SDK client (AgentClient from the npm package) against hookb
     const { AgentClient } = (await import('agents/client')) as typeof AgentClientModule;
     const host = new URL(server.url).host;
     const updates: unknown[] = [];
-    const client = new AgentClient({ agent: 'counter-agent', name: 'sdk-room', host, protocol: 'ws', WebSocket: WebSocket as never, onStateUpdate: (state: unknown, source: string) => updates.push([state, source]) });
+    const client = new AgentClient({
+      agent: 'counter-agent',
+      name: 'sdk-room',
+      host,
+      protocol: 'ws',
+      WebSocket: WebSocket as never,
+      onStateUpdate: (state: unknown, source: string) => updates.push([state, source]),
+    });
     // The watcher's state updates as an event: `stateSeen` looks at each one.
     let stateSeen = (): void => undefined;
-    const watcher = new AgentClient({ agent: 'counter-agent', name: 'sdk-room', host, protocol: 'ws', WebSocket: WebSocket as never, onStateUpdate: () => stateSeen() });
+    const watcher = new AgentClient({
+      agent: 'counter-agent',
+      name: 'sdk-room',
+      host,
+      protocol: 'ws',
+      WebSocket: WebSocket as never,
+      onStateUpdate: () => stateSeen(),
+    });
     try {
       await client.ready;
       await watcher.ready;

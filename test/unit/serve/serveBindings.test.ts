@@ -60,8 +60,14 @@ async function serveWorker(): Promise<ServeProcess> {
   fs.writeFileSync(path.join(folder, 'worker.ts'), WORKER);
   fs.writeFileSync(path.join(folder, '.dev.vars'), 'OVERRIDDEN=dev vars\nSECRET=s3cret\n');
   const server = await startServe([
-    '--worker', path.join(folder, 'worker.ts'), '--config', path.join(folder, 'wrangler.json'),
-    '--data', path.join(folder, 'data'), '--no-watch', '--no-render',
+    '--worker',
+    path.join(folder, 'worker.ts'),
+    '--config',
+    path.join(folder, 'wrangler.json'),
+    '--data',
+    path.join(folder, 'data'),
+    '--no-watch',
+    '--no-render',
   ]);
   running.push(server);
   return server;

@@ -91,7 +91,10 @@ describe('the sink’s per-capture cap', () => {
     const answer = await postExpectingContinue('/__hookbench/sink/declared', Buffer.alloc(CAP + 1, 'x'));
     assert.equal(answer.status, 413, answer.body);
     assert.equal(answer.continued, false, 'the client was never told to send the body');
-    assert.equal(JSON.parse(answer.body).error, `the sink keeps captures of at most ${CAP} bytes (64 KiB): this body declares ${CAP + 1} bytes, so it was not captured`);
+    assert.equal(
+      JSON.parse(answer.body).error,
+      `the sink keeps captures of at most ${CAP} bytes (64 KiB): this body declares ${CAP + 1} bytes, so it was not captured`,
+    );
     assert.deepEqual((await list('sink/declared')).captures, []);
   });
 
@@ -106,7 +109,9 @@ describe('the sink’s per-capture cap', () => {
     assert.equal(answer.status, 413, answer.body);
     assert.match(JSON.parse(answer.body).error, /^the sink keeps captures of at most 65536 bytes \(64 KiB\): this body is larger, so it was not captured$/);
     assert.deepEqual((await list('sink/chunked')).captures, []);
-    const deliveries = (await (await fetch(`${served.url}/__hookbench/deliveries`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { deliveries: { path: string; status: number; requestBytes: number }[] };
+    const deliveries = (await (await fetch(`${served.url}/__hookbench/deliveries`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+      deliveries: { path: string; status: number; requestBytes: number }[];
+    };
     const refused = deliveries.deliveries.find((d) => d.path === '/__hookbench/sink/chunked');
     assert.deepEqual(refused && [refused.status, refused.requestBytes], [413, 0], 'the deliveries log keeps the refusal, not the body');
   });
@@ -136,7 +141,11 @@ describe('the sink’s total budget', () => {
     live.close();
 
     const after = await list();
-    assert.deepEqual(after.captures.map((c) => c.id), ids.slice(4).reverse(), 'the newest four, newest first');
+    assert.deepEqual(
+      after.captures.map((c) => c.id),
+      ids.slice(4).reverse(),
+      'the newest four, newest first',
+    );
     const held = after.captures.reduce((sum, c) => sum + Buffer.from(c.bodyBase64, 'base64').length + Buffer.byteLength(JSON.stringify(c.headers)), 0);
     assert.ok(held <= BUDGET, `${held} bytes held, over the ${BUDGET} budget`);
     assert.equal(after.dropped, 4);
@@ -151,7 +160,11 @@ describe('the sink’s total budget', () => {
     await served.stop();
     served = await serveDefaultWorker({ adminToken: TOKEN, dataDir, sinkLimits: { maxCaptureBytes: CAP, maxTotalBytes: 128 * 1024 } });
     const after = await list();
-    assert.deepEqual(after.captures.map((c) => c.id), before.captures.slice(0, 2).map((c) => c.id), 'the newest two fit 128 KiB');
+    assert.deepEqual(
+      after.captures.map((c) => c.id),
+      before.captures.slice(0, 2).map((c) => c.id),
+      'the newest two fit 128 KiB',
+    );
     assert.equal(after.dropped, before.dropped + before.captures.length - 2);
   });
 });
@@ -162,14 +175,27 @@ describe('a sink an earlier version filled', () => {
     const sql = await loadSqlJs();
     // The table as earlier versions made it: no byte counts, bounded only by a thousand captures.
     const old = await DurableDatabase.open({ sql, dir });
-    old.exec('CREATE TABLE IF NOT EXISTS captures (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, sink TEXT NOT NULL, time TEXT NOT NULL, headers TEXT NOT NULL, body BLOB NOT NULL, verification TEXT)');
-    for (let i = 0; i < 40; i++) old.exec('INSERT INTO captures (id, sink, time, headers, body, verification) VALUES (?, ?, ?, ?, ?, NULL)', [`old-${i}`, 'chat', new Date(i).toISOString(), '{}', new Uint8Array(64 * 1024)]);
+    old.exec(
+      'CREATE TABLE IF NOT EXISTS captures (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, sink TEXT NOT NULL, time TEXT NOT NULL, headers TEXT NOT NULL, body BLOB NOT NULL, verification TEXT)',
+    );
+    for (let i = 0; i < 40; i++)
+      old.exec('INSERT INTO captures (id, sink, time, headers, body, verification) VALUES (?, ?, ?, ?, ?, NULL)', [
+        `old-${i}`,
+        'chat',
+        new Date(i).toISOString(),
+        '{}',
+        new Uint8Array(64 * 1024),
+      ]);
     await old.close();
     assert.ok(fs.statSync(path.join(dir, 'db.snapshot')).size > 40 * 64 * 1024);
 
     const sink = await Sink.open(sql, dir, { maxCaptureBytes: CAP, maxTotalBytes: BUDGET });
     const { captures, dropped } = sink.list(undefined, 100);
-    assert.deepEqual(captures.map((c) => c.id), ['old-39', 'old-38', 'old-37'], 'the newest that fit 256 KiB with their headers');
+    assert.deepEqual(
+      captures.map((c) => c.id),
+      ['old-39', 'old-38', 'old-37'],
+      'the newest that fit 256 KiB with their headers',
+    );
     assert.equal(dropped, 37);
     await sink.close();
     const size = fs.statSync(path.join(dir, 'db.snapshot')).size;

@@ -64,9 +64,14 @@ describe('stack traces of the user worker', () => {
       const body = await response.text();
       assert.match(body, new RegExp(`^Error: kaboom\\n\\s+at fail \\(src/index\\.ts:${THROW_LINE}:9\\)`), body);
       assert.match(body, /at Object.fetchHandler \[as fetch\] \(src\/index\.ts:9:33\)/);
-      assert.ok(served.logs.some((line) => line.includes(`src/index.ts:${THROW_LINE}:9`)), 'the log names the source line too');
+      assert.ok(
+        served.logs.some((line) => line.includes(`src/index.ts:${THROW_LINE}:9`)),
+        'the log names the source line too',
+      );
       const exceptions = served.logs.map((line) => parseWorkerException(parseLogLine(line)?.message ?? '')).filter((e) => e !== undefined);
-      assert.deepEqual(exceptions, [{ method: 'GET', path: '/boom', message: 'kaboom', location: { file: path.join(root, 'src', 'index.ts'), line: THROW_LINE, column: 9 } }]);
+      assert.deepEqual(exceptions, [
+        { method: 'GET', path: '/boom', message: 'kaboom', location: { file: path.join(root, 'src', 'index.ts'), line: THROW_LINE, column: 9 } },
+      ]);
       assert.deepEqual(statuses(served), [{ state: 'ok' }]);
     } finally {
       await served.stop();
@@ -76,7 +81,15 @@ describe('stack traces of the user worker', () => {
   it('maps the stack under hookbench serve --worker, the real process', async () => {
     const root = project();
     const data = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-errors-data-'));
-    const server = await startServe(['--worker', path.join(root, 'src', 'index.ts'), '--config', path.join(root, 'wrangler.jsonc'), '--data', data, '--no-render']);
+    const server = await startServe([
+      '--worker',
+      path.join(root, 'src', 'index.ts'),
+      '--config',
+      path.join(root, 'wrangler.jsonc'),
+      '--data',
+      data,
+      '--no-render',
+    ]);
     try {
       const body = await (await fetch(`${server.url}/boom`)).text();
       assert.match(body, new RegExp(`at fail \\(src/index\\.ts:${THROW_LINE}:9\\)`), body);
@@ -93,7 +106,13 @@ describe('stack traces of the user worker', () => {
     const prebuilt = path.join(root, 'bundle.mjs');
     fs.writeFileSync(prebuilt, (await bundleWorker(esbuild, entry, buildSettings({ config: undefined }))).code);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-errors-data-'));
-    const server = await startInProcess({ host: '127.0.0.1', port: 0, dataDir, logger: lineLogger(() => undefined), worker: { entry, prebuilt, config: undefined, secrets: {}, watch: false } });
+    const server = await startInProcess({
+      host: '127.0.0.1',
+      port: 0,
+      dataDir,
+      logger: lineLogger(() => undefined),
+      worker: { entry, prebuilt, config: undefined, secrets: {}, watch: false },
+    });
     try {
       const body = await (await fetch(`${server.url}/boom`)).text();
       assert.match(body, new RegExp(`at fail \\(.*src/index\\.ts:${THROW_LINE}:9\\)`), body);
@@ -117,14 +136,24 @@ describe('handlers the platform calls', () => {
 `);
     fs.writeFileSync(
       path.join(root, 'wrangler.jsonc'),
-      JSON.stringify({ name: 'errors', main: 'src/index.ts', compatibility_date: '2025-06-01', queues: { producers: [{ binding: 'JOBS', queue: 'jobs' }], consumers: [{ queue: 'jobs', max_batch_size: 1, max_batch_timeout: 0, max_retries: 0 }] } }),
+      JSON.stringify({
+        name: 'errors',
+        main: 'src/index.ts',
+        compatibility_date: '2025-06-01',
+        queues: { producers: [{ binding: 'JOBS', queue: 'jobs' }], consumers: [{ queue: 'jobs', max_batch_size: 1, max_batch_timeout: 0, max_retries: 0 }] },
+      }),
     );
     const served = await serveFixture('errors', { root });
     try {
       assert.equal(await (await fetch(`${served.url}/`)).text(), 'queued');
       const exceptions = () => served.logs.map((line) => parseWorkerException(parseLogLine(line)?.message ?? '')).filter((e) => e !== undefined);
       await until('the queue() exception report', () => exceptions().length > 0, served);
-      assert.deepEqual(exceptions()[0], { method: 'queue()', path: 'jobs', message: 'cannot run 1 job', location: { file: path.join(root, 'src', 'index.ts'), line: 7, column: 11 } });
+      assert.deepEqual(exceptions()[0], {
+        method: 'queue()',
+        path: 'jobs',
+        message: 'cannot run 1 job',
+        location: { file: path.join(root, 'src', 'index.ts'), line: 7, column: 11 },
+      });
     } finally {
       await served.stop();
     }
@@ -150,7 +179,10 @@ describe('build and load failures of the user worker', () => {
 
       fs.writeFileSync(file, WORKER.replace("return new Response('ok');", "return new Response('fixed');"));
       await until('the recovery', () => statuses(served).at(-1)?.state === 'ok' && statuses(served).length === 3, served);
-      assert.deepEqual(statuses(served).map((s) => s.state), ['ok', 'failed', 'ok']);
+      assert.deepEqual(
+        statuses(served).map((s) => s.state),
+        ['ok', 'failed', 'ok'],
+      );
       assert.equal(await (await fetch(`${served.url}/`)).text(), 'fixed');
     } finally {
       await served.stop();
@@ -158,30 +190,44 @@ describe('build and load failures of the user worker', () => {
   });
 
   it('reports a worker whose top level throws as a load problem at its source line, and refuses to start', async () => {
-    const root = project(`const limit: number = Number('x');\nif (Number.isNaN(limit)) throw new Error('LIMIT is not a number');\nexport default { fetch: () => new Response('ok') };\n`);
+    const root = project(
+      `const limit: number = Number('x');\nif (Number.isNaN(limit)) throw new Error('LIMIT is not a number');\nexport default { fetch: () => new Response('ok') };\n`,
+    );
     const data = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-errors-data-'));
-    await assert.rejects(startServe(['--worker', path.join(root, 'src', 'index.ts'), '--config', path.join(root, 'wrangler.jsonc'), '--data', data, '--no-render']), (error: Error) => {
-      const line = error.message.split('\n').find((l) => l.includes('[worker] status'));
-      const status = parseWorkerStatus(parseLogLine(line ?? '')?.message ?? '');
-      assert.deepEqual(status, {
-        state: 'failed',
-        serving: 'none',
-        problems: [{ kind: 'load', message: 'LIMIT is not a number', location: { file: path.join(root, 'src', 'index.ts'), line: 2, column: 32 } }],
-      });
-      return true;
-    });
+    await assert.rejects(
+      startServe(['--worker', path.join(root, 'src', 'index.ts'), '--config', path.join(root, 'wrangler.jsonc'), '--data', data, '--no-render']),
+      (error: Error) => {
+        const line = error.message.split('\n').find((l) => l.includes('[worker] status'));
+        const status = parseWorkerStatus(parseLogLine(line ?? '')?.message ?? '');
+        assert.deepEqual(status, {
+          state: 'failed',
+          serving: 'none',
+          problems: [{ kind: 'load', message: 'LIMIT is not a number', location: { file: path.join(root, 'src', 'index.ts'), line: 2, column: 32 } }],
+        });
+        return true;
+      },
+    );
   });
 });
 
 describe('the worker problems contract', () => {
   it('reads back what serve writes, and nothing malformed', async () => {
     const { workerStatusMessage, workerExceptionMessage } = await import('../../../src/core/contract/workerProblems');
-    const status: WorkerStatus = { state: 'failed', serving: 'previous', problems: [{ kind: 'build', message: 'Expected ";"', location: { file: '/p/src/index.ts', line: 3, column: 7 } }] };
+    const status: WorkerStatus = {
+      state: 'failed',
+      serving: 'previous',
+      problems: [{ kind: 'build', message: 'Expected ";"', location: { file: '/p/src/index.ts', line: 3, column: 7 } }],
+    };
     assert.deepEqual(parseWorkerStatus(workerStatusMessage(status)), status);
     assert.deepEqual(parseWorkerStatus(workerStatusMessage({ state: 'ok' })), { state: 'ok' });
     const exception = { method: 'POST', path: '/webhooks/github', message: 'boom' };
     assert.deepEqual(parseWorkerException(workerExceptionMessage(exception)), exception);
-    assert.equal(parseWorkerStatus('[worker] status {"state":"failed","serving":"previous","problems":[{"kind":"build","message":"x","location":{"file":"/a","line":0,"column":1}}]}'), undefined);
+    assert.equal(
+      parseWorkerStatus(
+        '[worker] status {"state":"failed","serving":"previous","problems":[{"kind":"build","message":"x","location":{"file":"/a","line":0,"column":1}}]}',
+      ),
+      undefined,
+    );
     assert.equal(parseWorkerStatus('[worker] status {not json'), undefined);
     assert.equal(parseWorkerException('[worker] exception {"method":"GET"}'), undefined);
     assert.equal(parseWorkerStatus('[worker] reloaded after a source change'), undefined);

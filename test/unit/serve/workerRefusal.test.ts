@@ -15,7 +15,10 @@ import { projectRoot } from '../helpers/serveWorker';
 /** Runs `hookbench serve` on `folder`'s worker and resolves with its exit code and stderr once it exits. */
 function serveUntilExit(folder: string, args: string[]): Promise<{ code: number | string; stderr: string; stdout: string }> {
   const cli = path.join(projectRoot(), 'dist', 'cli.js');
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--no-render', '--data', path.join(folder, '.hookbench'), ...args], { cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--no-render', '--data', path.join(folder, '.hookbench'), ...args], {
+    cwd: folder,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   let stdout = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
@@ -27,7 +30,10 @@ function serveUntilExit(folder: string, args: string[]): Promise<{ code: number 
 
 /** What serve said for a person to read: its lines but the structured status the extension reads (contract/workerProblems.ts). */
 function userLines(stderr: string): string[] {
-  return stderr.trim().split('\n').filter((line) => !parseWorkerStatus(parseLogLine(line)?.message ?? ''));
+  return stderr
+    .trim()
+    .split('\n')
+    .filter((line) => !parseWorkerStatus(parseLogLine(line)?.message ?? ''));
 }
 
 function project(files: Record<string, string>): string {
@@ -39,7 +45,8 @@ function project(files: Record<string, string>): string {
   return folder;
 }
 
-const config = (extra = '') => `{ "name": "mail", "main": "src/server.ts", "compatibility_date": "2026-05-01", "durable_objects": { "bindings": [{ "name": "Inbox", "class_name": "Inbox" }] }${extra} }`;
+const config = (extra = '') =>
+  `{ "name": "mail", "main": "src/server.ts", "compatibility_date": "2026-05-01", "durable_objects": { "bindings": [{ "name": "Inbox", "class_name": "Inbox" }] }${extra} }`;
 const worker = [
   "import { Agent, routeAgentRequest } from 'agents';",
   "import { createAddressBasedEmailResolver } from 'agents/email';",
@@ -57,7 +64,10 @@ describe('a worker Hookbench cannot run', () => {
         assert.doesNotMatch(stdout, /listening on/);
         const lines = userLines(stderr);
         assert.equal(lines.length, 1, stderr);
-        assert.match(lines[0]!, /^hookbench: the worker imports "agents\/email", which Hookbench does not emulate yet; nearest supported: .+; or run the worker under `wrangler dev` and attach the Hookbench explorer/);
+        assert.match(
+          lines[0]!,
+          /^hookbench: the worker imports "agents\/email", which Hookbench does not emulate yet; nearest supported: .+; or run the worker under `wrangler dev` and attach the Hookbench explorer/,
+        );
       } finally {
         fs.rmSync(folder, { recursive: true, force: true });
       }
@@ -65,12 +75,18 @@ describe('a worker Hookbench cannot run', () => {
   }
 
   it('with "assets" but no "directory" (a Vite plugin config) exits 1 with one line saying what to build', async () => {
-    const folder = project({ 'wrangler.jsonc': config(', "assets": { "not_found_handling": "single-page-application" }'), 'src/server.ts': worker.replace(/^.*agents\/email.*$/m, 'const createAddressBasedEmailResolver = 0;') });
+    const folder = project({
+      'wrangler.jsonc': config(', "assets": { "not_found_handling": "single-page-application" }'),
+      'src/server.ts': worker.replace(/^.*agents\/email.*$/m, 'const createAddressBasedEmailResolver = 0;'),
+    });
     try {
       const { code, stderr } = await serveUntilExit(folder, ['--worker', 'src/server.ts']);
       assert.equal(code, 1);
       assert.equal(userLines(stderr).length, 1, stderr);
-      assert.match(stderr, /"assets" has no "directory" \(wrangler dev refuses this too: the Cloudflare Vite plugin fills it in from its build\); build the client/);
+      assert.match(
+        stderr,
+        /"assets" has no "directory" \(wrangler dev refuses this too: the Cloudflare Vite plugin fills it in from its build\); build the client/,
+      );
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }
@@ -89,7 +105,10 @@ describe('a worker Hookbench cannot run', () => {
       const { code, stderr } = await serveUntilExit(folder, ['--worker', 'src/server.ts']);
       assert.equal(code, 1);
       assert.equal(userLines(stderr).length, 1, stderr);
-      assert.match(userLines(stderr)[0]!, /^hookbench: the worker calls addMcpServer\(\) \(the SDK's MCP client\), which Hookbench does not emulate yet; nearest supported: .+; or run the worker under `wrangler dev`/);
+      assert.match(
+        userLines(stderr)[0]!,
+        /^hookbench: the worker calls addMcpServer\(\) \(the SDK's MCP client\), which Hookbench does not emulate yet; nearest supported: .+; or run the worker under `wrangler dev`/,
+      );
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }
@@ -98,7 +117,13 @@ describe('a worker Hookbench cannot run', () => {
   it('names no method the emulation has: emulating one makes its refusal disappear', () => {
     const code = 'await this.runWorkflow("W", {});';
     assert.match(unemulatedCallMessage(code, () => false) ?? '', /calls runWorkflow\(\)/);
-    assert.equal(unemulatedCallMessage(code, (method) => method === 'runWorkflow'), undefined);
-    assert.equal(unemulatedCallMessage('const runWorkflow = 1; // mentions addMcpServer', () => false), undefined);
+    assert.equal(
+      unemulatedCallMessage(code, (method) => method === 'runWorkflow'),
+      undefined,
+    );
+    assert.equal(
+      unemulatedCallMessage('const runWorkflow = 1; // mentions addMcpServer', () => false),
+      undefined,
+    );
   });
 });

@@ -11,7 +11,14 @@ const received: DeliveryDetails = {
   time: '2026-11-25T10:00:00.000Z',
   method: 'POST',
   path: '/webhooks/github/acme',
-  requestHeaders: { Host: '127.0.0.1:8787', 'Content-Type': 'application/json', 'X-GitHub-Event': 'push', 'X-GitHub-Delivery': 'g-1', 'X-Hub-Signature-256': 'sha256=abc', 'Content-Length': '30' },
+  requestHeaders: {
+    Host: '127.0.0.1:8787',
+    'Content-Type': 'application/json',
+    'X-GitHub-Event': 'push',
+    'X-GitHub-Delivery': 'g-1',
+    'X-Hub-Signature-256': 'sha256=abc',
+    'Content-Length': '30',
+  },
   requestTruncated: false,
   status: 200,
   responseHeaders: {},
@@ -29,7 +36,13 @@ describe('Edit & Resend', () => {
   it('drafts the body as pretty JSON with the headers a new send keeps, to the provider’s route', () => {
     const { meta, body } = draftOf(received, 'http://127.0.0.1:8787');
     assert.equal(body, '{\n  "ref": "main",\n  "pusher": {\n    "name": "zoe"\n  }\n}');
-    assert.deepEqual(meta, { provider: 'github', event: 'push', entity: 'acme', headers: { 'content-type': 'application/json', 'x-github-delivery': 'g-1', 'x-github-event': 'push' }, url: undefined });
+    assert.deepEqual(meta, {
+      provider: 'github',
+      event: 'push',
+      entity: 'acme',
+      headers: { 'content-type': 'application/json', 'x-github-delivery': 'g-1', 'x-github-event': 'push' },
+      url: undefined,
+    });
   });
 
   it('sends one that came on another path back to that path', () => {

@@ -70,7 +70,13 @@ describe("the seed's error table", () => {
   it('a rejected request (401, 400, 405) creates no instance: nothing in the namespace, nothing on disk', async () => {
     const instances = () => served.server.worker.runtime().then((runtime) => runtime.namespaces.flatMap((n) => n.instanceNames()));
     const delivery = githubPush('Acme/Rejected', 'rejected-1');
-    const forged = signed('github', delivery.body, { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'rejected-2' }, undefined, 'forged');
+    const forged = signed(
+      'github',
+      delivery.body,
+      { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'rejected-2' },
+      undefined,
+      'forged',
+    );
     const broken = signed('github', '{"broken": ', { 'x-github-event': 'push', 'x-github-delivery': 'rejected-3' });
     const answers = [
       (await post('/webhooks/github/never-forged', forged)).status,
@@ -81,7 +87,8 @@ describe("the seed's error table", () => {
     ];
     assert.deepEqual(answers, [401, 401, 401, 400, 405]);
     const names = await instances();
-    for (const name of ['never-forged', 'acme-rejected', 'never-unsigned', 'never-broken', 'never-get']) assert.ok(!names.includes(name), `${name} was created`);
+    for (const name of ['never-forged', 'acme-rejected', 'never-unsigned', 'never-broken', 'never-get'])
+      assert.ok(!names.includes(name), `${name} was created`);
     const onDisk = fs.readdirSync(served.dataDir, { recursive: true, encoding: 'utf8' });
     assert.ok(!onDisk.some((f) => f.includes('never-') || f.includes('acme-rejected')), JSON.stringify(onDisk));
   });
@@ -93,7 +100,7 @@ describe("the seed's error table", () => {
     assert.equal((await post('/webhooks/acme%2Foneagent', githubPush('Acme/OneAgent', 'one-3'))).status, 200);
     const names = (await instances()).filter((n) => /oneagent/i.test(n));
     assert.deepEqual(names, ['acme-oneagent']);
-    assert.equal((await rpc('acme-oneagent', 'getEvents', [10]) as unknown[]).length, 3);
+    assert.equal(((await rpc('acme-oneagent', 'getEvents', [10])) as unknown[]).length, 3);
   });
 
   it('keeps the case of Stripe customer ids everywhere: cus_AbC and cus_abc are two customers', async () => {
@@ -103,7 +110,7 @@ describe("the seed's error table", () => {
     assert.equal((await post('/webhooks/stripe', stripeInvoice('cus_abc'))).status, 200);
     const names = (await instances()).filter((n) => /^cus_abc$/i.test(n)).sort();
     assert.deepEqual(names, ['cus_AbC', 'cus_abc']);
-    assert.equal((await rpc('cus_AbC', 'getEvents', [10]) as unknown[]).length, 2);
+    assert.equal(((await rpc('cus_AbC', 'getEvents', [10])) as unknown[]).length, 2);
   });
 
   it('404 Not found for anything that is not a route', async () => {
@@ -139,9 +146,18 @@ describe('routes', () => {
     assert.equal((await post('/webhooks/github', githubPush('Acme/From-Payload', 'r2'))).status, 200);
     assert.equal((await post('/webhooks/detected-entity', githubPush('Acme/Detected', 'r3'))).status, 200);
     // GitHub names ignore case: the path's Path-Entity is the payload route's path-entity.
-    assert.deepEqual(((await rpc('path-entity', 'getEvents', [])) as { id: string }[]).map((e) => e.id), ['r1']);
-    assert.deepEqual(((await rpc('acme-from-payload', 'getEvents', [])) as { id: string }[]).map((e) => e.id), ['r2']);
-    assert.deepEqual(((await rpc('detected-entity', 'getEvents', [])) as { id: string }[]).map((e) => e.id), ['r3']);
+    assert.deepEqual(
+      ((await rpc('path-entity', 'getEvents', [])) as { id: string }[]).map((e) => e.id),
+      ['r1'],
+    );
+    assert.deepEqual(
+      ((await rpc('acme-from-payload', 'getEvents', [])) as { id: string }[]).map((e) => e.id),
+      ['r2'],
+    );
+    assert.deepEqual(
+      ((await rpc('detected-entity', 'getEvents', [])) as { id: string }[]).map((e) => e.id),
+      ['r3'],
+    );
   });
 
   it('keeps hostile entity names inside the data folder', async () => {
@@ -269,7 +285,10 @@ describe('dedup, retention and secrets', () => {
       await client.waitForFrames(3);
       client.send('{"type":"rpc","id":"r","method":"getEvents","args":[50]}');
       await client.waitForFrames(4);
-      assert.deepEqual((JSON.parse(client.frames[3]!).result as { id: string }[]).map((e) => e.id), ['new', 'recent']);
+      assert.deepEqual(
+        (JSON.parse(client.frames[3]!).result as { id: string }[]).map((e) => e.id),
+        ['new', 'recent'],
+      );
       await client.close();
     } finally {
       mock.timers.reset();
@@ -280,15 +299,23 @@ describe('dedup, retention and secrets', () => {
 
 describe('receiver limits', () => {
   it('answers 413 for a body over the limit, and keeps serving', async () => {
-    const big = signed('github', JSON.stringify({ repository: { full_name: 'A/B' }, blob: 'x'.repeat(100 * 1024) }), { 'x-github-event': 'push', 'x-github-delivery': 'big' });
-    const response = await fetch(`${served.url}/webhooks/github/big`, { method: 'POST', body: big.body, headers: big.headers }).catch((error: unknown) => error);
+    const big = signed('github', JSON.stringify({ repository: { full_name: 'A/B' }, blob: 'x'.repeat(100 * 1024) }), {
+      'x-github-event': 'push',
+      'x-github-delivery': 'big',
+    });
+    const response = await fetch(`${served.url}/webhooks/github/big`, { method: 'POST', body: big.body, headers: big.headers }).catch(
+      (error: unknown) => error,
+    );
     // The receiver answers 413 and closes the connection without reading the rest of the body: the
     // client reads the answer, or — when the close reaches it while it still sends (a reset drops
     // what it had not read) — sees the connection closed. Either way the answer was 413, never a
     // delivery, and the receiver said so before the client saw anything.
     if (response instanceof Response) assert.equal(response.status, 413);
     else assert.ok(response instanceof TypeError && response.message === 'fetch failed', `a 413 or the connection closed, not ${String(response)}`);
-    assert.ok(served.logs.some((l) => l.includes('POST /webhooks/github/big: Payload Too Large')), served.logs.join('\n'));
+    assert.ok(
+      served.logs.some((l) => l.includes('POST /webhooks/github/big: Payload Too Large')),
+      served.logs.join('\n'),
+    );
     assert.equal((await post('/webhooks/github/after-big', githubPush())).status, 200);
   });
 });

@@ -44,18 +44,33 @@ export function githubPush(repo = 'Acme/Widgets', delivery = `d-${Math.random().
 }
 
 export function stripeInvoice(customer: string | null = 'cus_123', id = `evt_${Math.random().toString(36).slice(2)}`): Delivery {
-  const object = customer === null ? { object: 'invoice', id: 'in_1' } : { object: 'invoice', id: 'in_1', customer, amount_paid: 1999, currency: 'usd', customer_email: 'ana@example.com' };
+  const object =
+    customer === null
+      ? { object: 'invoice', id: 'in_1' }
+      : { object: 'invoice', id: 'in_1', customer, amount_paid: 1999, currency: 'usd', customer_email: 'ana@example.com' };
   const body = JSON.stringify({ id, object: 'event', type: 'invoice.paid', livemode: false, data: { object } });
   return signed('stripe', body, { 'content-type': 'application/json' });
 }
 
 export function twilioSms(url: string): Delivery {
-  const body = new URLSearchParams({ AccountSid: 'AC0123', MessageSid: 'SM1', From: '+14155550100', To: '+14155550199', Body: 'Hello 👋', SmsStatus: 'received' }).toString();
+  const body = new URLSearchParams({
+    AccountSid: 'AC0123',
+    MessageSid: 'SM1',
+    From: '+14155550100',
+    To: '+14155550199',
+    Body: 'Hello 👋',
+    SmsStatus: 'received',
+  }).toString();
   return signed('twilio', body, { 'content-type': 'application/x-www-form-urlencoded', 'i-twilio-idempotency-token': `tw-${Math.random()}` }, url);
 }
 
 export function slackMention(): Delivery {
-  const body = JSON.stringify({ type: 'event_callback', team_id: 'T0ACME', event_id: `Ev${Math.random().toString(36).slice(2)}`, event: { type: 'app_mention', user: 'U1', text: '<@bot> deploy', channel: 'C1' } });
+  const body = JSON.stringify({
+    type: 'event_callback',
+    team_id: 'T0ACME',
+    event_id: `Ev${Math.random().toString(36).slice(2)}`,
+    event: { type: 'app_mention', user: 'U1', text: '<@bot> deploy', channel: 'C1' },
+  });
   return signed('slack', body, { 'content-type': 'application/json' });
 }
 

@@ -4,7 +4,15 @@
  */
 import type Stripe from 'stripe';
 
-export type Wire<T> = T extends Stripe.Decimal ? string : T extends string | number | boolean | null | undefined ? T : T extends readonly (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;
+export type Wire<T> = T extends Stripe.Decimal
+  ? string
+  : T extends string | number | boolean | null | undefined
+    ? T
+    : T extends readonly (infer U)[]
+      ? Wire<U>[]
+      : T extends object
+        ? { [K in keyof T]: Wire<T[K]> }
+        : T;
 
 /** One test-mode account's world: the customer (the entity), the clock, and ids that refer to each other. */
 export interface Scene {

@@ -82,7 +82,13 @@ export class AgentWorkflow<AgentType = unknown, Params = unknown, _Progress = un
   async #run(userRun: (event: unknown, step: unknown) => unknown, event: RunEvent, step: WorkflowStep): Promise<unknown> {
     const payload = { ...(event.payload ?? {}) };
     const origin = payload['__agentOrigin'] as AgentOrigin | undefined;
-    await this.#init(payload['__agentName'] as string | undefined, payload['__agentBinding'] as string | undefined, payload['__workflowName'] as string | undefined, origin, event.instanceId);
+    await this.#init(
+      payload['__agentName'] as string | undefined,
+      payload['__agentBinding'] as string | undefined,
+      payload['__workflowName'] as string | undefined,
+      origin,
+      event.instanceId,
+    );
     for (const key of PARAM_KEYS) delete payload[key];
     try {
       const cleaned = { ...event, payload };
@@ -95,18 +101,31 @@ export class AgentWorkflow<AgentType = unknown, Params = unknown, _Progress = un
     }
   }
 
-  async #init(agentName: string | undefined, agentBinding: string | undefined, workflowName: string | undefined, origin: AgentOrigin | undefined, instanceId: string): Promise<void> {
+  async #init(
+    agentName: string | undefined,
+    agentBinding: string | undefined,
+    workflowName: string | undefined,
+    origin: AgentOrigin | undefined,
+    instanceId: string,
+  ): Promise<void> {
     if (!workflowName || (!origin && (!agentName || !agentBinding))) {
-      throw new Error('AgentWorkflow requires __agentName, __agentBinding, and __workflowName in params. Use agent.runWorkflow() to start workflows with proper agent context.');
+      throw new Error(
+        'AgentWorkflow requires __agentName, __agentBinding, and __workflowName in params. Use agent.runWorkflow() to start workflows with proper agent context.',
+      );
     }
     this.#workflowId = instanceId;
     this.#workflowName = workflowName;
     this.#errorReported = false;
-    if (origin && origin.version !== 1) throw new Error(`AgentWorkflow received an unsupported origin version (${origin.version}). Upgrade the "agents" package running this Workflow to match the Agent that started it.`);
-    if (origin && origin.kind !== 'agent') throw new Error(`AgentWorkflow: workflows started by sub-agents are not emulated by Hookbench (origin kind "${origin.kind}")`);
+    if (origin && origin.version !== 1)
+      throw new Error(
+        `AgentWorkflow received an unsupported origin version (${origin.version}). Upgrade the "agents" package running this Workflow to match the Agent that started it.`,
+      );
+    if (origin && origin.kind !== 'agent')
+      throw new Error(`AgentWorkflow: workflows started by sub-agents are not emulated by Hookbench (origin kind "${origin.kind}")`);
     const name = origin?.name ?? agentName;
     const binding = origin?.binding ?? agentBinding;
-    if (!name || !binding) throw new Error('AgentWorkflow requires a valid Agent origin. Use agent.runWorkflow() to start workflows with proper agent context.');
+    if (!name || !binding)
+      throw new Error('AgentWorkflow requires a valid Agent origin. Use agent.runWorkflow() to start workflows with proper agent context.');
     const namespace = (this.env as Record<string, unknown>)[binding] as DurableObjectNamespace | undefined;
     if (!namespace) throw new Error(`Agent binding '${binding}' not found in environment`);
     this.#agent = (await getAgentByName(namespace, name)) as unknown as AgentType & AgentCallbacks;

@@ -103,7 +103,10 @@ export class AgentWorkflows {
   }
 
   async approve(workflowId: string, data?: { reason?: string; metadata?: unknown }): Promise<void> {
-    await this.sendEvent(this.tracked(workflowId), workflowId, { type: 'approval', payload: { approved: true, reason: data?.reason, metadata: data?.metadata } });
+    await this.sendEvent(this.tracked(workflowId), workflowId, {
+      type: 'approval',
+      payload: { approved: true, reason: data?.reason, metadata: data?.metadata },
+    });
   }
 
   async reject(workflowId: string, data?: { reason?: string }): Promise<void> {

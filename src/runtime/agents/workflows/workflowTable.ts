@@ -119,16 +119,30 @@ export class WorkflowTracking {
   /** `restartWorkflow` with `resetTracking`: queued again, times reset, error cleared. */
   reset(workflowId: string): void {
     const at = this.seconds();
-    this.sql.exec("UPDATE cf_agents_workflows SET status = 'queued', created_at = ?, updated_at = ?, completed_at = NULL, error_name = NULL, error_message = NULL WHERE workflow_id = ?", at, at, workflowId);
+    this.sql.exec(
+      "UPDATE cf_agents_workflows SET status = 'queued', created_at = ?, updated_at = ?, completed_at = NULL, error_name = NULL, error_message = NULL WHERE workflow_id = ?",
+      at,
+      at,
+      workflowId,
+    );
   }
 
   /** The row updates a workflow's callback makes before the agent's hook runs. */
   onCallback(callback: { type: string; workflowId: string; error?: string }): void {
     const at = this.seconds();
     if (callback.type === 'progress') {
-      this.sql.exec("UPDATE cf_agents_workflows SET status = 'running', updated_at = ? WHERE workflow_id = ? AND status IN ('queued', 'waiting')", at, callback.workflowId);
+      this.sql.exec(
+        "UPDATE cf_agents_workflows SET status = 'running', updated_at = ? WHERE workflow_id = ? AND status IN ('queued', 'waiting')",
+        at,
+        callback.workflowId,
+      );
     } else if (callback.type === 'complete') {
-      this.sql.exec("UPDATE cf_agents_workflows SET status = 'complete', updated_at = ?, completed_at = ? WHERE workflow_id = ? AND status NOT IN ('terminated', 'paused')", at, at, callback.workflowId);
+      this.sql.exec(
+        "UPDATE cf_agents_workflows SET status = 'complete', updated_at = ?, completed_at = ? WHERE workflow_id = ? AND status NOT IN ('terminated', 'paused')",
+        at,
+        at,
+        callback.workflowId,
+      );
     } else if (callback.type === 'error') {
       this.sql.exec(
         "UPDATE cf_agents_workflows SET status = 'errored', updated_at = ?, completed_at = ?, error_name = 'WorkflowError', error_message = ? WHERE workflow_id = ? AND status NOT IN ('terminated', 'paused')",

@@ -20,6 +20,7 @@ export function toMs(duration: string | number): number {
   }
   const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]+?)s?\s*$/i.exec(String(duration));
   const unit = match ? UNIT_MS[match[2]!.toLowerCase()] : undefined;
-  if (!match || unit === undefined) throw new TypeError(`Invalid duration: "${duration}" (a number of milliseconds or "<n> seconds|minutes|hours|days|weeks|months|years")`);
+  if (!match || unit === undefined)
+    throw new TypeError(`Invalid duration: "${duration}" (a number of milliseconds or "<n> seconds|minutes|hours|days|weeks|months|years")`);
   return Number(match[1]) * unit;
 }

@@ -151,7 +151,9 @@ export class WorkflowBinding {
       runs.map(async (result) => {
         if (result.status !== 'fulfilled') return;
         await result.value.stop();
-        await result.value.store.db.close().catch((error: unknown) => this.platform.logger.error(`[workflows] closing ${result.value.id}: ${(error as Error).message}`));
+        await result.value.store.db
+          .close()
+          .catch((error: unknown) => this.platform.logger.error(`[workflows] closing ${result.value.id}: ${(error as Error).message}`));
       }),
     );
   }

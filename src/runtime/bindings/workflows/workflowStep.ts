@@ -49,7 +49,8 @@ export class WorkflowStep {
   constructor(private readonly host: StepHost) {}
 
   private key(kind: string, name: string): string {
-    if (typeof name !== 'string' || name.length > MAX_STEP_NAME_LENGTH) throw new Error(`Step name "${name}" exceeds max length (${MAX_STEP_NAME_LENGTH} chars) or invalid characters found`);
+    if (typeof name !== 'string' || name.length > MAX_STEP_NAME_LENGTH)
+      throw new Error(`Step name "${name}" exceeds max length (${MAX_STEP_NAME_LENGTH} chars) or invalid characters found`);
     const id = `${kind}:${name}`;
     const count = (this.counters.get(id) ?? 0) + 1;
     this.counters.set(id, count);

@@ -19,7 +19,9 @@ export class WorkflowStore {
   constructor(readonly db: DurableDatabase) {
     db.exec('CREATE TABLE IF NOT EXISTS wf_meta (k TEXT PRIMARY KEY, v BLOB)');
     db.exec('CREATE TABLE IF NOT EXISTS wf_steps (key TEXT PRIMARY KEY, ok INTEGER NOT NULL, value BLOB)');
-    db.exec('CREATE TABLE IF NOT EXISTS wf_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, payload BLOB, at INTEGER NOT NULL, taken_by TEXT)');
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS wf_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, payload BLOB, at INTEGER NOT NULL, taken_by TEXT)',
+    );
   }
 
   meta<T>(key: string): T | undefined {
@@ -46,7 +48,11 @@ export class WorkflowStore {
   }
 
   setStep(key: string, ok: boolean, value: unknown): void {
-    this.db.exec('INSERT OR REPLACE INTO wf_steps (key, ok, value) VALUES (?, ?, ?)', [key, ok ? 1 : 0, value === undefined ? null : new Uint8Array(serialize(value))]);
+    this.db.exec('INSERT OR REPLACE INTO wf_steps (key, ok, value) VALUES (?, ?, ?)', [
+      key,
+      ok ? 1 : 0,
+      value === undefined ? null : new Uint8Array(serialize(value)),
+    ]);
   }
 
   addEvent(type: string, payload: unknown, at: number): void {
@@ -74,13 +80,11 @@ export class WorkflowStore {
 
   /** The steps recorded so far, in the order they were first recorded (read only, for the explorer). */
   steps(): { kind: string; name: string; ok: boolean }[] {
-    return this.db
-      .exec("SELECT key, ok FROM wf_steps WHERE key NOT LIKE '%:until' ORDER BY rowid")
-      .rows.map(([key, ok]) => {
-        const text = String(key);
-        const colon = text.indexOf(':');
-        return { kind: text.slice(0, colon), name: text.slice(colon + 1).replace(/#\d+$/, ''), ok: ok === 1 };
-      });
+    return this.db.exec("SELECT key, ok FROM wf_steps WHERE key NOT LIKE '%:until' ORDER BY rowid").rows.map(([key, ok]) => {
+      const text = String(key);
+      const colon = text.indexOf(':');
+      return { kind: text.slice(0, colon), name: text.slice(colon + 1).replace(/#\d+$/, ''), ok: ok === 1 };
+    });
   }
 
   /** `restart()`: the steps and the events' takers are forgotten; params stay. */

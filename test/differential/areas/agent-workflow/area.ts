@@ -39,7 +39,10 @@ function report(name: string, agent: string, id: string, ready: (report: { one?:
 }
 
 const is = (status: string) => (r: { one?: string }) => r.one === status;
-const logged = (kind: string, count = 1) => (r: { log: { kind: string }[] }) => r.log.filter((entry) => entry.kind === kind).length >= count;
+const logged =
+  (kind: string, count = 1) =>
+  (r: { log: { kind: string }[] }) =>
+    r.log.filter((entry) => entry.kind === kind).length >= count;
 
 export const area: Area = {
   name: 'agent-workflow',

@@ -15,9 +15,23 @@ export const area: Area = {
   folder: 'alarms',
   steps: [
     { name: 'an alarm set in the past is pending', path: '/arm/past?in=-1000', compare: { body: 'json' } },
-    { kind: 'poll', name: 'it fires at once, getAlarm() null inside', step: { name: 'report', path: '/report/past', compare: { body: 'json' } }, until: done(1), timeoutMs: 5000, intervalMs: 100 },
+    {
+      kind: 'poll',
+      name: 'it fires at once, getAlarm() null inside',
+      step: { name: 'report', path: '/report/past', compare: { body: 'json' } },
+      until: done(1),
+      timeoutMs: 5000,
+      intervalMs: 100,
+    },
     { name: 'a deleted alarm is gone', path: '/disarm/gone', compare: { body: 'json' } },
     { name: 'a failing alarm', path: '/arm/flaky?in=0&fail=1', compare: { body: 'json' } },
-    { kind: 'poll', name: 'is retried with retryCount 1, isRetry true', step: { name: 'report', path: '/report/flaky', compare: { body: 'json' } }, until: done(2), timeoutMs: 10000, intervalMs: 200 },
+    {
+      kind: 'poll',
+      name: 'is retried with retryCount 1, isRetry true',
+      step: { name: 'report', path: '/report/flaky', compare: { body: 'json' } },
+      until: done(2),
+      timeoutMs: 10000,
+      intervalMs: 200,
+    },
   ],
 };

@@ -16,7 +16,14 @@ const json = { body: 'json', headers: ['content-type'] } as const;
 function billing(name: string, customer: string, event: unknown, sign: (hex: string) => string = (hex) => hex): HttpStep {
   const body = JSON.stringify(event);
   const signature = sign(createHmac('sha256', SECRET).update(body).digest('hex'));
-  return { name, method: 'POST', path: `/billing/${customer}`, headers: { 'content-type': 'application/json', 'x-billing-signature': signature }, body, compare: { headers: ['content-type'] } };
+  return {
+    name,
+    method: 'POST',
+    path: `/billing/${customer}`,
+    headers: { 'content-type': 'application/json', 'x-billing-signature': signature },
+    body,
+    compare: { headers: ['content-type'] },
+  };
 }
 
 const parsed = (frame: string): unknown => {
@@ -27,14 +34,24 @@ const parsed = (frame: string): unknown => {
   }
 };
 
-const socket = (name: string, path: string, send: string[], frames: number, close?: WebSocketStep['close']): WebSocketStep => ({ kind: 'ws', name, path, send, frames, normalize: parsed, ...(close ? { close } : {}) });
+const socket = (name: string, path: string, send: string[], frames: number, close?: WebSocketStep['close']): WebSocketStep => ({
+  kind: 'ws',
+  name,
+  path,
+  send,
+  frames,
+  normalize: parsed,
+  ...(close ? { close } : {}),
+});
 
 export const area: Area = {
   name: 'customer-agent',
   folder: 'customer-agent',
   steps: [
     billing('a signed invoice.paid upgrades the plan', 'cus_ada', { type: 'invoice.paid', plan: 'pro' }),
-    billing('a signature of the right length but wrong is 401', 'cus_ada', { type: 'invoice.paid' }, (hex) => hex.replace(/^./, (c) => (c === '0' ? '1' : '0'))),
+    billing('a signature of the right length but wrong is 401', 'cus_ada', { type: 'invoice.paid' }, (hex) =>
+      hex.replace(/^./, (c) => (c === '0' ? '1' : '0')),
+    ),
     billing('a truncated signature: timingSafeEqual throws its TypeError', 'cus_ada', { type: 'invoice.paid' }, (hex) => hex.slice(0, 40)),
     billing('a subscription change', 'cus_ada', { type: 'customer.subscription.updated', plan: 'team' }),
     socket('the dashboard connects: protocol frames and the welcome with the state', '/agents/customer-agent/cus_ada', ['plan'], 5),

@@ -14,7 +14,7 @@ export const area: Area = {
     { name: 'an RPC method that does not exist', path: '/missing/one' },
     { name: 'idFromString of a named id reaches the same instance', path: '/by-string/one', compare: { body: 'json' } },
     { name: 'idFromString refuses what is not an id', path: '/bad-id/one' },
-    { name: 'blockConcurrencyWhile returns the callback\'s value', path: '/bcw/b1?mode=ok', compare: { body: 'json' } },
+    { name: "blockConcurrencyWhile returns the callback's value", path: '/bcw/b1?mode=ok', compare: { body: 'json' } },
     { name: 'a callback that throws fails the call, the caller never resumes', path: '/bcw/b1?mode=caught', compare: { body: 'json' } },
     { name: 'the object was reset: memory gone, its writes rolled back', path: '/after/b1', compare: { body: 'json' } },
     { name: 'an uncaught throw fails the RPC', path: '/bcw/b2?mode=thrown', compare: { body: 'json' } },

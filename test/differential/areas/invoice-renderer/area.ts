@@ -34,8 +34,17 @@ export const area: Area = {
     fs.writeFileSync(path.join(work, '.dev.vars'), `STRIPE_WEBHOOK_SECRET=${SECRET}\n`);
   },
   steps: [
-    { ...signed('an invoice.paid signed with another secret is refused', 'invoice.paid', { id: 'in_forged', customer: 'cus_1' }), headers: { 'content-type': 'application/json', 'stripe-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` } },
-    { name: 'an unsigned invoice.paid is refused', method: 'POST', path: '/webhooks/stripe', headers: { 'content-type': 'application/json' }, body: '{"type":"invoice.paid"}' },
+    {
+      ...signed('an invoice.paid signed with another secret is refused', 'invoice.paid', { id: 'in_forged', customer: 'cus_1' }),
+      headers: { 'content-type': 'application/json', 'stripe-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
+    },
+    {
+      name: 'an unsigned invoice.paid is refused',
+      method: 'POST',
+      path: '/webhooks/stripe',
+      headers: { 'content-type': 'application/json' },
+      body: '{"type":"invoice.paid"}',
+    },
     signed('a signed customer.created is acknowledged and ignored', 'customer.created', { id: 'cus_1', object: 'customer' }),
     signed('a signed invoice.finalized is acknowledged and ignored', 'invoice.finalized', { id: 'in_1', customer: 'cus_1' }),
     { name: 'no PDF stored for an invoice never paid', path: '/invoices/in_never.pdf' },

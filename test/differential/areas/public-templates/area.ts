@@ -36,14 +36,14 @@ const durableObject: readonly Step[] = [
 const durableObjectWithAssets: readonly Step[] = [
   { name: 'GET /: public/index.html', path: '/', compare: asset },
   { name: 'GET /index.html redirects to /', path: '/index.html', compare: { headers: ['location'] } },
-  { name: 'GET /message (the page\'s fetch): the object\'s greeting', path: '/message', compare: text },
+  { name: "GET /message (the page's fetch): the object's greeting", path: '/message', compare: text },
 ];
 
 const withAssets: readonly Step[] = [
   { name: 'GET /: public/index.html', path: '/', compare: asset },
-  { name: 'GET /message (the page\'s fetch)', path: '/message', compare: text },
+  { name: "GET /message (the page's fetch)", path: '/message', compare: text },
   { name: 'GET /random (the button): a fresh UUID', path: '/random', compare: { ...text, normalize: (body) => uuidShape(String(body)) } },
-  { name: 'any other path: the worker\'s 404', path: '/nope', compare: text },
+  { name: "any other path: the worker's 404", path: '/nope', compare: text },
 ];
 
 /** A workflow's status with its run-specific values (ids, times) cut away. */
@@ -59,11 +59,23 @@ const workflow: readonly Step[] = [
   { name: 'GET /favicon.ico: an empty JSON 404', path: '/favicon.ico', compare: json },
   // miniflare has run the first step by the time create()'s status() is answered; Hookbench writes
   // each step's result to disk before the run goes on, so its status() comes first (README.md).
-  { name: 'GET / creates an instance and answers its id and status', path: '/', compare: { ...json, normalize: (body) => workflowShape({ ...(body as object), details: { ...(body as { details: object }).details, __LOCAL_DEV_STEP_OUTPUTS: 'compared by the next step' } }) } },
+  {
+    name: 'GET / creates an instance and answers its id and status',
+    path: '/',
+    compare: {
+      ...json,
+      normalize: (body) =>
+        workflowShape({ ...(body as object), details: { ...(body as { details: object }).details, __LOCAL_DEV_STEP_OUTPUTS: 'compared by the next step' } }),
+    },
+  },
   {
     kind: 'poll',
-    name: 'GET /?instanceId=<id>: the first step\'s output, then waiting for the approval event',
-    step: { name: 'status', path: (earlier) => `/?instanceId=${idFrom(earlier, 'GET / creates an instance and answers its id and status')}`, compare: { ...json, normalize: workflowShape } },
+    name: "GET /?instanceId=<id>: the first step's output, then waiting for the approval event",
+    step: {
+      name: 'status',
+      path: (earlier) => `/?instanceId=${idFrom(earlier, 'GET / creates an instance and answers its id and status')}`,
+      compare: { ...json, normalize: workflowShape },
+    },
     until: (status, body) => status === 200 && body.includes('doc_7392_rev3.pdf'),
     timeoutMs: 10_000,
   },
@@ -78,7 +90,7 @@ const queues: readonly Step[] = [
   { name: 'POST /hello sends another', method: 'POST', path: '/hello', body: '{}', compare: text },
   {
     kind: 'log',
-    name: 'the consumer logs both, in order, with the requests\' headers',
+    name: "the consumer logs both, in order, with the requests' headers",
     pattern: queueMessage,
     count: 2,
     timeoutMs: 15_000,
@@ -95,8 +107,22 @@ const openapi: readonly Step[] = [
   { name: 'GET /openapi.json: the schema chanfana makes', path: '/openapi.json', compare: json },
   { name: 'GET /api/tasks?page=0', path: '/api/tasks?page=0', compare: json },
   { name: 'GET /api/tasks without page: validation error', path: '/api/tasks', compare: json },
-  { name: 'POST /api/tasks creates a task', method: 'POST', path: '/api/tasks', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'lorem', slug: 'lorem', description: 'a task', completed: false, due_date: '2026-01-01T00:00:00.000Z' }), compare: json },
-  { name: 'POST /api/tasks with a bad body', method: 'POST', path: '/api/tasks', headers: { 'content-type': 'application/json' }, body: '{"name":3}', compare: json },
+  {
+    name: 'POST /api/tasks creates a task',
+    method: 'POST',
+    path: '/api/tasks',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'lorem', slug: 'lorem', description: 'a task', completed: false, due_date: '2026-01-01T00:00:00.000Z' }),
+    compare: json,
+  },
+  {
+    name: 'POST /api/tasks with a bad body',
+    method: 'POST',
+    path: '/api/tasks',
+    headers: { 'content-type': 'application/json' },
+    body: '{"name":3}',
+    compare: json,
+  },
   { name: 'GET /api/tasks/lorem', path: '/api/tasks/lorem', compare: json },
   { name: 'GET /api/tasks/unknown', path: '/api/tasks/unknown', compare: json },
   { name: 'DELETE /api/tasks/lorem', method: 'DELETE', path: '/api/tasks/lorem', compare: json },
@@ -107,8 +133,15 @@ const common: readonly Step[] = [
   { name: 'GET /redirect: to example.com', path: '/redirect', compare: { ...text, headers: ['location', 'content-type'] } },
   { name: 'GET /api/todos (itty-router)', path: '/api/todos', compare: text },
   { name: 'GET /api/todos/12', path: '/api/todos/12', compare: text },
-  { name: 'POST /api/todos with JSON', method: 'POST', path: '/api/todos', headers: { 'content-type': 'application/json' }, body: '{"title":"milk"}', compare: text },
-  { name: 'GET /api/nope: the router\'s 404', path: '/api/nope', compare: text },
+  {
+    name: 'POST /api/todos with JSON',
+    method: 'POST',
+    path: '/api/todos',
+    headers: { 'content-type': 'application/json' },
+    body: '{"title":"milk"}',
+    compare: text,
+  },
+  { name: "GET /api/nope: the router's 404", path: '/api/nope', compare: text },
 ];
 
 interface TemplateRun {

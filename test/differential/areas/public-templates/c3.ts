@@ -38,15 +38,26 @@ function nodejsCompatFlags(date: string, flags: readonly string[]): string[] | u
 function replacePlaceholders(value: unknown, substitutions: Readonly<Record<string, string>>): unknown {
   if (typeof value === 'string') return Object.entries(substitutions).reduce((text, [from, to]) => text.replaceAll(from, to), value);
   if (Array.isArray(value)) return value.map((item) => replacePlaceholders(item, substitutions));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, replacePlaceholders(item, substitutions)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, replacePlaceholders(item, substitutions)]));
   return value;
 }
 
 /** C3's `updateWranglerConfig` for a wrangler.jsonc (comments are not kept: they change nothing a runtime reads). */
 function fillWranglerConfig(file: string, name: string, date: string): void {
-  const raw = replacePlaceholders(JSON.parse(stripJsonc(fs.readFileSync(file, 'utf8'))), { '<WORKER_NAME>': name, '<COMPATIBILITY_DATE>': date }) as Record<string, unknown>;
+  const raw = replacePlaceholders(JSON.parse(stripJsonc(fs.readFileSync(file, 'utf8'))), { '<WORKER_NAME>': name, '<COMPATIBILITY_DATE>': date }) as Record<
+    string,
+    unknown
+  >;
   const written = typeof raw['compatibility_date'] === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(raw['compatibility_date']) ? raw['compatibility_date'] : date;
-  const config: Record<string, unknown> = { $schema: 'node_modules/wrangler/config-schema.json', ...raw, name, compatibility_date: written, observability: { enabled: true }, upload_source_maps: true };
+  const config: Record<string, unknown> = {
+    $schema: 'node_modules/wrangler/config-schema.json',
+    ...raw,
+    name,
+    compatibility_date: written,
+    observability: { enabled: true },
+    upload_source_maps: true,
+  };
   const flags = nodejsCompatFlags(written, Array.isArray(config['compatibility_flags']) ? (config['compatibility_flags'] as string[]) : []);
   if (flags?.length === 0) delete config['compatibility_flags'];
   else if (flags) config['compatibility_flags'] = flags;

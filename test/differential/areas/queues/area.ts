@@ -16,7 +16,11 @@ function metricsShape(body: unknown): unknown {
   return body.map((entry: { result?: { metadata?: { metrics?: Record<string, unknown> } } }) => {
     const metrics = entry.result?.metadata?.metrics;
     if (!metrics) return entry;
-    const shape = Object.fromEntries(Object.entries(metrics).filter(([k]) => k !== 'oldestMessageTimestamp').map(([k, v]) => [k, typeof v]));
+    const shape = Object.fromEntries(
+      Object.entries(metrics)
+        .filter(([k]) => k !== 'oldestMessageTimestamp')
+        .map(([k, v]) => [k, typeof v]),
+    );
     return { result: { metadata: { metrics: shape } } };
   });
 }
@@ -72,7 +76,11 @@ function batchesAsPartition(body: unknown): unknown {
   });
 }
 
-const seen = (t: string, normalize?: (body: unknown) => unknown): HttpStep => ({ name: `seen ${t}`, path: `/seen?t=${t}`, compare: { body: 'json', ...(normalize ? { normalize } : {}) } });
+const seen = (t: string, normalize?: (body: unknown) => unknown): HttpStep => ({
+  name: `seen ${t}`,
+  path: `/seen?t=${t}`,
+  compare: { body: 'json', ...(normalize ? { normalize } : {}) },
+});
 
 /** Waits until `n` deliveries of scenario `t` are recorded, then compares them. */
 const settled = (name: string, t: string, n: number, timeoutMs = 8000, normalize?: (body: unknown) => unknown): PollStep => ({
@@ -117,7 +125,15 @@ export const area: Area = {
       one({ $u8: 'types:bytes' }, { contentType: 'bytes' }),
       one({ t: 'types', n: 'json', list: [1, 'two', null] }, { contentType: 'json' }),
       one({ t: 'types', n: 'v8', at: { $date: Date.UTC(2026, 0, 1) } }),
-      one({ $map: [['t', 'types'], ['n', 'map']] }, { contentType: 'v8' }),
+      one(
+        {
+          $map: [
+            ['t', 'types'],
+            ['n', 'map'],
+          ],
+        },
+        { contentType: 'v8' },
+      ),
     ]),
     settled('each body as it was sent (the ArrayBuffer one refused), in batches of at most 3', 'types', 5, 8000, batchesAsPartition),
     send('bytes from a Uint8Array view', [one({ $u8: 'view:1' }, { contentType: 'bytes' })]),
@@ -130,7 +146,13 @@ export const area: Area = {
       ]),
     ]),
     settled('retryAll retries every message, explicitly acked ones too', 'prec', 6),
-    send('ackAll first, then a retry', [batch([{ body: { t: 'prec2', n: 1, pre: ['ackAll'], act: ['retry'] } }, { body: { t: 'prec2', n: 2, act: ['ack', 'retry'] } }, { body: { t: 'prec2', n: 3 } }])]),
+    send('ackAll first, then a retry', [
+      batch([
+        { body: { t: 'prec2', n: 1, pre: ['ackAll'], act: ['retry'] } },
+        { body: { t: 'prec2', n: 2, act: ['ack', 'retry'] } },
+        { body: { t: 'prec2', n: 3 } },
+      ]),
+    ]),
     settled('a retry after ackAll or after an ack is ignored', 'prec2', 3),
     send('retryAll first, then an ack', [batch([{ body: { t: 'prec3', n: 1, pre: ['retryAll'], act: ['ack'] } }, { body: { t: 'prec3', n: 2 } }])]),
     settled('an ack after retryAll changes nothing', 'prec3', 4),

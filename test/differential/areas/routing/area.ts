@@ -4,7 +4,14 @@
  */
 import type { Area, Compare, WebSocketStep } from '../../step';
 
-const cors = ['access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-max-age', 'access-control-allow-credentials', 'x-extra'];
+const cors = [
+  'access-control-allow-origin',
+  'access-control-allow-methods',
+  'access-control-allow-headers',
+  'access-control-max-age',
+  'access-control-allow-credentials',
+  'x-extra',
+];
 const json: Compare = { body: 'json', headers: [...cors, 'content-type'] };
 const text: Compare = { body: 'text', headers: [...cors, 'content-type'] };
 const origin = { origin: 'https://dash.example' };
@@ -60,9 +67,22 @@ export const area: Area = {
     { name: 'OPTIONS without cors reaches the agent', method: 'OPTIONS', path: '/agents/echo-agent/one', headers: origin, compare: json },
     { name: 'no CORS headers without the option', path: '/agents/echo-agent/one', headers: origin, compare: json },
 
-    { name: 'cors: true preflight answers 200 with the default headers', method: 'OPTIONS', path: '/open/echo-agent/one', headers: { ...origin, 'access-control-request-method': 'POST' }, compare: text },
+    {
+      name: 'cors: true preflight answers 200 with the default headers',
+      method: 'OPTIONS',
+      path: '/open/echo-agent/one',
+      headers: { ...origin, 'access-control-request-method': 'POST' },
+      compare: text,
+    },
     { name: 'cors: true adds the headers to the agent response', path: '/open/echo-agent/one?q', headers: origin, compare: json },
-    { name: 'cors: true on a POST', method: 'POST', path: '/open/echo-agent/one', headers: { ...origin, 'content-type': 'text/plain' }, body: 'hi', compare: json },
+    {
+      name: 'cors: true on a POST',
+      method: 'POST',
+      path: '/open/echo-agent/one',
+      headers: { ...origin, 'content-type': 'text/plain' },
+      body: 'hi',
+      compare: json,
+    },
     { name: 'cors: true on an unknown namespace adds nothing', path: '/open/nobody/one', headers: origin, compare: text },
     { name: 'cors: true preflight of an unknown namespace is 400', method: 'OPTIONS', path: '/open/nobody/one', headers: origin, compare: text },
     { name: 'cors headers object preflight', method: 'OPTIONS', path: '/custom/echo-agent/one', headers: origin, compare: text },
@@ -86,6 +106,8 @@ export const area: Area = {
     ws('onBeforeConnect sees the route', '/guarded/echo-agent/ws-two?route'),
     ws('onBeforeConnect passing: no CORS headers on the upgrade', '/guarded/echo-agent/ws-two?token=ok', { headers: origin }),
     ws('a WebSocket to an unknown namespace', '/agents/nobody/ws'),
-    ...DEFLATE_OFFERS.map((offer) => ws(`permessage-deflate offer ${JSON.stringify(offer)}`, '/agents/echo-agent/deflate', { frames: 0, headers: { 'sec-websocket-extensions': offer } })),
+    ...DEFLATE_OFFERS.map((offer) =>
+      ws(`permessage-deflate offer ${JSON.stringify(offer)}`, '/agents/echo-agent/deflate', { frames: 0, headers: { 'sec-websocket-extensions': offer } }),
+    ),
   ],
 };

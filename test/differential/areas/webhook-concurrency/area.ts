@@ -34,7 +34,11 @@ const burst = (style: string, customer: string, count: number): BurstStep => ({
   steps: Array.from({ length: count }, (_, i) => payment(style, customer, `${customer}-${i + 1}`)),
 });
 
-const balance = (style: string, customer: string, sent: number): HttpStep => ({ name: `the ${style} ledger's balance after ${sent} payments`, path: `/ledger/${style}/${customer}`, compare: { body: 'json' } });
+const balance = (style: string, customer: string, sent: number): HttpStep => ({
+  name: `the ${style} ledger's balance after ${sent} payments`,
+  path: `/ledger/${style}/${customer}`,
+  compare: { body: 'json' },
+});
 
 export const area: Area = {
   name: 'webhook-concurrency',
@@ -42,7 +46,18 @@ export const area: Area = {
   steps: [
     // One delivery alone first: the agent exists, its onStart has run, in both runtimes.
     ...STYLES.flatMap((style) => [payment(style, 'warm', 'warm-1'), balance(style, 'warm', 1)]),
-    ...STYLES.flatMap((style) => [burst(style, 'pair', 2), balance(style, 'pair', 2), burst(style, 'crowd', 5), balance(style, 'crowd', 5), burst(style, 'warm', 3), balance(style, 'warm', 4)]),
-    { ...payment('sync', 'warm', 'forged'), name: 'a payment with a wrong signature is refused', headers: { 'content-type': 'application/json', 'x-signature': '00' } },
+    ...STYLES.flatMap((style) => [
+      burst(style, 'pair', 2),
+      balance(style, 'pair', 2),
+      burst(style, 'crowd', 5),
+      balance(style, 'crowd', 5),
+      burst(style, 'warm', 3),
+      balance(style, 'warm', 4),
+    ]),
+    {
+      ...payment('sync', 'warm', 'forged'),
+      name: 'a payment with a wrong signature is refused',
+      headers: { 'content-type': 'application/json', 'x-signature': '00' },
+    },
   ],
 };

@@ -26,7 +26,14 @@ const alertShape: Compare = {
 function delivery(name: string, sender: string, event: unknown, extra: Record<string, string> = {}, secret = SECRET): HttpStep {
   const body = JSON.stringify(event);
   const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-  return { name, method: 'POST', path: `/hooks/${sender}`, headers: { 'content-type': 'application/json', 'x-signature': signature, ...extra }, body, compare: alertShape };
+  return {
+    name,
+    method: 'POST',
+    path: `/hooks/${sender}`,
+    headers: { 'content-type': 'application/json', 'x-signature': signature, ...extra },
+    body,
+    compare: alertShape,
+  };
 }
 
 const browser = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0' };
@@ -36,7 +43,12 @@ export const area: Area = {
   folder: 'webhook-dispatcher',
   steps: [
     { name: 'the D1 schema', path: '/api/setup', compare: { body: 'text' } },
-    { name: 'the request as the worker sees it: process.env from vars and .dev.vars, navigator, request.cf, CF-Connecting-IP, Accept-Encoding', path: '/api/whoami', headers: { 'accept-encoding': 'deflate, zstd' }, compare: json },
+    {
+      name: 'the request as the worker sees it: process.env from vars and .dev.vars, navigator, request.cf, CF-Connecting-IP, Accept-Encoding',
+      path: '/api/whoami',
+      headers: { 'accept-encoding': 'deflate, zstd' },
+      compare: json,
+    },
     delivery('a signed delivery is stored (last_row_id 1) and counted', 'acme', { kind: 'invoice.paid', amount: 120 }),
     delivery('a wrong signature is refused', 'acme', { kind: 'invoice.paid', amount: 1 }, {}, 'wrong'),
     delivery('a large amount sends an alert through the message builder', 'acme', { kind: 'invoice.paid', amount: 5000 }),
@@ -47,8 +59,28 @@ export const area: Area = {
     delivery('a negative amount fails the CHECK constraint: D1 error text', 'initech', { kind: 'refund', amount: -5 }),
     { name: 'an UPDATE reports the last inserted row id, not its own', method: 'POST', path: '/hooks/acme/replay/1', compare: json },
     { name: 'an UPDATE that changes nothing', method: 'POST', path: '/hooks/acme/replay/99', compare: json },
-    { name: 'a backlog imported in one batch', method: 'POST', path: '/api/import', headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ sender: 'hooli', kind: 'invoice.paid', amount: 3 }, { sender: 'hooli', kind: 'refund', amount: 4 }]), compare: json },
-    { name: 'a backlog with a bad row is rolled back whole: CHECK constraint text', method: 'POST', path: '/api/import', headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ sender: 'hooli', kind: 'invoice.paid', amount: 8 }, { sender: 'hooli', kind: 'refund', amount: -8 }]), compare: json },
+    {
+      name: 'a backlog imported in one batch',
+      method: 'POST',
+      path: '/api/import',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([
+        { sender: 'hooli', kind: 'invoice.paid', amount: 3 },
+        { sender: 'hooli', kind: 'refund', amount: 4 },
+      ]),
+      compare: json,
+    },
+    {
+      name: 'a backlog with a bad row is rolled back whole: CHECK constraint text',
+      method: 'POST',
+      path: '/api/import',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([
+        { sender: 'hooli', kind: 'invoice.paid', amount: 8 },
+        { sender: 'hooli', kind: 'refund', amount: -8 },
+      ]),
+      compare: json,
+    },
     { name: 'an UPDATE after the rolled-back batch reports the row id SQLite kept', method: 'POST', path: '/hooks/hooli/replay/6', compare: json },
     { name: 'the deliveries the dashboard lists', path: '/api/deliveries', compare: json },
     { name: 'a report by a column that exists', path: '/api/report?by=kind', compare: json },
@@ -56,13 +88,32 @@ export const area: Area = {
     { name: 'a saved query with a typo: syntax error at offset', path: '/api/report?sql=SELEC%20*%20FROM%20deliveries', compare: json },
     { name: 'a saved query cut short: incomplete input', path: '/api/report?sql=SELECT%20*%20FROM%20deliveries%20WHERE', compare: json },
     { name: 'a saved query on a missing table', path: '/api/report?sql=SELECT%20*%20FROM%20payouts', compare: json },
-    { name: 'the docs through env.ASSETS: the html_handling redirect is followed', path: '/api/docs/guide', compare: { body: 'text', headers: ['content-type', 'x-redirected', 'x-final-path'] } },
+    {
+      name: 'the docs through env.ASSETS: the html_handling redirect is followed',
+      path: '/api/docs/guide',
+      compare: { body: 'text', headers: ['content-type', 'x-redirected', 'x-final-path'] },
+    },
     { name: 'a missing docs page through env.ASSETS', path: '/api/docs/nope', compare: { status: true, headers: ['x-redirected'] } },
     { name: 'the dashboard with its ETag', path: '/', compare: asset },
     { name: 'the dashboard script with its ETag', path: '/app.js', compare: asset },
     { name: 'the guide at its canonical path', path: '/docs/guide', compare: asset },
-    { name: 'an uncaught exception, for a browser: the HTML error page', path: '/api/crash', headers: browser, compare: { body: 'ignore', headers: ['content-type'] } },
-    { name: 'an uncaught exception, for curl: the plain stack', path: '/api/crash', headers: { accept: '*/*', 'user-agent': 'curl/8.5.0' }, compare: { body: 'ignore', headers: ['content-type'] } },
-    { name: 'an uncaught exception, for a script asking JSON: the plain stack', path: '/api/crash', headers: { accept: 'application/json', 'user-agent': 'node' }, compare: { body: 'ignore', headers: ['content-type'] } },
+    {
+      name: 'an uncaught exception, for a browser: the HTML error page',
+      path: '/api/crash',
+      headers: browser,
+      compare: { body: 'ignore', headers: ['content-type'] },
+    },
+    {
+      name: 'an uncaught exception, for curl: the plain stack',
+      path: '/api/crash',
+      headers: { accept: '*/*', 'user-agent': 'curl/8.5.0' },
+      compare: { body: 'ignore', headers: ['content-type'] },
+    },
+    {
+      name: 'an uncaught exception, for a script asking JSON: the plain stack',
+      path: '/api/crash',
+      headers: { accept: 'application/json', 'user-agent': 'node' },
+      compare: { body: 'ignore', headers: ['content-type'] },
+    },
   ],
 };

@@ -15,7 +15,17 @@ const drawn = (selector: string, requested: string[], fonts: [string, string | n
   fonts: fonts.map(([family, requestedAs, glyphs]) => ({ family, custom: false, glyphs, requestedAs })),
   fallback: true,
 });
-const fellBack = [drawn('h1', ['Brand', 'sans-serif'], [['Liberation Sans', 'sans-serif', 5]]), drawn('p', ['Brand', 'sans-serif'], [['Liberation Sans', 'sans-serif', 3], ['WenQuanYi Zen Hei', 'sans-serif', 9]])];
+const fellBack = [
+  drawn('h1', ['Brand', 'sans-serif'], [['Liberation Sans', 'sans-serif', 5]]),
+  drawn(
+    'p',
+    ['Brand', 'sans-serif'],
+    [
+      ['Liberation Sans', 'sans-serif', 3],
+      ['WenQuanYi Zen Hei', 'sans-serif', 9],
+    ],
+  ),
+];
 
 describe('font failures in a report', () => {
   it('a web font that failed, with what drew its text instead (most glyphs first)', () => {
@@ -32,12 +42,27 @@ describe('font failures in a report', () => {
   it('a chosen family that drew none of the text, as when it is not installed here', () => {
     const elements = [drawn('p', ['Georgia', 'serif'], [['DejaVu Serif', 'serif', 4]])];
     const [failure] = fontFailures({ elements, webFonts: [] }, 'Georgia');
-    assert.equal(fontFailureText(failure!), "Font 'Georgia' drew none of the text (it is not installed here, or has none of its characters); the text was drawn with DejaVu Serif.");
+    assert.equal(
+      fontFailureText(failure!),
+      "Font 'Georgia' drew none of the text (it is not installed here, or has none of its characters); the text was drawn with DejaVu Serif.",
+    );
   });
 
   it('nothing when the fonts drew what asked for them, or a family has one face loaded', () => {
     const elements = [drawn('p', ['Brand', 'sans-serif'], [['Brand', 'Brand', 4]])];
-    assert.deepEqual(fontFailures({ elements, webFonts: [{ family: 'Brand', status: 'loaded' }, { family: 'Brand', status: 'error' }] }, 'Brand'), []);
+    assert.deepEqual(
+      fontFailures(
+        {
+          elements,
+          webFonts: [
+            { family: 'Brand', status: 'loaded' },
+            { family: 'Brand', status: 'error' },
+          ],
+        },
+        'Brand',
+      ),
+      [],
+    );
     assert.deepEqual(fontFailures({ elements, webFonts: [{ family: 'Unused', status: 'unloaded' }] }, 'Brand'), []);
   });
 });
@@ -78,7 +103,10 @@ describe('why a custom font did not load', () => {
   });
 
   it('a file that is not a font, and one the browser refused although it looks like one', async () => {
-    assert.equal(await explainFontFailure({ bytes: Buffer.from('<html>'), fileName: 'brand.ttf' }, fetch), 'brand.ttf is not a font (it does not start like a WOFF2, WOFF, TrueType or OpenType file, but with "<html>")');
+    assert.equal(
+      await explainFontFailure({ bytes: Buffer.from('<html>'), fileName: 'brand.ttf' }, fetch),
+      'brand.ttf is not a font (it does not start like a WOFF2, WOFF, TrueType or OpenType file, but with "<html>")',
+    );
     assert.match(await explainFontFailure({ bytes: FONT.subarray(0, 64), fileName: 'cut.ttf' }, fetch), /font checker refused cut\.ttf/);
     assert.match(await explainFontFailure({ url: `${base}/font.ttf` }, fetch), /font checker refused/);
   });

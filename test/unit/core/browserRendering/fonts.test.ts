@@ -14,7 +14,8 @@ describe('font catalog', () => {
 
   it('names the Debian packages that reproduce the set, and none for what Debian cannot provide', () => {
     const packages = fontPackages();
-    for (const p of ['fonts-noto-cjk', 'fonts-noto-color-emoji', 'fonts-thai-tlwg', 'fonts-kacst', 'fonts-liberation', 'fonts-dejavu']) assert.ok(packages.includes(p), p);
+    for (const p of ['fonts-noto-cjk', 'fonts-noto-color-emoji', 'fonts-thai-tlwg', 'fonts-kacst', 'fonts-liberation', 'fonts-dejavu'])
+      assert.ok(packages.includes(p), p);
     assert.equal(FONT_CATALOG.find((f) => f.name === 'Lucida Handwriting')!.debianPackage, undefined);
   });
 
@@ -27,7 +28,10 @@ describe('font catalog', () => {
   it('every package-backed family is installed on this machine (the set-up step ran)', () => {
     const families = execFileSync('fc-list', [':', 'family'], { encoding: 'utf8' }).split('\n');
     const missing = catalogWith(families).filter((f) => f.debianPackage && !f.installed && f.debianPackage !== 'fonts-urw-base35');
-    assert.deepEqual(missing.map((f) => f.family), []);
+    assert.deepEqual(
+      missing.map((f) => f.family),
+      [],
+    );
   });
 
   it('marks what fontconfig reports as installed, localized names included', () => {
@@ -66,9 +70,12 @@ describe('@font-face for addStyleTag', () => {
   });
 
   it('refuses names, weights and URLs that would break out of the CSS', () => {
-    assert.throws(() => fontFaceCss({ family: "x; } body { color: red", source: { url: 'https://x.test/a.woff2' } }), /family name/);
+    assert.throws(() => fontFaceCss({ family: 'x; } body { color: red', source: { url: 'https://x.test/a.woff2' } }), /family name/);
     assert.throws(() => fontFaceCss({ family: 'Ok', source: { url: 'https://x.test/a.woff2' }, weight: 'bold; color: red' }), /font-weight/);
     assert.throws(() => fontFaceCss({ family: 'Ok', source: { url: 'javascript:alert(1)' } }), /http\(s\) or data/);
-    assert.match(fontFaceCss({ family: "O'Brien Sans", source: { url: "https://x.test/it's.woff2" } }), /font-family: 'O\\'Brien Sans'; src: url\('https:\/\/x\.test\/it\\'s\.woff2'\)/);
+    assert.match(
+      fontFaceCss({ family: "O'Brien Sans", source: { url: "https://x.test/it's.woff2" } }),
+      /font-family: 'O\\'Brien Sans'; src: url\('https:\/\/x\.test\/it\\'s\.woff2'\)/,
+    );
   });
 });

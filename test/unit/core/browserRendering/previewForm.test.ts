@@ -45,7 +45,10 @@ describe('the preview form check', () => {
     assert.deepEqual(fields(custom({ customSource: { kind: 'file', path: '/etc/passwd', name: 'brand.ttf' } })), ['customSource']);
     assert.deepEqual(fields(custom({ customSource: { kind: 'file', path: 'fonts/brand.ttf', name: 'brand.ttf' } })), ['customSource']);
     assert.deepEqual(fields(custom({ customSource: { kind: 'file', path: '/home/me/brand.ttf', name: 'brand.ttf' } })), []);
-    assert.deepEqual(fields(custom({ customFamily: 'a;b', weight: 'heavy', customSource: { kind: 'url', url: 'https://fonts.example/brand.woff2' } })), ['customFamily', 'weight']);
+    assert.deepEqual(fields(custom({ customFamily: 'a;b', weight: 'heavy', customSource: { kind: 'url', url: 'https://fonts.example/brand.woff2' } })), [
+      'customFamily',
+      'weight',
+    ]);
     // Without the custom font chosen, its fields do not stop a render.
     assert.deepEqual(fields(html({ font: '', customFamily: 'a;b' })), []);
   });
@@ -54,7 +57,10 @@ describe('the preview form check', () => {
     assert.deepEqual(checkForm('render me'), { problems: [{ field: 'source', message: 'no form' }] });
     const odd = checkForm(html({ source: 'javascript', endpoint: 'json', fallback: 'wingdings' }));
     assert.equal(odd.form, undefined);
-    assert.deepEqual(odd.problems.map((p) => p.field), ['source', 'endpoint', 'fallback']);
+    assert.deepEqual(
+      odd.problems.map((p) => p.field),
+      ['source', 'endpoint', 'fallback'],
+    );
   });
 
   it('keeps the HTML file a form came from only while it shows HTML', () => {

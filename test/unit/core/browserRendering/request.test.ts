@@ -22,7 +22,8 @@ describe('render requests', () => {
   });
 
   it('keeps the seed’s addStyleTag font injection as given', () => {
-    const css = "@font-face { font-family: 'CustomFont'; src: url('data:font/woff2;base64,AAAA') format('woff2'); } body { font-family: 'CustomFont', sans-serif; }";
+    const css =
+      "@font-face { font-family: 'CustomFont'; src: url('data:font/woff2;base64,AAAA') format('woff2'); } body { font-family: 'CustomFont', sans-serif; }";
     const request = validateRenderRequest('pdf', { url: 'https://example.com', addStyleTag: [{ content: css }, { url: 'https://fonts.example.com/css' }] });
     assert.deepEqual(request.addStyleTag, [{ content: css }, { url: 'https://fonts.example.com/css' }]);
   });
@@ -60,7 +61,10 @@ describe('render requests', () => {
   });
 
   it('accepts the FAQ’s goToOptions spelling as gotoOptions', () => {
-    assert.deepEqual(validateRenderRequest('content', { url: 'https://a.test', goToOptions: { waitUntil: ['load', 'networkidle0'], timeout: 5000 } }).gotoOptions, { timeout: 5000, waitUntil: ['load', 'networkidle0'] });
+    assert.deepEqual(
+      validateRenderRequest('content', { url: 'https://a.test', goToOptions: { waitUntil: ['load', 'networkidle0'], timeout: 5000 } }).gotoOptions,
+      { timeout: 5000, waitUntil: ['load', 'networkidle0'] },
+    );
   });
 
   it('takes every documented common field', () => {
@@ -92,24 +96,56 @@ describe('render requests', () => {
 
   it('refuses a viewport whose bitmap (width × height × deviceScaleFactor²) passes 100 megapixels, naming the limit', () => {
     assert.equal(MAX_BITMAP_PIXELS, 100_000_000);
-    refused('screenshot', { url: 'https://a.test', viewport: { width: 16_384, height: 16_384 } }, /^viewport: 16384×16384 px at scale 1 is 268\.4 megapixels; a bitmap is limited to 100 megapixels/, 400, 400);
-    refused('pdf', { url: 'https://a.test', viewport: { width: 1920, height: 1080, deviceScaleFactor: 10 } }, /^viewport: .* is 207\.4 megapixels; a bitmap is limited to 100 megapixels/, 400, 400);
+    refused(
+      'screenshot',
+      { url: 'https://a.test', viewport: { width: 16_384, height: 16_384 } },
+      /^viewport: 16384×16384 px at scale 1 is 268\.4 megapixels; a bitmap is limited to 100 megapixels/,
+      400,
+      400,
+    );
+    refused(
+      'pdf',
+      { url: 'https://a.test', viewport: { width: 1920, height: 1080, deviceScaleFactor: 10 } },
+      /^viewport: .* is 207\.4 megapixels; a bitmap is limited to 100 megapixels/,
+      400,
+      400,
+    );
   });
 
   it('accepts a full HD viewport at scale 2', () => {
-    assert.deepEqual(validateRenderRequest('screenshot', { url: 'https://a.test', viewport: { width: 1920, height: 1080, deviceScaleFactor: 2 } }).viewport, { width: 1920, height: 1080, deviceScaleFactor: 2, isMobile: false, hasTouch: false, isLandscape: false });
+    assert.deepEqual(validateRenderRequest('screenshot', { url: 'https://a.test', viewport: { width: 1920, height: 1080, deviceScaleFactor: 2 } }).viewport, {
+      width: 1920,
+      height: 1080,
+      deviceScaleFactor: 2,
+      isMobile: false,
+      hasTouch: false,
+      isLandscape: false,
+    });
   });
 
   it('bounds a screenshot clip by its own scale times the device scale factor', () => {
-    refused('screenshot', { url: 'https://a.test', viewport: { deviceScaleFactor: 2 }, screenshotOptions: { clip: { x: 0, y: 0, width: 5000, height: 5000, scale: 2 } } }, /^screenshotOptions\.clip: 5000×5000 px at scale 4 is 400 megapixels; a bitmap is limited to 100 megapixels/);
-    refused('screenshot', { url: 'https://a.test', screenshotOptions: { clip: { x: 0, y: 0, width: '10', height: 10 } } }, /^screenshotOptions\.clip\.width: must be a number above 0/);
+    refused(
+      'screenshot',
+      { url: 'https://a.test', viewport: { deviceScaleFactor: 2 }, screenshotOptions: { clip: { x: 0, y: 0, width: 5000, height: 5000, scale: 2 } } },
+      /^screenshotOptions\.clip: 5000×5000 px at scale 4 is 400 megapixels; a bitmap is limited to 100 megapixels/,
+    );
+    refused(
+      'screenshot',
+      { url: 'https://a.test', screenshotOptions: { clip: { x: 0, y: 0, width: '10', height: 10 } } },
+      /^screenshotOptions\.clip\.width: must be a number above 0/,
+    );
     assert.ok(validateRenderRequest('screenshot', { url: 'https://a.test', screenshotOptions: { clip: { x: 0, y: 0, width: 1920, height: 10_000 } } }));
   });
 });
 
 describe('envelopes', () => {
   it('are Cloudflare’s v4 shapes', () => {
-    assert.deepEqual(failureEnvelope(new RenderError(401, 10000, 'Authentication failed')), { success: false, errors: [{ code: 10000, message: 'Authentication failed' }], messages: [], result: null });
+    assert.deepEqual(failureEnvelope(new RenderError(401, 10000, 'Authentication failed')), {
+      success: false,
+      errors: [{ code: 10000, message: 'Authentication failed' }],
+      messages: [],
+      result: null,
+    });
     assert.deepEqual(successEnvelope(['https://a.test']), { success: true, errors: [], messages: [], result: ['https://a.test'] });
   });
 });

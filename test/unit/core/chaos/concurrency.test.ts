@@ -16,10 +16,18 @@ describe('concurrent deliveries to a read-await-write handler', () => {
     it(`${style}: FAIL from concurrent alone, shrunk to two deliveries sent at once`, async () => {
       const report = await chaosReport(LEDGER, payments(style), { seed: 5, runs: 3 });
       const failed = report.verdicts.filter((v) => v.verdict === 'FAIL');
-      assert.deepEqual(failed.map((v) => v.perturbation), ['concurrent'], JSON.stringify(report.verdicts.map((v) => [v.perturbation, v.verdict])));
+      assert.deepEqual(
+        failed.map((v) => v.perturbation),
+        ['concurrent'],
+        JSON.stringify(report.verdicts.map((v) => [v.perturbation, v.verdict])),
+      );
       const failure = failed[0]!.failure!;
       assert.equal(failure.fixtures.length, 2);
-      assert.deepEqual(failure.sends.map((s) => s.step), [1, 1], 'both sent in one step');
+      assert.deepEqual(
+        failure.sends.map((s) => s.step),
+        [1, 1],
+        'both sent in one step',
+      );
       assert.deepEqual(failure.firstDivergence?.step, 1);
     });
   }
@@ -29,7 +37,10 @@ describe('concurrent deliveries to a handler the input gate protects', () => {
   for (const style of ['rate-first', 'sync', 'storage', 'microtask', 'digest', 'guarded']) {
     it(`${style}: passes every perturbation over several seeds`, async () => {
       for (const [seed, outcome] of await verdictsOverSeeds(LEDGER, payments(style), [1, 2, 3, 4])) {
-        assert.ok(Object.values(outcome).every((verdict) => verdict !== 'FAIL'), `seed ${seed}: ${JSON.stringify(outcome)}`);
+        assert.ok(
+          Object.values(outcome).every((verdict) => verdict !== 'FAIL'),
+          `seed ${seed}: ${JSON.stringify(outcome)}`,
+        );
       }
     });
   }

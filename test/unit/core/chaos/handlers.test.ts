@@ -11,7 +11,16 @@ const route = (variant: string) => `/webhooks/stripe/${variant}`;
 
 /** Charges of 100–400 for two customers; `failing` marks one whose receipt fails (a 500 after the total moved). */
 function charges(variant: string, failing?: number): Delivery[] {
-  return [1, 2, 3, 4].map((n) => stripeEvent(`charge-${n}`, `evt_charge_${n}`, n % 2 ? 'cus_1' : 'cus_2', 'charge.succeeded', { object: 'charge', amount: 100 * n, ...(n === failing ? { metadata: { receipt: 'fails' } } : {}) }, route(variant)));
+  return [1, 2, 3, 4].map((n) =>
+    stripeEvent(
+      `charge-${n}`,
+      `evt_charge_${n}`,
+      n % 2 ? 'cus_1' : 'cus_2',
+      'charge.succeeded',
+      { object: 'charge', amount: 100 * n, ...(n === failing ? { metadata: { receipt: 'fails' } } : {}) },
+      route(variant),
+    ),
+  );
 }
 
 /** A subscription's life for cus_1 (created, past due, canceled) and cus_2, each event with Stripe's `created`. */
@@ -55,7 +64,12 @@ for (const bug of BUGS) {
       const report = await chaosReport(PAYMENTS, bug.suite(bug.broken), { seed: 11, runs: 3 });
       for (const [perturbation, verdict] of Object.entries(verdicts(report))) {
         if (perturbation === bug.perturbation) assert.equal(verdict, 'FAIL', perturbation);
-        else assert.notEqual(verdict, 'FAIL', `${perturbation}: ${JSON.stringify(report.verdicts.find((v) => v.perturbation === perturbation)?.failure?.differences)}`);
+        else
+          assert.notEqual(
+            verdict,
+            'FAIL',
+            `${perturbation}: ${JSON.stringify(report.verdicts.find((v) => v.perturbation === perturbation)?.failure?.differences)}`,
+          );
       }
       const failure = report.verdicts.find((v) => v.perturbation === bug.perturbation)!.failure!;
       assert.equal(failure.fixtures.length, bug.fixtures, JSON.stringify(failure.sends));
@@ -67,7 +81,10 @@ for (const bug of BUGS) {
     it(`${bug.correct} passes every perturbation over many seeds`, async () => {
       const seeds = [1, 2, 3, 4, 5, 6, 7, 8];
       for (const [seed, outcome] of await verdictsOverSeeds(PAYMENTS, bug.suite(bug.correct), seeds)) {
-        assert.ok(Object.values(outcome).every((verdict) => verdict !== 'FAIL'), `seed ${seed}: ${JSON.stringify(outcome)}`);
+        assert.ok(
+          Object.values(outcome).every((verdict) => verdict !== 'FAIL'),
+          `seed ${seed}: ${JSON.stringify(outcome)}`,
+        );
       }
     });
   });

@@ -12,7 +12,13 @@ import { fixtureOf, stripeEvent } from '../../helpers/chaosFixtures';
 
 /** Six Stripe charges, for cus_1 (0, 2, 4) and cus_2 (1, 3, 5). */
 const deliveries: ChaosDelivery[] = chaosSuite(
-  Array.from({ length: 6 }, (_, i) => ({ file: `/suite/0${i + 1}.json`, fixture: { ...fixtureOf(stripeEvent(`charge-${i + 1}`, `evt_${i + 1}`, `cus_${(i % 2) + 1}`, 'charge.succeeded', { amount: 100 })), name: `0${i + 1}-charge` } })),
+  Array.from({ length: 6 }, (_, i) => ({
+    file: `/suite/0${i + 1}.json`,
+    fixture: {
+      ...fixtureOf(stripeEvent(`charge-${i + 1}`, `evt_${i + 1}`, `cus_${(i % 2) + 1}`, 'charge.succeeded', { amount: 100 })),
+      name: `0${i + 1}-charge`,
+    },
+  })),
   '/suite',
 );
 const ALL = deliveries.map((d) => d.index);
@@ -51,8 +57,10 @@ describe('choosing what to do', () => {
 
   it('reorders and bursts only one entity’s deliveries among themselves', () => {
     for (let seed = 0; seed < 20; seed++) {
-      for (const op of chooseOps('reorder', deliveries, OK, new Random(seed))) assert.ok(op.kind === 'swap' && deliveries[op.a]!.entity === deliveries[op.b]!.entity);
-      for (const op of chooseOps('concurrent', deliveries, OK, new Random(seed))) assert.ok(op.kind === 'burst' && new Set(op.members.map((m) => deliveries[m]!.entity)).size === 1);
+      for (const op of chooseOps('reorder', deliveries, OK, new Random(seed)))
+        assert.ok(op.kind === 'swap' && deliveries[op.a]!.entity === deliveries[op.b]!.entity);
+      for (const op of chooseOps('concurrent', deliveries, OK, new Random(seed)))
+        assert.ok(op.kind === 'burst' && new Set(op.members.map((m) => deliveries[m]!.entity)).size === 1);
     }
   });
 
@@ -96,13 +104,27 @@ describe('the sends of a case', () => {
   });
 
   it('drops the operations whose deliveries are dropped', () => {
-    const c: Case = { perturbation: 'reorder', kept: ALL, ops: [{ kind: 'swap', a: 0, b: 2 }, { kind: 'swap', a: 1, b: 3 }] };
+    const c: Case = {
+      perturbation: 'reorder',
+      kept: ALL,
+      ops: [
+        { kind: 'swap', a: 0, b: 2 },
+        { kind: 'swap', a: 1, b: 3 },
+      ],
+    };
     assert.deepEqual(restrict(c, [0, 1, 2]).ops, [{ kind: 'swap', a: 0, b: 2 }]);
   });
 
   it('offers simpler versions of an operation: fewer burst members, fewer retries, a redelivery sooner', () => {
-    assert.deepEqual(simpler({ kind: 'burst', members: [0, 2, 4] }), [{ kind: 'burst', members: [2, 4] }, { kind: 'burst', members: [0, 4] }, { kind: 'burst', members: [0, 2] }]);
-    assert.deepEqual(simpler({ kind: 'retry', of: 1, attempts: 3, gap: 2 }), [{ kind: 'retry', of: 1, attempts: 1, gap: 2 }, { kind: 'retry', of: 1, attempts: 3, gap: 0 }]);
+    assert.deepEqual(simpler({ kind: 'burst', members: [0, 2, 4] }), [
+      { kind: 'burst', members: [2, 4] },
+      { kind: 'burst', members: [0, 4] },
+      { kind: 'burst', members: [0, 2] },
+    ]);
+    assert.deepEqual(simpler({ kind: 'retry', of: 1, attempts: 3, gap: 2 }), [
+      { kind: 'retry', of: 1, attempts: 1, gap: 2 },
+      { kind: 'retry', of: 1, attempts: 3, gap: 0 },
+    ]);
     assert.deepEqual(simpler({ kind: 'duplicate', of: 1, after: 3 }), [{ kind: 'duplicate', of: 1, after: 1 }]);
   });
 

@@ -55,7 +55,13 @@ const fixture = (provider: ProviderName, body: object, headers: Record<string, s
   format: FIXTURE_FORMAT,
   name: `01-${provider}`,
   provider,
-  request: { method: 'POST', path: `/webhooks/${provider}`, query: '', headers: { 'content-type': 'application/json', ...headers }, ...encodeFixtureBody(Buffer.from(JSON.stringify(body))) },
+  request: {
+    method: 'POST',
+    path: `/webhooks/${provider}`,
+    query: '',
+    headers: { 'content-type': 'application/json', ...headers },
+    ...encodeFixtureBody(Buffer.from(JSON.stringify(body))),
+  },
 });
 
 const slackEvent = fixture('slack', { type: 'event_callback', team_id: 'T1', event_id: 'Ev1', event: { type: 'message' } });
@@ -92,11 +98,14 @@ describe('a run’s sends', () => {
     const deliveries = chaosSuite([{ file: '/s/01.json', fixture: stripe }], '/s');
     const plan = planOf({ perturbation: 'retry-after-failure', kept: [0], ops: [{ kind: 'retry', of: 0, attempts: 2, gap: 1 }] }, deliveries);
     const result = await runPlan(target, plan, { secrets: new Map([['stripe', 'whsec_x']]), timers });
-    assert.deepEqual(result.sends.map((s) => [s.step, s.kind, s.status]), [
-      [1, 'delivery', 500],
-      [2, 'retry', 500],
-      [3, 'retry', 500],
-    ]);
+    assert.deepEqual(
+      result.sends.map((s) => [s.step, s.kind, s.status]),
+      [
+        [1, 'delivery', 500],
+        [2, 'retry', 500],
+        [3, 'retry', 500],
+      ],
+    );
     assert.deepEqual(new Set(seen.map((s) => JSON.parse(s.body).id)), new Set(['evt_1']), 'the same event id each time');
   });
 
@@ -108,7 +117,10 @@ describe('a run’s sends', () => {
     const deliveries = chaosSuite([{ file: '/s/01.json', fixture: stripe }], '/s');
     const plan = planOf({ perturbation: 'stale', kept: [], ops: [{ kind: 'stale', of: 0, at: 0, id: 'evt_stale1' }] }, deliveries);
     const result = await runPlan(target, plan, { secrets: new Map([['stripe', 'whsec_x']]), timers });
-    assert.deepEqual(result.sends.map((s) => [s.kind, s.deliveryId, s.status]), [['stale', 'evt_stale1', 401]]);
+    assert.deepEqual(
+      result.sends.map((s) => [s.kind, s.deliveryId, s.status]),
+      [['stale', 'evt_stale1', 401]],
+    );
     assert.equal(JSON.parse(seen[0]!.body).id, 'evt_stale1');
     const t = Number(/t=(\d+)/.exec(String(seen[0]!.headers['stripe-signature']))![1]);
     assert.equal(Math.floor(now / 1000) - t, 360, 'Stripe allows 300 s; the copy is 60 s past it');

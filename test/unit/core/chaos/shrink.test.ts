@@ -9,7 +9,14 @@ import { ddmin, ShrinkBudget, shrinkCase } from '../../../../src/core/chaos/shri
 describe('ddmin', () => {
   it('finds the two items that fail together among a hundred', async () => {
     const fails = async (subset: readonly number[]) => subset.includes(17) && subset.includes(83);
-    assert.deepEqual(await ddmin(Array.from({ length: 100 }, (_, i) => i), fails, new ShrinkBudget(500)), [17, 83]);
+    assert.deepEqual(
+      await ddmin(
+        Array.from({ length: 100 }, (_, i) => i),
+        fails,
+        new ShrinkBudget(500),
+      ),
+      [17, 83],
+    );
   });
 
   it('answers the empty list when nothing is needed to fail', async () => {
@@ -22,7 +29,11 @@ describe('ddmin', () => {
       budget.runs++;
       return subset.includes(5);
     };
-    const left = await ddmin(Array.from({ length: 64 }, (_, i) => i), fails, budget);
+    const left = await ddmin(
+      Array.from({ length: 64 }, (_, i) => i),
+      fails,
+      budget,
+    );
     assert.ok(left.includes(5) && left.length > 1);
     assert.equal(budget.runs, 3);
   });

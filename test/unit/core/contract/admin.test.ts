@@ -41,7 +41,14 @@ describe('delivery notes', () => {
     const channel = openDeliveryChannel(request);
     noteDelivery(request, { provider: 'github', entity: 'acme/widgets', verification: 'valid' });
     noteDelivery(request, { event: 'd-1', eventType: 'push', stored: false });
-    assert.deepEqual(receivedNotes(channel), { provider: 'github', entity: 'acme/widgets', verification: 'valid', event: 'd-1', eventType: 'push', stored: false });
+    assert.deepEqual(receivedNotes(channel), {
+      provider: 'github',
+      entity: 'acme/widgets',
+      verification: 'valid',
+      event: 'd-1',
+      eventType: 'push',
+      stored: false,
+    });
   });
 
   it('are absent when no one noted, never on the wire, and nowhere without a channel', () => {
@@ -51,7 +58,10 @@ describe('delivery notes', () => {
     const noted = new Request('http://127.0.0.1/');
     openDeliveryChannel(noted);
     noteDelivery(noted, { provider: 'github' });
-    assert.equal([...noted.headers.keys()].some((name) => name.startsWith('x-hookbench')), false);
+    assert.equal(
+      [...noted.headers.keys()].some((name) => name.startsWith('x-hookbench')),
+      false,
+    );
     const bare = new Request('http://127.0.0.1/');
     noteDelivery(bare, { provider: 'github' });
     assert.equal(deliveryChannel(bare), undefined);

@@ -38,7 +38,14 @@ describe("the admin API's answers, read on arrival", () => {
   it('gives back an answer of the declared shape as it came', () => {
     assert.deepEqual(ADMIN_API.instances.answer.read({ instances: [summary] }), { instances: [summary] });
     assert.deepEqual(ADMIN_API.deliveries.answer.read({ deliveries: [delivery] }), { deliveries: [delivery] });
-    const blob = { columns: ['id', 'data'], rows: [['a', { base64: 'AAE=' }], [null, 1.5]], truncated: true };
+    const blob = {
+      columns: ['id', 'data'],
+      rows: [
+        ['a', { base64: 'AAE=' }],
+        [null, 1.5],
+      ],
+      truncated: true,
+    };
     assert.deepEqual(ADMIN_API.query.answer.read(blob), blob);
   });
 
@@ -49,19 +56,39 @@ describe("the admin API's answers, read on arrival", () => {
   });
 
   it("keeps a header a sender named __proto__ as a header, not the object's prototype", () => {
-    const [read] = ADMIN_API.deliveries.answer.read(JSON.parse(`{"deliveries": [${JSON.stringify(delivery).replace('"requestHeaders":{', '"requestHeaders":{"__proto__":"x",')}]}`)).deliveries;
+    const [read] = ADMIN_API.deliveries.answer.read(
+      JSON.parse(`{"deliveries": [${JSON.stringify(delivery).replace('"requestHeaders":{', '"requestHeaders":{"__proto__":"x",')}]}`),
+    ).deliveries;
     assert.ok(Object.hasOwn(read!.requestHeaders, '__proto__'));
     assert.equal(Object.getPrototypeOf(read!.requestHeaders), Object.prototype);
     assert.equal(read!.requestHeaders['__proto__'], 'x');
   });
 
   it('says where the answer is wrong and what it holds instead', () => {
-    assert.equal(shapeError(() => ADMIN_API.instances.answer.read({ instances: [summary, { ...summary, awake: 'yes' }] })), 'instances[1].awake: expected true or false, got "yes"');
-    assert.equal(shapeError(() => ADMIN_API.deliveries.answer.read({ deliveries: [{ ...delivery, source: { kind: 'tunnel' } }] })), 'deliveries[0].source.kind: expected "send" or "replay" or "relay" or "public" or "retry", got "tunnel"');
-    assert.equal(shapeError(() => ADMIN_API.clearEvents.answer.read({})), 'deleted: expected a whole number, got nothing');
-    assert.equal(shapeError(() => ADMIN_API.query.answer.read({ columns: ['a'], rows: [[true]] })), 'rows[0][0]: expected a number, got true');
-    assert.equal(shapeError(() => ADMIN_API.bindings.answer.read([])), 'the value: expected an object, got an array');
-    assert.match(shapeError(() => ADMIN_API.lockConfirm.answer.read({ pid: 1, answer: 'zz' })), /expected \{"pid": <whole number>, "answer": "<64 hex digits>"\}, got an object/);
+    assert.equal(
+      shapeError(() => ADMIN_API.instances.answer.read({ instances: [summary, { ...summary, awake: 'yes' }] })),
+      'instances[1].awake: expected true or false, got "yes"',
+    );
+    assert.equal(
+      shapeError(() => ADMIN_API.deliveries.answer.read({ deliveries: [{ ...delivery, source: { kind: 'tunnel' } }] })),
+      'deliveries[0].source.kind: expected "send" or "replay" or "relay" or "public" or "retry", got "tunnel"',
+    );
+    assert.equal(
+      shapeError(() => ADMIN_API.clearEvents.answer.read({})),
+      'deleted: expected a whole number, got nothing',
+    );
+    assert.equal(
+      shapeError(() => ADMIN_API.query.answer.read({ columns: ['a'], rows: [[true]] })),
+      'rows[0][0]: expected a number, got true',
+    );
+    assert.equal(
+      shapeError(() => ADMIN_API.bindings.answer.read([])),
+      'the value: expected an object, got an array',
+    );
+    assert.match(
+      shapeError(() => ADMIN_API.lockConfirm.answer.read({ pid: 1, answer: 'zz' })),
+      /expected \{"pid": <whole number>, "answer": "<64 hex digits>"\}, got an object/,
+    );
   });
 });
 
@@ -79,13 +106,25 @@ describe("the live feed's messages, read on arrival", () => {
 
   it('reads back every message formatLiveFrame writes, alone or batched', () => {
     assert.deepEqual(parseLiveFrame(formatLiveFrame(messages)), messages);
-    assert.deepEqual(messages.map((message) => parseLiveFrame(formatLiveFrame([message]))[0]), messages);
+    assert.deepEqual(
+      messages.map((message) => parseLiveFrame(formatLiveFrame([message]))[0]),
+      messages,
+    );
   });
 
   it('names the message of a batch that is malformed, and what in it', () => {
     const frame = JSON.stringify([{ type: 'hello' }, { type: 'delivery', delivery: { ...delivery, status: '200' } }]);
-    assert.equal(shapeError(() => parseLiveFrame(frame)), '[1].delivery.status: expected a whole number, got "200"');
-    assert.equal(shapeError(() => parseLiveFrame('{"type": "gossip"}')), 'type: expected "hello" or "delivery" or "instance" or "state" or "event" or "binding" or "outbound", got "gossip"');
-    assert.equal(shapeError(() => parseLiveFrame('{"type": "instance", "kind": "woken", "namespace": "N", "name": "n"}')), 'instance: expected an object, got nothing');
+    assert.equal(
+      shapeError(() => parseLiveFrame(frame)),
+      '[1].delivery.status: expected a whole number, got "200"',
+    );
+    assert.equal(
+      shapeError(() => parseLiveFrame('{"type": "gossip"}')),
+      'type: expected "hello" or "delivery" or "instance" or "state" or "event" or "binding" or "outbound", got "gossip"',
+    );
+    assert.equal(
+      shapeError(() => parseLiveFrame('{"type": "instance", "kind": "woken", "namespace": "N", "name": "n"}')),
+      'instance: expected an object, got nothing',
+    );
   });
 });

@@ -19,7 +19,10 @@ describe('the admin route table', () => {
 
   it('writes a query string from what the route reads, leaving out what is not given', () => {
     assert.equal(routePath(ADMIN_API.deliveries, {}, { limit: 200 }), '/__hookbench/deliveries?limit=200');
-    assert.equal(routePath(ADMIN_API.kvKeys, { binding: 'CACHE' }, { prefix: 'user:', cursor: '', limit: 100 }), '/__hookbench/bindings/kv/CACHE/keys?prefix=user%3A&limit=100');
+    assert.equal(
+      routePath(ADMIN_API.kvKeys, { binding: 'CACHE' }, { prefix: 'user:', cursor: '', limit: 100 }),
+      '/__hookbench/bindings/kv/CACHE/keys?prefix=user%3A&limit=100',
+    );
     assert.equal(routePath(ADMIN_API.kvValue, { binding: 'CACHE' }, { key: '../x' }), '/__hookbench/bindings/kv/CACHE/value?key=..%2Fx');
     assert.equal(routePath(ADMIN_API.instances, {}), '/__hookbench/instances');
   });
@@ -33,7 +36,11 @@ describe('the admin route table', () => {
     for (const [name, route] of routes) {
       const method = 'method' in route ? route.method : 'websocket';
       const same = adminRoutesAt(example(route)).filter((match) => ('method' in match.route ? match.route.method : 'websocket') === method);
-      assert.deepEqual(same.map((match) => match.name), [name], example(route));
+      assert.deepEqual(
+        same.map((match) => match.name),
+        [name],
+        example(route),
+      );
     }
   });
 
@@ -44,8 +51,14 @@ describe('the admin route table', () => {
   });
 
   it('answers 404 for an empty segment and 400 for one that is not valid percent-encoding', () => {
-    assert.throws(() => decodeParams(ADMIN_API.delivery, { id: '' }), (error: unknown) => error instanceof RouteError && error.status === 404);
-    assert.throws(() => decodeParams(ADMIN_API.delivery, { id: '%E0%A4%A' }), (error: unknown) => error instanceof RouteError && error.status === 400);
+    assert.throws(
+      () => decodeParams(ADMIN_API.delivery, { id: '' }),
+      (error: unknown) => error instanceof RouteError && error.status === 404,
+    );
+    assert.throws(
+      () => decodeParams(ADMIN_API.delivery, { id: '%E0%A4%A' }),
+      (error: unknown) => error instanceof RouteError && error.status === 400,
+    );
   });
 
   it('names each HTTP route as docs/admin-api.md does', () => {

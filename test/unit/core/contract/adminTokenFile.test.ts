@@ -20,7 +20,14 @@ describe('the admin token file', () => {
 
   it('gives nothing for an empty, half-written or foreign file', () => {
     const full = formatAdminToken({ token: 'abc', protocol: 1 });
-    for (const text of ['', '\n', full.slice(0, 20), '{"format": "other", "token": "abc", "protocol": 1}', '{"format": "hookbench admin-token 2", "token": "a b", "protocol": 1}', 'two words']) {
+    for (const text of [
+      '',
+      '\n',
+      full.slice(0, 20),
+      '{"format": "other", "token": "abc", "protocol": 1}',
+      '{"format": "hookbench admin-token 2", "token": "a b", "protocol": 1}',
+      'two words',
+    ]) {
       assert.equal(parseAdminTokenFile(text), undefined, text);
     }
   });

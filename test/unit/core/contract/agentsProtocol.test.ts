@@ -64,9 +64,14 @@ describe('the agents protocol, client side', () => {
     assert.deepEqual(parseClientFrame(stateUpdateFrame({ n: 2 })), { kind: 'state', state: { n: 2 } });
   });
 
-  it("reads each frame the Agent sends as AgentClient does", () => {
+  it('reads each frame the Agent sends as AgentClient does', () => {
     assert.deepEqual(parseServerFrame(identityFrame('room', 'test-agent', true)), { kind: 'identity', name: 'room', agent: 'test-agent', stateFollows: true });
-    assert.deepEqual(parseServerFrame(identityFrame('room', 'test-agent', false)), { kind: 'identity', name: 'room', agent: 'test-agent', stateFollows: false });
+    assert.deepEqual(parseServerFrame(identityFrame('room', 'test-agent', false)), {
+      kind: 'identity',
+      name: 'room',
+      agent: 'test-agent',
+      stateFollows: false,
+    });
     assert.deepEqual(parseServerFrame(connectStateFrame({ n: 1 })), { kind: 'state', state: { n: 1 } });
     assert.deepEqual(parseServerFrame(broadcastStateFrame(null)), { kind: 'state', state: null });
     assert.deepEqual(parseServerFrame(stateErrorFrame('Connection is readonly')), { kind: 'stateError', error: 'Connection is readonly' });
@@ -75,15 +80,25 @@ describe('the agents protocol, client side', () => {
 
   it('reads RPC answers: results, streamed chunks, the final chunk and failures', () => {
     assert.deepEqual(parseServerFrame(rpcResultFrame('a', 3, true)), { kind: 'rpc', answer: { id: 'a', final: true, success: true, result: 3 } });
-    assert.deepEqual(parseServerFrame(rpcResultFrame('a', { i: 1 }, false)), { kind: 'rpc', answer: { id: 'a', final: false, success: true, result: { i: 1 } } });
-    assert.deepEqual(parseServerFrame(rpcResultFrame('a', undefined, true)), { kind: 'rpc', answer: { id: 'a', final: true, success: true, result: undefined } });
+    assert.deepEqual(parseServerFrame(rpcResultFrame('a', { i: 1 }, false)), {
+      kind: 'rpc',
+      answer: { id: 'a', final: false, success: true, result: { i: 1 } },
+    });
+    assert.deepEqual(parseServerFrame(rpcResultFrame('a', undefined, true)), {
+      kind: 'rpc',
+      answer: { id: 'a', final: true, success: true, result: undefined },
+    });
     assert.deepEqual(parseServerFrame(rpcErrorFrame('b', 'boom')), { kind: 'rpc', answer: { id: 'b', final: true, success: false, error: 'boom' } });
     // An answer without a `done` key ends the call, as AgentClient takes it.
-    assert.deepEqual(parseServerFrame('{"id":"c","result":1,"success":true,"type":"rpc"}'), { kind: 'rpc', answer: { id: 'c', final: true, success: true, result: 1 } });
+    assert.deepEqual(parseServerFrame('{"id":"c","result":1,"success":true,"type":"rpc"}'), {
+      kind: 'rpc',
+      answer: { id: 'c', final: true, success: true, result: 1 },
+    });
   });
 
   it('takes anything else as other: not JSON, not an object, an unknown type, an RPC answer without an id', () => {
-    for (const text of ['not json', '42', 'null', '{"type":"cf_agent_session"}', '{"type":"rpc","success":true}']) assert.deepEqual(parseServerFrame(text), { kind: 'other' }, text);
+    for (const text of ['not json', '42', 'null', '{"type":"cf_agent_session"}', '{"type":"rpc","success":true}'])
+      assert.deepEqual(parseServerFrame(text), { kind: 'other' }, text);
   });
 
   it('tells a refused call (no such method, not callable) from an error the method threw', () => {

@@ -5,7 +5,16 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatDraftRecord, parseDraftRecord, parseResultsPanelState, parseTimelinePanelState, resultsPanelState } from '../../../../src/core/contract/editors';
 
-const RECORD = { path: '/3/github push · acme.json', meta: { provider: 'github', event: 'push', entity: 'acme', headers: { 'x-github-event': 'push', 'content-type': 'application/json' }, url: 'https://example.test/hook' } } as const;
+const RECORD = {
+  path: '/3/github push · acme.json',
+  meta: {
+    provider: 'github',
+    event: 'push',
+    entity: 'acme',
+    headers: { 'x-github-event': 'push', 'content-type': 'application/json' },
+    url: 'https://example.test/hook',
+  },
+} as const;
 
 describe('a draft’s record', () => {
   it('is read back as it was written', () => {
@@ -36,7 +45,10 @@ describe('a results panel’s state', () => {
   it('is refused when it names no console or its rows are not values', () => {
     assert.equal(parseResultsPanelState(undefined), undefined);
     assert.equal(parseResultsPanelState({ outcome: { kind: 'error', sql: 'x', message: 'y' } }), undefined);
-    assert.equal(parseResultsPanelState({ console: CONSOLE, outcome: { kind: 'rows', sql: 'x', columns: ['a'], rows: [[{}]], truncated: false, ms: 1 } }), undefined);
+    assert.equal(
+      parseResultsPanelState({ console: CONSOLE, outcome: { kind: 'rows', sql: 'x', columns: ['a'], rows: [[{}]], truncated: false, ms: 1 } }),
+      undefined,
+    );
     assert.deepEqual(parseResultsPanelState({ console: CONSOLE }), { console: CONSOLE });
   });
 });

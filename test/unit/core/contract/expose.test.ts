@@ -10,7 +10,10 @@ describe('expose failure lines', () => {
   });
 
   it('keep a why that has no way out as it is', () => {
-    assert.equal(exposeFailure(exposeFailureLine('ngrok', 'NGROK_AUTHTOKEN is not set; or set it with Set ngrok Authtoken')), 'NGROK_AUTHTOKEN is not set; or set it with Set ngrok Authtoken');
+    assert.equal(
+      exposeFailure(exposeFailureLine('ngrok', 'NGROK_AUTHTOKEN is not set; or set it with Set ngrok Authtoken')),
+      'NGROK_AUTHTOKEN is not set; or set it with Set ngrok Authtoken',
+    );
     assert.equal(exposeFailure('some other line'), 'some other line');
   });
 });

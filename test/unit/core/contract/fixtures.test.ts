@@ -5,7 +5,16 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { FIXTURE_FORMAT, fixtureFileName, fixtureNameFrom, FixtureError, isFixtureName, parseFixture, serializeFixture, type Fixture } from '../../../../src/core/contract/fixtures';
+import {
+  FIXTURE_FORMAT,
+  fixtureFileName,
+  fixtureNameFrom,
+  FixtureError,
+  isFixtureName,
+  parseFixture,
+  serializeFixture,
+  type Fixture,
+} from '../../../../src/core/contract/fixtures';
 import { FixtureExistsError, fixturePaths, writeFixtureFile } from '../../../../src/core/fixtures/fixtureFiles';
 import { stateDiff } from '../../../../src/core/fixtures/stateDiff';
 
@@ -14,7 +23,14 @@ const good: Fixture = {
   name: 'github-push',
   provider: 'github',
   entity: 'acme-widgets',
-  request: { method: 'POST', path: '/webhooks/github/acme-widgets', query: '', headers: { 'content-type': 'application/json', 'x-github-event': 'push' }, body: '{}', bodyEncoding: 'utf8' },
+  request: {
+    method: 'POST',
+    path: '/webhooks/github/acme-widgets',
+    query: '',
+    headers: { 'content-type': 'application/json', 'x-github-event': 'push' },
+    body: '{}',
+    bodyEncoding: 'utf8',
+  },
   expect: { status: 200, state: { stats: { total: 1 } }, ignore: ['lastEventAt'] },
 };
 
@@ -115,7 +131,10 @@ describe('fixture contract: names', () => {
     writeFixtureFile(root, path.join(root, '.hookbench', 'fixtures'), { ...good, name: 'planted' }, { overwrite: true });
     assert.equal(fs.readFileSync(target, 'utf8'), 'keep');
     assert.equal(fs.lstatSync(path.join(root, '.hookbench', 'fixtures', 'planted.json')).isFile(), true);
-    assert.deepEqual(fs.readdirSync(path.join(root, '.hookbench', 'fixtures')).filter((f) => f.endsWith('.tmp')), []);
+    assert.deepEqual(
+      fs.readdirSync(path.join(root, '.hookbench', 'fixtures')).filter((f) => f.endsWith('.tmp')),
+      [],
+    );
   });
 
   it('creates no folder through a committed link: the save is refused, naming the link, and nothing appears where it points', (t) => {
@@ -133,7 +152,10 @@ describe('fixture contract: names', () => {
       return 'saved';
     })();
     assert.deepEqual(fs.readdirSync(outside), [], 'no folder was made through the link');
-    assert.equal(refusal, `${path.join(root, '.hookbench')}: is a symbolic link; fixtures are never saved through links: remove it, or choose another hookbench.fixtures.directory`);
+    assert.equal(
+      refusal,
+      `${path.join(root, '.hookbench')}: is a symbolic link; fixtures are never saved through links: remove it, or choose another hookbench.fixtures.directory`,
+    );
     // A link deeper down, to a folder inside the workspace, is refused the same way.
     fs.rmSync(path.join(root, '.hookbench'));
     fs.mkdirSync(path.join(root, '.hookbench'));
@@ -149,7 +171,10 @@ describe('fixture contract: names', () => {
     for (const name of ['10-c.json', '2-b.json', '1-a.json', '.draft.json', 'notes.txt']) fs.writeFileSync(path.join(dir, name), '{}');
     fs.mkdirSync(path.join(dir, 'set'));
     fs.writeFileSync(path.join(dir, 'set', '1-d.json'), '{}');
-    assert.deepEqual(fixturePaths(dir).map((f) => path.relative(dir, f)), ['1-a.json', '2-b.json', '10-c.json', path.join('set', '1-d.json')]);
+    assert.deepEqual(
+      fixturePaths(dir).map((f) => path.relative(dir, f)),
+      ['1-a.json', '2-b.json', '10-c.json', path.join('set', '1-d.json')],
+    );
   });
 });
 

@@ -7,7 +7,15 @@ import { parseChaosMessage, parseResultsMessage, parseTimelineMessage } from '..
 describe('the webview pages’ messages', () => {
   it('accepts each results button’s command, and nothing else', () => {
     assert.deepEqual(parseResultsMessage({ type: 'command', command: 'exportCsv', arg: undefined }), { type: 'command', command: 'exportCsv' });
-    for (const refused of [{ type: 'command', command: 'toString' }, { type: 'command', command: 'prev' }, { type: 'click', command: 'run' }, 'run', null, undefined]) assert.equal(parseResultsMessage(refused), undefined, JSON.stringify(refused));
+    for (const refused of [
+      { type: 'command', command: 'toString' },
+      { type: 'command', command: 'prev' },
+      { type: 'click', command: 'run' },
+      'run',
+      null,
+      undefined,
+    ])
+      assert.equal(parseResultsMessage(refused), undefined, JSON.stringify(refused));
   });
 
   it('accepts a timeline step chosen by its index only when the index is a number', () => {

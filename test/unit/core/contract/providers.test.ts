@@ -7,8 +7,14 @@ import { noSecretMessage, PROVIDER_TITLES, PROVIDERS, replaceNoSecret, SECRET_EN
 describe('the providers contract', () => {
   it("rewrites the serve process's missing-secret message with the variable it names", () => {
     const logged = `[security] rejected a github webhook for acme/widgets: no_secret: ${noSecretMessage(SECRET_ENV.github)}`;
-    assert.equal(replaceNoSecret(logged, (env) => `set ${env} in VS Code`), '[security] rejected a github webhook for acme/widgets: no_secret: set GITHUB_WEBHOOK_SECRET in VS Code');
-    assert.equal(replaceNoSecret('another line', () => 'never'), 'another line');
+    assert.equal(
+      replaceNoSecret(logged, (env) => `set ${env} in VS Code`),
+      '[security] rejected a github webhook for acme/widgets: no_secret: set GITHUB_WEBHOOK_SECRET in VS Code',
+    );
+    assert.equal(
+      replaceNoSecret('another line', () => 'never'),
+      'another line',
+    );
   });
 
   it('names every provider and its secret variable once', () => {

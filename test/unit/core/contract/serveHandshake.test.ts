@@ -27,15 +27,26 @@ describe("serve's handshake lines", () => {
   });
 
   it('takes no line for another', () => {
-    const lines = [listeningLine('http://127.0.0.1:1'), renderLine('http://127.0.0.1:2/client/v4'), renderTokenLine('t'), loginFileLine('/f'), '[receiver] listening on http://127.0.0.1:3'];
+    const lines = [
+      listeningLine('http://127.0.0.1:1'),
+      renderLine('http://127.0.0.1:2/client/v4'),
+      renderTokenLine('t'),
+      loginFileLine('/f'),
+      '[receiver] listening on http://127.0.0.1:3',
+    ];
     assert.deepEqual(lines.map(listeningUrl), ['http://127.0.0.1:1', undefined, undefined, undefined, undefined]);
     assert.deepEqual(lines.map(renderUrl), [undefined, 'http://127.0.0.1:2/client/v4', undefined, undefined, undefined]);
   });
 
-  it('states the admin protocol on a line of its own, which the listening line\'s reader passes over', () => {
+  it("states the admin protocol on a line of its own, which the listening line's reader passes over", () => {
     assert.equal(protocolVersion(protocolLine(1)), 1);
     assert.equal(protocolVersion(protocolLine(12)), 12);
-    assert.deepEqual(['admin protocol x', 'admin protocol 0', 'admin protocol 1 ', listeningLine('http://127.0.0.1:1')].map(protocolVersion), [undefined, undefined, undefined, undefined]);
+    assert.deepEqual(['admin protocol x', 'admin protocol 0', 'admin protocol 1 ', listeningLine('http://127.0.0.1:1')].map(protocolVersion), [
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
     assert.equal(listeningUrl(protocolLine(1)), undefined);
   });
 

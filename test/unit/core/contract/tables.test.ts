@@ -21,7 +21,17 @@ import {
 } from '../../../../src/core/contract/tables';
 import { loadSqlJs } from '../../../../src/runtime/storage/sqljs';
 
-const event = (id: string, timestamp: string): StoredEvent => ({ id, type: 'push', action: null, title: `pushed ${id}`, description: null, url: null, actor: 'octocat', payload: `{"id":"${id}"}`, timestamp });
+const event = (id: string, timestamp: string): StoredEvent => ({
+  id,
+  type: 'push',
+  action: null,
+  title: `pushed ${id}`,
+  description: null,
+  url: null,
+  actor: 'octocat',
+  payload: `{"id":"${id}"}`,
+  timestamp,
+});
 const rows = (db: Database, sql: string, params: (string | number)[] = []) => {
   const [result] = db.exec(sql, params);
   return result ? result.values.map((row) => Object.fromEntries(result.columns.map((c, i) => [c, row[i]]))) : [];
@@ -37,7 +47,17 @@ describe('the events table', () => {
 
   it('is created by the statement every data folder holds, byte for byte', () => {
     const [kept] = rows(db, "SELECT sql FROM sqlite_master WHERE name = 'events'");
-    const columns = ['id TEXT PRIMARY KEY', 'type TEXT NOT NULL', 'action TEXT', 'title TEXT NOT NULL', 'description TEXT', 'url TEXT', 'actor TEXT', 'payload TEXT', 'timestamp TEXT NOT NULL'];
+    const columns = [
+      'id TEXT PRIMARY KEY',
+      'type TEXT NOT NULL',
+      'action TEXT',
+      'title TEXT NOT NULL',
+      'description TEXT',
+      'url TEXT',
+      'actor TEXT',
+      'payload TEXT',
+      'timestamp TEXT NOT NULL',
+    ];
     assert.equal(kept!['sql'], `CREATE TABLE events (\n${columns.map((c) => `      ${c}`).join(',\n')}\n    )`);
   });
 

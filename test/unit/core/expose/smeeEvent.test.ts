@@ -10,7 +10,16 @@ const event = (fields: Record<string, unknown>) => JSON.stringify(fields);
 describe('forwardRequest', () => {
   it('posts to the fixed route whatever the event carries: path, url, host or a Hookbench header', () => {
     const request = forwardRequest(
-      event({ host: 'smee.io', path: '/__hookbench/instances', url: 'http://127.0.0.1:8787/agents/webhook-agent/x', 'hookbench-source': 'replay', 'x-hookbench-provider': 'stripe', 'x-github-event': 'push', body: { a: 1 }, query: {} }),
+      event({
+        host: 'smee.io',
+        path: '/__hookbench/instances',
+        url: 'http://127.0.0.1:8787/agents/webhook-agent/x',
+        'hookbench-source': 'replay',
+        'x-hookbench-provider': 'stripe',
+        'x-github-event': 'push',
+        body: { a: 1 },
+        query: {},
+      }),
       target,
     );
     assert.equal(request.url, 'http://127.0.0.1:8787/webhooks/github');
@@ -25,18 +34,39 @@ describe('forwardRequest', () => {
     const request = forwardRequest(event({ body: {}, query: { a: '1', b: ['2', '3'], '../x': 'y', n: 5 } }), target);
     const url = new URL(request.url);
     assert.equal(url.pathname, '/webhooks/github');
-    assert.deepEqual([...url.searchParams], [['a', '1'], ['b', '2'], ['b', '3'], ['../x', 'y']]);
+    assert.deepEqual(
+      [...url.searchParams],
+      [
+        ['a', '1'],
+        ['b', '2'],
+        ['b', '3'],
+        ['../x', 'y'],
+      ],
+    );
   });
 
   it('drops hop-by-hop and framing headers, and headers HTTP cannot carry', () => {
     const request = forwardRequest(
-      event({ 'content-length': '9', connection: 'keep-alive', 'transfer-encoding': 'chunked', 'accept-encoding': 'gzip', 'content-encoding': 'gzip', 'bad name': 'x', 'x-ok': 'yes', 'x-newline': 'a\r\nb', 'x-wide': '✓', 'x-list': ['a', 'b'], 'x-object': { a: 1 }, body: {} }),
+      event({
+        'content-length': '9',
+        connection: 'keep-alive',
+        'transfer-encoding': 'chunked',
+        'accept-encoding': 'gzip',
+        'content-encoding': 'gzip',
+        'bad name': 'x',
+        'x-ok': 'yes',
+        'x-newline': 'a\r\nb',
+        'x-wide': '✓',
+        'x-list': ['a', 'b'],
+        'x-object': { a: 1 },
+        body: {},
+      }),
       target,
     );
     assert.deepEqual(request.headers, { 'x-ok': 'yes', 'x-list': 'a, b', 'content-type': 'application/json' });
   });
 
-  it('keeps the provider\'s content type and signature headers as sent', () => {
+  it("keeps the provider's content type and signature headers as sent", () => {
     const request = forwardRequest(event({ 'content-type': 'application/json; charset=utf-8', 'x-hub-signature-256': 'sha256=ab', body: {} }), target);
     assert.equal(request.headers['content-type'], 'application/json; charset=utf-8');
     assert.equal(request.headers['x-hub-signature-256'], 'sha256=ab');

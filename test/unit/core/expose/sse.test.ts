@@ -12,7 +12,7 @@ function parseChunks(chunks: (string | Buffer)[]): SseEvent[] {
 }
 
 describe('SseParser', () => {
-  it('reads smee.io\'s stream: ready, a message without an event line, a ping', () => {
+  it("reads smee.io's stream: ready, a message without an event line, a ping", () => {
     const events = parseChunks(['id: 0\nevent: ready\ndata: {}\n\nid: 1\ndata: {"a":1}\n\nid: 2\nevent: ping\ndata: {}\n\n']);
     assert.deepEqual(events, [
       { type: 'ready', data: '{}', id: '0' },
@@ -21,19 +21,25 @@ describe('SseParser', () => {
     ]);
   });
 
-  it('joins data lines with LF and keeps a value\'s spaces after the first', () => {
+  it("joins data lines with LF and keeps a value's spaces after the first", () => {
     assert.deepEqual(parseChunks(['data: one\ndata:  two\ndata\n\n']), [{ type: 'message', data: 'one\n two\n', id: '' }]);
   });
 
   it('ends lines at CRLF, LF or CR, even when a CRLF is split across chunks', () => {
     const events = parseChunks(['data: a\r', '\ndata: b\r\n\r', '\ndata: c\rdata: d\r\r']);
-    assert.deepEqual(events.map((e) => e.data), ['a\nb', 'c\nd']);
+    assert.deepEqual(
+      events.map((e) => e.data),
+      ['a\nb', 'c\nd'],
+    );
   });
 
   it('decodes UTF-8 split across chunks', () => {
     const text = bytes('data: {"name":"zoë ✓"}\n\n');
     const cut = text.indexOf(0xc3) + 1;
-    assert.deepEqual(parseChunks([text.subarray(0, cut), text.subarray(cut)]).map((e) => e.data), ['{"name":"zoë ✓"}']);
+    assert.deepEqual(
+      parseChunks([text.subarray(0, cut), text.subarray(cut)]).map((e) => e.data),
+      ['{"name":"zoë ✓"}'],
+    );
   });
 
   it('ignores comments, unknown fields, a leading BOM and blank-line runs with no data', () => {
@@ -43,7 +49,10 @@ describe('SseParser', () => {
 
   it('carries the last id to later events, and ignores an id with NUL', () => {
     const events = parseChunks(['id: 7\ndata: a\n\ndata: b\n\nid: 8\u0000\ndata: c\n\n']);
-    assert.deepEqual(events.map((e) => e.id), ['7', '7', '7']);
+    assert.deepEqual(
+      events.map((e) => e.id),
+      ['7', '7', '7'],
+    );
   });
 
   it('never dispatches an event the stream cut off', () => {
@@ -51,7 +60,9 @@ describe('SseParser', () => {
   });
 
   it('parses the same events whatever the split: at every byte of the stream, and one byte at a time', () => {
-    const stream = bytes('\ufeff: hi\r\nid: 1\r\nevent: ready\r\ndata: {}\r\n\r\ndata: {"name":"zoë ✓ 😀"}\rdata: second\r\rid: 2\ndata:x\n\nretry: 5\n: c\n\nevent: ping\ndata\n\ndata: cut');
+    const stream = bytes(
+      '\ufeff: hi\r\nid: 1\r\nevent: ready\r\ndata: {}\r\n\r\ndata: {"name":"zoë ✓ 😀"}\rdata: second\r\rid: 2\ndata:x\n\nretry: 5\n: c\n\nevent: ping\ndata\n\ndata: cut',
+    );
     const whole = parseChunks([stream]);
     assert.equal(whole.length, 4);
     for (let cut = 0; cut <= stream.length; cut++) {
@@ -71,7 +82,11 @@ describe('SseParser', () => {
 
     const event = new SseParser(100);
     const events = event.feed(bytes(`data: first\n\n${'data: 1234567890\n'.repeat(6)}`));
-    assert.deepEqual(events.map((e) => e.data), ['first'], 'what came before is still dispatched');
+    assert.deepEqual(
+      events.map((e) => e.data),
+      ['first'],
+      'what came before is still dispatched',
+    );
     assert.match(event.failure ?? '', /over 100 characters/, 'six data lines of 17: over 100');
     assert.equal(new SseParser().failure, undefined);
     assert.equal(MAX_SSE_EVENT, 32 * 1024 * 1024);

@@ -7,10 +7,25 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { cloudflaredArgs, explainCloudflared, isRegistered, quickTunnelUrl, startCloudflared, CLOUDFLARED_MISSING } from '../../../../src/core/expose/cloudflared';
+import {
+  cloudflaredArgs,
+  explainCloudflared,
+  isRegistered,
+  quickTunnelUrl,
+  startCloudflared,
+  CLOUDFLARED_MISSING,
+} from '../../../../src/core/expose/cloudflared';
 import { ExposeError } from '../../../../src/core/expose/errors';
 import { explainNgrok, ngrokConfig, startNgrok, NGROK_MISSING_TOKEN, type NgrokConfig, type NgrokModule } from '../../../../src/core/expose/ngrok';
-import { explainStripe, offersAllSnapshot, signingSecretOf, startStripeListen, stripeListenArgs, STRIPE_MISSING, STRIPE_NOT_LOGGED_IN } from '../../../../src/core/expose/stripeListen';
+import {
+  explainStripe,
+  offersAllSnapshot,
+  signingSecretOf,
+  startStripeListen,
+  stripeListenArgs,
+  STRIPE_MISSING,
+  STRIPE_NOT_LOGGED_IN,
+} from '../../../../src/core/expose/stripeListen';
 import { findOnPath, stripAnsi } from '../../../../src/core/expose/binary';
 import { nullLogger } from '../../../../src/core/log';
 
@@ -47,14 +62,25 @@ describe('cloudflared quick tunnel', () => {
   });
 
   it('is one clear line when cloudflared is not on the PATH', async () => {
-    await assert.rejects(startCloudflared({ to: 'http://127.0.0.1:8787', env: emptyPath, logger: nullLogger }), (error: ExposeError) => error.code === 'missing-binary' && error.message === CLOUDFLARED_MISSING);
+    await assert.rejects(
+      startCloudflared({ to: 'http://127.0.0.1:8787', env: emptyPath, logger: nullLogger }),
+      (error: ExposeError) => error.code === 'missing-binary' && error.message === CLOUDFLARED_MISSING,
+    );
   });
 });
 
 describe('stripe listen', () => {
   it('forwards to the Stripe route, names itself for the deliveries log, and adds --all-snapshot only where the CLI has it', () => {
     assert.deepEqual(stripeListenArgs('http://127.0.0.1:8787', { allSnapshot: true }), [
-      'listen', '--forward-to', 'http://127.0.0.1:8787/webhooks/stripe', '--headers', 'hookbench-source:stripe', '--all-snapshot', '--skip-update', '--color', 'off',
+      'listen',
+      '--forward-to',
+      'http://127.0.0.1:8787/webhooks/stripe',
+      '--headers',
+      'hookbench-source:stripe',
+      '--all-snapshot',
+      '--skip-update',
+      '--color',
+      'off',
     ]);
     assert.ok(!stripeListenArgs('http://127.0.0.1:8787/', { allSnapshot: false }).includes('--all-snapshot'));
     assert.equal(offersAllSnapshot(fixture('stripe-listen-help-1.52.0.txt')), true, '1.52 requires naming the events');
@@ -66,7 +92,8 @@ describe('stripe listen', () => {
   it('captures the signing secret from the ready line, piped or on a terminal', () => {
     const piped = lines(fixture('stripe-listen-ready-1.52.0.stderr.txt'));
     assert.deepEqual(piped.map(signingSecretOf).filter(Boolean), ['whsec_testsecret123']);
-    const terminal = '> Ready! You are using Stripe API Version [2025-10-29.clover]. Your webhook signing secret is \x1b[1mwhsec_0a1B2c3D4e5F\x1b[0m (^C to quit)';
+    const terminal =
+      '> Ready! You are using Stripe API Version [2025-10-29.clover]. Your webhook signing secret is \x1b[1mwhsec_0a1B2c3D4e5F\x1b[0m (^C to quit)';
     assert.equal(signingSecretOf(stripAnsi(terminal)), 'whsec_0a1B2c3D4e5F');
     assert.equal(lines(fixture('stripe-listen-events-1.52.0.stdout.txt')).map(signingSecretOf).filter(Boolean).length, 0);
   });
@@ -74,11 +101,17 @@ describe('stripe listen', () => {
   it('explains a CLI that is not logged in, and a failed authentication, in one line', () => {
     assert.equal(explainStripe(lines(fixture('stripe-listen-not-configured-1.52.0.stderr.txt')), 'code 1'), STRIPE_NOT_LOGGED_IN);
     const offline = explainStripe(lines(fixture('stripe-listen-offline-1.52.0.stderr.txt')), 'code 1');
-    assert.equal(offline, 'stripe listen exited (code 1): Error while authenticating with Stripe: Post "https://api.stripe.com/v1/stripecli/sessions": dial tcp: lookup api.stripe.com on 10.255.255.53:53: no such host');
+    assert.equal(
+      offline,
+      'stripe listen exited (code 1): Error while authenticating with Stripe: Post "https://api.stripe.com/v1/stripecli/sessions": dial tcp: lookup api.stripe.com on 10.255.255.53:53: no such host',
+    );
   });
 
   it('is one clear line when stripe is not on the PATH', async () => {
-    await assert.rejects(startStripeListen({ to: 'http://127.0.0.1:8787', env: emptyPath, logger: nullLogger }), (error: ExposeError) => error.code === 'missing-binary' && error.message === STRIPE_MISSING);
+    await assert.rejects(
+      startStripeListen({ to: 'http://127.0.0.1:8787', env: emptyPath, logger: nullLogger }),
+      (error: ExposeError) => error.code === 'missing-binary' && error.message === STRIPE_MISSING,
+    );
   });
 });
 
@@ -95,12 +128,18 @@ describe('ngrok', () => {
       loaded = true;
       return {} as NgrokModule;
     };
-    await assert.rejects(startNgrok({ to: 'http://127.0.0.1:8787', env: {}, load }), (error: ExposeError) => error.code === 'missing-token' && error.message === NGROK_MISSING_TOKEN);
-    await assert.rejects(startNgrok({ to: 'http://127.0.0.1:8787', env: { NGROK_AUTHTOKEN: '  ' }, load }), (error: ExposeError) => error.code === 'missing-token');
+    await assert.rejects(
+      startNgrok({ to: 'http://127.0.0.1:8787', env: {}, load }),
+      (error: ExposeError) => error.code === 'missing-token' && error.message === NGROK_MISSING_TOKEN,
+    );
+    await assert.rejects(
+      startNgrok({ to: 'http://127.0.0.1:8787', env: { NGROK_AUTHTOKEN: '  ' }, load }),
+      (error: ExposeError) => error.code === 'missing-token',
+    );
     assert.equal(loaded, false);
   });
 
-  it('returns the listener\'s public URL, and closes it on stop', async () => {
+  it("returns the listener's public URL, and closes it on stop", async () => {
     const seen: NgrokConfig[] = [];
     let closed = 0;
     const module: NgrokModule = {
@@ -116,9 +155,15 @@ describe('ngrok', () => {
     assert.equal(closed, 1);
   });
 
-  it('turns ngrok\'s refusals into one line that names the token', () => {
-    const refused = Object.assign(new Error('failed to connect session: authentication failed: The authtoken you specified is properly formed, but it is invalid.\n\nERR_NGROK_107\n'), { code: 'ERR_NGROK_107' });
-    assert.match(explainNgrok(refused).message, /^ngrok refused the authtoken \[ERR_NGROK_107\]: failed to connect session: authentication failed: .*Check NGROK_AUTHTOKEN/);
+  it("turns ngrok's refusals into one line that names the token", () => {
+    const refused = Object.assign(
+      new Error('failed to connect session: authentication failed: The authtoken you specified is properly formed, but it is invalid.\n\nERR_NGROK_107\n'),
+      { code: 'ERR_NGROK_107' },
+    );
+    assert.match(
+      explainNgrok(refused).message,
+      /^ngrok refused the authtoken \[ERR_NGROK_107\]: failed to connect session: authentication failed: .*Check NGROK_AUTHTOKEN/,
+    );
     assert.equal(explainNgrok(refused).code, 'refused');
   });
 
@@ -129,7 +174,8 @@ describe('ngrok', () => {
     try {
       await assert.rejects(
         startNgrok({ to: 'http://127.0.0.1:8787', env: { NGROK_AUTHTOKEN: 'not-a-real-token' }, serverAddr: `127.0.0.1:${port}` }),
-        (error: ExposeError) => error instanceof ExposeError && /^ngrok could not open a tunnel.*: failed to connect session: tls handshake error$/.test(error.message),
+        (error: ExposeError) =>
+          error instanceof ExposeError && /^ngrok could not open a tunnel.*: failed to connect session: tls handshake error$/.test(error.message),
       );
     } finally {
       edge.close();

@@ -20,8 +20,16 @@ describe('the read-write gate', () => {
   it('once confirmed, sends writes to the instance and reads still to the read-only copy', () => {
     const modes = new ConsoleModes();
     assert.equal(modes.allowWrites('k', true), 'readWrite');
-    for (const sql of ['UPDATE events SET type = 1', 'INSERT INTO t VALUES (1)', 'CREATE TABLE t (a)', 'WITH x AS (SELECT 1) DELETE FROM t', 'PRAGMA user_version = 3']) assert.equal(modes.route('k', sql), 'execute', sql);
-    for (const sql of ['SELECT * FROM events', '  select 1', 'PRAGMA table_info(events)', 'EXPLAIN SELECT 1']) assert.equal(modes.route('k', sql), 'query', sql);
+    for (const sql of [
+      'UPDATE events SET type = 1',
+      'INSERT INTO t VALUES (1)',
+      'CREATE TABLE t (a)',
+      'WITH x AS (SELECT 1) DELETE FROM t',
+      'PRAGMA user_version = 3',
+    ])
+      assert.equal(modes.route('k', sql), 'execute', sql);
+    for (const sql of ['SELECT * FROM events', '  select 1', 'PRAGMA table_info(events)', 'EXPLAIN SELECT 1'])
+      assert.equal(modes.route('k', sql), 'query', sql);
   });
 
   it('is per console, and switching back makes it read-only again', () => {

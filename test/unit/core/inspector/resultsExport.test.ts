@@ -5,7 +5,16 @@ import { csvField, toCsv, toJson, uniqueKeys } from '../../../../src/core/inspec
 
 describe('CSV export', () => {
   it('leaves plain fields bare and ends every line with CRLF', () => {
-    assert.equal(toCsv({ columns: ['id', 'n'], rows: [['a', 1], ['b', 2.5]] }), 'id,n\r\na,1\r\nb,2.5\r\n');
+    assert.equal(
+      toCsv({
+        columns: ['id', 'n'],
+        rows: [
+          ['a', 1],
+          ['b', 2.5],
+        ],
+      }),
+      'id,n\r\na,1\r\nb,2.5\r\n',
+    );
   });
 
   it('quotes fields with commas, quotes, line breaks or edge spaces, doubling the quotes', () => {

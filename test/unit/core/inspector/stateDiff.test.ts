@@ -42,7 +42,15 @@ describe('diff of two states', () => {
 });
 
 describe('timeline steps', () => {
-  const row = (seq: number, before: string | null, after: string) => ({ seq, event_id: `e${seq}`, event_type: 'push', title: null, at: '2026-11-22T00:00:00.000Z', before, after });
+  const row = (seq: number, before: string | null, after: string) => ({
+    seq,
+    event_id: `e${seq}`,
+    event_type: 'push',
+    title: null,
+    at: '2026-11-22T00:00:00.000Z',
+    before,
+    after,
+  });
 
   it('parses each row and diffs its before and after', () => {
     const [first] = timelineFrom([row(1, '{"n":0}', '{"n":1}')]);

@@ -40,6 +40,10 @@ describe('outbound webhooks', () => {
   });
 
   it('raises an error carrying the status when the response is not ok', async () => {
-    await assert.rejects(notifyChat(`${base}/chat?status=503`, 'x'), (error: unknown) => error instanceof OutboundWebhookError && error.status === 503 && /failed with status 503/.test(error.message) && error.body === 'nope');
+    await assert.rejects(
+      notifyChat(`${base}/chat?status=503`, 'x'),
+      (error: unknown) =>
+        error instanceof OutboundWebhookError && error.status === 503 && /failed with status 503/.test(error.message) && error.body === 'nope',
+    );
   });
 });

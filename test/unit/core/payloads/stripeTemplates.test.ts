@@ -31,16 +31,49 @@ interface Delivered {
   readonly request: object;
 }
 
-const bodyOf = (event: string, entity?: string) => JSON.parse(buildDelivery(stripeTemplates.find((t) => t.event === event)!, { entity, now: NOW, id: '0b7c4f1e-9a2d-4c3b-8e5f-6a1d2c3b4e5f' }).body.toString('utf8')) as Delivered;
+const bodyOf = (event: string, entity?: string) =>
+  JSON.parse(
+    buildDelivery(
+      stripeTemplates.find((t) => t.event === event)!,
+      { entity, now: NOW, id: '0b7c4f1e-9a2d-4c3b-8e5f-6a1d2c3b4e5f' },
+    ).body.toString('utf8'),
+  ) as Delivered;
 
 describe('Stripe templates', () => {
   it('name the forty-plus common events, every one a member of the stripe package’s event types', () => {
     const known = packageEventTypes();
     assert.ok(known.size > 200, `${known.size} event types read`);
     assert.ok(stripeTemplates.length >= 40, `${stripeTemplates.length} templates`);
-    assert.deepEqual(stripeTemplates.filter((t) => !known.has(t.event)).map((t) => t.event), []);
-    const asked = ['checkout.session.completed', 'customer.subscription.trial_will_end', 'invoice.created', 'invoice.finalized', 'invoice.paid', 'invoice.payment_failed', 'invoice.payment_succeeded', 'invoice.upcoming', 'invoice.voided', 'invoice.marked_uncollectible', 'invoice_payment.paid', 'charge.refunded', 'charge.dispute.created', 'charge.dispute.closed', 'payment_method.attached', 'payment_method.detached', 'account.updated', 'balance.available', 'billing_portal.session.created', 'mandate.updated'];
-    assert.deepEqual(asked.filter((event) => !stripeTemplates.some((t) => t.event === event)), []);
+    assert.deepEqual(
+      stripeTemplates.filter((t) => !known.has(t.event)).map((t) => t.event),
+      [],
+    );
+    const asked = [
+      'checkout.session.completed',
+      'customer.subscription.trial_will_end',
+      'invoice.created',
+      'invoice.finalized',
+      'invoice.paid',
+      'invoice.payment_failed',
+      'invoice.payment_succeeded',
+      'invoice.upcoming',
+      'invoice.voided',
+      'invoice.marked_uncollectible',
+      'invoice_payment.paid',
+      'charge.refunded',
+      'charge.dispute.created',
+      'charge.dispute.closed',
+      'payment_method.attached',
+      'payment_method.detached',
+      'account.updated',
+      'balance.available',
+      'billing_portal.session.created',
+      'mandate.updated',
+    ];
+    assert.deepEqual(
+      asked.filter((event) => !stripeTemplates.some((t) => t.event === event)),
+      [],
+    );
   });
 
   it('wrap each object in the envelope Stripe sends, with the package’s API version', () => {
@@ -80,7 +113,15 @@ describe('Stripe templates', () => {
       const body = JSON.parse(delivery.body.toString('utf8')) as Delivered;
       assert.equal(locate(shape, normalizeHeaders(delivery.headers), body), 'Entity42', template.event);
       // One place only: a connected account's event names no customer.
-      assert.equal([body['data']['object']['customer'], body['data']['object']['object'] === 'customer' ? body['data']['object']['id'] : undefined, body['account']].filter((v) => v === 'Entity42').length, 1, template.event);
+      assert.equal(
+        [
+          body['data']['object']['customer'],
+          body['data']['object']['object'] === 'customer' ? body['data']['object']['id'] : undefined,
+          body['account'],
+        ].filter((v) => v === 'Entity42').length,
+        1,
+        template.event,
+      );
     }
   });
 
@@ -88,7 +129,10 @@ describe('Stripe templates', () => {
     const body = bodyOf('invoice.paid', 'cus_Title');
     const summary = describeEvent('stripe', 'invoice.paid', undefined, body, new Headers());
     assert.equal(summary.title, `an invoice was paid · ${String(body.data.object['id'])} · 20.00 USD`);
-    assert.equal(describeEvent('stripe', 'coupon.deleted', undefined, { type: 'coupon.deleted', data: { object: { id: 'Z4OV52SU' } } }, new Headers()).title, 'coupon deleted · Z4OV52SU');
+    assert.equal(
+      describeEvent('stripe', 'coupon.deleted', undefined, { type: 'coupon.deleted', data: { object: { id: 'Z4OV52SU' } } }, new Headers()).title,
+      'coupon deleted · Z4OV52SU',
+    );
     for (const t of stripeTemplates) assert.ok(!t.description.includes(t.event), `${t.event}: ${t.description}`);
   });
 });
@@ -107,7 +151,10 @@ describe('hookbench send --provider stripe', () => {
         try {
           const event = Stripe.webhooks.constructEvent(Buffer.concat(chunks), String(request.headers['stripe-signature']), secret);
           const object = event.data.object as { id?: string; object: string; customer?: unknown };
-          received.push({ type: event.type, entity: typeof object.customer === 'string' ? object.customer : object.object === 'customer' ? object.id : event.account });
+          received.push({
+            type: event.type,
+            entity: typeof object.customer === 'string' ? object.customer : object.object === 'customer' ? object.id : event.account,
+          });
           response.writeHead(200).end('ok');
         } catch (error) {
           response.writeHead(400).end((error as Error).message);
@@ -122,8 +169,15 @@ describe('hookbench send --provider stripe', () => {
   it('signs every template so that stripe-node verifies it, with an entity to route by', async () => {
     const out: string[] = [];
     const io = { stdin: process.stdin, stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => out.push(s) }, env: {} };
-    for (const { event } of stripeTemplates) assert.equal(await send(['--provider', 'stripe', '--event', event, '--url', url, '--secret', secret], io), 0, `${event}: ${out.join('')}`);
-    assert.deepEqual(received.map((r) => r.type), stripeTemplates.map((t) => t.event));
-    assert.deepEqual(received.filter((r) => !/^(cus|acct)_/.test(r.entity ?? '')), []);
+    for (const { event } of stripeTemplates)
+      assert.equal(await send(['--provider', 'stripe', '--event', event, '--url', url, '--secret', secret], io), 0, `${event}: ${out.join('')}`);
+    assert.deepEqual(
+      received.map((r) => r.type),
+      stripeTemplates.map((t) => t.event),
+    );
+    assert.deepEqual(
+      received.filter((r) => !/^(cus|acct)_/.test(r.entity ?? '')),
+      [],
+    );
   });
 });

@@ -9,7 +9,15 @@ import { serveDefaultWorker, type Served } from '../../helpers/serveWorker';
 import { SECRETS } from '../../workers/payloads';
 
 const secretOf = (provider: string) =>
-  ({ github: SECRETS.GITHUB_WEBHOOK_SECRET, stripe: SECRETS.STRIPE_WEBHOOK_SECRET, twilio: SECRETS.TWILIO_AUTH_TOKEN, slack: SECRETS.SLACK_SIGNING_SECRET, shopify: SECRETS.SHOPIFY_WEBHOOK_SECRET, standard: SECRETS.STANDARD_WEBHOOK_SECRET, generic: 'generic-secret' })[provider]!;
+  ({
+    github: SECRETS.GITHUB_WEBHOOK_SECRET,
+    stripe: SECRETS.STRIPE_WEBHOOK_SECRET,
+    twilio: SECRETS.TWILIO_AUTH_TOKEN,
+    slack: SECRETS.SLACK_SIGNING_SECRET,
+    shopify: SECRETS.SHOPIFY_WEBHOOK_SECRET,
+    standard: SECRETS.STANDARD_WEBHOOK_SECRET,
+    generic: 'generic-secret',
+  })[provider]!;
 
 let served: Served;
 before(async () => {
@@ -19,14 +27,22 @@ after(() => served.stop());
 
 describe('templates', () => {
   it('cover every provider, with GitHub events taken from GitHub’s own examples', () => {
-    for (const provider of ['github', 'stripe', 'twilio', 'slack', 'shopify', 'standard', 'generic'] as const) assert.ok(templatesFor(provider).length > 0, provider);
+    for (const provider of ['github', 'stripe', 'twilio', 'slack', 'shopify', 'standard', 'generic'] as const)
+      assert.ok(templatesFor(provider).length > 0, provider);
     assert.ok(templatesFor('github').length >= 58);
     assert.ok(findTemplate('github', 'push'));
     assert.ok(findTemplate('github', 'pull_request.closed'));
   });
 
   it('put the entity where each provider keeps it', () => {
-    const cases: [string, string, string][] = [['github', 'push', 'acme/widgets'], ['stripe', 'invoice.paid', 'cus_X'], ['twilio', 'sms.received', 'AC9'], ['slack', 'app_mention', 'T9'], ['shopify', 'orders/create', 'shop.myshopify.com'], ['standard', 'invoice.paid', 'cust_9']];
+    const cases: [string, string, string][] = [
+      ['github', 'push', 'acme/widgets'],
+      ['stripe', 'invoice.paid', 'cus_X'],
+      ['twilio', 'sms.received', 'AC9'],
+      ['slack', 'app_mention', 'T9'],
+      ['shopify', 'orders/create', 'shop.myshopify.com'],
+      ['standard', 'invoice.paid', 'cust_9'],
+    ];
     for (const [provider, event, entity] of cases) {
       const delivery = buildDelivery(findTemplate(provider as never, event)!, { entity });
       const { payload } = parsePayload(delivery.body, delivery.headers['content-type'] ?? null);

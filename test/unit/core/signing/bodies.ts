@@ -4,7 +4,7 @@ const bigIntegers = '{"id":12345678901234567890123,"order_id":820982911946154508
 /** JSON-ish bodies, as text (the official libraries take strings). */
 export const TEXT_BODIES: Readonly<Record<string, string>> = {
   'plain JSON': '{"action":"opened","number":1}',
-  'unicode': '{"title":"Zoë ✓ 日本語 🚀 مرحبا","sign":"\\u00e9 vs é"}',
+  unicode: '{"title":"Zoë ✓ 日本語 🚀 مرحبا","sign":"\\u00e9 vs é"}',
   'CRLF line endings': '{\r\n  "a": 1,\r\n  "b": "two"\r\n}\r\n',
   'byte-order mark': '\uFEFF{"bom":true}',
   'big integers': bigIntegers,

@@ -83,9 +83,23 @@ describe('Twilio against twilio-node', () => {
   const token = 'twilio-auth-token';
   const url = 'https://hooks.example.com:8443/webhooks/twilio/AC1?x=1&y=%20two';
   const forms: Record<string, [string, string][]> = {
-    'SMS': [['AccountSid', 'AC123'], ['Body', 'Zoë says hi 🚀 +1 & more'], ['From', '+14155550100'], ['To', '+14155550199']],
-    'repeated names': [['Tag', 'b'], ['Tag', 'a'], ['Tag', 'b'], ['Empty', '']],
-    'CRLF and odd characters': [['Body', 'line1\r\nline2'], ['Key with space', 'v=1&w=2'], ['ü', '\uFEFFbom']],
+    SMS: [
+      ['AccountSid', 'AC123'],
+      ['Body', 'Zoë says hi 🚀 +1 & more'],
+      ['From', '+14155550100'],
+      ['To', '+14155550199'],
+    ],
+    'repeated names': [
+      ['Tag', 'b'],
+      ['Tag', 'a'],
+      ['Tag', 'b'],
+      ['Empty', ''],
+    ],
+    'CRLF and odd characters': [
+      ['Body', 'line1\r\nline2'],
+      ['Key with space', 'v=1&w=2'],
+      ['ü', '\uFEFFbom'],
+    ],
     'many fields': Array.from({ length: 200 }, (_, i) => [`F${i}`, `value ${i}`] as [string, string]),
   };
   const asObject = (pairs: [string, string][]) => {
@@ -123,7 +137,10 @@ describe('Twilio against twilio-node', () => {
     const params = { AccountSid: 'AC1', Body: 'hi' };
     const withPort = twilioLib.getExpectedTwilioSignature(token, 'https://example.com:443/hook', params);
     const without = twilioLib.getExpectedTwilioSignature(token, 'https://example.com/hook', params);
-    for (const [signature, seen] of [[withPort, 'https://example.com/hook'], [without, 'https://example.com:443/hook']]) {
+    for (const [signature, seen] of [
+      [withPort, 'https://example.com/hook'],
+      [without, 'https://example.com:443/hook'],
+    ]) {
       assert.deepEqual(twilio.verify({ secret: token, body, url: seen!, headers: { 'x-twilio-signature': signature! } }), VALID);
       assert.equal(twilioLib.validateRequest(token, signature!, seen!, params), true);
     }

@@ -28,6 +28,9 @@ describe('entityOf', () => {
       const delivery = buildDelivery(t);
       return entityOf(t.provider, delivery.headers, delivery.body) === undefined;
     });
-    assert.deepEqual(without.map((t) => `${t.provider} ${t.event}`), []);
+    assert.deepEqual(
+      without.map((t) => `${t.provider} ${t.event}`),
+      [],
+    );
   });
 });

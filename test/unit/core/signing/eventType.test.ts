@@ -10,7 +10,10 @@ describe('the event type of a request', () => {
   it('reads a header, a JSON payload or a form payload, as the provider keeps it', () => {
     assert.equal(requestEventType('github', { 'X-GitHub-Event': 'push' }, bytes('{}')), 'push');
     assert.equal(requestEventType('stripe', {}, bytes('{"type":"invoice.paid"}')), 'invoice.paid');
-    assert.equal(requestEventType('slack', { 'content-type': 'application/x-www-form-urlencoded' }, bytes(`payload=${encodeURIComponent('{"type":"block_actions"}')}`)), 'block_actions');
+    assert.equal(
+      requestEventType('slack', { 'content-type': 'application/x-www-form-urlencoded' }, bytes(`payload=${encodeURIComponent('{"type":"block_actions"}')}`)),
+      'block_actions',
+    );
   });
 
   it('has none for an unknown provider, a body that does not parse, or none found', () => {

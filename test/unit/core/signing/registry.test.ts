@@ -64,7 +64,12 @@ describe('delivery shapes', () => {
   });
 
   it('Shopify: shop domain, topic and event id from either header family', () => {
-    const classic = { 'X-Shopify-Shop-Domain': 'a.myshopify.com', 'X-Shopify-Topic': 'orders/create', 'X-Shopify-Event-Id': 'e1', 'X-Shopify-Webhook-Id': 'w1' };
+    const classic = {
+      'X-Shopify-Shop-Domain': 'a.myshopify.com',
+      'X-Shopify-Topic': 'orders/create',
+      'X-Shopify-Event-Id': 'e1',
+      'X-Shopify-Webhook-Id': 'w1',
+    };
     assert.equal(find('shopify', 'entity', classic, {}), 'a.myshopify.com');
     assert.equal(find('shopify', 'eventType', classic, {}), 'orders/create');
     assert.equal(find('shopify', 'deliveryId', classic, {}), 'e1');

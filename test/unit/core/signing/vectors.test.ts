@@ -34,7 +34,13 @@ describe('official test vectors', () => {
   });
 
   it('Twilio: repeated parameters are de-duplicated and sorted', () => {
-    const body = twilioForm([['Sid', 'CA123'], ['SidAccount', 'AC123'], ['Digits', '5678'], ['Digits', '1234'], ['Digits', '1234']]);
+    const body = twilioForm([
+      ['Sid', 'CA123'],
+      ['SidAccount', 'AC123'],
+      ['Digits', '5678'],
+      ['Digits', '1234'],
+      ['Digits', '1234'],
+    ]);
     const headers = { 'x-twilio-signature': 'IK+Dwps556ElfBT0I3Rgjkr1wJU=' };
     assert.deepEqual(schemeFor('twilio').verify({ secret: '12345', body, url: twilioUrl, headers }), { valid: true });
   });

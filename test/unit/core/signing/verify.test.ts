@@ -29,7 +29,13 @@ function signed(provider: ProviderName, body: string) {
 }
 
 /** `secret: null` verifies with no secret configured. */
-function verify(provider: ProviderName, body: Uint8Array, headers: Record<string, string>, url: string, secret: string | null = SECRETS[provider]): VerifyResult {
+function verify(
+  provider: ProviderName,
+  body: Uint8Array,
+  headers: Record<string, string>,
+  url: string,
+  secret: string | null = SECRETS[provider],
+): VerifyResult {
   return schemeFor(provider).verify({ secret: secret ?? undefined, body, url, headers: normalizeHeaders(headers) }, clock(T));
 }
 
@@ -99,7 +105,12 @@ describe('time windows (Stripe, Slack, Standard Webhooks)', () => {
   for (const provider of ['stripe', 'slack', 'standard'] as const) {
     const { headers } = signed(provider, BODIES.json!);
     const at = (seconds: number, tolerance?: number) =>
-      reason(schemeFor(provider).verify({ secret: SECRETS[provider], body: bytes(BODIES.json!), headers: normalizeHeaders(headers) }, { ...clock(seconds), ...(tolerance === undefined ? {} : { toleranceSeconds: tolerance }) }));
+      reason(
+        schemeFor(provider).verify(
+          { secret: SECRETS[provider], body: bytes(BODIES.json!), headers: normalizeHeaders(headers) },
+          { ...clock(seconds), ...(tolerance === undefined ? {} : { toleranceSeconds: tolerance }) },
+        ),
+      );
 
     it(`${provider}: a signature exactly 300 s old passes, 301 s is stale`, () => {
       assert.equal(at(T + 300), 'valid');

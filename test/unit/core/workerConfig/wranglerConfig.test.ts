@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { findWranglerConfig, parseDevVars, readWranglerConfig, secretsBeside, secretsFileBeside, stripJsonc } from '../../../../src/core/workerConfig/wranglerConfig';
+import {
+  findWranglerConfig,
+  parseDevVars,
+  readWranglerConfig,
+  secretsBeside,
+  secretsFileBeside,
+  stripJsonc,
+} from '../../../../src/core/workerConfig/wranglerConfig';
 
 function write(name: string, text: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-wrangler-'));
@@ -13,12 +20,15 @@ function write(name: string, text: string): string {
 
 describe('wrangler config', () => {
   it('reads bindings, vars and main from JSONC with comments and trailing commas', () => {
-    const file = write('wrangler.jsonc', `{
+    const file = write(
+      'wrangler.jsonc',
+      `{
       // comment with "quotes" and a , comma
       "main": "src/index.ts", /* block */
       "durable_objects": { "bindings": [ { "name": "WEBHOOK_AGENT", "class_name": "WebhookAgent" }, ] },
       "vars": { "URL": "https://x.test/a//b", "N": 3 },
-    }`);
+    }`,
+    );
     const config = readWranglerConfig(file);
     assert.deepEqual(config.durableObjects, [{ name: 'WEBHOOK_AGENT', className: 'WebhookAgent' }]);
     assert.deepEqual(config.vars, { URL: 'https://x.test/a//b', N: 3 });
@@ -36,8 +46,14 @@ describe('wrangler config', () => {
     assert.throws(() => readWranglerConfig(write('wrangler.jsonc', '{ "main": ')), /wrangler\.jsonc is not valid JSON\(C\)/);
     assert.throws(() => readWranglerConfig(write('wrangler.toml', 'main = ')), /wrangler\.toml is not valid TOML/);
     assert.throws(() => readWranglerConfig(write('wrangler.json', '[]')), /the top level must be an object/);
-    assert.throws(() => readWranglerConfig(write('wrangler.json', '{"durable_objects":{"bindings":[{"name":"A"}]}}')), /bindings\[0\] needs a "name" and a "class_name"/);
-    assert.throws(() => readWranglerConfig(write('wrangler.json', '{"durable_objects":{"bindings":[{"name":"A","class_name":"B","script_name":"other"}]}}')), /another worker/);
+    assert.throws(
+      () => readWranglerConfig(write('wrangler.json', '{"durable_objects":{"bindings":[{"name":"A"}]}}')),
+      /bindings\[0\] needs a "name" and a "class_name"/,
+    );
+    assert.throws(
+      () => readWranglerConfig(write('wrangler.json', '{"durable_objects":{"bindings":[{"name":"A","class_name":"B","script_name":"other"}]}}')),
+      /another worker/,
+    );
     assert.throws(() => readWranglerConfig('/nonexistent/wrangler.toml'), /cannot read/);
   });
 
@@ -82,13 +98,22 @@ describe('the secrets file beside a config', () => {
 
 describe('wrangler config: what Hookbench does not emulate', () => {
   it('refuses a key it does not emulate with one line: the key, its bindings, the nearest alternative and the escape hatch', () => {
-    const file = write('wrangler.jsonc', '{ "main": "w.ts", "vectorize": [{ "binding": "CACHE", "index_name": "x" }, { "binding": "SESSIONS", "index_name": "y" }] }');
-    assert.throws(() => readWranglerConfig(file), (error: Error) => {
-      assert.equal(error.name, 'UnsupportedConfigError');
-      assert.equal(error.message.split('\n').length, 1);
-      assert.match(error.message, /"vectorize" \(CACHE, SESSIONS\): Vectorize is not emulated by Hookbench; nearest supported: .*Durable Object.*; or run the worker under `wrangler dev` and attach the Hookbench explorer/);
-      return true;
-    });
+    const file = write(
+      'wrangler.jsonc',
+      '{ "main": "w.ts", "vectorize": [{ "binding": "CACHE", "index_name": "x" }, { "binding": "SESSIONS", "index_name": "y" }] }',
+    );
+    assert.throws(
+      () => readWranglerConfig(file),
+      (error: Error) => {
+        assert.equal(error.name, 'UnsupportedConfigError');
+        assert.equal(error.message.split('\n').length, 1);
+        assert.match(
+          error.message,
+          /"vectorize" \(CACHE, SESSIONS\): Vectorize is not emulated by Hookbench; nearest supported: .*Durable Object.*; or run the worker under `wrangler dev` and attach the Hookbench explorer/,
+        );
+        return true;
+      },
+    );
   });
 
   it('accepts a refused key left empty, such as "hyperdrive": []', () => {
@@ -97,7 +122,10 @@ describe('wrangler config: what Hookbench does not emulate', () => {
   });
 
   it('ignores deploy-time keys silently and notes the keys it does not know', () => {
-    const file = write('wrangler.jsonc', '{ "main": "w.ts", "name": "x", "routes": ["a.example/*"], "compatibility_date": "2026-01-01", "brand_new_binding": [] }');
+    const file = write(
+      'wrangler.jsonc',
+      '{ "main": "w.ts", "name": "x", "routes": ["a.example/*"], "compatibility_date": "2026-01-01", "brand_new_binding": [] }',
+    );
     const notes = readWranglerConfig(file).notes ?? [];
     assert.equal(notes.length, 1);
     assert.match(notes[0]!, /"brand_new_binding" is not a key Hookbench knows/);
@@ -105,24 +133,39 @@ describe('wrangler config: what Hookbench does not emulate', () => {
 
   it('refuses, in one line, a key it does not know that declares bindings: never a silent undefined binding', () => {
     const file = write('wrangler.jsonc', '{ "main": "w.ts", "brand_new_binding": [{ "binding": "NEWTHING" }] }');
-    assert.throws(() => readWranglerConfig(file), (error: Error) => {
-      assert.equal(error.message.split('\n').length, 1);
-      assert.match(error.message, /"brand_new_binding" \(NEWTHING\): a binding type Hookbench does not know, so it is not emulated; .*wrangler dev/);
-      return true;
-    });
+    assert.throws(
+      () => readWranglerConfig(file),
+      (error: Error) => {
+        assert.equal(error.message.split('\n').length, 1);
+        assert.match(error.message, /"brand_new_binding" \(NEWTHING\): a binding type Hookbench does not know, so it is not emulated; .*wrangler dev/);
+        return true;
+      },
+    );
   });
 
   it('reads ratelimits, analytics_engine_datasets and send_email, and says what is wrong in them', () => {
-    const file = write('wrangler.jsonc', `{ "main": "w.ts",
+    const file = write(
+      'wrangler.jsonc',
+      `{ "main": "w.ts",
       "ratelimits": [{ "name": "RL", "namespace_id": "1001", "simple": { "limit": 3, "period": 60 } }],
       "analytics_engine_datasets": [{ "binding": "AE", "dataset": "hits" }, { "binding": "PLAIN" }],
-      "send_email": [{ "name": "MAIL", "allowed_destination_addresses": ["ops@example.com"] }] }`);
+      "send_email": [{ "name": "MAIL", "allowed_destination_addresses": ["ops@example.com"] }] }`,
+    );
     const bindings = readWranglerConfig(file).bindings!;
     assert.deepEqual(bindings.rateLimits, [{ binding: 'RL', namespaceId: '1001', limit: 3, period: 60 }]);
-    assert.deepEqual(bindings.analyticsEngine, [{ binding: 'AE', dataset: 'hits' }, { binding: 'PLAIN', dataset: 'PLAIN' }]);
+    assert.deepEqual(bindings.analyticsEngine, [
+      { binding: 'AE', dataset: 'hits' },
+      { binding: 'PLAIN', dataset: 'PLAIN' },
+    ]);
     assert.deepEqual(bindings.sendEmail, [{ binding: 'MAIL', allowedDestinationAddresses: ['ops@example.com'] }]);
-    assert.throws(() => readWranglerConfig(write('wrangler.json', '{ "ratelimits": [{ "name": "RL", "simple": { "limit": 3, "period": 30 } }] }')), /ratelimits\[0\]\.simple\.period must be 10 or 60/);
-    assert.throws(() => readWranglerConfig(write('wrangler.json', '{ "send_email": [{ "name": "M", "allowed_sender_addresses": "a@b" }] }')), /allowed_sender_addresses must be a list/);
+    assert.throws(
+      () => readWranglerConfig(write('wrangler.json', '{ "ratelimits": [{ "name": "RL", "simple": { "limit": 3, "period": 30 } }] }')),
+      /ratelimits\[0\]\.simple\.period must be 10 or 60/,
+    );
+    assert.throws(
+      () => readWranglerConfig(write('wrangler.json', '{ "send_email": [{ "name": "M", "allowed_sender_addresses": "a@b" }] }')),
+      /allowed_sender_addresses must be a list/,
+    );
   });
 
   it('reads the compatibility date and flags', () => {

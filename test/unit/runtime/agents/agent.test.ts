@@ -83,7 +83,10 @@ describe('lifecycle and environment', () => {
     const frames = await client.waitForFrames(3);
     const deadline = Date.now() + 3000;
     while (!client.frames.some((f) => f.includes('1000')) && Date.now() < deadline) await client.waitForFrames(client.frames.length + 1).catch(() => undefined);
-    assert.ok(frames.some((f) => f.includes('"count":1000')), JSON.stringify(frames));
+    assert.ok(
+      frames.some((f) => f.includes('"count":1000')),
+      JSON.stringify(frames),
+    );
     await client.close();
   });
 });
@@ -188,7 +191,8 @@ describe('RPC frames', () => {
   it('sends malformed RPC frames, unknown types, non-JSON and binary to onMessage', async () => {
     const client = new FrameClient(`${served.url}/agents/state-agent/rpc-other`);
     await client.waitForFrames(3);
-    for (const frame of ['{"type":"rpc","id":1,"method":"add","args":[1]}', '{"type":"rpc","id":"x","method":"add"}', '{"type":"other"}', 'not json']) client.send(frame);
+    for (const frame of ['{"type":"rpc","id":1,"method":"add","args":[1]}', '{"type":"rpc","id":"x","method":"add"}', '{"type":"other"}', 'not json'])
+      client.send(frame);
     client.send(Buffer.from([1, 2, 3]));
     await client.waitForFrames(8);
     assert.deepEqual(client.frames.slice(3), [
@@ -243,7 +247,15 @@ describe('storage', () => {
   });
 
   it('ctx.storage.sql.exec cursors give columnNames, raw rows, one() and rowsRead', async () => {
-    assert.deepEqual(await json('/agents/state-agent/cursor/cursor'), { columns: ['a', 'b'], raw: [[1, 'x'], [2, 'y']], one: { answer: 42 }, rowsRead: 2 });
+    assert.deepEqual(await json('/agents/state-agent/cursor/cursor'), {
+      columns: ['a', 'b'],
+      raw: [
+        [1, 'x'],
+        [2, 'y'],
+      ],
+      one: { answer: 42 },
+      rowsRead: 2,
+    });
   });
 });
 

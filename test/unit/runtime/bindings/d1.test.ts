@@ -15,7 +15,10 @@ async function withTable(dir = tempDir('d1')) {
 describe('D1 database', () => {
   it('binds values, maps booleans to 1/0 and buffers to blobs returned as byte arrays', async () => {
     const db = await withTable();
-    const insert = await db.prepare('INSERT INTO t (name, flag, data) VALUES (?1, ?2, ?3)').bind('a', true, new Uint8Array([1, 2])).run();
+    const insert = await db
+      .prepare('INSERT INTO t (name, flag, data) VALUES (?1, ?2, ?3)')
+      .bind('a', true, new Uint8Array([1, 2]))
+      .run();
     assert.equal(insert.success, true);
     assert.equal(insert.meta.changes, 1);
     assert.equal(insert.meta.last_row_id, 1);
@@ -30,7 +33,9 @@ describe('D1 database', () => {
     assert.throws(() => db.prepare('SELECT ?').bind(undefined), { message: "D1_TYPE_ERROR: Type 'undefined' not supported for value 'undefined'" });
     await assert.rejects(db.prepare('SELECT * FROM nope').all(), { message: 'D1_ERROR: no such table: nope: SQLITE_ERROR' });
     await db.prepare("INSERT INTO t (name) VALUES ('x')").run();
-    await assert.rejects(db.prepare("INSERT INTO t (name) VALUES ('x')").run(), { message: 'D1_ERROR: UNIQUE constraint failed: t.name: SQLITE_CONSTRAINT (extended: SQLITE_CONSTRAINT_UNIQUE)' });
+    await assert.rejects(db.prepare("INSERT INTO t (name) VALUES ('x')").run(), {
+      message: 'D1_ERROR: UNIQUE constraint failed: t.name: SQLITE_CONSTRAINT (extended: SQLITE_CONSTRAINT_UNIQUE)',
+    });
     await assert.rejects(db.prepare('SELECT name FROM t').first('missing'), { message: 'D1_COLUMN_NOTFOUND: Column not found (missing)' });
     await assert.rejects(db.prepare('SELECT ?, ?').bind(1).all(), { message: 'D1_ERROR: Wrong number of parameter bindings for SQL query.' });
     await assert.rejects(db.prepare('SELEC 1').all(), { message: 'D1_ERROR: near "SELEC": syntax error at offset 0: SQLITE_ERROR' });
@@ -39,7 +44,10 @@ describe('D1 database', () => {
   it('returns raw rows, with the column names first when asked', async () => {
     const db = await withTable();
     await db.prepare("INSERT INTO t (name, flag) VALUES ('a', 0), ('b', 1)").run();
-    assert.deepEqual(await db.prepare('SELECT name, flag FROM t ORDER BY id').raw(), [['a', 0], ['b', 1]]);
+    assert.deepEqual(await db.prepare('SELECT name, flag FROM t ORDER BY id').raw(), [
+      ['a', 0],
+      ['b', 1],
+    ]);
     assert.deepEqual(await db.prepare('SELECT name FROM t ORDER BY id').raw({ columnNames: true }), [['name'], ['a'], ['b']]);
   });
 
@@ -47,7 +55,10 @@ describe('D1 database', () => {
     const db = await withTable();
     const results = await db.batch([db.prepare("INSERT INTO t (name) VALUES ('one')"), db.prepare('SELECT count(*) AS n FROM t')]);
     assert.deepEqual(results[1]!.results, [{ n: 1 }]);
-    await assert.rejects(db.batch([db.prepare("INSERT INTO t (name) VALUES ('two')"), db.prepare("INSERT INTO t (name) VALUES ('one')")]), /UNIQUE constraint failed/);
+    await assert.rejects(
+      db.batch([db.prepare("INSERT INTO t (name) VALUES ('two')"), db.prepare("INSERT INTO t (name) VALUES ('one')")]),
+      /UNIQUE constraint failed/,
+    );
     assert.deepEqual(await db.prepare('SELECT name FROM t').raw(), [['one']]);
   });
 
@@ -67,13 +78,16 @@ describe('D1 database', () => {
     await db.batch([db.prepare("INSERT INTO t (name) VALUES ('a')"), db.prepare("INSERT INTO t (name) VALUES ('b')")]);
     await db.exec("UPDATE t SET flag = 7 WHERE name = 'a'");
     const again = await d1At(dir);
-    assert.deepEqual(await again.prepare('SELECT name, flag FROM t ORDER BY id').raw(), [['a', 7], ['b', null]]);
+    assert.deepEqual(await again.prepare('SELECT name, flag FROM t ORDER BY id').raw(), [
+      ['a', 7],
+      ['b', null],
+    ]);
   });
 });
 
 describe('splitStatements', () => {
   it('splits at top-level semicolons only', () => {
-    assert.deepEqual(splitStatements("SELECT ';'; -- c;\nSELECT \"a;b\"; /* ; */"), ["SELECT ';'", '-- c;\nSELECT "a;b"']);
+    assert.deepEqual(splitStatements('SELECT \';\'; -- c;\nSELECT "a;b"; /* ; */'), ["SELECT ';'", '-- c;\nSELECT "a;b"']);
     const trigger = 'CREATE TRIGGER tr AFTER INSERT ON t BEGIN UPDATE t SET x = CASE WHEN 1 THEN 2 END; DELETE FROM u; END';
     assert.deepEqual(splitStatements(`${trigger}; SELECT 1`), [trigger, 'SELECT 1']);
   });

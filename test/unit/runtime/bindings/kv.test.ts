@@ -28,7 +28,9 @@ describe('KV namespace', () => {
 
   it('refuses TTLs under 60 seconds with the platform text, and expires keys on the clock', async () => {
     const { kv, time } = await kvAt(tempDir('kv'));
-    await assert.rejects(kv.put('k', 'v', { expirationTtl: 30 }), { message: 'KV PUT failed: 400 Invalid expiration_ttl of 30. Expiration TTL must be at least 60.' });
+    await assert.rejects(kv.put('k', 'v', { expirationTtl: 30 }), {
+      message: 'KV PUT failed: 400 Invalid expiration_ttl of 30. Expiration TTL must be at least 60.',
+    });
     await assert.rejects(kv.put('k', 'v', { expiration: time.now() / 1000 + 10 }), /Expiration times must be at least 60 seconds in the future/);
     await kv.put('k', 'v', { expirationTtl: 60 });
     const listed = (await kv.list()) as { keys: { name: string; expiration: number }[] };
@@ -64,7 +66,13 @@ describe('KV namespace', () => {
     const { kv } = await kvAt(tempDir('kv'));
     await kv.put('x', '1');
     const map = (await kv.get(['x', 'y'], 'json')) as Map<string, unknown>;
-    assert.deepEqual([...map], [['x', 1], ['y', null]]);
+    assert.deepEqual(
+      [...map],
+      [
+        ['x', 1],
+        ['y', null],
+      ],
+    );
     await assert.rejects(kv.get(['x'], 'arrayBuffer'), /is not a valid type/);
   });
 

@@ -17,7 +17,7 @@ function recordingLogger(): { logger: Logger; lines: string[] } {
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'hb-local-bindings-'));
 
-describe('ratelimits: Miniflare\'s local rate limiter', () => {
+describe("ratelimits: Miniflare's local rate limiter", () => {
   it('allows `limit` calls per key in a window aligned to the clock, then refuses until the next window', async () => {
     let now = 60_000 * 1000 + 5_000;
     const limiter = new RateLimiter({ binding: 'RL', namespaceId: '1', limit: 2, period: 60 }, () => now);
@@ -30,7 +30,7 @@ describe('ratelimits: Miniflare\'s local rate limiter', () => {
     assert.deepEqual(await calls('a', 2), [true, true], 'a new window starts at the minute');
   });
 
-  it('takes a limit and period per call and rejects bad options with Miniflare\'s messages', async () => {
+  it("takes a limit and period per call and rejects bad options with Miniflare's messages", async () => {
     const limiter = new RateLimiter({ binding: 'RL', namespaceId: '1', limit: 1, period: 10 }, () => 0);
     assert.deepEqual(await limiter.limit({ key: 'k', limit: 5, period: 60 }), { success: true });
     await assert.rejects(limiter.limit(undefined), /^Error: invalid rate limit options$/);
@@ -49,7 +49,11 @@ describe('analytics_engine_datasets: data points kept in the data folder', () =>
     assert.equal(dataset.writeDataPoint({ blobs: ['acme', new Uint8Array([1, 2])], doubles: [12.5], indexes: ['acme'] }), undefined);
     dataset.writeDataPoint();
     const file = path.join(dir, '_bindings', 'analytics_engine', encodeName('hits'), 'data-points.jsonl');
-    const points = fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as unknown);
+    const points = fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown);
     assert.deepEqual(points, [
       { time: '2026-01-02T00:00:00.000Z', blobs: ['acme', { base64: 'AQI=' }], doubles: [12.5], indexes: ['acme'] },
       { time: '2026-01-02T00:00:00.000Z', blobs: [], doubles: [], indexes: [] },
@@ -61,7 +65,7 @@ describe('analytics_engine_datasets: data points kept in the data folder', () =>
 describe('send_email: messages written to files, as wrangler dev does', () => {
   const raw = (from: string, extra = '') => `From: Ops <${from}>\r\nTo: ops@example.com\r\nSubject: hi\r\n${extra}\r\nbody\r\n`;
 
-  it('writes a raw message to an .eml file, logs its path and answers a message id on the sender\'s domain', async () => {
+  it("writes a raw message to an .eml file, logs its path and answers a message id on the sender's domain", async () => {
     const dir = tmp();
     const { logger, lines } = recordingLogger();
     const mail = new SendEmail({ binding: 'MAIL' }, dir, logger);
@@ -73,19 +77,38 @@ describe('send_email: messages written to files, as wrangler dev does', () => {
   });
 
   it('refuses what Miniflare refuses, with its messages', async () => {
-    const mail = new SendEmail({ binding: 'MAIL', allowedDestinationAddresses: ['ops@example.com'], allowedSenderAddresses: ['a@example.com'] }, tmp(), recordingLogger().logger);
+    const mail = new SendEmail(
+      { binding: 'MAIL', allowedDestinationAddresses: ['ops@example.com'], allowedSenderAddresses: ['a@example.com'] },
+      tmp(),
+      recordingLogger().logger,
+    );
     await assert.rejects(mail.send(new EmailMessage('a@example.com', 'ops@example.com', raw('a@example.com'))), /^Error: invalid message-id$/);
-    await assert.rejects(mail.send(new EmailMessage('a@example.com', 'ops@example.com', raw('b@example.com', 'Message-ID: <1@x>\r\n'))), /From: header does not match mail from/);
-    await assert.rejects(mail.send(new EmailMessage('a@example.com', 'ops@example.com', raw('a@example.com', 'Message-ID: <1@x>\r\nReceived: by x\r\n'))), /invalid headers set/);
+    await assert.rejects(
+      mail.send(new EmailMessage('a@example.com', 'ops@example.com', raw('b@example.com', 'Message-ID: <1@x>\r\n'))),
+      /From: header does not match mail from/,
+    );
+    await assert.rejects(
+      mail.send(new EmailMessage('a@example.com', 'ops@example.com', raw('a@example.com', 'Message-ID: <1@x>\r\nReceived: by x\r\n'))),
+      /invalid headers set/,
+    );
     await assert.rejects(mail.send(new EmailMessage('a@example.com', 'eve@example.com', raw('a@example.com'))), /email to eve@example.com not allowed/);
     await assert.rejects(mail.send({ from: 'z@example.com', to: 'ops@example.com', subject: 's' }), /email from z@example.com not allowed/);
   });
 
-  it('writes a message builder\'s text and html and logs the headers', async () => {
+  it("writes a message builder's text and html and logs the headers", async () => {
     const dir = tmp();
     const { logger, lines } = recordingLogger();
-    await new SendEmail({ binding: 'MAIL' }, dir, logger).send({ from: { name: 'Ops', email: 'a@example.com' }, to: ['b@example.com'], subject: 'Large delivery', text: 'hello', html: '<p>hello</p>' });
-    assert.match(lines[0]!, /^\[email\] send_email binding called with MessageBuilder:\nFrom: "Ops" <a@example\.com>\nTo: b@example\.com\nSubject: Large delivery\n\nText: .*\.txt\nHTML: .*\.html$/);
+    await new SendEmail({ binding: 'MAIL' }, dir, logger).send({
+      from: { name: 'Ops', email: 'a@example.com' },
+      to: ['b@example.com'],
+      subject: 'Large delivery',
+      text: 'hello',
+      html: '<p>hello</p>',
+    });
+    assert.match(
+      lines[0]!,
+      /^\[email\] send_email binding called with MessageBuilder:\nFrom: "Ops" <a@example\.com>\nTo: b@example\.com\nSubject: Large delivery\n\nText: .*\.txt\nHTML: .*\.html$/,
+    );
     const text = /Text: (.*)\n/.exec(lines[0]!)![1]!;
     assert.equal(fs.readFileSync(text, 'utf8'), 'hello');
   });
@@ -94,7 +117,16 @@ describe('send_email: messages written to files, as wrangler dev does', () => {
     const dir = tmp();
     const { logger, lines } = recordingLogger();
     const hostile = 'invoice./../../../../../../../../tmp/hookbench-escaped';
-    await new SendEmail({ binding: 'MAIL' }, path.join(dir, 'data'), logger).send({ from: 'a@example.com', to: 'b@example.com', subject: 'x', text: 'x', attachments: [{ disposition: 'attachment', filename: hostile, content: 'payload' }, { disposition: 'attachment', filename: 'report.pdf', content: '%PDF' }] });
+    await new SendEmail({ binding: 'MAIL' }, path.join(dir, 'data'), logger).send({
+      from: 'a@example.com',
+      to: 'b@example.com',
+      subject: 'x',
+      text: 'x',
+      attachments: [
+        { disposition: 'attachment', filename: hostile, content: 'payload' },
+        { disposition: 'attachment', filename: 'report.pdf', content: '%PDF' },
+      ],
+    });
     const stored = [...lines.join('\n').matchAll(/ -> (.*)$/gm)].map((m) => m[1]!);
     assert.equal(stored.length, 2);
     for (const file of stored) assert.ok(path.resolve(file).startsWith(path.join(dir, 'data', '_bindings', 'email') + path.sep), file);

@@ -8,7 +8,14 @@ import { manualTimers, settle, storeAt, tempDir } from './helpers';
 
 /** A broker whose handler holds every batch until the test releases it. */
 async function heldBroker(maxConcurrency: number | undefined) {
-  const consumer: ConsumerSettings = { queue: 'jobs', maxBatchSize: 2, maxBatchTimeoutMs: 5000, maxRetries: 2, retryDelaySeconds: 0, ...(maxConcurrency === undefined ? {} : { maxConcurrency }) };
+  const consumer: ConsumerSettings = {
+    queue: 'jobs',
+    maxBatchSize: 2,
+    maxBatchTimeoutMs: 5000,
+    maxRetries: 2,
+    retryDelaySeconds: 0,
+    ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
+  };
   const held: { batch: MessageBatch; release: () => void }[] = [];
   const time = manualTimers();
   const broker = new QueueBroker({
@@ -30,7 +37,10 @@ describe('Queues max_concurrency', () => {
     const { broker, held, time } = await heldBroker(2);
     await broker.producer('jobs').sendBatch([1, 2, 3, 4, 5, 6].map((body) => ({ body })));
     await settle(() => held.length === 2);
-    assert.deepEqual(bodies(held), [[1, 2], [3, 4]]);
+    assert.deepEqual(bodies(held), [
+      [1, 2],
+      [3, 4],
+    ]);
     assert.equal((await broker.snapshot('jobs', 10)).inFlight, 4);
     // 5 and 6 form a full batch, but two are in flight already: it waits for one to end, even past
     // the batch timeout, when a batch goes whether full or not.

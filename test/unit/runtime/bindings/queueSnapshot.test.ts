@@ -19,7 +19,14 @@ describe('QueueBroker.snapshot', () => {
     const time = manualTimers();
     // One batch at a time, so the third message waits (queueConcurrency.test.ts counts several).
     const consumers = [{ queue: 'jobs', maxBatchSize: 2, maxBatchTimeoutMs: 0, maxRetries: 3, retryDelaySeconds: 0, maxConcurrency: 1 }];
-    const broker = new QueueBroker({ store: await storeAt(tempDir('qs'), QueueBroker.schema), consumers, deliver, logger: nullLogger, now: time.now, timers: time });
+    const broker = new QueueBroker({
+      store: await storeAt(tempDir('qs'), QueueBroker.schema),
+      consumers,
+      deliver,
+      logger: nullLogger,
+      now: time.now,
+      timers: time,
+    });
     await broker.start();
     await broker.producer('jobs').sendBatch([{ body: 'a' }, { body: 'b' }, { body: 'c' }]);
     await settle(() => started);
@@ -30,7 +37,10 @@ describe('QueueBroker.snapshot', () => {
     await settle(async () => (await broker.snapshot('jobs', 10)).retried === 3);
     const after = await broker.snapshot('jobs', 2);
     assert.deepEqual([after.backlog, after.delayed, after.retried, after.inFlight, after.more], [3, 3, 3, 0, true]);
-    assert.deepEqual(after.messages.map((m) => m.attempts), [2, 2]);
+    assert.deepEqual(
+      after.messages.map((m) => m.attempts),
+      [2, 2],
+    );
     assert.equal((await broker.snapshot('jobs', 2, after.messages[1]!.seq)).messages.length, 1, 'the page after the cursor');
     await time.advance(0);
     await broker.stop();

@@ -43,7 +43,10 @@ describe('Queues', () => {
       for (const m of batch.messages) seen.push({ queue: batch.queue, attempts: m.attempts });
       if (batch.queue === 'jobs') batch.retryAll();
     };
-    const { broker, time } = await brokerAt(tempDir('q'), deliver, manualTimers(), [consumer({ maxBatchSize: 1, deadLetterQueue: 'dead' }), consumer({ queue: 'dead', maxBatchSize: 1 })]);
+    const { broker, time } = await brokerAt(tempDir('q'), deliver, manualTimers(), [
+      consumer({ maxBatchSize: 1, deadLetterQueue: 'dead' }),
+      consumer({ queue: 'dead', maxBatchSize: 1 }),
+    ]);
     await broker.producer('jobs').send('x');
     await settle(() => seen.length === 4);
     assert.deepEqual(seen, [
@@ -111,7 +114,14 @@ describe('Queues', () => {
   it("refuses oversized messages and batches with workerd's error, the reason in the log", async () => {
     const warnings: string[] = [];
     const logger = { ...nullLogger, warn: (line: string) => void warnings.push(line) };
-    const broker = new QueueBroker({ store: await storeAt(tempDir('q'), QueueBroker.schema), consumers: [consumer()], deliver: async () => undefined, logger, now: Date.now, timers: manualTimers() });
+    const broker = new QueueBroker({
+      store: await storeAt(tempDir('q'), QueueBroker.schema),
+      consumers: [consumer()],
+      deliver: async () => undefined,
+      logger,
+      now: Date.now,
+      timers: manualTimers(),
+    });
     const jobs = broker.producer('jobs');
     await assert.rejects(jobs.send('x'.repeat(128_001), { contentType: 'text' }), { message: 'Unknown Internal Error (15000)' });
     await assert.rejects(jobs.sendBatch(Array.from({ length: 101 }, () => ({ body: 1 }))), { message: 'Unknown Internal Error (15000)' });
@@ -121,8 +131,14 @@ describe('Queues', () => {
       '[queues] sendBatch to "jobs" refused: batch message count of 101 exceeds limit of 100',
       '[queues] send to "jobs" refused: message delay -1 is invalid: delaySeconds must be an integer from 0 to 86400',
     ]);
-    await assert.rejects(jobs.send(1, { contentType: 'text' }), { name: 'TypeError', message: 'Content Type "text" requires a value of type string, but received: number' });
-    await assert.rejects(jobs.send(new ArrayBuffer(1), { contentType: 'bytes' }), { name: 'TypeError', message: 'Content Type "bytes" requires a value of type ArrayBufferView, but received: object' });
+    await assert.rejects(jobs.send(1, { contentType: 'text' }), {
+      name: 'TypeError',
+      message: 'Content Type "text" requires a value of type string, but received: number',
+    });
+    await assert.rejects(jobs.send(new ArrayBuffer(1), { contentType: 'bytes' }), {
+      name: 'TypeError',
+      message: 'Content Type "bytes" requires a value of type ArrayBufferView, but received: object',
+    });
     await assert.rejects(jobs.sendBatch([]), { name: 'TypeError', message: 'sendBatch() requires at least one message' });
     assert.equal(await broker.backlog('jobs'), 0, 'nothing refused was queued');
     await broker.stop();

@@ -29,7 +29,10 @@ describe('R2 bucket', () => {
     await assert.rejects(bucket.put('b', 'x', { md5: '00'.repeat(16) }), {
       message: `put: The MD5 checksum you specified did not match what we received.\nYou provided a MD5 checksum with value: ${'00'.repeat(16)}\nActual MD5 was: 9dd4e461268c8034f5c8564e155c67a6 (10037)`,
     });
-    await assert.rejects(bucket.put('b', 'x', { md5: '00'.repeat(16), sha1: '00'.repeat(20) }), { name: 'TypeError', message: 'You cannot specify multiple hashing algorithms.' });
+    await assert.rejects(bucket.put('b', 'x', { md5: '00'.repeat(16), sha1: '00'.repeat(20) }), {
+      name: 'TypeError',
+      message: 'You cannot specify multiple hashing algorithms.',
+    });
     await assert.rejects(bucket.put('b', 'x', { md5: 'abc' }), { name: 'TypeError', message: 'MD5 is 32 hex characters, not 3' });
   });
 
@@ -44,7 +47,10 @@ describe('R2 bucket', () => {
     const past = (await bucket.get('k', { range: new Headers({ range: 'bytes=20-30' }) })) as R2ObjectBody;
     assert.deepEqual(past.range, { offset: 0, length: 10 });
     assert.equal(await past.text(), '0123456789');
-    await assert.rejects(bucket.get('k', { range: { offset: -1 } }), { name: 'RangeError', message: 'Invalid range. Starting offset (-1) must be greater than or equal to 0.' });
+    await assert.rejects(bucket.get('k', { range: { offset: -1 } }), {
+      name: 'RangeError',
+      message: 'Invalid range. Starting offset (-1) must be greater than or equal to 0.',
+    });
     await assert.rejects(bucket.get('k', { range: { offset: 1, suffix: 2 } as never }), { name: 'TypeError', message: 'Suffix is incompatible with offset.' });
   });
 
@@ -53,7 +59,10 @@ describe('R2 bucket', () => {
     await bucket.put('', 'root');
     await bucket.put('a', '1');
     const listed = (await bucket.list()) as { objects: { key: string; range: unknown }[] };
-    assert.deepEqual(listed.objects.map((o) => o.key), ['', 'a']);
+    assert.deepEqual(
+      listed.objects.map((o) => o.key),
+      ['', 'a'],
+    );
     assert.equal(listed.objects[0]!.range, undefined, 'a listed object has no range');
     await assert.rejects(bucket.list({ include: ['nope'] }), { name: 'RangeError', message: 'Unsupported include value nope' });
   });
@@ -74,13 +83,29 @@ describe('R2 bucket', () => {
     const bucket = await bucketAt(tempDir('r2'));
     for (const key of ['a/1', 'a/2', 'b/x/1', 'b/y', 'c']) await bucket.put(key, key, { customMetadata: { k: key } });
     const top = (await bucket.list({ delimiter: '/' })) as { objects: { key: string }[]; delimitedPrefixes: string[]; truncated: boolean };
-    assert.deepEqual(top.objects.map((o) => o.key), ['c']);
+    assert.deepEqual(
+      top.objects.map((o) => o.key),
+      ['c'],
+    );
     assert.deepEqual(top.delimitedPrefixes, ['a/', 'b/']);
-    const page = (await bucket.list({ prefix: 'b/', limit: 1, include: ['customMetadata'] })) as { objects: { key: string; customMetadata: unknown }[]; truncated: boolean; cursor: string };
-    assert.deepEqual(page.objects.map((o) => [o.key, o.customMetadata]), [['b/x/1', { k: 'b/x/1' }]]);
+    const page = (await bucket.list({ prefix: 'b/', limit: 1, include: ['customMetadata'] })) as {
+      objects: { key: string; customMetadata: unknown }[];
+      truncated: boolean;
+      cursor: string;
+    };
+    assert.deepEqual(
+      page.objects.map((o) => [o.key, o.customMetadata]),
+      [['b/x/1', { k: 'b/x/1' }]],
+    );
     assert.equal(page.truncated, true);
-    const next = (await bucket.list({ prefix: 'b/', limit: 1, cursor: page.cursor })) as { objects: { key: string; customMetadata: unknown }[]; truncated: boolean };
-    assert.deepEqual(next.objects.map((o) => [o.key, o.customMetadata]), [['b/y', {}]]);
+    const next = (await bucket.list({ prefix: 'b/', limit: 1, cursor: page.cursor })) as {
+      objects: { key: string; customMetadata: unknown }[];
+      truncated: boolean;
+    };
+    assert.deepEqual(
+      next.objects.map((o) => [o.key, o.customMetadata]),
+      [['b/y', {}]],
+    );
     assert.equal(next.truncated, false);
   });
 
@@ -94,7 +119,10 @@ describe('R2 bucket', () => {
     assert.deepEqual(fs.readdirSync(root), ['bucket']);
     await bucket.delete(['../../escape', '/etc/passwd']);
     const again = await bucketAt(dir);
-    assert.deepEqual(((await again.list()) as { objects: { key: string }[] }).objects.map((o) => o.key), ['keep']);
+    assert.deepEqual(
+      ((await again.list()) as { objects: { key: string }[] }).objects.map((o) => o.key),
+      ['keep'],
+    );
     assert.equal(await ((await again.get('keep')) as R2ObjectBody).text(), 'z');
     assert.equal(fs.readdirSync(path.join(dir, 'blobs')).length, 1, 'deleted objects leave no bytes behind');
   });
@@ -105,6 +133,9 @@ describe('R2 bucket', () => {
     fs.writeFileSync(path.join(dir, 'blobs', 'deadbeef.bin'), 'orphan');
     const bucket = await bucketAt(dir);
     await bucket.put('k', 'v');
-    assert.deepEqual(fs.readdirSync(path.join(dir, 'blobs')).filter((f) => f === 'deadbeef.bin'), []);
+    assert.deepEqual(
+      fs.readdirSync(path.join(dir, 'blobs')).filter((f) => f === 'deadbeef.bin'),
+      [],
+    );
   });
 });

@@ -36,7 +36,9 @@ describe('R2 multipart uploads', () => {
     const part2 = await resumed.uploadPart(2, 'tail');
     assert.equal(await second.head('../escape'), null);
     const object = await resumed.complete([part1, part2]);
-    const etag = createHash('md5').update(Buffer.concat([md5(big), md5('tail')])).digest('hex');
+    const etag = createHash('md5')
+      .update(Buffer.concat([md5(big), md5('tail')]))
+      .digest('hex');
     assert.equal(object.etag, `${etag}-2`);
     assert.equal(object.size, MIN_PART_BYTES + 4);
     assert.deepEqual(object.checksums.toJSON(), {});
@@ -89,14 +91,23 @@ describe('R2 multipart uploads', () => {
     const bucket = await bucketAt(tempDir('r2mp'));
     const upload = await bucket.createMultipartUpload('k');
     await assert.rejects(upload.uploadPart(0, 'x'), { name: 'TypeError', message: 'Part number must be between 1 and 10000 (inclusive). Actual value was: 0' });
-    await assert.rejects(upload.uploadPart(10001, 'x'), { name: 'TypeError', message: 'Part number must be between 1 and 10000 (inclusive). Actual value was: 10001' });
+    await assert.rejects(upload.uploadPart(10001, 'x'), {
+      name: 'TypeError',
+      message: 'Part number must be between 1 and 10000 (inclusive). Actual value was: 10001',
+    });
     assert.equal((await upload.uploadPart(1.5, 'x')).partNumber, 1);
     const small = await upload.uploadPart(2, 'y');
     const first = await upload.uploadPart(1, 'x');
-    await assert.rejects(upload.complete([first, small]), { message: 'completeMultipartUpload: Your proposed upload is smaller than the minimum allowed object size. (10011)' });
+    await assert.rejects(upload.complete([first, small]), {
+      message: 'completeMultipartUpload: Your proposed upload is smaller than the minimum allowed object size. (10011)',
+    });
     await assert.rejects(upload.complete([small, small]), { message: 'completeMultipartUpload: We encountered an internal error. Please try again. (10001)' });
-    await assert.rejects(bucket.resumeMultipartUpload('k', 'nope').abort(), { message: 'abortMultipartUpload: We encountered an internal error. Please try again. (10001)' });
-    await assert.rejects(bucket.resumeMultipartUpload('other', upload.uploadId).uploadPart(1, 'x'), { message: 'uploadPart: The specified multipart upload does not exist. (10024)' });
+    await assert.rejects(bucket.resumeMultipartUpload('k', 'nope').abort(), {
+      message: 'abortMultipartUpload: We encountered an internal error. Please try again. (10001)',
+    });
+    await assert.rejects(bucket.resumeMultipartUpload('other', upload.uploadId).uploadPart(1, 'x'), {
+      message: 'uploadPart: The specified multipart upload does not exist. (10024)',
+    });
     await assert.rejects(bucket.createMultipartUpload('k'.repeat(1025)), { message: 'createMultipartUpload: The specified object name is not valid. (10020)' });
     const equal = await bucketAt(tempDir('r2mp'));
     const uneven = await equal.createMultipartUpload('u');

@@ -28,13 +28,23 @@ interface Seen {
   readonly envGiven: boolean;
 }
 
-async function bindingsWith(crons: string[], time: ManualTimers, scheduled: (controller: Record<string, unknown>) => void | Promise<void>, logger: Logger = nullLogger) {
+async function bindingsWith(
+  crons: string[],
+  time: ManualTimers,
+  scheduled: (controller: Record<string, unknown>) => void | Promise<void>,
+  logger: Logger = nullLogger,
+) {
   const seen: Seen[] = [];
   const env = { VAR: 'x' };
   const exports = {
     default: {
       async scheduled(controller: Record<string, unknown>, givenEnv: unknown) {
-        seen.push({ cron: String(controller['cron']), at: new Date(controller['scheduledTime'] as number).toISOString(), keys: Object.keys(controller).sort(), envGiven: givenEnv === env });
+        seen.push({
+          cron: String(controller['cron']),
+          at: new Date(controller['scheduledTime'] as number).toISOString(),
+          keys: Object.keys(controller).sort(),
+          envGiven: givenEnv === env,
+        });
         await scheduled(controller);
       },
     },
@@ -114,7 +124,10 @@ describe('cron triggers (WorkerBindings)', () => {
     await settle(() => seen.length === 1 && time.scheduled === 1);
     await time.advance(60_000);
     await settle(() => seen.length === 2);
-    assert.deepEqual(seen.map((s) => s.at), ['2026-01-01T00:01:00.000Z', '2026-01-01T00:02:00.000Z']);
+    assert.deepEqual(
+      seen.map((s) => s.at),
+      ['2026-01-01T00:01:00.000Z', '2026-01-01T00:02:00.000Z'],
+    );
     assert.equal(errors.length, 1);
     assert.match(errors[0]!, /^\[cron\] scheduled\(\) for "\* \* \* \* \*" threw: Error: first run fails/);
     await bindings.stop();

@@ -95,7 +95,7 @@ describe('workflows', () => {
     await second.shutdown();
   });
 
-  it('errors on a NonRetryableError without retrying, with miniflare\'s fatal error', async () => {
+  it("errors on a NonRetryableError without retrying, with miniflare's fatal error", async () => {
     calls.length = 0;
     const timers = new ManualTimers();
     const wf = await binding(fs.mkdtempSync(path.join(os.tmpdir(), 'hb-wf-')), timers);
@@ -129,7 +129,7 @@ describe('workflows', () => {
     await wf.shutdown();
   });
 
-  it('refuses invalid ids and unknown instances with miniflare\'s messages', async () => {
+  it("refuses invalid ids and unknown instances with miniflare's messages", async () => {
     const timers = new ManualTimers();
     const wf = await binding(fs.mkdtempSync(path.join(os.tmpdir(), 'hb-wf-')), timers);
     await assert.rejects(wf.create({ id: '../escape' }), { message: 'WorkflowError: Workflow instance has invalid id' });

@@ -44,7 +44,8 @@ async function setup(dir: string, timers: ManualTimers, env: Env) {
   return new DurableObjectNamespace(platform, 'ALARMED', 'Alarmed', Alarmed as never, () => env, dir);
 }
 
-const get = async (ns: DurableObjectNamespace, query = '') => (await ns.getByName('a').fetch(`http://do/?${query}`)).json() as Promise<{ alarm: number | null; runs: number }>;
+const get = async (ns: DurableObjectNamespace, query = '') =>
+  (await ns.getByName('a').fetch(`http://do/?${query}`)).json() as Promise<{ alarm: number | null; runs: number }>;
 
 describe('alarms', () => {
   it('runs a due alarm once, with getAlarm() null inside the handler, and deletes it', async () => {
@@ -98,7 +99,10 @@ describe('alarms', () => {
     const ns = await setup(fs.mkdtempSync(path.join(os.tmpdir(), 'hb-alarm-')), timers, env);
     await get(ns, `at=${timers.now()}`);
     await timers.advance(10 * 60_000);
-    assert.deepEqual(env.seen.map((s) => s.retryCount), [0, 1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(
+      env.seen.map((s) => s.retryCount),
+      [0, 1, 2, 3, 4, 5, 6],
+    );
     assert.deepEqual(await get(ns), { alarm: null, runs: 0 });
     assert.equal(timers.scheduled, 0);
     await ns.shutdown();

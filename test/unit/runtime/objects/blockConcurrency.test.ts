@@ -59,7 +59,7 @@ async function setup(timers: ManualTimers): Promise<(name: string) => Stub> {
 }
 
 describe('blockConcurrencyWhile', () => {
-  it('returns the callback\'s value and keeps the object', async () => {
+  it("returns the callback's value and keeps the object", async () => {
     const stub = (await setup(new ManualTimers()))('ok');
     assert.equal(await stub.value(), 42);
     assert.deepEqual(await stub.read(), { memory: 'touched', doomed: null });
@@ -79,7 +79,7 @@ describe('blockConcurrencyWhile', () => {
     assert.equal(seen.constructed - before, 2);
   });
 
-  it('a callback still running after 30 s fails with workerd\'s message and resets the object', async () => {
+  it("a callback still running after 30 s fails with workerd's message and resets the object", async () => {
     seen.resumed = 0;
     const timers = new ManualTimers();
     const stub = (await setup(timers))('slow');

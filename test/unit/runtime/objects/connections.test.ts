@@ -50,11 +50,19 @@ function transport(): Socket & { closes: [number | undefined, string | undefined
   };
 }
 
-async function connections(object: Record<string | symbol, unknown>): Promise<{ connections: InstanceConnections; told: string[]; errors: string[]; idle: () => Promise<void> }> {
+async function connections(
+  object: Record<string | symbol, unknown>,
+): Promise<{ connections: InstanceConnections; told: string[]; errors: string[]; idle: () => Promise<void> }> {
   const timers = new ManualTimers();
   const folder = new InstanceFolder(await testPlatform({ timers }), 'one', fs.mkdtempSync(path.join(os.tmpdir(), 'hb-connections-')));
   const { db, release } = await folder.open();
-  const live = new LiveInstance(db, release, timers, () => undefined, () => undefined);
+  const live = new LiveInstance(
+    db,
+    release,
+    timers,
+    () => undefined,
+    () => undefined,
+  );
   live.object = object;
   const told: string[] = [];
   const errors: string[] = [];

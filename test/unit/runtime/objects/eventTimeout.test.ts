@@ -11,13 +11,19 @@ describe('hibernation event timeout', () => {
     const timers = new ManualTimers();
     const resets: Error[] = [];
     const wait = withEventTimeout(timers, 100, new Promise(() => undefined), (error) => resets.push(error));
-    const outcome = wait.then(() => 'resolved', (error: Error) => error.message);
+    const outcome = wait.then(
+      () => 'resolved',
+      (error: Error) => error.message,
+    );
     await timers.advance(99);
     assert.equal(resets.length, 0);
     await timers.advance(1);
     assert.equal(await outcome, EVENT_TIMEOUT_MESSAGE);
     await timers.advance(10_000);
-    assert.deepEqual(resets.map((error) => error.message), [EVENT_TIMEOUT_MESSAGE]);
+    assert.deepEqual(
+      resets.map((error) => error.message),
+      [EVENT_TIMEOUT_MESSAGE],
+    );
   });
 
   it('cancels its timer when the handler settles in time, passing on what it did', async () => {
@@ -29,7 +35,10 @@ describe('hibernation event timeout', () => {
     finish();
     await wait;
     assert.equal(timers.scheduled, 0);
-    await assert.rejects(withEventTimeout(timers, 100, Promise.reject(new Error('handler threw')), (error) => resets.push(error)), { message: 'handler threw' });
+    await assert.rejects(
+      withEventTimeout(timers, 100, Promise.reject(new Error('handler threw')), (error) => resets.push(error)),
+      { message: 'handler threw' },
+    );
     assert.equal(timers.scheduled, 0);
     await timers.advance(1000);
     assert.equal(resets.length, 0);

@@ -50,11 +50,18 @@ class Watcher extends DurableObject {
 }
 
 /** `cls` as binding `name`, every request routed to its instance `instance`, served by a real receiver. */
-async function serveObject(cls: new (ctx: DurableObjectState, env: unknown) => DurableObject, name: string, instance: string, timers?: ManualTimers): Promise<{ url: string; runtime: WorkerRuntime; stop(): Promise<void> }> {
+async function serveObject(
+  cls: new (ctx: DurableObjectState, env: unknown) => DurableObject,
+  name: string,
+  instance: string,
+  timers?: ManualTimers,
+): Promise<{ url: string; runtime: WorkerRuntime; stop(): Promise<void> }> {
   type Env = Record<string, { getByName(n: string): { fetch(r: Request): Promise<Response> } }>;
   const platform = await testPlatform({
     dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'hb-hibernate-')),
-    logger: process.env.HB_DEBUG ? { ...nullLogger, error: (m: string) => console.log('ERR', m), warn: (m: string) => console.log('WARN', m), info: (m: string) => console.log('INFO', m) } : nullLogger,
+    logger: process.env.HB_DEBUG
+      ? { ...nullLogger, error: (m: string) => console.log('ERR', m), warn: (m: string) => console.log('WARN', m), info: (m: string) => console.log('INFO', m) }
+      : nullLogger,
     ...(timers ? { timers } : {}),
   });
   const runtime = new WorkerRuntime(platform, {
@@ -106,7 +113,16 @@ class Room extends DurableObject {
     attachment.messages++;
     ws.serializeAttachment(attachment);
     const stamp = this.ctx.getWebSocketAutoResponseTimestamp(ws);
-    ws.send(JSON.stringify({ got: message, tags: this.ctx.getTags(ws), attachment, room: this.ctx.getWebSockets('all').length, constructed: log.constructed, autoResponded: stamp !== null }));
+    ws.send(
+      JSON.stringify({
+        got: message,
+        tags: this.ctx.getTags(ws),
+        attachment,
+        room: this.ctx.getWebSockets('all').length,
+        constructed: log.constructed,
+        autoResponded: stamp !== null,
+      }),
+    );
   }
 
   webSocketClose(ws: WorkerWebSocket, code: number, reason: string, wasClean: boolean): void {
@@ -134,7 +150,14 @@ describe('hibernatable WebSockets', () => {
       const next = frames(socket);
       await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
       socket.send('hello');
-      assert.deepEqual(JSON.parse(await next()), { got: 'hello', tags: ['alice', 'all'], attachment: { joined: 'alice', messages: 1 }, room: 1, constructed: 1, autoResponded: false });
+      assert.deepEqual(JSON.parse(await next()), {
+        got: 'hello',
+        tags: ['alice', 'all'],
+        attachment: { joined: 'alice', messages: 1 },
+        room: 1,
+        constructed: 1,
+        autoResponded: false,
+      });
 
       const host = runtime.namespaces[0]!.existingHost('lobby')!;
       await host.evict();
@@ -145,7 +168,14 @@ describe('hibernatable WebSockets', () => {
       assert.equal(host.isAwake, false, 'the auto-response does not wake the instance');
 
       socket.send('again');
-      assert.deepEqual(JSON.parse(await next()), { got: 'again', tags: ['alice', 'all'], attachment: { joined: 'alice', messages: 2 }, room: 1, constructed: 2, autoResponded: true });
+      assert.deepEqual(JSON.parse(await next()), {
+        got: 'again',
+        tags: ['alice', 'all'],
+        attachment: { joined: 'alice', messages: 2 },
+        room: 1,
+        constructed: 2,
+        autoResponded: true,
+      });
 
       socket.close(4000, 'bye');
       await new Promise((resolve) => socket.once('close', resolve));
@@ -156,14 +186,23 @@ describe('hibernatable WebSockets', () => {
     }
   });
 
-  it('refuses more than 10 tags and a tag longer than 256 characters with workerd\'s messages', () => {
+  it("refuses more than 10 tags and a tag longer than 256 characters with workerd's messages", () => {
     const pair = new WebSocketPair();
     const sockets = new HibernatableSockets({ message() {}, close() {}, error() {} }, Date.now);
-    assert.throws(() => sockets.accept(pair[1], Array.from({ length: 11 }, (_, i) => `t${i}`)), { message: 'a Hibernatable WebSocket cannot have more than 10 tags' });
-    assert.throws(() => sockets.accept(new WebSocketPair()[1], ['x'.repeat(257)]), { message: `"${'x'.repeat(257)}" is longer than the max tag length (256 characters).` });
+    assert.throws(
+      () =>
+        sockets.accept(
+          pair[1],
+          Array.from({ length: 11 }, (_, i) => `t${i}`),
+        ),
+      { message: 'a Hibernatable WebSocket cannot have more than 10 tags' },
+    );
+    assert.throws(() => sockets.accept(new WebSocketPair()[1], ['x'.repeat(257)]), {
+      message: `"${'x'.repeat(257)}" is longer than the max tag length (256 characters).`,
+    });
   });
 
-  it('a protocol error reaches webSocketError (no webSocketClose); a dropped client is 1006 with workerd\'s reason', async () => {
+  it("a protocol error reaches webSocketError (no webSocketClose); a dropped client is 1006 with workerd's reason", async () => {
     events.length = 0;
     const server = await watcherServer();
     try {
@@ -211,4 +250,3 @@ describe('hibernatable WebSockets', () => {
     }
   });
 });
-

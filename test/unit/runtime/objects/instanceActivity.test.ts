@@ -8,7 +8,14 @@ import { InstanceActivity } from '../../../../src/runtime/objects/instanceActivi
 function activity(): { work: InstanceActivity; errors: unknown[]; settles: () => number } {
   const errors: unknown[] = [];
   let settles = 0;
-  return { work: new InstanceActivity((error) => errors.push(error), () => settles++), errors, settles: () => settles };
+  return {
+    work: new InstanceActivity(
+      (error) => errors.push(error),
+      () => settles++,
+    ),
+    errors,
+    settles: () => settles,
+  };
 }
 
 describe('instance activity', () => {

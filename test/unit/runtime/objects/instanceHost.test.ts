@@ -41,7 +41,8 @@ class Rows {
     // Work after the response that never settles (a user's bug): shutdown must not wait for it forever.
     if (url.searchParams.has('hang')) this.ctx.waitUntil(new Promise(() => undefined));
     const later = url.searchParams.get('later');
-    if (later !== null) this.ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 1)).then(() => this.ctx.storage.sql.exec('INSERT INTO t (v) VALUES (?)', Number(later))));
+    if (later !== null)
+      this.ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 1)).then(() => this.ctx.storage.sql.exec('INSERT INTO t (v) VALUES (?)', Number(later))));
     const rows = this.ctx.storage.sql.exec<{ v: number }>('SELECT v FROM t ORDER BY v').toArray();
     return Response.json(rows.map((r) => r.v));
   }
@@ -73,7 +74,10 @@ describe('instance host', () => {
     const reopened = await host(dir);
     const stored = (await (await reopened.fetch(new Request('http://do/'))).json()) as number[];
     await reopened.shutdown();
-    assert.deepEqual(stored, [...acknowledged].sort((a, b) => a - b));
+    assert.deepEqual(
+      stored,
+      [...acknowledged].sort((a, b) => a - b),
+    );
   });
 });
 

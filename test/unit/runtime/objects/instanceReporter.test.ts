@@ -21,7 +21,14 @@ describe('instance reporter', () => {
     r.created(2);
     r.woken(2);
     r.evicted();
-    const summary = (awake: boolean, connections: number) => ({ namespace: 'WEBHOOK_AGENT', agent: 'webhook-agent', className: 'WebhookAgent', name: 'acme/repo', awake, connections });
+    const summary = (awake: boolean, connections: number) => ({
+      namespace: 'WEBHOOK_AGENT',
+      agent: 'webhook-agent',
+      className: 'WebhookAgent',
+      name: 'acme/repo',
+      awake,
+      connections,
+    });
     assert.deepEqual(events, [
       { kind: 'created', namespace: 'WEBHOOK_AGENT', name: 'acme/repo', instance: summary(true, 2) },
       { kind: 'woken', namespace: 'WEBHOOK_AGENT', name: 'acme/repo', instance: summary(true, 2) },

@@ -18,7 +18,13 @@ async function sleeper(budgetBytes = 2 ** 40) {
   const timers = new ManualTimers();
   const folder = new InstanceFolder(await testPlatform({ timers }), 'one', fs.mkdtempSync(path.join(os.tmpdir(), 'hb-sleeper-')));
   const { db, release } = await folder.open();
-  const live = new LiveInstance(db, release, timers, () => undefined, () => undefined);
+  const live = new LiveInstance(
+    db,
+    release,
+    timers,
+    () => undefined,
+    () => undefined,
+  );
   live.object = {};
   db.exec('CREATE TABLE t (v INTEGER)');
   await db.commit();

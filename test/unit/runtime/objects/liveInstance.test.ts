@@ -16,7 +16,13 @@ async function live(): Promise<{ live: LiveInstance; timers: ManualTimers; reset
   const folder = new InstanceFolder(await testPlatform({ timers }), 'one', fs.mkdtempSync(path.join(os.tmpdir(), 'hb-live-')));
   const { db, release } = await folder.open();
   const resets: unknown[] = [];
-  const instance = new LiveInstance(db, release, timers, () => undefined, (_live, error) => resets.push(error));
+  const instance = new LiveInstance(
+    db,
+    release,
+    timers,
+    () => undefined,
+    (_live, error) => resets.push(error),
+  );
   instance.object = {};
   db.exec('CREATE TABLE t (v INTEGER)');
   await db.commit();
@@ -63,7 +69,10 @@ describe('live instance', () => {
     assert.equal(ran, false, 'the event waits behind the critical section');
     assert.equal(resets.length, 0);
     await timers.advance(1);
-    assert.deepEqual(resets.map((error) => (error as Error).message), [BLOCK_CONCURRENCY_TIMEOUT_MESSAGE]);
+    assert.deepEqual(
+      resets.map((error) => (error as Error).message),
+      [BLOCK_CONCURRENCY_TIMEOUT_MESSAGE],
+    );
     assert.equal(await waiting, BLOCK_CONCURRENCY_TIMEOUT_MESSAGE, 'the waiting event fails with the reset');
     assert.equal(ran, false);
     await close();

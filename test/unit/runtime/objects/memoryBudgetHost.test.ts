@@ -27,7 +27,12 @@ class Rows {
     if (url.searchParams.has('alarm')) await this.ctx.storage.setAlarm(Date.now() + 3_600_000);
     if (url.searchParams.has('background')) this.ctx.waitUntil(new Promise<void>((resolve) => holds.push(resolve)));
     if (url.searchParams.has('hold')) await new Promise<void>((resolve) => holds.push(resolve));
-    return Response.json(this.ctx.storage.sql.exec<{ v: number }>('SELECT v FROM t ORDER BY v').toArray().map((r) => r.v));
+    return Response.json(
+      this.ctx.storage.sql
+        .exec<{ v: number }>('SELECT v FROM t ORDER BY v')
+        .toArray()
+        .map((r) => r.v),
+    );
   }
 }
 
@@ -74,7 +79,6 @@ async function write(ns: DurableObjectNamespace, name: string, query: string): P
 }
 
 const awake = (ns: DurableObjectNamespace, names: string[]): string[] => names.filter((name) => ns.existingHost(name)?.isAwake);
-
 
 describe('memory budget on instances', () => {
   it('puts instances to sleep for the budget, and each wakes with every write it acknowledged', async () => {

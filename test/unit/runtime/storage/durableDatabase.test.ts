@@ -143,12 +143,14 @@ describe('DurableDatabase', () => {
     const dir = tempDir();
     const db = await DurableDatabase.open({ sql, dir });
     db.exec('CREATE TABLE t (v)');
-    assert.throws(() =>
-      db.transactionSync(() => {
-        db.exec('INSERT INTO t VALUES (1)');
-        throw new Error('abort');
-      }),
-    /abort/);
+    assert.throws(
+      () =>
+        db.transactionSync(() => {
+          db.exec('INSERT INTO t VALUES (1)');
+          throw new Error('abort');
+        }),
+      /abort/,
+    );
     db.transactionSync(() => db.exec('INSERT INTO t VALUES (2)'));
     await db.commit();
     assert.deepEqual(db.exec('SELECT v FROM t').rows, [[2]]);
@@ -201,7 +203,11 @@ describe('DurableDatabase', () => {
 describe('DurableDatabase: what it journals, by statement kind', () => {
   it('journals CREATE … IF NOT EXISTS only when it creates something, as an agent runs its schema at every wake', async () => {
     const dir = tempDir();
-    const journalBytes = () => fs.readdirSync(dir).filter((f) => f.startsWith('journal-')).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
+    const journalBytes = () =>
+      fs
+        .readdirSync(dir)
+        .filter((f) => f.startsWith('journal-'))
+        .reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
     const onStart = (db: DurableDatabase) => {
       db.exec('CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v TEXT)');
       db.exec('CREATE INDEX IF NOT EXISTS t_v ON t (v)');

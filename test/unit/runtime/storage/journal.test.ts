@@ -32,7 +32,10 @@ describe('journal', () => {
       const file = tempFile();
       fs.writeFileSync(file, whole.subarray(0, cut));
       const { records, droppedBytes } = readJournal(file);
-      assert.deepEqual(records.map((r) => r.seq), [1]);
+      assert.deepEqual(
+        records.map((r) => r.seq),
+        [1],
+      );
       assert.equal(droppedBytes, cut - firstLength);
       assert.equal(fs.statSync(file).size, firstLength);
     }
@@ -59,7 +62,10 @@ describe('journal', () => {
     const third = writer.flush();
     assert.equal(second, third, 'later callers share the next batch');
     await Promise.all([first, second, third]);
-    assert.deepEqual(readJournal(file).records.map((r) => r.seq), [1, 2, 3]);
+    assert.deepEqual(
+      readJournal(file).records.map((r) => r.seq),
+      [1, 2, 3],
+    );
     await writer.close();
   });
 });

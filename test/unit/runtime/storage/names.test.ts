@@ -6,8 +6,29 @@ import * as path from 'node:path';
 import { decodeName, encodeName } from '../../../../src/runtime/storage/names';
 
 const HOSTILE = [
-  '../../x', '..', '.', '', 'a/b', 'a\\b', '%2F', '%2f', 'acme%2Fwidgets', 'acme/widgets', 'Acme', 'acme',
-  'x'.repeat(300), 'ü'.repeat(200), '🚀 launch', 'nul\u0000byte', 'CON', 'aux.txt', ' spaced ', 'a_b', 'a_5fb', '-', 'n',
+  '../../x',
+  '..',
+  '.',
+  '',
+  'a/b',
+  'a\\b',
+  '%2F',
+  '%2f',
+  'acme%2Fwidgets',
+  'acme/widgets',
+  'Acme',
+  'acme',
+  'x'.repeat(300),
+  'ü'.repeat(200),
+  '🚀 launch',
+  'nul\u0000byte',
+  'CON',
+  'aux.txt',
+  ' spaced ',
+  'a_b',
+  'a_5fb',
+  '-',
+  'n',
   'x'.repeat(300) + 'y',
 ];
 
@@ -32,7 +53,10 @@ describe('encodeName', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-names-'));
     for (const name of HOSTILE) fs.mkdirSync(path.join(root, encodeName(name)));
     assert.equal(fs.readdirSync(root).length, HOSTILE.length);
-    assert.deepEqual(fs.readdirSync(path.dirname(root)).filter((f) => f === 'x'), []);
+    assert.deepEqual(
+      fs.readdirSync(path.dirname(root)).filter((f) => f === 'x'),
+      [],
+    );
     fs.rmSync(root, { recursive: true });
   });
 

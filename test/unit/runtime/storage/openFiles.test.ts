@@ -30,7 +30,11 @@ describe('open files', () => {
     await settle();
     const before = openDescriptors();
     for (let round = 0; round < 3; round++) {
-      await Promise.all(names.map((file, i) => pool.use(file, (fd) => new Promise<void>((resolve, reject) => fs.write(fd, `${round}:${i}\n`, (e) => (e ? reject(e) : resolve()))))));
+      await Promise.all(
+        names.map((file, i) =>
+          pool.use(file, (fd) => new Promise<void>((resolve, reject) => fs.write(fd, `${round}:${i}\n`, (e) => (e ? reject(e) : resolve())))),
+        ),
+      );
     }
     await settle();
     assert.equal(openDescriptors() - before, 8, 'descriptors held: the limit');
@@ -69,7 +73,10 @@ describe('open files', () => {
     await settle();
     const before = openDescriptors();
     const failed = await pool.use(file!, async (fd) => fd);
-    await assert.rejects(pool.use(file!, async () => Promise.reject(new Error('ENOSPC'))), /ENOSPC/);
+    await assert.rejects(
+      pool.use(file!, async () => Promise.reject(new Error('ENOSPC'))),
+      /ENOSPC/,
+    );
     await settle();
     assert.equal(openDescriptors() - before, 0, 'the pool holds no descriptor of the file');
     assert.throws(() => fs.fstatSync(failed), /EBADF/);

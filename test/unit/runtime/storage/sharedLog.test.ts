@@ -66,7 +66,10 @@ describe('SharedLog', () => {
     // No close: the process died, and the machine with it.
     loseUnsyncedJournals(dirs);
     const reopened = await openAll(folder.again(), dirs);
-    assert.deepEqual(reopened.map(rows), [0, 1, 2].map((i) => [0, 1, 2, 3, 4].map((r) => 10 * i + r)));
+    assert.deepEqual(
+      reopened.map(rows),
+      [0, 1, 2].map((i) => [0, 1, 2, 3, 4].map((r) => 10 * i + r)),
+    );
     assert.deepEqual(logFiles(folder.logDir).length, 1, 'the recovered log files are gone; one new file is open');
   });
 

@@ -12,20 +12,24 @@ import { readSnapshot, writeSnapshot } from '../../../../src/runtime/storage/sna
 const root = process.getuid?.() === 0;
 
 describe('snapshot files', () => {
-  it('fails on a full disk, keeps the previous snapshot readable and leaves no temp file', { skip: root ? false : 'mounting a size-limited tmpfs needs root' }, async () => {
-    const mount = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-snapfull-'));
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mount]);
-    try {
-      const file = path.join(mount, 'db.snapshot');
-      const previous = new Uint8Array(100 * 1024).fill(1);
-      await writeSnapshot(file, previous);
-      // Leave about 300 KiB free, then try a 600 KiB image.
-      fs.writeFileSync(path.join(mount, 'filler'), Buffer.alloc(1024 * 1024 - 100 * 1024 - 300 * 1024 - 8192));
-      await assert.rejects(writeSnapshot(file, new Uint8Array(600 * 1024).fill(2)), { code: 'ENOSPC' });
-      assert.ok(Buffer.from(previous).equals(readSnapshot(file)!), 'the previous snapshot is intact');
-      assert.deepEqual(fs.readdirSync(mount).sort(), ['db.snapshot', 'filler']);
-    } finally {
-      execFileSync('umount', ['-l', mount]);
-    }
-  });
+  it(
+    'fails on a full disk, keeps the previous snapshot readable and leaves no temp file',
+    { skip: root ? false : 'mounting a size-limited tmpfs needs root' },
+    async () => {
+      const mount = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-snapfull-'));
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mount]);
+      try {
+        const file = path.join(mount, 'db.snapshot');
+        const previous = new Uint8Array(100 * 1024).fill(1);
+        await writeSnapshot(file, previous);
+        // Leave about 300 KiB free, then try a 600 KiB image.
+        fs.writeFileSync(path.join(mount, 'filler'), Buffer.alloc(1024 * 1024 - 100 * 1024 - 300 * 1024 - 8192));
+        await assert.rejects(writeSnapshot(file, new Uint8Array(600 * 1024).fill(2)), { code: 'ENOSPC' });
+        assert.ok(Buffer.from(previous).equals(readSnapshot(file)!), 'the previous snapshot is intact');
+        assert.deepEqual(fs.readdirSync(mount).sort(), ['db.snapshot', 'filler']);
+      } finally {
+        execFileSync('umount', ['-l', mount]);
+      }
+    },
+  );
 });

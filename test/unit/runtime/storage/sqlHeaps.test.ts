@@ -19,7 +19,8 @@ class Counter {
   }
 
   async fetch(request: Request): Promise<Response> {
-    if (new URL(request.url).pathname === '/cache') return new Response(String(this.ctx.storage.sql.exec<{ cache_size: number }>('PRAGMA cache_size').one().cache_size));
+    if (new URL(request.url).pathname === '/cache')
+      return new Response(String(this.ctx.storage.sql.exec<{ cache_size: number }>('PRAGMA cache_size').one().cache_size));
     this.ctx.storage.sql.exec('INSERT INTO hits (n) VALUES (1)');
     return new Response(String(this.ctx.storage.sql.exec<{ c: number }>('SELECT count(*) AS c FROM hits').one().c));
   }
@@ -98,7 +99,11 @@ describe('separate sql.js heaps', () => {
 describe('dropped heaps', () => {
   it('says so once per heap dropped, so that a full collection can free it', async () => {
     let dropped = 0;
-    const heaps = new SqlHeaps(async () => ({}) as SqlJsStatic, 1, () => dropped++);
+    const heaps = new SqlHeaps(
+      async () => ({}) as SqlJsStatic,
+      1,
+      () => dropped++,
+    );
     const [a, b] = [heaps.acquire(), heaps.acquire()];
     a.release();
     a.release();

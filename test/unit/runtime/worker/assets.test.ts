@@ -19,7 +19,10 @@ describe('assets: ETags and env.ASSETS.fetch as wrangler dev has them', () => {
   it('names a file by the first 16 bytes of SHA-256 over its absolute path and mtime, as Miniflare does in dev', () => {
     const dir = site();
     const file = path.join(dir, 'docs', 'guide.html');
-    const expected = createHash('sha256').update(file + fs.statSync(file).mtimeMs.toString()).digest('hex').slice(0, 32);
+    const expected = createHash('sha256')
+      .update(file + fs.statSync(file).mtimeMs.toString())
+      .digest('hex')
+      .slice(0, 32);
     const response = server(dir).fetch(new Request('http://x/docs/guide'));
     assert.equal(response.headers.get('etag'), `"${expected}"`);
     fs.utimesSync(file, new Date(2020, 0, 1), new Date(2020, 0, 1));

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { populatesProcessEnv, processEnvOf, workerProcess, WORKER_NAVIGATOR } from '../../../../src/runtime/worker/workerGlobals';
 import { asWorkerRequest, PLACEHOLDER_CF } from '../../../../src/runtime/worker/incomingRequest';
 
-describe('the worker\'s process.env, as workerd fills it', () => {
+describe("the worker's process.env, as workerd fills it", () => {
   it('is filled under nodejs_compat from 2025-04-01, or with the flag, and not with the opt-out', () => {
     assert.equal(populatesProcessEnv({ date: '2025-04-01', flags: ['nodejs_compat'] }), true);
     assert.equal(populatesProcessEnv({ date: '2025-03-31', flags: ['nodejs_compat'] }), false);
@@ -12,12 +12,18 @@ describe('the worker\'s process.env, as workerd fills it', () => {
     assert.equal(populatesProcessEnv({ date: '2026-01-01', flags: [] }), false, 'no nodejs_compat, no process.env');
   });
 
-  it('holds string vars and secrets as they are and JSON vars as text, in workerd\'s order', () => {
+  it("holds string vars and secrets as they are and JSON vars as text, in workerd's order", () => {
     const env = processEnvOf({ PLAIN: 'text', NUM: 5, OBJ: { a: [1] }, SHADOWED: 'var' }, { SECRET_X: 's3cret', SHADOWED: 'secret' });
-    assert.deepEqual(Object.entries(env), [['PLAIN', 'text'], ['SECRET_X', 's3cret'], ['SHADOWED', 'secret'], ['NUM', '5'], ['OBJ', '{"a":[1]}']]);
+    assert.deepEqual(Object.entries(env), [
+      ['PLAIN', 'text'],
+      ['SECRET_X', 's3cret'],
+      ['SHADOWED', 'secret'],
+      ['NUM', '5'],
+      ['OBJ', '{"a":[1]}'],
+    ]);
   });
 
-  it('never shows the serve process\'s environment, and turns values set into strings', () => {
+  it("never shows the serve process's environment, and turns values set into strings", () => {
     const process = workerProcess({ A: 'a' });
     assert.deepEqual({ ...process.env }, { A: 'a' });
     assert.equal(process.env['PATH'], undefined);
@@ -36,7 +42,7 @@ describe('a request as the worker sees it under wrangler dev', () => {
     const cf = (request as Request & { cf: Record<string, unknown> }).cf;
     assert.equal(cf['clientAcceptEncoding'], 'deflate, zstd');
     assert.equal(cf['colo'], PLACEHOLDER_CF['colo']);
-    assert.equal(Object.keys(request).includes('cf'), false, 'a getter-like property, as workerd\'s');
+    assert.equal(Object.keys(request).includes('cf'), false, "a getter-like property, as workerd's");
   });
 
   it('keeps a CF-Connecting-IP the client sent, and an absent Accept-Encoding is an empty clientAcceptEncoding', () => {

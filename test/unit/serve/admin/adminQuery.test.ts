@@ -17,7 +17,8 @@ const runner = (options: ConstructorParameters<typeof QueryRunner>[0] = {}) => {
   runners.push(made);
   return made;
 };
-const ask = (on: QueryRunner, sql: string, params: (string | number | null)[] = [], timeoutMs?: number) => on.run({ image: async () => db.image(), sql, params, timeoutMs });
+const ask = (on: QueryRunner, sql: string, params: (string | number | null)[] = [], timeoutMs?: number) =>
+  on.run({ image: async () => db.image(), sql, params, timeoutMs });
 const refusal = async (promise: Promise<unknown>): Promise<QueryError> => {
   try {
     await promise;
@@ -55,7 +56,10 @@ describe('QueryRunner', () => {
   it('answers columns and rows of the copy, blobs as bytes', async () => {
     const result = await ask(runner(), 'SELECT v, b FROM t WHERE id >= ? ORDER BY id', [1]);
     assert.deepEqual(result.columns, ['v', 'b']);
-    assert.deepEqual(result.rows, [['one', null], ['two', new Uint8Array([0, 255])]]);
+    assert.deepEqual(result.rows, [
+      ['one', null],
+      ['two', new Uint8Array([0, 255])],
+    ]);
     assert.equal(result.truncated, false);
   });
 
@@ -113,7 +117,11 @@ describe('QueryRunner', () => {
 describe('QueryRunner.check (a console write tried on a copy before it is applied)', () => {
   let live: DurableDatabase;
   const check = (on: QueryRunner, sql: string, timeoutMs?: number) => on.check({ image: async () => live.image(), sql, params: [], timeoutMs });
-  const runtimeRows = () => [live.exec('SELECT * FROM cf_agents_state').rows, live.exec('SELECT * FROM _cf_KV').rows, live.exec('SELECT sql FROM sqlite_master ORDER BY name').rows];
+  const runtimeRows = () => [
+    live.exec('SELECT * FROM cf_agents_state').rows,
+    live.exec('SELECT * FROM _cf_KV').rows,
+    live.exec('SELECT sql FROM sqlite_master ORDER BY name').rows,
+  ];
 
   before(async () => {
     live = await DurableDatabase.open({ sql: await loadSqlJs(), dir: fs.mkdtempSync(path.join(os.tmpdir(), 'hb-check-')) });

@@ -25,13 +25,33 @@ describe('readOnlyRefusal', () => {
   });
 
   it('refuses a PRAGMA that sets a value, with = or as an argument', () => {
-    for (const sql of ['PRAGMA user_version(1337)', 'PRAGMA user_version = 1337', 'PRAGMA query_only(1)', 'PRAGMA query_only = ON', 'PRAGMA journal_mode(DELETE)', 'PRAGMA main.journal_mode = WAL', 'PRAGMA writable_schema=1', 'EXPLAIN PRAGMA query_only(1)', 'PRAGMA optimize', 'PRAGMA table_info = events']) {
+    for (const sql of [
+      'PRAGMA user_version(1337)',
+      'PRAGMA user_version = 1337',
+      'PRAGMA query_only(1)',
+      'PRAGMA query_only = ON',
+      'PRAGMA journal_mode(DELETE)',
+      'PRAGMA main.journal_mode = WAL',
+      'PRAGMA writable_schema=1',
+      'EXPLAIN PRAGMA query_only(1)',
+      'PRAGMA optimize',
+      'PRAGMA table_info = events',
+    ]) {
       assert.match(readOnlyRefusal(sql) ?? 'accepted', /^read-only: /, sql);
     }
   });
 
   it('refuses every statement that writes, or more than one statement', () => {
-    for (const sql of ['DELETE FROM events', 'INSERT INTO events(id) VALUES (1)', 'WITH x AS (SELECT 1) DELETE FROM events', 'ATTACH DATABASE ? AS other', 'BEGIN', 'VACUUM', 'CREATE TABLE x (y)', 'EXPLAIN QUERY PLAN DELETE FROM events']) {
+    for (const sql of [
+      'DELETE FROM events',
+      'INSERT INTO events(id) VALUES (1)',
+      'WITH x AS (SELECT 1) DELETE FROM events',
+      'ATTACH DATABASE ? AS other',
+      'BEGIN',
+      'VACUUM',
+      'CREATE TABLE x (y)',
+      'EXPLAIN QUERY PLAN DELETE FROM events',
+    ]) {
       assert.match(readOnlyRefusal(sql) ?? 'accepted', /^read-only: /, sql);
     }
     for (const sql of ['SELECT 1; DELETE FROM events', 'SELECT 1;SELECT 2', "SELECT 'a;'; PRAGMA query_only = 1"]) {
@@ -63,17 +83,38 @@ describe('executeRefusal', () => {
     ]) {
       assert.equal(executeRefusal(sql), undefined, sql);
     }
-    assert.equal(executeRefusal('CREATE TRIGGER t AFTER INSERT ON notes BEGIN SELECT CASE WHEN 1 THEN 2 END; END; DELETE FROM events'), 'exactly one statement is allowed');
+    assert.equal(
+      executeRefusal('CREATE TRIGGER t AFTER INSERT ON notes BEGIN SELECT CASE WHEN 1 THEN 2 END; END; DELETE FROM events'),
+      'exactly one statement is allowed',
+    );
   });
 
   it('refuses writable_schema in any spelling', () => {
-    for (const sql of ['PRAGMA writable_schema=ON', 'pragma WRITABLE_SCHEMA = 1', 'PRAGMA "writable_schema" = 1', "PRAGMA 'writable_schema' = 1", 'PRAGMA [writable_schema] = 1', 'PRAGMA `writable_schema`=1', 'PRAGMA main.writable_schema(1)', 'PRAGMA /* x */ writable_schema = 1', 'EXPLAIN PRAGMA writable_schema = 1', 'SELECT * FROM pragma_writable_schema']) {
+    for (const sql of [
+      'PRAGMA writable_schema=ON',
+      'pragma WRITABLE_SCHEMA = 1',
+      'PRAGMA "writable_schema" = 1',
+      "PRAGMA 'writable_schema' = 1",
+      'PRAGMA [writable_schema] = 1',
+      'PRAGMA `writable_schema`=1',
+      'PRAGMA main.writable_schema(1)',
+      'PRAGMA /* x */ writable_schema = 1',
+      'EXPLAIN PRAGMA writable_schema = 1',
+      'SELECT * FROM pragma_writable_schema',
+    ]) {
       assert.match(executeRefusal(sql) ?? 'accepted', /^writable_schema is refused: /, sql);
     }
   });
 
   it('refuses SQLite’s schema tables, however named', () => {
-    for (const sql of ["UPDATE sqlite_master SET name = 'x'", 'UPDATE main.sqlite_schema SET sql = NULL', 'DELETE FROM "SQLITE_MASTER"', 'UPDATE [sqlite_temp_master] SET name = 1', "UPDATE 'sqlite_schema' SET name = 1", 'INSERT INTO `main`.`sqlite_master` VALUES (1, 2, 3, 4, 5)']) {
+    for (const sql of [
+      "UPDATE sqlite_master SET name = 'x'",
+      'UPDATE main.sqlite_schema SET sql = NULL',
+      'DELETE FROM "SQLITE_MASTER"',
+      'UPDATE [sqlite_temp_master] SET name = 1',
+      "UPDATE 'sqlite_schema' SET name = 1",
+      'INSERT INTO `main`.`sqlite_master` VALUES (1, 2, 3, 4, 5)',
+    ]) {
       assert.match(executeRefusal(sql) ?? 'accepted', /^sqlite_(temp_)?(master|schema) is refused: /i, sql);
     }
   });
@@ -117,7 +158,16 @@ describe('executeRefusal', () => {
   });
 
   it('refuses a pragma that sets the connection’s behaviour or the file’s format', () => {
-    for (const sql of ['PRAGMA journal_mode = OFF', 'PRAGMA main.journal_mode(WAL)', 'PRAGMA "locking_mode" = NORMAL', 'PRAGMA foreign_keys = ON', 'PRAGMA schema_version = 1', 'PRAGMA page_size = 512', 'PRAGMA query_only = 1', 'EXPLAIN PRAGMA journal_mode = OFF']) {
+    for (const sql of [
+      'PRAGMA journal_mode = OFF',
+      'PRAGMA main.journal_mode(WAL)',
+      'PRAGMA "locking_mode" = NORMAL',
+      'PRAGMA foreign_keys = ON',
+      'PRAGMA schema_version = 1',
+      'PRAGMA page_size = 512',
+      'PRAGMA query_only = 1',
+      'EXPLAIN PRAGMA journal_mode = OFF',
+    ]) {
       assert.match(executeRefusal(sql) ?? 'accepted', /^PRAGMA \w+ is refused: only user_version and application_id/, sql);
     }
   });

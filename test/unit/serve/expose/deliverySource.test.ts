@@ -23,8 +23,15 @@ describe('deliverySource', () => {
 
   it('explains a re-encoded body: always when its length changed, on a signature mismatch when it did not', () => {
     assert.equal(deliverySource({ ...local, 'hookbench-source': 'smee; body=changed' }, 'mismatch: …')?.note, RELAY_REENCODED_NOTE);
-    assert.match(deliverySource({ ...local, 'hookbench-source': 'smee; body=same-length' }, 'mismatch: …')?.note ?? '', /^relayed: body re-encoded by the relay \(same length/);
-    assert.equal(deliverySource({ ...local, 'hookbench-source': 'smee; body=same-length' }, 'no_secret: …')?.note, undefined, 'no secret: the note would mislead');
+    assert.match(
+      deliverySource({ ...local, 'hookbench-source': 'smee; body=same-length' }, 'mismatch: …')?.note ?? '',
+      /^relayed: body re-encoded by the relay \(same length/,
+    );
+    assert.equal(
+      deliverySource({ ...local, 'hookbench-source': 'smee; body=same-length' }, 'no_secret: …')?.note,
+      undefined,
+      'no secret: the note would mislead',
+    );
     assert.equal(deliverySource({ ...local, 'hookbench-source': 'smee; body=raw' }, 'mismatch: …')?.note, undefined);
   });
 
@@ -42,12 +49,31 @@ describe('the deliveries log keeps the source', () => {
   it('reads it back after a restart, and drops a planted line whose source is not one Hookbench writes', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-source-'));
     const log = await DeliveryLog.open({ dir });
-    const base = { time: new Date().toISOString(), method: 'POST', path: '/webhooks/github', requestHeaders: {}, requestBody: Buffer.from('{}'), status: 401, responseHeaders: {}, responseBody: 'Invalid signature', durationMs: 1, provider: 'github', entity: null, verification: 'mismatch' };
+    const base = {
+      time: new Date().toISOString(),
+      method: 'POST',
+      path: '/webhooks/github',
+      requestHeaders: {},
+      requestBody: Buffer.from('{}'),
+      status: 401,
+      responseHeaders: {},
+      responseBody: 'Invalid signature',
+      durationMs: 1,
+      provider: 'github',
+      entity: null,
+      verification: 'mismatch',
+    };
     log.record({ ...base, source: { kind: 'relay', name: 'smee', note: RELAY_REENCODED_NOTE } });
     await log.close();
     const file = fs.readdirSync(dir).find((f) => f.endsWith('.ndjson'))!;
     const planted = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8').trim());
-    fs.appendFileSync(path.join(dir, file), JSON.stringify({ ...planted, id: 'planted-1', source: { kind: 'admin' } }) + '\n' + JSON.stringify({ ...planted, id: 'planted-2', source: { kind: 'relay', name: 'smee\u001b[31m' } }) + '\n');
+    fs.appendFileSync(
+      path.join(dir, file),
+      JSON.stringify({ ...planted, id: 'planted-1', source: { kind: 'admin' } }) +
+        '\n' +
+        JSON.stringify({ ...planted, id: 'planted-2', source: { kind: 'relay', name: 'smee\u001b[31m' } }) +
+        '\n',
+    );
     const reopened = await DeliveryLog.open({ dir });
     const listed = reopened.list(10);
     await reopened.close();

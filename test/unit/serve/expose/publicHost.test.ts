@@ -25,14 +25,22 @@ interface Answer {
   readonly body: string;
 }
 
-function request(base: string, pathname: string, options: { method?: string; host?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+function request(
+  base: string,
+  pathname: string,
+  options: { method?: string; host?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
   const url = new URL(pathname, base);
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: options.method ?? 'GET', headers: { ...(options.host ? { host: options.host } : {}), ...options.headers } }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = http.request(
+      url,
+      { method: options.method ?? 'GET', headers: { ...(options.host ? { host: options.host } : {}), ...options.headers } },
+      (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -42,7 +50,9 @@ function request(base: string, pathname: string, options: { method?: string; hos
 function upgrade(base: string, pathname: string, host: string): Promise<number> {
   const url = new URL(pathname, base);
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { headers: { host, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64') } });
+    const req = http.request(url, {
+      headers: { host, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64') },
+    });
     req.on('response', (res) => {
       res.resume();
       resolve(res.statusCode ?? 0);
@@ -58,7 +68,15 @@ function upgrade(base: string, pathname: string, host: string): Promise<number> 
 
 function githubDelivery(): { body: string; headers: Record<string, string> } {
   const body = JSON.stringify({ action: 'opened', repository: { full_name: 'acme/widgets' } });
-  return { body, headers: { 'content-type': 'application/json', 'x-github-event': 'issues', 'x-github-delivery': randomUUID(), ...schemeFor('github').sign({ secret: SECRET, body: Buffer.from(body) }).headers } };
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': 'issues',
+      'x-github-delivery': randomUUID(),
+      ...schemeFor('github').sign({ secret: SECRET, body: Buffer.from(body) }).headers,
+    },
+  };
 }
 
 describe('a public Host (a tunnel) reaches webhook routes only', () => {
@@ -66,7 +84,11 @@ describe('a public Host (a tunnel) reaches webhook routes only', () => {
   let render: string;
 
   before(async () => {
-    serve = await startServe(['--data', fs.mkdtempSync(path.join(os.tmpdir(), 'hb-public-'))], { GITHUB_WEBHOOK_SECRET: SECRET, HOOKBENCH_ADMIN_TOKEN: ADMIN, HOOKBENCH_RENDER_TOKEN: RENDER });
+    serve = await startServe(['--data', fs.mkdtempSync(path.join(os.tmpdir(), 'hb-public-'))], {
+      GITHUB_WEBHOOK_SECRET: SECRET,
+      HOOKBENCH_ADMIN_TOKEN: ADMIN,
+      HOOKBENCH_RENDER_TOKEN: RENDER,
+    });
     render = /render on (http:\/\/\S+)/.exec(serve.stdout())![1]!;
   });
   after(async () => {
@@ -75,7 +97,12 @@ describe('a public Host (a tunnel) reaches webhook routes only', () => {
 
   it('delivers a signed webhook that names the public host, and records where it came from', async () => {
     const delivery = githubDelivery();
-    const answer = await request(serve.url, '/webhooks/github', { method: 'POST', host: PUBLIC, headers: { ...delivery.headers, 'hookbench-source': 'replay' }, body: delivery.body });
+    const answer = await request(serve.url, '/webhooks/github', {
+      method: 'POST',
+      host: PUBLIC,
+      headers: { ...delivery.headers, 'hookbench-source': 'replay' },
+      body: delivery.body,
+    });
     assert.equal(answer.status, 200, answer.body);
     const listed = await request(serve.url, '/__hookbench/deliveries?limit=1', { headers: { authorization: `Bearer ${ADMIN}` } });
     const [recorded] = (JSON.parse(listed.body) as { deliveries: { source?: unknown; path: string }[] }).deliveries;
@@ -84,7 +111,22 @@ describe('a public Host (a tunnel) reaches webhook routes only', () => {
   });
 
   it('records a loopback hookbench send as a send (the control: the same route, a loopback Host)', async () => {
-    const sent = spawnSync(process.execPath, [path.join(projectRoot(), 'dist', 'cli.js'), 'send', '--provider', 'github', '--url', `${serve.url}/webhooks/github`, '--event', 'push', '--secret', SECRET], { encoding: 'utf8' });
+    const sent = spawnSync(
+      process.execPath,
+      [
+        path.join(projectRoot(), 'dist', 'cli.js'),
+        'send',
+        '--provider',
+        'github',
+        '--url',
+        `${serve.url}/webhooks/github`,
+        '--event',
+        'push',
+        '--secret',
+        SECRET,
+      ],
+      { encoding: 'utf8' },
+    );
     assert.equal(sent.status, 0, sent.stderr);
     const listed = await request(serve.url, '/__hookbench/deliveries?limit=1', { headers: { authorization: `Bearer ${ADMIN}` } });
     const [recorded] = (JSON.parse(listed.body) as { deliveries: { source?: unknown; status: number; requestHeaders: Record<string, string> }[] }).deliveries;
@@ -100,9 +142,12 @@ describe('a public Host (a tunnel) reaches webhook routes only', () => {
     assert.equal((await request(serve.url, '/__hookbench/deliveries', { headers: auth })).status, 200, 'loopback Host: the same request is served');
   });
 
-  it('refuses the token-less sink, the lock\'s proof and the agents routes with 403', async () => {
+  it("refuses the token-less sink, the lock's proof and the agents routes with 403", async () => {
     assert.equal((await request(serve.url, '/__hookbench/sink/outbound', { method: 'POST', host: PUBLIC, body: '{}' })).status, 403);
-    assert.equal((await request(serve.url, '/__hookbench/lock/confirm', { method: 'POST', host: PUBLIC, body: JSON.stringify({ challenge: 'a'.repeat(64) }) })).status, 403);
+    assert.equal(
+      (await request(serve.url, '/__hookbench/lock/confirm', { method: 'POST', host: PUBLIC, body: JSON.stringify({ challenge: 'a'.repeat(64) }) })).status,
+      403,
+    );
     assert.equal((await request(serve.url, '/agents/webhook-agent/acme-widgets', { host: PUBLIC })).status, 403);
     assert.equal((await request(serve.url, '/agents/webhook-agent/acme-widgets', { method: 'POST', host: PUBLIC, body: '{}' })).status, 403);
   });

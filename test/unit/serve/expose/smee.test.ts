@@ -99,8 +99,11 @@ describe('hookbench expose smee: relay → client → receiver', () => {
     assert.equal(newest!.status, 401);
     assert.match(newest!.verification ?? '', /^mismatch/);
     assert.equal(newest!.source?.note, RELAY_REENCODED_NOTE);
-    assert.equal(newest!.requestHeaders['x-hub-signature-256'], delivery.headers['X-Hub-Signature-256'], 'the provider\'s signature, untouched');
-    assert.deepEqual(results.map((r) => [r.status, r.bodyState]), [[401, 'changed']]);
+    assert.equal(newest!.requestHeaders['x-hub-signature-256'], delivery.headers['X-Hub-Signature-256'], "the provider's signature, untouched");
+    assert.deepEqual(
+      results.map((r) => [r.status, r.bodyState]),
+      [[401, 'changed']],
+    );
   });
 
   it('ignores ready and ping events: only messages are deliveries', async () => {
@@ -144,7 +147,11 @@ describe('hookbench expose smee: relay → client → receiver', () => {
     relay.drop();
     const lost = [github(compact(14)), github(compact(15))];
     for (const d of lost) await postToChannel(channel, d.body, d.headers);
-    assert.deepEqual(relay.posted.slice(-2).map((p) => p.reached), [0, 0], 'nobody was subscribed: smee.io drops them and answers 200');
+    assert.deepEqual(
+      relay.posted.slice(-2).map((p) => p.reached),
+      [0, 0],
+      'nobody was subscribed: smee.io drops them and answers 200',
+    );
     relay.refuse(false);
     await relay.subscribed(subscriptions + 1);
 
@@ -154,8 +161,15 @@ describe('hookbench expose smee: relay → client → receiver', () => {
     const all = await deliveries(served, start + 6);
     await smee.stop();
 
-    const ids = all.slice(0, 6).reverse().map((d) => d.requestHeaders['x-github-delivery']);
-    assert.deepEqual(ids, [...first, ...later].map((d) => d.id), 'each delivery once, in order; none of the gap');
+    const ids = all
+      .slice(0, 6)
+      .reverse()
+      .map((d) => d.requestHeaders['x-github-delivery']);
+    assert.deepEqual(
+      ids,
+      [...first, ...later].map((d) => d.id),
+      'each delivery once, in order; none of the gap',
+    );
     assert.equal(results.length, 6);
     assert.equal(gaps.length, 1);
     assert.ok(gaps[0]!.from.getTime() <= dropped.getTime() && gaps[0]!.to.getTime() >= dropped.getTime(), 'the gap covers the time the relay was away');
@@ -175,17 +189,25 @@ describe('hookbench expose smee: relay → client → receiver', () => {
   });
 
   it('fails the first subscription with one line: a page instead of a stream, an unknown channel, no relay', async () => {
-    await assert.rejects(client(`${relay.url}/bad%20channel`).smee.start(), (error: ExposeError) => error instanceof ExposeError && /no such channel/.test(error.message));
+    await assert.rejects(
+      client(`${relay.url}/bad%20channel`).smee.start(),
+      (error: ExposeError) => error instanceof ExposeError && /no such channel/.test(error.message),
+    );
     const closed = await SmeeRelay.start();
     await closed.close();
     await assert.rejects(client(closed.channel()).smee.start(), (error: ExposeError) => error instanceof ExposeError && /ECONNREFUSED/.test(error.message));
     await assert.rejects(
-      new SmeeClient({ channel: relay.channel(), target: new URL(served.url), logger: nullLogger, fetch: (url, init) => fetch(url, { ...init, headers: { accept: 'text/html' } }) }).start(),
+      new SmeeClient({
+        channel: relay.channel(),
+        target: new URL(served.url),
+        logger: nullLogger,
+        fetch: (url, init) => fetch(url, { ...init, headers: { accept: 'text/html' } }),
+      }).start(),
       (error: ExposeError) => error instanceof ExposeError && /text\/html instead of an event stream/.test(error.message),
     );
   });
 
-  it('creates a channel from the server\'s /new redirect', async () => {
+  it("creates a channel from the server's /new redirect", async () => {
     const channel = await createChannel(relay.url);
     assert.match(channel, new RegExp(`^${relay.url}/[A-Za-z0-9_-]{16}$`));
   });
@@ -248,7 +270,10 @@ describe('hookbench expose smee: a stream that sends too much', () => {
       const sent = await relay.closed;
       assert.ok(sent < 40 * MiB, `the client hung up after ${sent} bytes, before the event ended`);
       await relay.resubscribed;
-      assert.ok(logger.lines().some((line) => line.includes('dropped (the stream sent an event or a line over 32 MiB); reconnecting')), logger.lines().join('\n'));
+      assert.ok(
+        logger.lines().some((line) => line.includes('dropped (the stream sent an event or a line over 32 MiB); reconnecting')),
+        logger.lines().join('\n'),
+      );
     } finally {
       await smee.stop();
       await relay.close();
@@ -267,7 +292,10 @@ describe('hookbench expose smee: a stream that sends too much', () => {
       const sent = await relay.closed;
       assert.ok(sent < 4 * 1024 * 1024, `the client hung up after ${sent} bytes`);
       await relay.resubscribed;
-      assert.ok(logger.lines().some((line) => line.includes('dropped (the stream sent an event or a line over 1 MiB); reconnecting')), logger.lines().join('\n'));
+      assert.ok(
+        logger.lines().some((line) => line.includes('dropped (the stream sent an event or a line over 1 MiB); reconnecting')),
+        logger.lines().join('\n'),
+      );
     } finally {
       await smee.stop();
       await relay.close();

@@ -57,14 +57,34 @@ class StripeStandIn {
     req.on('end', () => {
       this.forms.push(new URLSearchParams(body));
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ websocket_url: `${this.url.replace('http', 'ws')}/subscribe`, websocket_id: 'wsid_test', websocket_authorized_feature: 'webhook-payloads', secret: this.secret, reconnect_delay: 3600, default_version: '2025-10-29.clover', latest_version: '2025-10-29.clover', display_connect_filter_warning: false }));
+      res.end(
+        JSON.stringify({
+          websocket_url: `${this.url.replace('http', 'ws')}/subscribe`,
+          websocket_id: 'wsid_test',
+          websocket_authorized_feature: 'webhook-payloads',
+          secret: this.secret,
+          reconnect_delay: 3600,
+          default_version: '2025-10-29.clover',
+          latest_version: '2025-10-29.clover',
+          display_connect_filter_warning: false,
+        }),
+      );
     });
   }
 
   /** Pushes one event, signed as Stripe signs it for this session. */
   async push(payload: string): Promise<void> {
     const signed = schemeFor('stripe').sign({ secret: this.secret, body: Buffer.from(payload) });
-    (await this.socket).send(JSON.stringify({ type: 'webhook_event', webhook_id: 'wh_test', webhook_conversation_id: 'wc_test', event_payload: payload, http_headers: { ...signed.headers, 'User-Agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)', 'Content-Type': 'application/json; charset=utf-8' }, endpoint: { api_version: null } }));
+    (await this.socket).send(
+      JSON.stringify({
+        type: 'webhook_event',
+        webhook_id: 'wh_test',
+        webhook_conversation_id: 'wc_test',
+        event_payload: payload,
+        http_headers: { ...signed.headers, 'User-Agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)', 'Content-Type': 'application/json; charset=utf-8' },
+        endpoint: { api_version: null },
+      }),
+    );
   }
 
   async close(): Promise<void> {
@@ -76,46 +96,59 @@ class StripeStandIn {
 
 const binary = stripeBinary();
 
-describe('hookbench expose stripe: the real Stripe CLI on loopback', { skip: binary ? false : `no Stripe CLI binary for ${process.platform}-${process.arch} in the tools cache (npm test's set-up installs the linux-x64 one)` }, () => {
-  const secret = `whsec_${randomBytes(16).toString('hex')}`;
-  let served: Served;
-  let stripe: StripeStandIn;
-  let bin: string;
+describe(
+  'hookbench expose stripe: the real Stripe CLI on loopback',
+  { skip: binary ? false : `no Stripe CLI binary for ${process.platform}-${process.arch} in the tools cache (npm test's set-up installs the linux-x64 one)` },
+  () => {
+    const secret = `whsec_${randomBytes(16).toString('hex')}`;
+    let served: Served;
+    let stripe: StripeStandIn;
+    let bin: string;
 
-  before(async () => {
-    served = await serveDefaultWorker({ secrets: { STRIPE_WEBHOOK_SECRET: secret } });
-    stripe = new StripeStandIn(secret);
-    await stripe.listen();
-    bin = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-stripe-bin-'));
-    fs.symlinkSync(binary!, path.join(bin, 'stripe'));
-  });
-  after(async () => {
-    await stripe.close();
-    await served.stop();
-  });
+    before(async () => {
+      served = await serveDefaultWorker({ secrets: { STRIPE_WEBHOOK_SECRET: secret } });
+      stripe = new StripeStandIn(secret);
+      await stripe.listen();
+      bin = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-stripe-bin-'));
+      fs.symlinkSync(binary!, path.join(bin, 'stripe'));
+    });
+    after(async () => {
+      await stripe.close();
+      await served.stop();
+    });
 
-  it('captures the session secret from the ready line and forwards an event byte-exact, recorded as from stripe', async () => {
-    const logger = recording(nullLogger);
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-stripe-home-'));
-    const env = { PATH: bin, HOME: home, STRIPE_API_KEY: 'sk_test_0123456789abcdef', STRIPE_CLI_TELEMETRY_OPTOUT: '1' };
-    const listen = await startStripeListen({ to: served.url, env, logger, apiBase: stripe.url, timeoutMs: 30_000 });
-    try {
-      assert.equal(listen.value, secret);
-      assert.equal(stripe.forms[0]?.get('forward_to_url'), `${served.url}/webhooks/stripe`);
-      assert.ok(!logger.lines().some((line) => line.includes(secret)), 'the secret never reaches the log');
+    it('captures the session secret from the ready line and forwards an event byte-exact, recorded as from stripe', async () => {
+      const logger = recording(nullLogger);
+      const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-stripe-home-'));
+      const env = { PATH: bin, HOME: home, STRIPE_API_KEY: 'sk_test_0123456789abcdef', STRIPE_CLI_TELEMETRY_OPTOUT: '1' };
+      const listen = await startStripeListen({ to: served.url, env, logger, apiBase: stripe.url, timeoutMs: 30_000 });
+      try {
+        assert.equal(listen.value, secret);
+        assert.equal(stripe.forms[0]?.get('forward_to_url'), `${served.url}/webhooks/stripe`);
+        assert.ok(!logger.lines().some((line) => line.includes(secret)), 'the secret never reaches the log');
 
-      const payload = JSON.stringify({ id: 'evt_1Stand1n', object: 'event', type: 'customer.created', data: { object: { id: 'cus_Stand1n', object: 'customer', customer: 'cus_Stand1n' } } }, null, 2);
-      const recorded = new Promise<DeliverySummary>((resolve) => served.server.deliveries.onDidRecord(resolve));
-      await stripe.push(payload);
-      const delivery = await recorded;
-      assert.equal(delivery.path, '/webhooks/stripe');
-      assert.equal(delivery.status, 200);
-      assert.equal(delivery.verification, 'valid');
-      assert.deepEqual(delivery.source, { kind: 'relay', name: 'stripe' });
-      assert.equal(served.server.deliveries.get(delivery.id)!.requestBody.toString('utf8'), payload, 'stripe listen forwards the bytes Stripe signed');
-    } finally {
-      await listen.stop();
-    }
-    assert.match(await listen.exited, /SIGTERM|code/);
-  });
-});
+        const payload = JSON.stringify(
+          {
+            id: 'evt_1Stand1n',
+            object: 'event',
+            type: 'customer.created',
+            data: { object: { id: 'cus_Stand1n', object: 'customer', customer: 'cus_Stand1n' } },
+          },
+          null,
+          2,
+        );
+        const recorded = new Promise<DeliverySummary>((resolve) => served.server.deliveries.onDidRecord(resolve));
+        await stripe.push(payload);
+        const delivery = await recorded;
+        assert.equal(delivery.path, '/webhooks/stripe');
+        assert.equal(delivery.status, 200);
+        assert.equal(delivery.verification, 'valid');
+        assert.deepEqual(delivery.source, { kind: 'relay', name: 'stripe' });
+        assert.equal(served.server.deliveries.get(delivery.id)!.requestBody.toString('utf8'), payload, 'stripe listen forwards the bytes Stripe signed');
+      } finally {
+        await listen.stop();
+      }
+      assert.match(await listen.exited, /SIGTERM|code/);
+    });
+  },
+);

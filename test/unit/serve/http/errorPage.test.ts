@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { acceptsErrorPage, errorPage } from '../../../../src/serve/http/errorPage';
 
-describe('an uncaught exception\'s answer, as wrangler dev chooses it', () => {
+describe("an uncaught exception's answer, as wrangler dev chooses it", () => {
   it('is the HTML page when Accept names text/html, text/* or */* and the client is not curl', () => {
     assert.equal(acceptsErrorPage({ accept: 'text/html,*/*;q=0.8', 'user-agent': 'Mozilla/5.0' }), true);
     assert.equal(acceptsErrorPage({ accept: 'text/*', 'user-agent': 'node' }), true);

@@ -13,7 +13,9 @@ import type { WorkerRuntime } from '../../../../src/runtime/worker/workerRuntime
 import { DeliveryLog } from '../../../../src/serve/deliveryLog';
 import { Receiver } from '../../../../src/serve/http/receiver';
 
-async function answer(error: Error): Promise<{ status: number; retryAfter: string | null; body: string; logged: readonly string[]; recorded: number | undefined }> {
+async function answer(
+  error: Error,
+): Promise<{ status: number; retryAfter: string | null; body: string; logged: readonly string[]; recorded: number | undefined }> {
   const logger = recording(nullLogger);
   const deliveries = await DeliveryLog.open({ dir: fs.mkdtempSync(path.join(os.tmpdir(), 'hb-receiver-')) });
   const runtime = { fetch: async () => Promise.reject(new Error('wrapped by user code', { cause: error })) } as unknown as WorkerRuntime;
@@ -21,7 +23,13 @@ async function answer(error: Error): Promise<{ status: number; retryAfter: strin
   const url = await receiver.listen();
   try {
     const response = await fetch(`${url}/webhooks/github`, { method: 'POST', body: '{}' });
-    return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.text(), logged: logger.lines(), recorded: deliveries.list(1)[0]?.status };
+    return {
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      body: await response.text(),
+      logged: logger.lines(),
+      recorded: deliveries.list(1)[0]?.status,
+    };
   } finally {
     await receiver.close();
     await deliveries.close();

@@ -45,7 +45,15 @@ function headersSeen(to: number, lines: readonly string[]): Promise<Record<strin
 
 describe('the request a worker sees', () => {
   it('has no Connection, Keep-Alive or TE header, and keeps the others', async () => {
-    const seen = await headersSeen(await port(), ['GET / HTTP/1.1', 'Host: 127.0.0.1', 'Connection: keep-alive', 'Keep-Alive: timeout=5', 'TE: trailers', 'Proxy-Connection: x', 'X-A: 1']);
+    const seen = await headersSeen(await port(), [
+      'GET / HTTP/1.1',
+      'Host: 127.0.0.1',
+      'Connection: keep-alive',
+      'Keep-Alive: timeout=5',
+      'TE: trailers',
+      'Proxy-Connection: x',
+      'X-A: 1',
+    ]);
     // CF-Connecting-IP and Accept-Encoding are added as wrangler dev presents them (incomingRequest.ts).
     assert.deepEqual(seen, { 'accept-encoding': 'br, gzip', 'cf-connecting-ip': '127.0.0.1', host: '127.0.0.1', 'proxy-connection': 'x', 'x-a': '1' });
   });
@@ -53,10 +61,12 @@ describe('the request a worker sees', () => {
   it('keeps Connection on an upgrade', async () => {
     // The receiver hands upgrades to the worker through toRequest too: a plain server's upgrade.
     const server = http.createServer();
-    const seen = new Promise<Headers>((resolve) => server.on('upgrade', (req: http.IncomingMessage, socket: net.Socket) => {
-      resolve(toRequest(req, 'http://127.0.0.1/', undefined).headers);
-      socket.destroy();
-    }));
+    const seen = new Promise<Headers>((resolve) =>
+      server.on('upgrade', (req: http.IncomingMessage, socket: net.Socket) => {
+        resolve(toRequest(req, 'http://127.0.0.1/', undefined).headers);
+        socket.destroy();
+      }),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const socket = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
     socket.on('error', () => undefined);

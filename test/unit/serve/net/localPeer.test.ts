@@ -61,14 +61,16 @@ describe('local peer', () => {
       assert.equal(await loopbackPeerUid(socket), process.getuid!());
       assert.deepEqual(await new PeerIdentifier().identify(socket), { kind: 'owner' });
       assert.deepEqual(await new PeerIdentifier({ uid: process.getuid!() + 1 }).identify(socket), { kind: 'other-user', uid: process.getuid!() });
-    }));
+    }),
+  );
 
   it('reads a table once for the connections of one turn, and again for a later one', async () => {
     const reads: string[] = [];
     let table = '';
     const identifier = new PeerIdentifier({ uid: 1000, read: async (file) => (reads.push(file), table) });
     // Four connections accepted in one turn: 127.0.0.1:40001…40004 → 127.0.0.1:8787, each client's line owned by uid 1000.
-    const line = (port: number) => `   0: ${procEndpoints('127.0.0.1', port)[0]!.text} ${procEndpoints('127.0.0.1', 8787)[0]!.text} 01 00000000:00000000 00:00000000 00000000  1000        0 1 1\n`;
+    const line = (port: number) =>
+      `   0: ${procEndpoints('127.0.0.1', port)[0]!.text} ${procEndpoints('127.0.0.1', 8787)[0]!.text} 01 00000000:00000000 00:00000000 00000000  1000        0 1 1\n`;
     const socket = (port: number) => ({ remoteAddress: '127.0.0.1', remotePort: port, localAddress: '127.0.0.1', localPort: 8787 }) as never;
     table = [40001, 40002, 40003, 40004].map(line).join('');
     const peers = await Promise.all([40001, 40002, 40003, 40004].map((port) => identifier.identify(socket(port))));
@@ -80,14 +82,21 @@ describe('local peer', () => {
     assert.deepEqual(reads, ['tcp', 'tcp']);
   });
 
-  it('names a new connection’s peer without waiting for libuv’s thread pool, which a busy process has full', { skip: process.platform !== 'linux' && 'reads /proc/net/tcp' }, () =>
-    withLoopbackConnection(async (socket) => {
-      // Every thread of the pool (4 unless UV_THREADPOOL_SIZE says more) busy for a while.
-      const threads = Number(process.env['UV_THREADPOOL_SIZE'] ?? 4);
-      let busy = threads;
-      const pool = Array.from({ length: threads }, () => new Promise<void>((resolve) => crypto.pbkdf2('x', 'salt', 400_000, 32, 'sha256', () => resolve(void busy--))));
-      assert.deepEqual(await new PeerIdentifier().identify(socket), { kind: 'owner' });
-      assert.equal(busy, threads, 'the peer was named only after the thread pool was free');
-      await Promise.all(pool);
-    }));
+  it(
+    'names a new connection’s peer without waiting for libuv’s thread pool, which a busy process has full',
+    { skip: process.platform !== 'linux' && 'reads /proc/net/tcp' },
+    () =>
+      withLoopbackConnection(async (socket) => {
+        // Every thread of the pool (4 unless UV_THREADPOOL_SIZE says more) busy for a while.
+        const threads = Number(process.env['UV_THREADPOOL_SIZE'] ?? 4);
+        let busy = threads;
+        const pool = Array.from(
+          { length: threads },
+          () => new Promise<void>((resolve) => crypto.pbkdf2('x', 'salt', 400_000, 32, 'sha256', () => resolve(void busy--))),
+        );
+        assert.deepEqual(await new PeerIdentifier().identify(socket), { kind: 'owner' });
+        assert.equal(busy, threads, 'the peer was named only after the thread pool was free');
+        await Promise.all(pool);
+      }),
+  );
 });

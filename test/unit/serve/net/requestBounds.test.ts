@@ -45,20 +45,28 @@ function connect(port: number, head: string): { socket: net.Socket; answer: Prom
   return { socket, answer };
 }
 
-const post = (path: string, host: string, length: number) => `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+const post = (path: string, host: string, length: number) =>
+  `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 
 describe('receiver bounds', () => {
-  it('answers 503 with Retry-After at once when the public (a tunnel Host) already holds its bytes in flight, before reading the body', { timeout: 10_000 }, async () => {
-    const { port } = await receiver();
-    // Each declares 24 MiB and sends 1: the public as one client holds at most 32 MiB, so whichever
-    // the receiver takes second is answered at once, and the other is still being read.
-    const both = [connect(port, post('/webhooks/github/acme', TUNNEL_HOST, 24 * MiB) + '{'), connect(port, post('/webhooks/github/acme', TUNNEL_HOST, 24 * MiB) + '{')];
-    const answer = await Promise.race(both.map((c) => c.answer));
-    assert.match(answer, /^HTTP\/1\.1 503 /);
-    assert.match(answer, /retry-after: 1/i);
-    assert.match(answer, /too many request bytes in flight from the public/);
-    for (const c of both) c.socket.destroy();
-  });
+  it(
+    'answers 503 with Retry-After at once when the public (a tunnel Host) already holds its bytes in flight, before reading the body',
+    { timeout: 10_000 },
+    async () => {
+      const { port } = await receiver();
+      // Each declares 24 MiB and sends 1: the public as one client holds at most 32 MiB, so whichever
+      // the receiver takes second is answered at once, and the other is still being read.
+      const both = [
+        connect(port, post('/webhooks/github/acme', TUNNEL_HOST, 24 * MiB) + '{'),
+        connect(port, post('/webhooks/github/acme', TUNNEL_HOST, 24 * MiB) + '{'),
+      ];
+      const answer = await Promise.race(both.map((c) => c.answer));
+      assert.match(answer, /^HTTP\/1\.1 503 /);
+      assert.match(answer, /retry-after: 1/i);
+      assert.match(answer, /too many request bytes in flight from the public/);
+      for (const c of both) c.socket.destroy();
+    },
+  );
 
   it('answers 408 and closes a body that stops arriving, on the injected clock', { timeout: 10_000 }, async () => {
     const { port, timers } = await receiver();
@@ -68,7 +76,7 @@ describe('receiver bounds', () => {
     // The idle timer is re-armed by each chunk, which may reach the receiver after the clock moved:
     // move it 10 s at a time until the receiver gives up (and never before 10 s of silence).
     // Nothing is armed until the receiver has named the connection's peer and waits on the body.
-    for (const started = Date.now(); timers.scheduled === 0 && Date.now() - started < 5_000; ) await new Promise((resolve) => setImmediate(resolve));
+    for (const started = Date.now(); timers.scheduled === 0 && Date.now() - started < 5_000;) await new Promise((resolve) => setImmediate(resolve));
     let advanced = 0;
     for (let i = 0; i < 50 && !answered; i++) {
       await timers.advance(10_000);

@@ -50,16 +50,25 @@ describe('bitmap size', () => {
   };
 
   it('refuses a fullPage screenshot of a page 200000 px tall with a 400 naming the limit', async () => {
-    await refusal(await emulator.post('screenshot', { html: tall, screenshotOptions: { fullPage: true } }), /^screenshotOptions\.fullPage: 1920×200000 px at scale 1 is 384 megapixels; a bitmap is limited to 100 megapixels/);
+    await refusal(
+      await emulator.post('screenshot', { html: tall, screenshotOptions: { fullPage: true } }),
+      /^screenshotOptions\.fullPage: 1920×200000 px at scale 1 is 384 megapixels; a bitmap is limited to 100 megapixels/,
+    );
   });
 
   it('refuses the same in a snapshot, and a screenshot of the tall element by selector', async () => {
-    await refusal(await emulator.post('snapshot', { html: tall, screenshotOptions: { fullPage: true } }), /^screenshotOptions\.fullPage: .* a bitmap is limited to 100 megapixels/);
+    await refusal(
+      await emulator.post('snapshot', { html: tall, screenshotOptions: { fullPage: true } }),
+      /^screenshotOptions\.fullPage: .* a bitmap is limited to 100 megapixels/,
+    );
     await refusal(await emulator.post('screenshot', { html: tall, selector: '#tall' }), /^selector: 1920×200000 px at scale 1 is 384 megapixels/);
   });
 
   it('refuses an oversized viewport before opening a page', async () => {
-    await refusal(await emulator.post('screenshot', { html: '<p>x</p>', viewport: { width: 10_000, height: 10_000, deviceScaleFactor: 2 } }), /^viewport: 10000×10000 px at scale 2 is 400 megapixels; a bitmap is limited to 100 megapixels/);
+    await refusal(
+      await emulator.post('screenshot', { html: '<p>x</p>', viewport: { width: 10_000, height: 10_000, deviceScaleFactor: 2 } }),
+      /^viewport: 10000×10000 px at scale 2 is 400 megapixels; a bitmap is limited to 100 megapixels/,
+    );
   });
 
   it('still renders afterwards: full HD at scale 2, a full page 5000 px tall, and a clip at its scale times the device scale', async () => {
@@ -69,7 +78,13 @@ describe('bitmap size', () => {
       return pngSize(new Uint8Array(await response.arrayBuffer()));
     };
     assert.deepEqual(await shot({ html: '<p>ok</p>', viewport: { width: 1920, height: 1080, deviceScaleFactor: 2 } }), { width: 3840, height: 2160 });
-    assert.deepEqual(await shot({ html: '<style>body { margin: 0 }</style><div style="height: 5000px">long</div>', screenshotOptions: { fullPage: true } }), { width: 1920, height: 5000 });
-    assert.deepEqual(await shot({ html: '<p>clip</p>', viewport: { deviceScaleFactor: 2 }, screenshotOptions: { clip: { x: 0, y: 0, width: 100, height: 50, scale: 2 } } }), { width: 400, height: 200 });
+    assert.deepEqual(await shot({ html: '<style>body { margin: 0 }</style><div style="height: 5000px">long</div>', screenshotOptions: { fullPage: true } }), {
+      width: 1920,
+      height: 5000,
+    });
+    assert.deepEqual(
+      await shot({ html: '<p>clip</p>', viewport: { deviceScaleFactor: 2 }, screenshotOptions: { clip: { x: 0, y: 0, width: 100, height: 50, scale: 2 } } }),
+      { width: 400, height: 200 },
+    );
   });
 });

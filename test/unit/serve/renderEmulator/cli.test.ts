@@ -20,7 +20,10 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function hookbench(args: string[], env: Record<string, string> = { HOOKBENCH_RENDER_TOKEN: TOKEN }): Promise<{ status: number; stdout: string; stderr: string }> {
+function hookbench(
+  args: string[],
+  env: Record<string, string> = { HOOKBENCH_RENDER_TOKEN: TOKEN },
+): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, 'render', '--base', emulator.base, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env } });
     let stdout = '';

@@ -25,7 +25,11 @@ const json = async (response: Response): Promise<any> => response.json();
 describe('authentication and routes', () => {
   it('refuses a missing or wrong Bearer token with 401 and code 10000', async () => {
     for (const authorization of [undefined, 'Bearer wrong', `Basic ${TOKEN}`, `Bearer ${TOKEN}x`]) {
-      const response = await fetch(`${emulator.base}/accounts/a/browser-rendering/content`, { method: 'POST', headers: authorization ? { authorization } : {}, body: '{"html":"<p>x</p>"}' });
+      const response = await fetch(`${emulator.base}/accounts/a/browser-rendering/content`, {
+        method: 'POST',
+        headers: authorization ? { authorization } : {},
+        body: '{"html":"<p>x</p>"}',
+      });
       assert.equal(response.status, 401);
       assert.deepEqual(await json(response), { success: false, errors: [{ code: 10000, message: 'Authentication failed' }], messages: [], result: null });
       assert.equal(response.headers.get('x-browser-ms-used'), '0');
@@ -33,7 +37,11 @@ describe('authentication and routes', () => {
   });
 
   it('answers under both /browser-rendering/ and /browser-run/, 404 elsewhere, 405 for GET', async () => {
-    const run = await fetch(`${emulator.base}/accounts/a/browser-run/content`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: '{"html":"<p>run</p>"}' });
+    const run = await fetch(`${emulator.base}/accounts/a/browser-run/content`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+      body: '{"html":"<p>run</p>"}',
+    });
     assert.equal(run.status, 200);
     assert.match((await json(run)).result, /<p>run<\/p>/);
     const unknown = await emulator.post('teleport', { html: '<p>x</p>' });
@@ -77,7 +85,10 @@ describe('authentication and routes', () => {
       const second = await limited.post('content', { html: '<p>2</p>' });
       assert.equal(second.status, 429);
       assert.ok(Number(second.headers.get('retry-after')) >= 1);
-      await assert.rejects(limited.client.render('content', { html: '<p>3</p>' }), (error: RenderClientError) => error.status === 429 && error.retryAfter! >= 1);
+      await assert.rejects(
+        limited.client.render('content', { html: '<p>3</p>' }),
+        (error: RenderClientError) => error.status === 429 && error.retryAfter! >= 1,
+      );
     } finally {
       await limited.stop();
     }
@@ -114,7 +125,10 @@ describe('endpoints', () => {
   });
 
   it('content, markdown, links, scrape and snapshot answer in the v4 envelope', async () => {
-    site.pages.set('/doc', '<title>Doc</title><h1>Title</h1><p>Some <b>bold</b> text and <a href="/next">a link</a>, <a href="https://example.org/x">another</a>.</p><ul><li>one</li><li>two</li></ul><a href="/hidden" style="display:none">hidden</a>');
+    site.pages.set(
+      '/doc',
+      '<title>Doc</title><h1>Title</h1><p>Some <b>bold</b> text and <a href="/next">a link</a>, <a href="https://example.org/x">another</a>.</p><ul><li>one</li><li>two</li></ul><a href="/hidden" style="display:none">hidden</a>',
+    );
     const url = `${site.url}/doc`;
     const content = await emulator.client.render('content', { url });
     assert.equal(content.kind, 'json');
@@ -122,7 +136,10 @@ describe('endpoints', () => {
     assert.deepEqual(content.kind === 'json' && content.meta, { status: 200, title: 'Doc' });
 
     const markdown = await emulator.client.render('markdown', { url });
-    assert.equal(markdown.kind === 'json' && markdown.result, `# Title\n\nSome **bold** text and [a link](${site.url}/next), [another](https://example.org/x).\n\n- one\n- two\n\n[hidden](${site.url}/hidden)`);
+    assert.equal(
+      markdown.kind === 'json' && markdown.result,
+      `# Title\n\nSome **bold** text and [a link](${site.url}/next), [another](https://example.org/x).\n\n- one\n- two\n\n[hidden](${site.url}/hidden)`,
+    );
 
     const links = await emulator.client.render('links', { url });
     assert.deepEqual(links.kind === 'json' && links.result, [`${site.url}/next`, 'https://example.org/x', `${site.url}/hidden`]);
@@ -130,8 +147,17 @@ describe('endpoints', () => {
     assert.deepEqual(visibleLocal.kind === 'json' && visibleLocal.result, [`${site.url}/next`]);
 
     const scrape = await emulator.client.render('scrape', { url, elements: [{ selector: 'h1' }, { selector: 'li' }] });
-    const scraped = (scrape.kind === 'json' ? scrape.result : []) as { selector: string; results: { text: string; html: string; width: number; height: number }[] }[];
-    assert.deepEqual(scraped.map((s) => [s.selector, s.results.map((r) => r.text)]), [['h1', ['Title']], ['li', ['one', 'two']]]);
+    const scraped = (scrape.kind === 'json' ? scrape.result : []) as {
+      selector: string;
+      results: { text: string; html: string; width: number; height: number }[];
+    }[];
+    assert.deepEqual(
+      scraped.map((s) => [s.selector, s.results.map((r) => r.text)]),
+      [
+        ['h1', ['Title']],
+        ['li', ['one', 'two']],
+      ],
+    );
     assert.ok(scraped[0]!.results[0]!.width > 0 && scraped[0]!.results[0]!.height > 0);
 
     const snapshot = await emulator.client.render('snapshot', { url, viewport: { width: 320, height: 200 } });
@@ -144,7 +170,9 @@ describe('endpoints', () => {
 
   it('accessibilityTree answers the tree', async () => {
     const answer = await emulator.client.render('accessibilityTree', { html: '<button>Press me</button>' });
-    assert.deepEqual(answer.kind === 'json' && answer.result, { accessibilityTree: { role: 'RootWebArea', name: '', url: 'about:blank', children: [{ role: 'button', name: 'Press me' }] } });
+    assert.deepEqual(answer.kind === 'json' && answer.result, {
+      accessibilityTree: { role: 'RootWebArea', name: '', url: 'about:blank', children: [{ role: 'button', name: 'Press me' }] },
+    });
   });
 });
 
@@ -152,9 +180,16 @@ describe('request fields', () => {
   it('sends Cloudflare’s default user agent, extra headers, cookies and basic credentials', async () => {
     site.pages.set('/who', '<p>who</p>');
     site.seen.length = 0;
-    await emulator.client.render('content', { url: `${site.url}/who`, setExtraHTTPHeaders: { 'x-extra': 'yes' }, cookies: [{ name: 'session', value: 'abc' }] });
+    await emulator.client.render('content', {
+      url: `${site.url}/who`,
+      setExtraHTTPHeaders: { 'x-extra': 'yes' },
+      cookies: [{ name: 'session', value: 'abc' }],
+    });
     const request = site.seen.find((r) => r.path === '/who')!;
-    assert.equal(request.headers['user-agent'], 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0.0.0 Safari/537.36');
+    assert.equal(
+      request.headers['user-agent'],
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0.0.0 Safari/537.36',
+    );
     assert.equal(request.headers['x-extra'], 'yes');
     assert.equal(request.headers['cookie'], 'session=abc');
     const custom = await emulator.client.render('content', { url: `${site.url}/who`, userAgent: 'HookbenchTest/1.0' });
@@ -174,14 +209,22 @@ describe('request fields', () => {
     assert.deepEqual(site.seen.map((r) => r.path).sort(), ['/image.png', '/img']);
     site.seen.length = 0;
     await emulator.client.render('content', { url: `${site.url}/img`, allowResourceTypes: ['document'] });
-    assert.deepEqual(site.seen.map((r) => r.path), ['/img']);
+    assert.deepEqual(
+      site.seen.map((r) => r.path),
+      ['/img'],
+    );
   });
 
   it('adds style and script tags after navigation, then waits for the selector they create', async () => {
     const answer = await emulator.client.render('content', {
       html: '<p id="p">text</p>',
       addStyleTag: [{ content: 'p { color: rgb(1, 2, 3); }' }],
-      addScriptTag: [{ content: "const d = document.createElement('div'); d.id = 'late'; d.textContent = getComputedStyle(document.getElementById('p')).color; setTimeout(() => document.body.append(d), 100);" }],
+      addScriptTag: [
+        {
+          content:
+            "const d = document.createElement('div'); d.id = 'late'; d.textContent = getComputedStyle(document.getElementById('p')).color; setTimeout(() => document.body.append(d), 100);",
+        },
+      ],
       waitForSelector: { selector: '#late', timeout: 5000 },
     });
     assert.match(String(answer.kind === 'json' && answer.result), /<div id="late">rgb\(1, 2, 3\)<\/div>/);
@@ -211,7 +254,9 @@ describe('request fields', () => {
 });
 
 describe('networkidle for html, and cookies Chromium would refuse', () => {
-  const style = () => ({ content: `@font-face { font-family: 'Injected'; src: url(data:font/ttf;base64,${fs.readFileSync(FONT_FILE).toString('base64')}) format('truetype'); } body { font-family: 'Injected', serif; }` });
+  const style = () => ({
+    content: `@font-face { font-family: 'Injected'; src: url(data:font/ttf;base64,${fs.readFileSync(FONT_FILE).toString('base64')}) format('truetype'); } body { font-family: 'Injected', serif; }`,
+  });
   const idle = (waitUntil: string) => ({ timeout: 5_000, waitUntil });
 
   it('waits for networkidle0/2 after html on a spare page opened ahead and idle since, instead of timing out', async (t) => {
@@ -227,7 +272,13 @@ describe('networkidle for html, and cookies Chromium would refuse', () => {
     // once the spare has reached it, it has spent it.
     await Promise.all(targets.spares().map((spare) => targets.networkIdle(spare)));
     const html = '<h1 id="total">Invoice 1042</h1><p>Paid</p>';
-    const shot = await own.post('screenshot', { html, selector: '#total', screenshotOptions: { type: 'webp' }, addStyleTag: [style()], gotoOptions: idle('networkidle0') });
+    const shot = await own.post('screenshot', {
+      html,
+      selector: '#total',
+      screenshotOptions: { type: 'webp' },
+      addStyleTag: [style()],
+      gotoOptions: idle('networkidle0'),
+    });
     assert.equal(shot.status, 200, await shot.clone().text());
     const bytes = Buffer.from(await shot.arrayBuffer());
     assert.equal(`${bytes.subarray(0, 4).toString('latin1')}${bytes.subarray(8, 12).toString('latin1')}`, 'RIFFWEBP');
@@ -244,7 +295,10 @@ describe('networkidle for html, and cookies Chromium would refuse', () => {
     const https = await refused({ url: 'https://example.com/', sourceScheme: 'NonSecure' });
     assert.equal(https.status, 400);
     assert.match(https.message!, /^cookies\[0\]\.sourceScheme: "NonSecure" contradicts its https url/);
-    assert.match((await refused({ domain: 'example.com', secure: true, sourceScheme: 'NonSecure' })).message!, /^cookies\[0\]\.sourceScheme: "NonSecure" contradicts secure: true/);
+    assert.match(
+      (await refused({ domain: 'example.com', secure: true, sourceScheme: 'NonSecure' })).message!,
+      /^cookies\[0\]\.sourceScheme: "NonSecure" contradicts secure: true/,
+    );
     assert.match((await refused({ url: 'https://example.com/', sourcePort: 70_000 })).message!, /^cookies\[0\]\.sourcePort: /);
     assert.equal((await refused({ url: 'http://example.com/', sourceScheme: 'NonSecure' })).status, 200);
   });

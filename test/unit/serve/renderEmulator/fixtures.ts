@@ -27,7 +27,11 @@ export async function startEmulator(options: Partial<RenderServerOptions> = {}):
     client,
     base,
     post: (endpoint, body, headers = {}) =>
-      fetch(`${base}/accounts/test-account/browser-rendering/${endpoint}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      fetch(`${base}/accounts/test-account/browser-rendering/${endpoint}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
     stop: () => server.close(),
   };
 }
@@ -58,11 +62,15 @@ export async function startSite(fontBytes: Buffer): Promise<Site> {
     for (const look of [...waiting]) look();
     if (url.pathname === '/hang') return;
     if (url.pathname === '/slow-font') {
-      setTimeout(() => res.writeHead(200, { 'content-type': 'font/ttf', 'access-control-allow-origin': '*' }).end(fontBytes), Number(url.searchParams.get('ms') ?? 0));
+      setTimeout(
+        () => res.writeHead(200, { 'content-type': 'font/ttf', 'access-control-allow-origin': '*' }).end(fontBytes),
+        Number(url.searchParams.get('ms') ?? 0),
+      );
       return;
     }
     if (url.pathname === '/basic') {
-      if (req.headers.authorization !== `Basic ${Buffer.from('user:pass').toString('base64')}`) return void res.writeHead(401, { 'www-authenticate': 'Basic realm="t"' }).end('no');
+      if (req.headers.authorization !== `Basic ${Buffer.from('user:pass').toString('base64')}`)
+        return void res.writeHead(401, { 'www-authenticate': 'Basic realm="t"' }).end('no');
       return void res.writeHead(200, { 'content-type': 'text/html' }).end('<p id="ok">authenticated</p>');
     }
     if (url.pathname === '/image.png') {

@@ -71,16 +71,25 @@ describe('custom fonts through addStyleTag', () => {
     const [p] = report.elements;
     assert.equal(p!.fallback, true);
     assert.deepEqual(p!.requested, ['No Such Font', 'sans-serif']);
-    assert.deepEqual(p!.fonts.map((f) => [f.family, f.requestedAs]), [['Liberation Sans', 'sans-serif']]);
+    assert.deepEqual(
+      p!.fonts.map((f) => [f.family, f.requestedAs]),
+      [['Liberation Sans', 'sans-serif']],
+    );
   });
 
   it('a Microsoft font Debian cannot install is drawn by its metric-compatible stand-in, and says so', async () => {
     const report = await emulator.client.fontReport<Report>({ html: '<p>default</p><p style="font-family: Arial">arial</p>' });
     const fonts = (text: string) => report.elements.find((e) => e.text === text)!;
     assert.deepEqual(fonts('default').requested, ['Times New Roman']);
-    assert.deepEqual(fonts('default').fonts.map((f) => [f.family, f.requestedAs, f.standIn]), [['Liberation Serif', 'Times New Roman', true]]);
+    assert.deepEqual(
+      fonts('default').fonts.map((f) => [f.family, f.requestedAs, f.standIn]),
+      [['Liberation Serif', 'Times New Roman', true]],
+    );
     assert.equal(fonts('default').fallback, false);
-    assert.deepEqual(fonts('arial').fonts.map((f) => [f.family, f.requestedAs, f.standIn]), [['Liberation Sans', 'Arial', true]]);
+    assert.deepEqual(
+      fonts('arial').fonts.map((f) => [f.family, f.requestedAs, f.standIn]),
+      [['Liberation Sans', 'Arial', true]],
+    );
   });
 
   it('the PDF embeds the injected font', async () => {
@@ -95,7 +104,8 @@ describe('custom fonts through addStyleTag', () => {
 
 describe('installed families per script (Debian packages reproducing the service)', () => {
   it('CJK, Arabic, Thai and emoji are drawn by the expected installed families', async () => {
-    const html = '<p lang="zh">你好世界</p><p lang="ja">こんにちは</p><p lang="ko">안녕하세요</p><p lang="ar" dir="rtl">مرحبا بالعالم</p><p lang="ar" style="font-family: KacstBook">مرحبا</p><p lang="th">สวัสดีชาวโลก</p><p>😀🎉</p>';
+    const html =
+      '<p lang="zh">你好世界</p><p lang="ja">こんにちは</p><p lang="ko">안녕하세요</p><p lang="ar" dir="rtl">مرحبا بالعالم</p><p lang="ar" style="font-family: KacstBook">مرحبا</p><p lang="th">สวัสดีชาวโลก</p><p>😀🎉</p>';
     const report = await emulator.client.fontReport<Report>({ html });
     const families = (text: string) => report.elements.find((e) => e.text === text)!.fonts.map((f) => f.family);
     assert.deepEqual(families('你好世界'), ['Noto Sans CJK SC']);
@@ -104,7 +114,10 @@ describe('installed families per script (Debian packages reproducing the service
     assert.ok(families('مرحبا بالعالم').some((f) => f === 'DejaVu Sans' || f.startsWith('Kacst')));
     assert.deepEqual(families('مرحبا'), ['KacstBook']);
     const thai = ['Garuda', 'Kinnari', 'Laksaman', 'Loma', 'Norasi', 'Purisa', 'Sawasdee', 'Umpush', 'Waree'];
-    assert.ok(families('สวัสดีชาวโลก').every((f) => thai.includes(f)), `Thai drawn by ${families('สวัสดีชาวโลก').join(', ')}`);
+    assert.ok(
+      families('สวัสดีชาวโลก').every((f) => thai.includes(f)),
+      `Thai drawn by ${families('สวัสดีชาวโลก').join(', ')}`,
+    );
     assert.deepEqual(families('😀🎉'), ['Noto Color Emoji']);
   });
 });
@@ -112,19 +125,29 @@ describe('installed families per script (Debian packages reproducing the service
 describe('when captures wait for fonts', () => {
   const slowFont = (ms: number) => ({
     html: TEXT,
-    addStyleTag: [{ content: `@font-face { font-family: 'Slow'; src: url('${site.url}/slow-font?ms=${ms}') format('truetype'); font-display: swap; } body { font-family: 'Slow', sans-serif; }` }],
+    addStyleTag: [
+      {
+        content: `@font-face { font-family: 'Slow'; src: url('${site.url}/slow-font?ms=${ms}') format('truetype'); font-display: swap; } body { font-family: 'Slow', sans-serif; }`,
+      },
+    ],
   });
 
   it('waits for document.fonts.ready by default, so a font still downloading after navigation is drawn', async () => {
     const report = await emulator.client.fontReport<Report>(slowFont(800));
     assert.equal(report.fontsReady, 'ready');
-    assert.deepEqual(report.elements[0]!.fonts.map((f) => [f.family, f.custom]), [['FreeMono', true]]);
+    assert.deepEqual(
+      report.elements[0]!.fonts.map((f) => [f.family, f.custom]),
+      [['FreeMono', true]],
+    );
   });
 
   it('with X-Hookbench-Wait-For-Fonts: false captures at once, as Puppeteer’s screenshot does: the fallback draws', async () => {
     const report = await emulator.client.fontReport<Report>(slowFont(1500), { waitForFonts: false });
     assert.equal(report.fontsReady, 'skipped');
-    assert.deepEqual(report.elements[0]!.fonts.map((f) => [f.family, f.custom]), [['Liberation Sans', false]]);
+    assert.deepEqual(
+      report.elements[0]!.fonts.map((f) => [f.family, f.custom]),
+      [['Liberation Sans', false]],
+    );
     assert.equal(report.elements[0]!.fallback, true);
   });
 });

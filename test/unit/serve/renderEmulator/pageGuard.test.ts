@@ -22,7 +22,11 @@ async function startReceiver(): Promise<{ port: number; seen: string[]; close():
     res.writeHead(200, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' }).end('receiver');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, seen, close: () => new Promise((resolve) => (server.close(() => resolve()), server.closeAllConnections())) };
+  return {
+    port: (server.address() as AddressInfo).port,
+    seen,
+    close: () => new Promise((resolve) => (server.close(() => resolve()), server.closeAllConnections())),
+  };
 }
 
 /** The test's names, as a resolver would answer them. */
@@ -57,7 +61,10 @@ const json = async (response: Response): Promise<any> => response.json();
 
 describe('the URL to render', () => {
   for (const [url, message] of [
-    ['http://169.254.169.254/latest/meta-data/', /^url: 169\.254\.169\.254 is a link-local address, where cloud metadata services answer; a rendered page may not load it$/],
+    [
+      'http://169.254.169.254/latest/meta-data/',
+      /^url: 169\.254\.169\.254 is a link-local address, where cloud metadata services answer; a rendered page may not load it$/,
+    ],
     ['http://[fe80::1]/', /^url: \[fe80::1\] is a link-local address/],
     ['http://metadata.test/latest/meta-data/', /^url: metadata\.test resolves to 169\.254\.169\.254: a link-local address/],
     ['http://rebound.test/', /^url: rebound\.test resolves to fe80::1: a link-local address/],
@@ -70,12 +77,15 @@ describe('the URL to render', () => {
     });
   }
 
-  it('refuses the receiver\'s admin routes, by address and by localhost, and the receiver sees nothing', async () => {
+  it("refuses the receiver's admin routes, by address and by localhost, and the receiver sees nothing", async () => {
     for (const url of [`http://127.0.0.1:${receiver.port}/__hookbench/sink`, `http://localhost:${receiver.port}/__hookbench/deliveries`]) {
       const response = await emulator.post('content', { url, gotoOptions: { timeout: 3000 } });
       const body = await json(response);
       assert.equal(response.status, 400, JSON.stringify(body));
-      assert.match(body.errors[0].message, new RegExp(`is the receiver's admin API \\(port ${receiver.port} of this machine\\); a rendered page may not load it$`));
+      assert.match(
+        body.errors[0].message,
+        new RegExp(`is the receiver's admin API \\(port ${receiver.port} of this machine\\); a rendered page may not load it$`),
+      );
     }
     assert.deepEqual(receiver.seen, []);
   });
@@ -99,8 +109,8 @@ describe('the URL to render', () => {
   });
 });
 
-describe('a page\'s own requests', () => {
-  it('are refused to link-local addresses and the receiver\'s admin API, by literal and by name, and logged; the rest still load', async () => {
+describe("a page's own requests", () => {
+  it("are refused to link-local addresses and the receiver's admin API, by literal and by name, and logged; the rest still load", async () => {
     const sitePort = new URL(site.url).port;
     const before = { receiver: receiver.seen.length, site: site.seen.length, log: logger.lines().length };
     const html = `<body>
@@ -127,7 +137,10 @@ describe('a page\'s own requests', () => {
     const paths = site.seen.slice(before.site).map((s) => `${s.path} ${s.headers.host}`);
     assert.ok(paths.includes(`/image.png 127.0.0.1:${sitePort}`), paths.join(', '));
     assert.ok(paths.includes(`/image.png loopback.test:${sitePort}`), `through the proxy, with its Host: ${paths.join(', ')}`);
-    const refusals = logger.lines().slice(before.log).filter((line) => line.includes('[security] the render emulator refused a page\'s request'));
+    const refusals = logger
+      .lines()
+      .slice(before.log)
+      .filter((line) => line.includes("[security] the render emulator refused a page's request"));
     for (const expected of [
       'http://169.254.169.254/latest/meta-data/iam.png: 169.254.169.254 is a link-local address',
       'metadata.test:80: metadata.test resolves to 169.254.169.254: a link-local address',
@@ -135,7 +148,10 @@ describe('a page\'s own requests', () => {
       `http://127.0.0.1:${receiver.port}/__hookbench/sink/page: 127.0.0.1 is the receiver's admin API`,
       `loopback.test:${receiver.port}: loopback.test resolves to 127.0.0.1: the receiver's admin API`,
     ]) {
-      assert.ok(refusals.some((line) => line.includes(expected)), `logged: ${expected}\n${refusals.join('\n')}`);
+      assert.ok(
+        refusals.some((line) => line.includes(expected)),
+        `logged: ${expected}\n${refusals.join('\n')}`,
+      );
     }
   });
 });
@@ -156,8 +172,9 @@ function socksConnect(proxyPort: number, port: number, asNobody: boolean): Promi
 }
 
 describe('the proxy pages go through', () => {
-  it('serves this user\'s processes and refuses another user\'s, who would reach loopback services as this user through it', async (t) => {
-    if (process.platform !== 'linux' || process.getuid?.() !== 0 || spawnSync('runuser', ['--version']).status !== 0) return t.skip('needs Linux, root and runuser, to act as another user');
+  it("serves this user's processes and refuses another user's, who would reach loopback services as this user through it", async (t) => {
+    if (process.platform !== 'linux' || process.getuid?.() !== 0 || spawnSync('runuser', ['--version']).status !== 0)
+      return t.skip('needs Linux, root and runuser, to act as another user');
     const proxyLog = recording(nullLogger);
     const guard = new PageGuard({ logger: proxyLog, own: () => ({}) });
     const target = await startReceiver();
@@ -166,7 +183,10 @@ describe('the proxy pages go through', () => {
       // No authentication, then CONNECT 127.0.0.1 answered "succeeded" (05 00 | 05 00 …).
       assert.equal(await socksConnect(proxy, target.port, false), '050005000001000000000000');
       assert.equal(await socksConnect(proxy, target.port, true), 'closed');
-      assert.ok(proxyLog.lines().some((line) => /\[security\] the render emulator's proxy refused a connection from another user \(uid \d+\)/.test(line)), proxyLog.lines().join('\n'));
+      assert.ok(
+        proxyLog.lines().some((line) => /\[security\] the render emulator's proxy refused a connection from another user \(uid \d+\)/.test(line)),
+        proxyLog.lines().join('\n'),
+      );
     } finally {
       await guard.close();
       await target.close();

@@ -27,9 +27,15 @@ const options = { fontReport: true, fetch };
 
 describe('the preview render', () => {
   it('a custom font URL that 404s is a warning naming the status and what drew the text', async () => {
-    const { message } = await renderPreview(emulator.client, { ...FORM, font: 'custom', customFamily: 'Brand', customSource: { kind: 'url', url: `${site.url}/fonts/brand.woff2` } }, options);
+    const { message } = await renderPreview(
+      emulator.client,
+      { ...FORM, font: 'custom', customFamily: 'Brand', customSource: { kind: 'url', url: `${site.url}/fonts/brand.woff2` } },
+      options,
+    );
     assert.equal(message.contentType, 'image/png');
-    assert.deepEqual(message.warnings, [`Font 'Brand' did not load: ${site.url}/fonts/brand.woff2 answered HTTP 404 Not Found; the text was drawn with Liberation Sans, WenQuanYi Zen Hei.`]);
+    assert.deepEqual(message.warnings, [
+      `Font 'Brand' did not load: ${site.url}/fonts/brand.woff2 answered HTTP 404 Not Found; the text was drawn with Liberation Sans, WenQuanYi Zen Hei.`,
+    ]);
   });
 
   it('an installed family that is not here is a warning too', async () => {
@@ -39,7 +45,11 @@ describe('the preview render', () => {
   });
 
   it('a font that loads gives no warning', async () => {
-    const { message } = await renderPreview(emulator.client, { ...FORM, font: 'custom', customFamily: 'Brand', customSource: { kind: 'url', url: `${site.url}/slow-font?ms=0` } }, options);
+    const { message } = await renderPreview(
+      emulator.client,
+      { ...FORM, font: 'custom', customFamily: 'Brand', customSource: { kind: 'url', url: `${site.url}/slow-font?ms=0` } },
+      options,
+    );
     assert.deepEqual(message.warnings, []);
     assert.ok(message.report!.fonts.some((f) => f.family === 'FreeMono' && f.custom));
   });
@@ -47,8 +57,14 @@ describe('the preview render', () => {
   it('a font file that is not a font is refused before the emulator is asked', async () => {
     const bytes = Buffer.from('<!doctype html><title>not a font</title>');
     await assert.rejects(
-      renderPreview(emulator.client, { ...FORM, font: 'custom', customFamily: 'Brand', customSource: { kind: 'file', path: '/tmp/brand.ttf', name: 'brand.ttf' } }, { ...options, fontBytes: bytes }),
-      (error: Error) => error instanceof FontFaceError && /^brand\.ttf is not a font: it does not start like a WOFF2, WOFF, TrueType or OpenType file \(its first bytes are 3c 21 64 6f/.test(error.message),
+      renderPreview(
+        emulator.client,
+        { ...FORM, font: 'custom', customFamily: 'Brand', customSource: { kind: 'file', path: '/tmp/brand.ttf', name: 'brand.ttf' } },
+        { ...options, fontBytes: bytes },
+      ),
+      (error: Error) =>
+        error instanceof FontFaceError &&
+        /^brand\.ttf is not a font: it does not start like a WOFF2, WOFF, TrueType or OpenType file \(its first bytes are 3c 21 64 6f/.test(error.message),
     );
   });
 
@@ -60,7 +76,10 @@ describe('the preview render', () => {
     const fonts = message.report!.fonts.map((f) => f.family);
     assert.deepEqual(fonts, [...new Set(fonts)]);
     const serif = message.report!.fonts.find((f) => f.family === 'Liberation Serif')!;
-    assert.deepEqual(serif.elements.map((e) => e.selector), ['html > body > h1', 'html > body > p', 'html > body > p > b']);
+    assert.deepEqual(
+      serif.elements.map((e) => e.selector),
+      ['html > body > h1', 'html > body > p', 'html > body > p > b'],
+    );
   });
 
   it('takes the capture and the font report from one page: the page loads once, and the capture is what /screenshot answers', async () => {
@@ -70,7 +89,10 @@ describe('the preview render', () => {
     assert.equal(site.seen.slice(before).filter((seen) => seen.path === '/image.png').length, 1, 'one page, one context');
     assert.equal(contentType, 'image/png');
     assert.deepEqual([bytes.readUInt32BE(16), bytes.readUInt32BE(20)], [600, 200]);
-    assert.ok(message.report?.elements.some((e) => e.text === 'Invoice'), JSON.stringify(message.report));
+    assert.ok(
+      message.report?.elements.some((e) => e.text === 'Invoice'),
+      JSON.stringify(message.report),
+    );
     assert.equal(message.reportError, undefined);
     // The same body through the endpoint itself gives the same pixels (the marking for the report
     // comes after). Text only: an image still loading at DOMContentLoaded (the default waitUntil,
@@ -95,7 +117,10 @@ describe('the preview render', () => {
   });
 
   it('the font report refuses a capture it does not take, naming it', async () => {
-    await assert.rejects(emulator.client.fontReportWithCapture({ html: '<p>x</p>' }, 'content' as 'pdf'), (error: RenderClientError) => error.status === 400 && /^capture: screenshot or pdf, not "content"/.test(error.message));
+    await assert.rejects(
+      emulator.client.fontReportWithCapture({ html: '<p>x</p>' }, 'content' as 'pdf'),
+      (error: RenderClientError) => error.status === 400 && /^capture: screenshot or pdf, not "content"/.test(error.message),
+    );
   });
 });
 

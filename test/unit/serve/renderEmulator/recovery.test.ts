@@ -30,7 +30,10 @@ const content = (body: Record<string, unknown>) => contentOn(emulator, body);
 describe('browser pool', () => {
   it('gives each request a fresh context: cookies and storage set by one render are gone in the next', async () => {
     site.pages.set('/store', "<script>localStorage.setItem('k', 'v'); document.cookie = 'mine=1; path=/';</script><p>stored</p>");
-    site.pages.set('/read', "<p id='out'></p><script>document.getElementById('out').textContent = 'storage=' + localStorage.getItem('k') + ' cookie=' + document.cookie;</script>");
+    site.pages.set(
+      '/read',
+      "<p id='out'></p><script>document.getElementById('out').textContent = 'storage=' + localStorage.getItem('k') + ' cookie=' + document.cookie;</script>",
+    );
     await content({ url: `${site.url}/store` });
     site.seen.length = 0;
     const html = await content({ url: `${site.url}/read` });
@@ -107,9 +110,20 @@ describe('browser pool', () => {
   });
 
   it('takes the next request’s page from a context opened ahead that carries nothing of the previous one: cookies, storage, cache, injected styles, viewport', async () => {
-    site.pages.set('/leave', "<img src='/image.png'><script>localStorage.setItem('k', 'v'); sessionStorage.setItem('s', 'v'); document.cookie = 'mine=1; path=/';</script><p>left</p>");
-    site.pages.set('/look', "<img id='img' src='/image.png'><p id='out'></p><script>const p = document.getElementById('out'); p.textContent = 'storage=' + localStorage.getItem('k') + ' session=' + sessionStorage.getItem('s') + ' cookie=' + document.cookie + ' color=' + getComputedStyle(p).color + ' width=' + innerWidth;</script>");
-    await content({ url: `${site.url}/leave`, cookies: [{ name: 'given', value: '1' }], addStyleTag: [{ content: 'p { color: rgb(255, 0, 0) }' }], viewport: { width: 800, height: 600 } });
+    site.pages.set(
+      '/leave',
+      "<img src='/image.png'><script>localStorage.setItem('k', 'v'); sessionStorage.setItem('s', 'v'); document.cookie = 'mine=1; path=/';</script><p>left</p>",
+    );
+    site.pages.set(
+      '/look',
+      "<img id='img' src='/image.png'><p id='out'></p><script>const p = document.getElementById('out'); p.textContent = 'storage=' + localStorage.getItem('k') + ' session=' + sessionStorage.getItem('s') + ' cookie=' + document.cookie + ' color=' + getComputedStyle(p).color + ' width=' + innerWidth;</script>",
+    );
+    await content({
+      url: `${site.url}/leave`,
+      cookies: [{ name: 'given', value: '1' }],
+      addStyleTag: [{ content: 'p { color: rgb(255, 0, 0) }' }],
+      viewport: { width: 800, height: 600 },
+    });
     // The spare is opened once the render is done; wait for it rather than for a time.
     const targets = await chromium.watch();
     await targets.until(() => targets.spares().length >= 1, 'a spare is open');
@@ -126,7 +140,10 @@ describe('browser pool', () => {
     const look = site.seen.find((request) => request.path === '/look');
     assert.ok(look, 'the site saw /look');
     assert.equal(look.headers['cookie'], undefined);
-    assert.ok(site.seen.some((seen) => seen.path === '/image.png'), 'the image came from the site again');
+    assert.ok(
+      site.seen.some((seen) => seen.path === '/image.png'),
+      'the image came from the site again',
+    );
   });
 
   it('runs 8 concurrent requests through 2 pages, all answered', async () => {

@@ -100,7 +100,9 @@ export class BrowserTargets {
 
   /** Connects to the DevTools port the browser `pid` opened (its DevToolsActivePort file). */
   static async attach(pid: number): Promise<BrowserTargets> {
-    const profile = commandLine(pid).find((arg) => arg.startsWith('--user-data-dir='))?.slice('--user-data-dir='.length);
+    const profile = commandLine(pid)
+      .find((arg) => arg.startsWith('--user-data-dir='))
+      ?.slice('--user-data-dir='.length);
     if (!profile) throw new Error(`Chromium ${pid} has no --user-data-dir`);
     const [port, browserPath] = fs.readFileSync(path.join(profile, 'DevToolsActivePort'), 'utf8').trim().split('\n');
     const socket = new WebSocket(`ws://127.0.0.1:${port}${browserPath}`);
@@ -226,7 +228,8 @@ export class BrowserTargets {
       this.pages.set(info.targetId, { id: info.targetId, context: info.browserContextId ?? '', visited: [] });
     } else if (message.method === 'Target.targetInfoChanged' && info) {
       const page = this.pages.get(info.targetId);
-      if (page && page.destroyed === undefined && info.url !== 'about:blank' && page.visited.at(-1)?.url !== info.url) page.visited.push({ url: info.url, at: this.sequence });
+      if (page && page.destroyed === undefined && info.url !== 'about:blank' && page.visited.at(-1)?.url !== info.url)
+        page.visited.push({ url: info.url, at: this.sequence });
     } else if (message.method === 'Target.targetDestroyed') {
       const page = this.pages.get(String(message.params?.['targetId']));
       if (page) page.destroyed = this.sequence;

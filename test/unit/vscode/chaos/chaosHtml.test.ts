@@ -20,10 +20,31 @@ const failure: ChaosFailure = {
     { step: 1, fixture: '05-payment-cus_1', file: '05-payment-cus_1.json', kind: 'delivery', deliveryId: 'pay_5', status: 200 },
   ],
   firstDivergence: { step: 1, sent: '03-payment-cus_1 + 05-payment-cus_1 at once' },
-  differences: [{ entity: 'LedgerAgent/api-cus_1', part: 'state', path: 'balance', expected: 80, actual: 50, line: 'LedgerAgent/api-cus_1 state balance: clean run 80, this run 50' }],
+  differences: [
+    {
+      entity: 'LedgerAgent/api-cus_1',
+      part: 'state',
+      path: 'balance',
+      expected: 80,
+      actual: 50,
+      line: 'LedgerAgent/api-cus_1 state balance: clean run 80, this run 50',
+    },
+  ],
   timeline: [
-    { step: 1, sent: '03-payment-cus_1 + 05-payment-cus_1 at once', expected: { 'LedgerAgent/api-cus_1': { balance: 80, payments: 2 } }, actual: { 'LedgerAgent/api-cus_1': { balance: 50, payments: 1 } }, differences: ['LedgerAgent/api-cus_1 state balance: clean run 80, this run 50'] },
-    { step: 2, sent: `${HOSTILE} (redelivery)`, expected: { 'LedgerAgent/api-cus_1': { balance: 80, payments: 2 } }, actual: { 'LedgerAgent/api-cus_1': { balance: 80, payments: 2 } }, differences: [] },
+    {
+      step: 1,
+      sent: '03-payment-cus_1 + 05-payment-cus_1 at once',
+      expected: { 'LedgerAgent/api-cus_1': { balance: 80, payments: 2 } },
+      actual: { 'LedgerAgent/api-cus_1': { balance: 50, payments: 1 } },
+      differences: ['LedgerAgent/api-cus_1 state balance: clean run 80, this run 50'],
+    },
+    {
+      step: 2,
+      sent: `${HOSTILE} (redelivery)`,
+      expected: { 'LedgerAgent/api-cus_1': { balance: 80, payments: 2 } },
+      actual: { 'LedgerAgent/api-cus_1': { balance: 80, payments: 2 } },
+      differences: [],
+    },
   ],
   replay: '/ws/.hookbench/fixtures/ledger/.chaos/concurrent-5',
   shrunkFrom: { fixtures: 5, sends: 5 },
@@ -62,7 +83,10 @@ describe('the chaos results page', () => {
     const html = chaosHtml(NONCE, { report, step: 0 });
     assert.match(html, /1 perturbation changed the outcome/);
     assert.match(html, /<tr class="ok"><td class="verdict">ok<\/td><td>duplicates<\/td>/);
-    assert.match(html, /<tr class="fail" data-command="select" data-arg="concurrent"><td class="verdict">FAIL<\/td><td>concurrent<\/td>.*shrunk to 2 fixtures and 2 sends \(from 5 and 5\)/);
+    assert.match(
+      html,
+      /<tr class="fail" data-command="select" data-arg="concurrent"><td class="verdict">FAIL<\/td><td>concurrent<\/td>.*shrunk to 2 fixtures and 2 sends \(from 5 and 5\)/,
+    );
     assert.match(html, /<td class="verdict">n\/a<\/td><td>stale<\/td>/);
     assert.doesNotMatch(html, /id="failure"/, 'no failure is shown until one is chosen');
   });
@@ -70,7 +94,10 @@ describe('the chaos results page', () => {
   it('shows the chosen failure’s shrunk case: what was done, the sends in order, the differences, Replay this sequence', () => {
     const html = chaosHtml(NONCE, { report, selected: 'concurrent', step: 0 });
     assert.match(html, /<ul id="perturbed"><li>03-payment-cus_1, 05-payment-cus_1 \(both for \/webhooks\/api\/cus_1\) sent at once<\/li>/);
-    assert.match(html, /<tr><td class="num">1<\/td><td>03-payment-cus_1<\/td><td>delivery<\/td><td class="num">200<\/td><td><code>pay_3<\/code><\/td><\/tr><tr><td class="num">1<\/td><td>05-payment-cus_1<\/td>/);
+    assert.match(
+      html,
+      /<tr><td class="num">1<\/td><td>03-payment-cus_1<\/td><td>delivery<\/td><td class="num">200<\/td><td><code>pay_3<\/code><\/td><\/tr><tr><td class="num">1<\/td><td>05-payment-cus_1<\/td>/,
+    );
     assert.match(html, /<ul id="differences"><li>LedgerAgent\/api-cus_1 state balance: clean run 80, this run 50<\/li>/);
     assert.match(html, /<button data-command="replay" id="replay">Replay this sequence<\/button>.*\.chaos\/concurrent-5/);
   });
@@ -95,6 +122,9 @@ describe('the chaos results page', () => {
   });
 
   it('lists the failures in the verdicts’ order', () => {
-    assert.deepEqual(failuresOf(report).map((f) => f.perturbation), ['concurrent']);
+    assert.deepEqual(
+      failuresOf(report).map((f) => f.perturbation),
+      ['concurrent'],
+    );
   });
 });

@@ -12,7 +12,12 @@ import { stripeEvent, writeSuite } from '../../helpers/chaosFixtures';
 import { PAYMENTS } from '../../helpers/chaosRun';
 import { projectRoot } from '../../helpers/serveWorker';
 
-const launch = { cli: path.join(projectRoot(), 'dist', 'cli.js'), args: ['--worker', path.join(PAYMENTS, 'src', 'index.ts')], env: { PATH: process.env['PATH'] ?? '' }, cwd: PAYMENTS };
+const launch = {
+  cli: path.join(projectRoot(), 'dist', 'cli.js'),
+  args: ['--worker', path.join(PAYMENTS, 'src', 'index.ts')],
+  env: { PATH: process.env['PATH'] ?? '' },
+  cwd: PAYMENTS,
+};
 const never = new Promise<void>(() => undefined);
 
 const dirs: string[] = [];
@@ -23,7 +28,10 @@ after(() => {
 function suite(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-chaos-vscode-'));
   dirs.push(dir);
-  return writeSuite(path.join(dir, 'charges'), [1, 2].map((n) => stripeEvent(`charge-${n}`, `evt_${n}`, 'cus_1', 'charge.succeeded', { object: 'charge', amount: 100 * n }, '/webhooks/stripe/tally')));
+  return writeSuite(
+    path.join(dir, 'charges'),
+    [1, 2].map((n) => stripeEvent(`charge-${n}`, `evt_${n}`, 'cus_1', 'charge.succeeded', { object: 'charge', amount: 100 * n }, '/webhooks/stripe/tally')),
+  );
 }
 
 describe('the chaos child process', () => {
@@ -35,16 +43,25 @@ describe('the chaos child process', () => {
     assert.equal(duplicates?.verdict, 'FAIL');
     assert.ok(duplicates?.failure?.replay && fs.existsSync(duplicates.failure.replay), 'the replay set was written');
     assert.match(lines[0]!, /^hookbench chaos: 2 fixtures in .*charges/);
-    assert.ok(lines.some((line) => /^FAIL {2}duplicates /.test(line)), lines.join('\n'));
+    assert.ok(
+      lines.some((line) => /^FAIL {2}duplicates /.test(line)),
+      lines.join('\n'),
+    );
   });
 
   it('rejects with ChaosCancelled when cancelled, the child stopped', async () => {
-    await assert.rejects(runChaosProcess(launch, { suite: suite(), seed: 1, runs: 1 }, { onProgress: () => undefined, cancelled: Promise.resolve() }), ChaosCancelled);
+    await assert.rejects(
+      runChaosProcess(launch, { suite: suite(), seed: 1, runs: 1 }, { onProgress: () => undefined, cancelled: Promise.resolve() }),
+      ChaosCancelled,
+    );
   });
 
   it('rejects with the CLI’s one line naming a broken fixture', async () => {
     const dir = suite();
     fs.writeFileSync(path.join(dir, '03-broken.json'), '{"format": "nonsense"}');
-    await assert.rejects(runChaosProcess(launch, { suite: dir, seed: 1, runs: 1 }, { onProgress: () => undefined, cancelled: never }), /^Error: hookbench chaos exited with code 2: .*03-broken\.json/);
+    await assert.rejects(
+      runChaosProcess(launch, { suite: dir, seed: 1, runs: 1 }, { onProgress: () => undefined, cancelled: never }),
+      /^Error: hookbench chaos exited with code 2: .*03-broken\.json/,
+    );
   });
 });

@@ -9,7 +9,10 @@ import { nullLogger } from '../../../../src/core/log';
 import { AdminClient, MalformedAnswerError } from '../../../../src/vscode/client/adminClient';
 
 const answers: Record<string, { status: number; body: string }> = {
-  '/__hookbench/instances': { status: 200, body: JSON.stringify({ instances: [{ namespace: 'N', agent: 'a', className: 'A', name: 'n', awake: 'yes', connections: 0 }] }) },
+  '/__hookbench/instances': {
+    status: 200,
+    body: JSON.stringify({ instances: [{ namespace: 'N', agent: 'a', className: 'A', name: 'n', awake: 'yes', connections: 0 }] }),
+  },
   '/__hookbench/deliveries': { status: 200, body: 'deliveries: none' },
   '/__hookbench/bindings': { status: 200, body: JSON.stringify({ bindings: [{ kind: 'kv', name: 'CACHE', target: 'ns-1' }] }) },
   '/__hookbench/sink': { status: 401, body: JSON.stringify({ error: 'missing or wrong admin token' }) },
@@ -38,13 +41,18 @@ describe('AdminClient', () => {
   it('throws one line naming the route and the field for an answer of another shape', async () => {
     await assert.rejects(client.instances(), (error: unknown) => {
       assert.ok(error instanceof MalformedAnswerError);
-      assert.equal(error.message, 'the answer to GET /__hookbench/instances is malformed (is the serve of another hookbench version?): instances[0].awake: expected true or false, got "yes"');
+      assert.equal(
+        error.message,
+        'the answer to GET /__hookbench/instances is malformed (is the serve of another hookbench version?): instances[0].awake: expected true or false, got "yes"',
+      );
       return true;
     });
   });
 
   it('throws one line for an answer that is not JSON', async () => {
-    await assert.rejects(client.deliveries(), { message: 'the answer to GET /__hookbench/deliveries is malformed (is the serve of another hookbench version?): the answer is not JSON' });
+    await assert.rejects(client.deliveries(), {
+      message: 'the answer to GET /__hookbench/deliveries is malformed (is the serve of another hookbench version?): the answer is not JSON',
+    });
   });
 
   it("throws the server's own line for a refusal", async () => {

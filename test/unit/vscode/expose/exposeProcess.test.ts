@@ -40,7 +40,13 @@ describe('ExposeProcess', () => {
     process_.onDidExit((r) => exits.push(r));
     // The channel, as the extension passes it from secret storage: through the environment, never an argument.
     const channel = relay.channel();
-    const forwarding = await process_.start({ cli, provider: 'smee', to: serve.url, env: { PATH: process.env['PATH'] ?? '', HOOKBENCH_SMEE_CHANNEL: channel }, cwd: os.tmpdir() });
+    const forwarding = await process_.start({
+      cli,
+      provider: 'smee',
+      to: serve.url,
+      env: { PATH: process.env['PATH'] ?? '', HOOKBENCH_SMEE_CHANNEL: channel },
+      cwd: os.tmpdir(),
+    });
     assert.deepEqual(forwarding, { publicUrl: channel, target: `${serve.url}/webhooks/github` });
     assert.deepEqual(channels, [], 'a given channel is not a new one');
 
@@ -58,7 +64,7 @@ describe('ExposeProcess', () => {
     process_.dispose();
   });
 
-  it('hands over stripe listen\'s secret without logging it', async () => {
+  it("hands over stripe listen's secret without logging it", async () => {
     const bin = stripeStandIn(FIXTURES, 30);
     const logger = recording(nullLogger);
     const process_ = new ExposeProcess(logger);
@@ -72,9 +78,12 @@ describe('ExposeProcess', () => {
     process_.dispose();
   });
 
-  it('rejects with the CLI\'s one line when the provider cannot start', async () => {
+  it("rejects with the CLI's one line when the provider cannot start", async () => {
     const process_ = new ExposeProcess(nullLogger);
-    await assert.rejects(process_.start({ cli, provider: 'ngrok', to: serve.url, env: { PATH: process.env['PATH'] ?? '' }, cwd: os.tmpdir() }), /^Error: ngrok needs an authtoken: copy yours from https:\/\/dashboard\.ngrok\.com/);
+    await assert.rejects(
+      process_.start({ cli, provider: 'ngrok', to: serve.url, env: { PATH: process.env['PATH'] ?? '' }, cwd: os.tmpdir() }),
+      /^Error: ngrok needs an authtoken: copy yours from https:\/\/dashboard\.ngrok\.com/,
+    );
     process_.dispose();
   });
 });

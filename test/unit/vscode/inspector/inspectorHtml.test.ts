@@ -34,35 +34,77 @@ describe('the results page', () => {
   });
 
   it('escapes column names, values and the statement', () => {
-    const html = resultsHtml({ nonce: NONCE, console: CONSOLE, instance: HOSTILE, mode: 'readOnly', outcome: { kind: 'rows', sql: `SELECT '${HOSTILE}'`, columns: [HOSTILE], rows: [[HOSTILE]], truncated: false, ms: 1 }, maxShown: 10 });
+    const html = resultsHtml({
+      nonce: NONCE,
+      console: CONSOLE,
+      instance: HOSTILE,
+      mode: 'readOnly',
+      outcome: { kind: 'rows', sql: `SELECT '${HOSTILE}'`, columns: [HOSTILE], rows: [[HOSTILE]], truncated: false, ms: 1 },
+      maxShown: 10,
+    });
     assert.doesNotMatch(html, /<img/);
     assert.match(html, /&lt;img src=x onerror=alert\(1\)&gt;&quot;&#39;&amp;/);
   });
 
   it('draws at most maxShown rows and says how many more were not shown', () => {
-    const html = resultsHtml({ nonce: NONCE, console: CONSOLE, instance: 'acme', mode: 'readOnly', outcome: { kind: 'rows', sql: 'SELECT', columns: ['n', 's'], rows: rows(25), truncated: false, ms: 1 }, maxShown: 10 });
+    const html = resultsHtml({
+      nonce: NONCE,
+      console: CONSOLE,
+      instance: 'acme',
+      mode: 'readOnly',
+      outcome: { kind: 'rows', sql: 'SELECT', columns: ['n', 's'], rows: rows(25), truncated: false, ms: 1 },
+      maxShown: 10,
+    });
     assert.equal([...html.matchAll(/<tr>/g)].length, 11, 'the header and 10 rows');
     assert.match(html, /25 rows/);
     assert.match(html, /15 more rows not shown/);
   });
 
   it('says when the admin API’s cap cut the result', () => {
-    const html = resultsHtml({ nonce: NONCE, console: CONSOLE, instance: 'acme', mode: 'readOnly', outcome: { kind: 'rows', sql: 'SELECT', columns: ['n'], rows: rows(3), truncated: true, ms: 1 }, maxShown: 10 });
+    const html = resultsHtml({
+      nonce: NONCE,
+      console: CONSOLE,
+      instance: 'acme',
+      mode: 'readOnly',
+      outcome: { kind: 'rows', sql: 'SELECT', columns: ['n'], rows: rows(3), truncated: true, ms: 1 },
+      maxShown: 10,
+    });
     assert.match(html, /3\+ rows/);
     assert.match(html, /more rows not shown \(the admin API stops at its row cap\)/);
   });
 
   it('shows NULLs and blobs as such, and an error as SQLite said it', () => {
-    const html = resultsHtml({ nonce: NONCE, console: CONSOLE, instance: 'acme', mode: 'readOnly', outcome: { kind: 'rows', sql: 'SELECT', columns: ['a', 'b'], rows: [[null, { base64: 'AAE=' }]], truncated: false, ms: 1 }, maxShown: 10 });
+    const html = resultsHtml({
+      nonce: NONCE,
+      console: CONSOLE,
+      instance: 'acme',
+      mode: 'readOnly',
+      outcome: { kind: 'rows', sql: 'SELECT', columns: ['a', 'b'], rows: [[null, { base64: 'AAE=' }]], truncated: false, ms: 1 },
+      maxShown: 10,
+    });
     assert.match(html, /<td class="null">NULL<\/td>/);
     assert.match(html, /blob AAE=/);
-    const error = resultsHtml({ nonce: NONCE, console: CONSOLE, instance: 'acme', mode: 'readOnly', outcome: { kind: 'error', sql: 'SELECT * FROM nope', message: 'SQL error: no such table: nope' }, maxShown: 10 });
+    const error = resultsHtml({
+      nonce: NONCE,
+      console: CONSOLE,
+      instance: 'acme',
+      mode: 'readOnly',
+      outcome: { kind: 'error', sql: 'SELECT * FROM nope', message: 'SQL error: no such table: nope' },
+      maxShown: 10,
+    });
     assert.match(error, /<div class="error" id="error">SQL error: no such table: nope<\/div>/);
     assert.match(error, /disabled>Export CSV/);
   });
 
   it('shows the console’s mode, and how many rows a write changed', () => {
-    const html = resultsHtml({ nonce: NONCE, console: CONSOLE, instance: 'acme', mode: 'readWrite', outcome: { kind: 'rows', sql: 'DELETE', columns: [], rows: [], truncated: false, rowsWritten: 4, ms: 1 }, maxShown: 10 });
+    const html = resultsHtml({
+      nonce: NONCE,
+      console: CONSOLE,
+      instance: 'acme',
+      mode: 'readWrite',
+      outcome: { kind: 'rows', sql: 'DELETE', columns: [], rows: [], truncated: false, rowsWritten: 4, ms: 1 },
+      maxShown: 10,
+    });
     assert.match(html, /read-write: statements that write run on the live instance/);
     assert.match(html, /0 rows · 4 written/);
   });
@@ -95,8 +137,24 @@ describe('what the results page keeps across a reload', () => {
 
 describe('the timeline page', () => {
   const steps = timelineFrom([
-    { seq: 1, event_id: 'd-1', event_type: 'push', title: 'Pushed', at: '2026-11-22T00:00:00.000Z', before: '{"stats":{"total":0}}', after: '{"stats":{"total":1}}' },
-    { seq: 2, event_id: 'd-2', event_type: HOSTILE, title: null, at: '2026-11-22T00:00:01.000Z', before: '{"stats":{"total":1}}', after: `{"stats":{"total":2},"x":${JSON.stringify(HOSTILE)}}` },
+    {
+      seq: 1,
+      event_id: 'd-1',
+      event_type: 'push',
+      title: 'Pushed',
+      at: '2026-11-22T00:00:00.000Z',
+      before: '{"stats":{"total":0}}',
+      after: '{"stats":{"total":1}}',
+    },
+    {
+      seq: 2,
+      event_id: 'd-2',
+      event_type: HOSTILE,
+      title: null,
+      at: '2026-11-22T00:00:01.000Z',
+      before: '{"stats":{"total":1}}',
+      after: `{"stats":{"total":2},"x":${JSON.stringify(HOSTILE)}}`,
+    },
   ]);
 
   it('shows the chosen event’s diff, its position, and disables the way past either end', () => {

@@ -65,8 +65,16 @@ describe("attaching to a terminal's serve", () => {
     });
   });
 
-  it("refuses a serve from before the protocol was stated (its file holds the token alone)", () => {
+  it('refuses a serve from before the protocol was stated (its file holds the token alone)', () => {
     writePrivate(adminTokenFile(data), `${parseAdminTokenFile(written)!.token}\n`);
-    assert.throws(open, (error: unknown) => error instanceof ProtocolMismatchError && error.stated === undefined && error.message.includes(`states no admin protocol (a hookbench from before it was stated), and this extension speaks ${ADMIN_PROTOCOL_VERSION}: not attached`));
+    assert.throws(
+      open,
+      (error: unknown) =>
+        error instanceof ProtocolMismatchError &&
+        error.stated === undefined &&
+        error.message.includes(
+          `states no admin protocol (a hookbench from before it was stated), and this extension speaks ${ADMIN_PROTOCOL_VERSION}: not attached`,
+        ),
+    );
   });
 });

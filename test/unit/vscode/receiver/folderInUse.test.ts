@@ -71,13 +71,18 @@ describe('Take Over', () => {
     assert.equal(started, 0);
   });
 
-  it('accepted, stops the stale serve (it drains and exits) and starts this window\'s receiver', async () => {
+  it("accepted, stops the stale serve (it drains and exits) and starts this window's receiver", async () => {
     const data = dataFolder();
     const serve = await orphanedVscodeServe(data);
     cleanups.push(() => serve.kill());
     const { started, log } = await takeOver(data, 'Stop It and Take Over');
     assert.ok(await gone(serve.lock.pid), 'stopped');
-    assert.ok(log.some((line) => line.includes(`taking ${data} over from the hookbench serve of pid ${serve.lock.pid}: it was started by a VS Code window that is gone`)), log.join('\n'));
+    assert.ok(
+      log.some((line) =>
+        line.includes(`taking ${data} over from the hookbench serve of pid ${serve.lock.pid}: it was started by a VS Code window that is gone`),
+      ),
+      log.join('\n'),
+    );
     assert.equal(started, 1);
     assert.equal((await findHolding(data)).kind, 'free', 'it released the lock as it stopped');
   });
@@ -93,18 +98,29 @@ describe('Take Over', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     });
     await new Promise((resolve) => decoy.stdout!.once('data', resolve));
-    const impostor = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pid: decoy.pid, answer: '0'.repeat(64) })));
+    const impostor = http.createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pid: decoy.pid, answer: '0'.repeat(64) })),
+    );
     await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise((resolve) => impostor.close(resolve)));
     const identity = processIdentity(decoy.pid!) as { startTime: string };
     const admin = `127.0.0.1:${(impostor.address() as AddressInfo).port}`;
-    fs.writeFileSync(serveLockFile(data), formatServeLock({ pid: decoy.pid!, startTime: identity.startTime, uid: process.getuid!(), nonce: randomBytes(32).toString('hex'), admin }), { mode: 0o600 });
+    fs.writeFileSync(
+      serveLockFile(data),
+      formatServeLock({ pid: decoy.pid!, startTime: identity.startTime, uid: process.getuid!(), nonce: randomBytes(32).toString('hex'), admin }),
+      { mode: 0o600 },
+    );
     const { started } = await takeOver(data, 'Stop It and Take Over');
     assert.ok(isRunning(decoy.pid!));
     const said = notifications.shown.at(-1)!;
     assert.equal(said.level, 'error');
     assert.ok(!said.modal && !notifications.shown.some((shown) => shown.modal), 'no Take Over asked');
-    assert.match(said.text, new RegExp(`pid ${decoy.pid} holds the data folder .* but did not prove it is a hookbench serve of it \\(what answers at ${admin} could not prove it wrote the lock\\); nothing was stopped`));
+    assert.match(
+      said.text,
+      new RegExp(
+        `pid ${decoy.pid} holds the data folder .* but did not prove it is a hookbench serve of it \\(what answers at ${admin} could not prove it wrote the lock\\); nothing was stopped`,
+      ),
+    );
     assert.equal(started, 0);
   });
 });

@@ -11,7 +11,12 @@ import { listenerPid } from '../../../../src/vscode/receiver/portInUse';
 import { terminalServe } from '../../helpers/serveProcess';
 
 const cleanups: (() => unknown)[] = [];
-afterEach(() => cleanups.splice(0).reverse().forEach((cleanup) => cleanup()));
+afterEach(() =>
+  cleanups
+    .splice(0)
+    .reverse()
+    .forEach((cleanup) => cleanup()),
+);
 
 describe('the process on a port', () => {
   it('is the serve listening there, and none on a free port', async () => {

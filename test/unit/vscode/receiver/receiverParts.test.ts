@@ -28,7 +28,12 @@ describe('the receiver’s status bar', () => {
   });
 
   it('marks a failure as an error with serve’s message, and a stop with its note', () => {
-    assert.deepEqual(statusLook({ kind: 'failed', message: 'port 8787 in use' }, true), { text: '$(error) Hookbench', tooltip: 'Hookbench receiver failed: port 8787 in use', markdown: false, error: true });
+    assert.deepEqual(statusLook({ kind: 'failed', message: 'port 8787 in use' }, true), {
+      text: '$(error) Hookbench',
+      tooltip: 'Hookbench receiver failed: port 8787 in use',
+      markdown: false,
+      error: true,
+    });
     assert.equal(statusLook({ kind: 'stopped', note: 'detached' }, true).tooltip, 'Hookbench: detached');
     assert.equal(statusLook({ kind: 'stopped' }, true).tooltip, 'Hookbench receiver is stopped');
   });

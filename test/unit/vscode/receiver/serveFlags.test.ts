@@ -20,11 +20,15 @@ function workspace(files: Record<string, string>): string {
   return folder;
 }
 
-const agentsConfig = '{ "name": "mail", "main": "src/server.ts", "compatibility_date": "2026-05-01", "durable_objects": { "bindings": [{ "name": "Inbox", "class_name": "Inbox" }] } }';
+const agentsConfig =
+  '{ "name": "mail", "main": "src/server.ts", "compatibility_date": "2026-05-01", "durable_objects": { "bindings": [{ "name": "Inbox", "class_name": "Inbox" }] } }';
 
 describe('serve’s flags from the settings', () => {
   it('passes the receiver’s settings, the data folder, then the worker’s flags', () => {
-    const args = serveArgs(settings({ 'receiver.port': 9000, 'security.allowedOrigins': ['https://a.test'], 'receiver.retries': true }), '/data', ['--worker', 'w.ts']);
+    const args = serveArgs(settings({ 'receiver.port': 9000, 'security.allowedOrigins': ['https://a.test'], 'receiver.retries': true }), '/data', [
+      '--worker',
+      'w.ts',
+    ]);
     assert.deepEqual(args.slice(0, 6), ['--host', '127.0.0.1', '--port', '9000', '--data', '/data']);
     assert.deepEqual(args.slice(args.indexOf('--worker'), args.indexOf('--worker') + 2), ['--worker', 'w.ts']);
     assert.deepEqual(args.slice(-5), ['--allow-origin', 'https://a.test', '--retries', '--retry-scale', '0.001']);

@@ -28,7 +28,10 @@ function folder(prefix: string): string {
 /** A serve that writes its pid to `pidFile`, prints `lines` and waits to be stopped, as a serve of another version would. */
 function otherServe(lines: string[], pidFile: string): string {
   const cli = path.join(folder('hb-other-serve-'), 'cli.js');
-  fs.writeFileSync(cli, `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nprocess.stdout.write(${JSON.stringify(lines.map((line) => `${line}\n`).join(''))});\nsetInterval(() => {}, 1 << 30);\n`);
+  fs.writeFileSync(
+    cli,
+    `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nprocess.stdout.write(${JSON.stringify(lines.map((line) => `${line}\n`).join(''))});\nsetInterval(() => {}, 1 << 30);\n`,
+  );
   return cli;
 }
 
@@ -92,6 +95,9 @@ describe('a launched serve', () => {
   it('is stopped when it states no protocol (a serve from before it was stated)', async () => {
     const { started } = await launch(otherServe([listeningLine('http://127.0.0.1:9')], path.join(folder('hb-other-pid-'), 'pid')));
     assert.equal(started.status, 'rejected');
-    assert.match(((started as PromiseRejectedResult).reason as Error).message, new RegExp(`states no admin protocol \\(a hookbench from before it was stated\\), and this extension speaks ${ADMIN_PROTOCOL_VERSION}: stopped`));
+    assert.match(
+      ((started as PromiseRejectedResult).reason as Error).message,
+      new RegExp(`states no admin protocol \\(a hookbench from before it was stated\\), and this extension speaks ${ADMIN_PROTOCOL_VERSION}: stopped`),
+    );
   });
 });

@@ -40,7 +40,11 @@ Object.assign(vscodeShim, {
   Uri: { file: (fsPath: string) => ({ fsPath, toString: () => fsPath }) },
   languages: {
     createDiagnosticCollection: () => ({
-      set: (uri: { fsPath: string }, list: Diagnostic[]) => diagnostics.set(uri.fsPath, list.map((d) => ({ message: d.message, line: d.range.start.line, character: d.range.start.character }))),
+      set: (uri: { fsPath: string }, list: Diagnostic[]) =>
+        diagnostics.set(
+          uri.fsPath,
+          list.map((d) => ({ message: d.message, line: d.range.start.line, character: d.range.start.character })),
+        ),
       clear: () => diagnostics.clear(),
       dispose: () => undefined,
     }),
@@ -61,10 +65,17 @@ Object.assign(vscodeShim.workspace, { asRelativePath: (file: string) => file.rep
 
 const failedBuild = (serving: 'previous' | 'none'): WorkerReport => ({
   kind: 'status',
-  status: { state: 'failed', serving, problems: [{ kind: 'build', message: 'Expected ";" but found ")"', location: { file: '/project/src/index.ts', line: 7, column: 33 } }] },
+  status: {
+    state: 'failed',
+    serving,
+    problems: [{ kind: 'build', message: 'Expected ";" but found ")"', location: { file: '/project/src/index.ts', line: 7, column: 33 } }],
+  },
 });
 const failed = failedBuild('previous');
-const exception = (message: string): WorkerReport => ({ kind: 'exception', exception: { method: 'POST', path: '/webhooks/github/acme', message, location: { file: '/project/src/index.ts', line: 14, column: 9 } } });
+const exception = (message: string): WorkerReport => ({
+  kind: 'exception',
+  exception: { method: 'POST', path: '/webhooks/github/acme', message, location: { file: '/project/src/index.ts', line: 14, column: 9 } },
+});
 
 async function problems(now: () => number = () => 0) {
   const { WorkerProblems } = await import('../../../../src/vscode/receiver/workerProblems');
@@ -86,7 +97,13 @@ describe('a failed build of the worker', () => {
     assert.deepEqual(diagnostics.get('/project/src/index.ts'), [{ message: 'Expected ";" but found ")"', line: 6, character: 32 }]);
     assert.equal(statusBar.shown, true);
     assert.equal(statusBar.text, '$(error) worker: build failed, serving the previous build');
-    assert.deepEqual(notifications.shown, [{ level: 'error', text: 'Hookbench: the worker did not build; serving the previous build: src/index.ts:7:33: Expected ";" but found ")"', items: ['Show Problem'] }]);
+    assert.deepEqual(notifications.shown, [
+      {
+        level: 'error',
+        text: 'Hookbench: the worker did not build; serving the previous build: src/index.ts:7:33: Expected ";" but found ")"',
+        items: ['Show Problem'],
+      },
+    ]);
     report({ kind: 'status', status: { state: 'ok' } });
     assert.equal(diagnostics.size, 0);
     assert.equal(statusBar.shown, false);
@@ -99,7 +116,9 @@ describe('a failed build of the worker', () => {
 
   it('Show Problem clicked after the fix says the problem is gone instead of opening a line with no error; before it, opens the line', async () => {
     const opened: string[] = [];
-    Object.assign(vscodeShim.window, { showTextDocument: async (uri: { fsPath: string }, options: { selection: Range }) => opened.push(`${uri.fsPath}:${options.selection.start.line + 1}`) });
+    Object.assign(vscodeShim.window, {
+      showTextDocument: async (uri: { fsPath: string }, options: { selection: Range }) => opened.push(`${uri.fsPath}:${options.selection.start.line + 1}`),
+    });
     const clicks: ((choice: string | undefined) => void)[] = [];
     notifications.choose = (message) => (message.level === 'error' ? new Promise<string | undefined>((resolve) => clicks.push(resolve)) : undefined) as never;
     try {
@@ -148,7 +167,11 @@ describe('a worker that did not build at start', () => {
   it('starts the receiver again when a file its problems name is saved, and only then', async () => {
     const { startAgainOnSave } = await import('../../../../src/vscode/receiver/workerProblems');
     const reports = new Emitter<WorkerReport>();
-    const receiver = { state: { kind: 'failed', message: 'the server exited with code 1' } as const, starts: 0, start: async () => (receiver.starts++, 'http://127.0.0.1:8787') };
+    const receiver = {
+      state: { kind: 'failed', message: 'the server exited with code 1' } as const,
+      starts: 0,
+      start: async () => (receiver.starts++, 'http://127.0.0.1:8787'),
+    };
     const watching = startAgainOnSave(reports.event, receiver);
     reports.fire(failed);
     saved.fire({ uri: { fsPath: '/project/src/index.ts' } });

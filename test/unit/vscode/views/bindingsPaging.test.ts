@@ -97,7 +97,8 @@ describe('the Bindings view pages what a binding holds', () => {
     });
     const changesSeen = new Promise<void>((resolve) => (allSeen = resolve));
     // A burst of writes: three keys put, one after the other, as a handler does.
-    for (const key of ['0-live-1', '0-live-2', '0-live-3']) assert.equal((await fetch(`${served.url}/kv?key=${key}`, { method: 'PUT', body: 'v' })).status, 200);
+    for (const key of ['0-live-1', '0-live-2', '0-live-3'])
+      assert.equal((await fetch(`${served.url}/kv?key=${key}`, { method: 'PUT', body: 'v' })).status, 200);
     // The feed's three messages arrive (one per write), then the debounce passes.
     await changesSeen;
     counting.dispose();

@@ -23,7 +23,10 @@ describe('the explorer’s change pacer', () => {
     await timers.advance(0);
     assert.equal(changes.length, 1);
     const [change] = changes;
-    assert.deepEqual([[...change!.instances], [...change!.events], [...change!.namespaces], change!.namespaceList, change!.all], [['NS/a', 'NS/b'], ['NS/a'], ['NS'], true, false]);
+    assert.deepEqual(
+      [[...change!.instances], [...change!.events], [...change!.namespaces], change!.namespaceList, change!.all],
+      [['NS/a', 'NS/b'], ['NS/a'], ['NS'], true, false],
+    );
   });
 
   it('holds a second change until the pace has passed since the first', async () => {

@@ -59,7 +59,10 @@ describe('the explorer’s channel pool', () => {
     pool.add('NS/a', new DrivenChannel('fallback'), () => {});
     assert.deepEqual(pool.readPath('NS/a'), { channel: true, events: undefined });
     const rows = await pool.events('NS/a', 100);
-    assert.deepEqual(rows?.map((r) => r.id), ['e100']);
+    assert.deepEqual(
+      rows?.map((r) => r.id),
+      ['e100'],
+    );
     assert.deepEqual(pool.readPath('NS/a'), { channel: true, events: 'fallback' });
     assert.equal(pool.events('NS/b', 100), undefined, 'no channel: the caller reads another way');
     assert.deepEqual(pool.readPath('NS/b'), { channel: false, events: undefined });
@@ -73,7 +76,10 @@ describe('the explorer’s channel pool', () => {
       return channel;
     });
     pool.closeAll((key) => key.startsWith('NS/'));
-    assert.deepEqual(channels.map((c) => c.disposed), [false, false, true]);
+    assert.deepEqual(
+      channels.map((c) => c.disposed),
+      [false, false, true],
+    );
     pool.closeAll();
     assert.deepEqual([channels.map((c) => c.disposed), pool.size], [[true, true, true], 0]);
   });

@@ -48,13 +48,21 @@ describe('the Deliveries view’s rows', () => {
     assert.equal(outcomeLabel(delivery({ status: 401, verification: 'stale: too old' })), '401 stale');
     assert.equal(outcomeLabel(delivery({ duplicate: true })), '200 duplicate');
     // Every other reason in words, not its code.
-    assert.equal(outcomeLabel(delivery({ status: 401, verification: 'malformed_header: Stripe-Signature has no valid t= timestamp' })), '401 bad signature header');
+    assert.equal(
+      outcomeLabel(delivery({ status: 401, verification: 'malformed_header: Stripe-Signature has no valid t= timestamp' })),
+      '401 bad signature header',
+    );
     assert.equal(outcomeLabel(delivery({ status: 401, verification: 'missing_header: no X-Hub-Signature-256' })), '401 no signature header');
     assert.equal(outcomeLabel(delivery({ status: 401, verification: 'no_secret: GITHUB_WEBHOOK_SECRET is not set' })), '401 no secret set');
   });
 
   it('puts outcome and source first in the description, and opens by a URI naming the delivery', () => {
-    const tree = new DeliveriesTree({ model: new ExplorerModel({ paceMs: 0 }), client: undefined, onDidChange: new Emitter<never>().event, schedule: () => undefined });
+    const tree = new DeliveriesTree({
+      model: new ExplorerModel({ paceMs: 0 }),
+      client: undefined,
+      onDidChange: new Emitter<never>().event,
+      schedule: () => undefined,
+    });
     const item = tree.getTreeItem(delivery({ source: { kind: 'replay' } }));
     assert.match(String(item.description), /^200 verified · replay · github · /);
     assert.match(String(tree.getTreeItem(delivery({})).description), /^200 verified · outside · /);
@@ -65,7 +73,12 @@ describe('the Deliveries view’s rows', () => {
   });
 
   it('builds a row’s tooltip only when VS Code asks for it (the pointer on the row), not at each redraw', () => {
-    const tree = new DeliveriesTree({ model: new ExplorerModel({ paceMs: 0 }), client: undefined, onDidChange: new Emitter<never>().event, schedule: () => undefined });
+    const tree = new DeliveriesTree({
+      model: new ExplorerModel({ paceMs: 0 }),
+      client: undefined,
+      onDidChange: new Emitter<never>().event,
+      schedule: () => undefined,
+    });
     const d = delivery({ status: 401, verification: 'mismatch: X-Hub-Signature-256 does not match' });
     const item = tree.getTreeItem(d);
     assert.equal(item.tooltip, undefined, 'none at redraw');
@@ -77,7 +90,16 @@ describe('the Deliveries view’s rows', () => {
 
 describe('the Deliveries filter', () => {
   const ok = delivery({});
-  const bad = delivery({ id: 'd-2', path: '/webhooks/stripe/cus_1', status: 401, verification: 'mismatch: no', entity: 'cus_1', provider: 'stripe', eventType: 'invoice.paid', source: { kind: 'relay', name: 'smee' } });
+  const bad = delivery({
+    id: 'd-2',
+    path: '/webhooks/stripe/cus_1',
+    status: 401,
+    verification: 'mismatch: no',
+    entity: 'cus_1',
+    provider: 'stripe',
+    eventType: 'invoice.paid',
+    source: { kind: 'relay', name: 'smee' },
+  });
   const duplicate = delivery({ id: 'd-3', duplicate: true, source: { kind: 'send' } });
 
   it('matches keys and free words, all of them', () => {
@@ -96,7 +118,9 @@ describe('the Deliveries filter', () => {
   });
 
   it('refuses an unknown key or a status that is none, in one line', () => {
-    assert.deepEqual(parseDeliveryFilter('colour:red'), { error: '"colour" is not a filter key: use provider, entity, status, outcome, source, or a word to search' });
+    assert.deepEqual(parseDeliveryFilter('colour:red'), {
+      error: '"colour" is not a filter key: use provider, entity, status, outcome, source, or a word to search',
+    });
     assert.deepEqual(parseDeliveryFilter('status:abc'), { error: '"abc" is not a status: use 401 or 4xx' });
     assert.deepEqual(parseDeliveryFilter('entity:'), { error: '"entity:" needs a value' });
   });
@@ -126,7 +150,8 @@ describe('the Deliveries filter', () => {
   });
 
   it('keeps its filter and last Clear across a reload, and reads back nothing it cannot parse', async () => {
-    const tree = () => new DeliveriesTree({ model: new ExplorerModel({ paceMs: 0 }), client: undefined, onDidChange: new Emitter<never>().event, schedule: () => undefined });
+    const tree = () =>
+      new DeliveriesTree({ model: new ExplorerModel({ paceMs: 0 }), client: undefined, onDidChange: new Emitter<never>().event, schedule: () => undefined });
     const before = tree();
     assert.deepEqual(before.kept, {});
     before.setFilter(filter('status:4xx acme'));
@@ -148,8 +173,16 @@ describe('the Deliveries filter', () => {
 
   it('offers "Show 100 more" for a full page, and not after Clear: the older pages hold only what Clear hid', async () => {
     const model = new ExplorerModel({ paceMs: 0 });
-    const page = Array.from({ length: model.listLimit }, (_, i) => delivery({ id: `d-${i}`, time: new Date(Date.parse('2026-11-25T10:00:00Z') - i * 1000).toISOString() }));
-    const source: ExplorerSource = { instances: async () => [], details: async () => [], events: async () => [], deliveries: async () => page, captures: async () => ({ captures: [], dropped: 0 }) };
+    const page = Array.from({ length: model.listLimit }, (_, i) =>
+      delivery({ id: `d-${i}`, time: new Date(Date.parse('2026-11-25T10:00:00Z') - i * 1000).toISOString() }),
+    );
+    const source: ExplorerSource = {
+      instances: async () => [],
+      details: async () => [],
+      events: async () => [],
+      deliveries: async () => page,
+      captures: async () => ({ captures: [], dropped: 0 }),
+    };
     model.connect(source);
     await model.reload();
     const tree = new DeliveriesTree({ model, client: undefined, onDidChange: model.onDidChange, schedule: () => undefined });
@@ -166,7 +199,10 @@ describe('the Deliveries filter', () => {
 
 describe('a delivery’s document', () => {
   const details: DeliveryDetails = {
-    ...delivery({ requestHeaders: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': 'sha256=abc123', Authorization: 'Bearer t0ken', 'X-GitHub-Event': 'push' }, responseHeaders: { 'content-type': 'text/plain' } }),
+    ...delivery({
+      requestHeaders: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': 'sha256=abc123', Authorization: 'Bearer t0ken', 'X-GitHub-Event': 'push' },
+      responseHeaders: { 'content-type': 'text/plain' },
+    }),
     requestBody: '{"ref":"main","pusher":{"name":"zoe"}}',
     requestBodyBase64: '',
     responseBody: 'OK',

@@ -8,16 +8,47 @@ import type { LiveMessage } from '../../../../src/core/contract/live';
 import { ExplorerModel, merge, type ExplorerChange, type ExplorerSource } from '../../../../src/vscode/views/explorerModel';
 import { ManualTimers } from '../../helpers/manualTimers';
 
-const summary = (name: string, awake = false): InstanceSummary => ({ namespace: 'WEBHOOK_AGENT', agent: 'webhook-agent', className: 'WebhookAgent', name, awake, connections: 0 });
+const summary = (name: string, awake = false): InstanceSummary => ({
+  namespace: 'WEBHOOK_AGENT',
+  agent: 'webhook-agent',
+  className: 'WebhookAgent',
+  name,
+  awake,
+  connections: 0,
+});
 const row = (id: string, timestamp: string): EventRow => ({ id, type: 'push', action: null, title: id, timestamp });
 const delivery = (id: string, time: string): DeliverySummary =>
-  ({ id, time, method: 'POST', path: '/webhooks/github', requestHeaders: {}, requestTruncated: false, status: 200, responseHeaders: {}, durationMs: 1, provider: 'github', entity: 'a', verification: 'valid', requestBytes: 2 }) as DeliverySummary;
+  ({
+    id,
+    time,
+    method: 'POST',
+    path: '/webhooks/github',
+    requestHeaders: {},
+    requestTruncated: false,
+    status: 200,
+    responseHeaders: {},
+    durationMs: 1,
+    provider: 'github',
+    entity: 'a',
+    verification: 'valid',
+    requestBytes: 2,
+  }) as DeliverySummary;
 
 /** An admin API that counts its calls. */
 class FakeSource implements ExplorerSource {
   calls: string[] = [];
   list: InstanceSummary[] = [summary('a')];
-  described: Record<string, InstanceDetails> = { a: { namespace: 'WEBHOOK_AGENT', agent: 'webhook-agent', name: 'a', awake: true, connections: 0, state: { lastEventType: 'push' }, tables: [{ name: 'events', rows: 3 }] } };
+  described: Record<string, InstanceDetails> = {
+    a: {
+      namespace: 'WEBHOOK_AGENT',
+      agent: 'webhook-agent',
+      name: 'a',
+      awake: true,
+      connections: 0,
+      state: { lastEventType: 'push' },
+      tables: [{ name: 'events', rows: 3 }],
+    },
+  };
   rows: EventRow[] = [row('e2', '2026-01-02'), row('e1', '2026-01-01')];
   async instances() {
     this.calls.push('instances');
@@ -60,7 +91,10 @@ describe('the explorer model', () => {
   it('reads the lists once on the feed’s hello, and redraws everything then', async () => {
     const { model, source, changes } = await connected();
     assert.deepEqual(source.calls.sort(), ['captures', 'deliveries', 'instances']);
-    assert.deepEqual(model.instances('WEBHOOK_AGENT').map((e) => e.summary.name), ['a']);
+    assert.deepEqual(
+      model.instances('WEBHOOK_AGENT').map((e) => e.summary.name),
+      ['a'],
+    );
     assert.equal(changes.length, 1);
     assert.equal(changes[0]!.all, true);
   });
@@ -83,7 +117,10 @@ describe('the explorer model', () => {
     assert.deepEqual(source.calls, [], 'no admin request per webhook');
     const entry = model.instance('WEBHOOK_AGENT', 'a')!;
     assert.deepEqual([entry.state, entry.eventCount, entry.events?.map((e) => e.id)], [{ lastEventType: 'issues' }, 4, ['e3', 'e2', 'e1']]);
-    assert.deepEqual(model.deliveries.map((d) => d.id), ['d2', 'd1']);
+    assert.deepEqual(
+      model.deliveries.map((d) => d.id),
+      ['d2', 'd1'],
+    );
     assert.equal(changes.length, 1, 'one change for the burst');
     const [change] = changes;
     assert.deepEqual([change!.all, [...change!.instances], [...change!.events], change!.deliveries], [false, ['WEBHOOK_AGENT/a'], ['WEBHOOK_AGENT/a'], true]);
@@ -107,7 +144,7 @@ describe('the explorer model', () => {
     assert.deepEqual([...changes[0]!.namespaces], ['WEBHOOK_AGENT']);
   });
 
-  it('counts events from the feed no higher than the worker\'s retention keeps', async () => {
+  it("counts events from the feed no higher than the worker's retention keeps", async () => {
     const timers = new ManualTimers();
     const model = new ExplorerModel({ timers, paceMs: 250, retainedEvents: () => 2 });
     model.connect(new FakeSource());
@@ -151,7 +188,11 @@ describe('the explorer model', () => {
     changes.length = 0;
     // 2 s of webhooks, one per 10 ms, each a state and a delivery, as the feed sends them.
     for (let i = 0; i < 200; i++) {
-      live(model, { type: 'state', namespace: 'WEBHOOK_AGENT', name: 'a', state: { n: i } }, { type: 'delivery', delivery: delivery(`s${i}`, new Date(Date.UTC(2026, 1, 1) + i * 1000).toISOString()) });
+      live(
+        model,
+        { type: 'state', namespace: 'WEBHOOK_AGENT', name: 'a', state: { n: i } },
+        { type: 'delivery', delivery: delivery(`s${i}`, new Date(Date.UTC(2026, 1, 1) + i * 1000).toISOString()) },
+      );
       await timers.advance(10);
     }
     await timers.advance(1000);
@@ -168,7 +209,10 @@ describe('the explorer model', () => {
     changes.length = 0;
     await model.showMoreDeliveries();
     await timers.advance(250);
-    assert.ok(changes.some((c) => c.deliveries), 'the list redrawn within 250 ms');
+    assert.ok(
+      changes.some((c) => c.deliveries),
+      'the list redrawn within 250 ms',
+    );
   });
 
   it('keeps what it knows when the serve process stops', async () => {
@@ -203,7 +247,11 @@ describe('merging rows into a list the explorer keeps', () => {
       const into = seed % 4 === 0 ? Array.from({ length: next(20) }, row) : kept;
       const added = Array.from({ length: next(4) }, row);
       const limit = 1 + next(25);
-      assert.deepEqual(merge(into, added, (r) => r.at, limit), meaning(into, added, limit), `seed ${seed}`);
+      assert.deepEqual(
+        merge(into, added, (r) => r.at, limit),
+        meaning(into, added, limit),
+        `seed ${seed}`,
+      );
       // A live message's row into a list this merge gave (its one-row path), again and again.
       let list = merge([], kept, (r) => r.at, 100);
       for (let n = 0; n < 5; n++) {
@@ -217,8 +265,17 @@ describe('merging rows into a list the explorer keeps', () => {
   });
 
   it('puts a new row above older ones and above rows of its own time, and keeps the limit', () => {
-    const list = [{ id: 'b', at: 't2' }, { id: 'a', at: 't1' }];
-    assert.deepEqual(merge(list, [{ id: 'c', at: 't2' }], (r) => r.at, 2).map((r) => r.id), ['c', 'b']);
-    assert.deepEqual(merge(list, [{ id: 'a', at: 't3' }], (r) => r.at, 5).map((r) => r.id), ['a', 'b']);
+    const list = [
+      { id: 'b', at: 't2' },
+      { id: 'a', at: 't1' },
+    ];
+    assert.deepEqual(
+      merge(list, [{ id: 'c', at: 't2' }], (r) => r.at, 2).map((r) => r.id),
+      ['c', 'b'],
+    );
+    assert.deepEqual(
+      merge(list, [{ id: 'a', at: 't3' }], (r) => r.at, 5).map((r) => r.id),
+      ['a', 'b'],
+    );
   });
 });

@@ -69,7 +69,11 @@ describe('the explorer pages long lists', () => {
     agents.showMore(more);
     const all = await agents.getChildren(namespace);
     assert.equal(all.filter((n) => n.kind === 'instance').length, INSTANCES);
-    assert.equal(all.some((n) => n.kind === 'more'), false, 'nothing left to show');
+    assert.equal(
+      all.some((n) => n.kind === 'more'),
+      false,
+      'nothing left to show',
+    );
     assert.equal(requests.count - before, 2, 'the next page in one more request');
     // Shown again (a redraw): known pages are not read again.
     await agents.getChildren(namespace);
@@ -78,7 +82,9 @@ describe('the explorer pages long lists', () => {
 
   it('shows an instance’s newest 100 events, then 100 more, through its getEvents callable', async () => {
     const [namespace] = await agents.getChildren();
-    const instance = (await agents.getChildren(namespace)).find((n): n is Extract<AgentNode, { kind: 'instance' }> => n.kind === 'instance' && n.name === 'page-000')!;
+    const instance = (await agents.getChildren(namespace)).find(
+      (n): n is Extract<AgentNode, { kind: 'instance' }> => n.kind === 'instance' && n.name === 'page-000',
+    )!;
     const [, events] = await agents.getChildren(instance);
     assert.equal(events?.kind, 'events');
     const first = await agents.getChildren(events);
@@ -88,7 +94,10 @@ describe('the explorer pages long lists', () => {
     agents.showMore(more);
     const all = await agents.getChildren(events);
     assert.equal(all.filter((n) => n.kind === 'event').length, EVENTS);
-    assert.equal(all.some((n) => n.kind === 'more'), false);
+    assert.equal(
+      all.some((n) => n.kind === 'more'),
+      false,
+    );
     assert.deepEqual(model.readPath('WEBHOOK_AGENT', 'page-000'), { channel: true, events: 'callable' });
     agents.collapsed(instance);
     assert.equal(model.channelCount, 0, 'collapsing closed its channel');
@@ -105,6 +114,9 @@ describe('the explorer pages long lists', () => {
     assert.equal(requests.count - before, 2);
     const second = (await deliveries.getChildren()).filter((d): d is DeliverySummary => !isMore(d));
     assert.equal(second.length, 200);
-    assert.ok(second.every((d, i) => i === 0 || d.time <= second[i - 1]!.time), 'newest first');
+    assert.ok(
+      second.every((d, i) => i === 0 || d.time <= second[i - 1]!.time),
+      'newest first',
+    );
   });
 });

@@ -37,7 +37,11 @@ export async function explorerOn(url: string, maxChannels = 16): Promise<Explore
   const requests = new AdminRequests(url);
   // The readers' sockets go through a relay that counts their calls; their fallback is the client's.
   const calls = await AgentCalls.start(url);
-  const wire = { baseUrl: calls.url, ownerHeaders: client.ownerHeaders, events: (namespace: string, name: string, limit?: number) => client.events(namespace, name, limit) };
+  const wire = {
+    baseUrl: calls.url,
+    ownerHeaders: client.ownerHeaders,
+    events: (namespace: string, name: string, limit?: number) => client.events(namespace, name, limit),
+  };
   const readers = new Map<string, InstanceReader & { disposed?: boolean }>();
   const model = new ExplorerModel({
     paceMs: 0,
@@ -104,7 +108,9 @@ describe('the explorer reads an expanded instance of the built-in worker over th
     const reader = readers.get('acme-read')!;
     const total = () => (reader.state as { stats?: { total: number } } | undefined)?.stats?.total;
     await explorer.until(() => total() === 3);
-    const fourth = new Promise<unknown>((resolve) => reader.onDidChangeState((state) => (state as { stats: { total: number } }).stats.total === 4 && resolve(state)));
+    const fourth = new Promise<unknown>((resolve) =>
+      reader.onDidChangeState((state) => (state as { stats: { total: number } }).stats.total === 4 && resolve(state)),
+    );
     assert.equal(await post(`${served.url}/webhooks/github/acme-read`, ...push('acme/read', 'read-3')), 200);
     assert.equal(((await fourth) as { lastEventType: string }).lastEventType, 'push');
     assert.equal(sent.count, requests, 'a webhook makes no admin request');
@@ -112,7 +118,8 @@ describe('the explorer reads an expanded instance of the built-in worker over th
 
   it('closes the channel on collapse, and keeps at most the bound open', async () => {
     const { model, readers } = explorer;
-    for (const name of ['bound-a', 'bound-b', 'bound-c']) assert.equal(await post(`${served.url}/webhooks/github/${name}`, ...push(`acme/${name}`, `${name}-1`)), 200);
+    for (const name of ['bound-a', 'bound-b', 'bound-c'])
+      assert.equal(await post(`${served.url}/webhooks/github/${name}`, ...push(`acme/${name}`, `${name}-1`)), 200);
     await explorer.until(() => ['bound-a', 'bound-b', 'bound-c'].every((n) => model.instance('WEBHOOK_AGENT', n)));
     model.collapse('WEBHOOK_AGENT', 'acme-read');
     assert.equal(readers.get('acme-read')!.disposed, true);
@@ -151,7 +158,11 @@ describe('the explorer falls back to the admin API’s SQL for a worker without 
   });
 
   it('reads the events by SQL when the worker has no agents route at all', async () => {
-    const served = await serveFixture('ledger', { adminToken: TOKEN, root, worker: { entry: path.join(root, 'src', 'index.ts'), config: { ...config, vars: { NO_AGENTS_ROUTE: '1' } } } });
+    const served = await serveFixture('ledger', {
+      adminToken: TOKEN,
+      root,
+      worker: { entry: path.join(root, 'src', 'index.ts'), config: { ...config, vars: { NO_AGENTS_ROUTE: '1' } } },
+    });
     const explorer = await explorerOn(served.url);
     try {
       assert.equal(await post(`${served.url}/entries/ann`, 'only'), 200);

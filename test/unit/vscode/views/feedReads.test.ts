@@ -40,7 +40,10 @@ describe('reads reconciled with the live feed', () => {
     reads.listsRead();
     reads.deliveryArrived(delivery('after'));
     reads.instanceArrived('NS/b');
-    assert.deepEqual([arrived.deliveries.map((d) => d.id), arrived.captures.map((c) => c.id), arrived.dropped, [...arrived.instances]], [['d1'], ['c1', 'c2'], 3, ['NS/a']]);
+    assert.deepEqual(
+      [arrived.deliveries.map((d) => d.id), arrived.captures.map((c) => c.id), arrived.dropped, [...arrived.instances]],
+      [['d1'], ['c1', 'c2'], 3, ['NS/a']],
+    );
   });
 
   it('reads details once more for an instance a message changed during the read', async () => {
@@ -48,7 +51,11 @@ describe('reads reconciled with the live feed', () => {
     const read = deferred();
     const raced: string[][] = [];
     reads.racedDetails('NS/a');
-    const done = reads.readDetails(['NS/a', 'NS/b'], () => read.promise, (keys) => raced.push(keys));
+    const done = reads.readDetails(
+      ['NS/a', 'NS/b'],
+      () => read.promise,
+      (keys) => raced.push(keys),
+    );
     assert.equal(reads.detailsRead('NS/a'), done, 'a second ask joins the read under way');
     reads.racedDetails('NS/b');
     read.resolve();
@@ -61,7 +68,11 @@ describe('reads reconciled with the live feed', () => {
     const reads = new FeedReads();
     const read = deferred();
     const raced: string[][] = [];
-    const done = reads.readDetails(['NS/a'], () => read.promise, (keys) => raced.push(keys));
+    const done = reads.readDetails(
+      ['NS/a'],
+      () => read.promise,
+      (keys) => raced.push(keys),
+    );
     read.reject(new Error('the admin API is gone'));
     await done;
     assert.deepEqual([raced, reads.detailsRead('NS/a')], [[[]], undefined]);

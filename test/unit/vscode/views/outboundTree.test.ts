@@ -17,7 +17,8 @@ describe('the Outbound view', () => {
   let model: ExplorerModel;
   let outbound: OutboundTree;
   // Two captures of 40 KiB fit the 100 KiB budget, a third does not.
-  const post = async (n: number) => assert.equal((await fetch(`${served.url}/__hookbench/sink/chat`, { method: 'POST', body: `${n}`.repeat(40 * 1024) })).status, 200);
+  const post = async (n: number) =>
+    assert.equal((await fetch(`${served.url}/__hookbench/sink/chat`, { method: 'POST', body: `${n}`.repeat(40 * 1024) })).status, 200);
 
   before(async () => {
     served = await serveDefaultWorker({ adminToken: TOKEN, sinkLimits: { maxCaptureBytes: 64 * 1024, maxTotalBytes: 100 * 1024 } });

@@ -60,7 +60,14 @@ describe('row commands of the Agents and Bindings views', () => {
 
   it('a Bindings row runs no command with arguments: Show 100 more, a KV key, a D1 table', () => {
     const more: BindingNode = { kind: 'bindingsMore', id: 'kv:CACHE/#more', bindingId: 'kv:CACHE' };
-    const key: BindingNode = { kind: 'item', id: 'kv:CACHE/a', label: 'a', icon: 'symbol-key', contextValue: 'hookbench.kvKey', command: { command: 'hookbench.bindings.openValue', title: 'Open Value', arguments: [{ binding: 'CACHE', key: 'a' }] } };
+    const key: BindingNode = {
+      kind: 'item',
+      id: 'kv:CACHE/a',
+      label: 'a',
+      icon: 'symbol-key',
+      contextValue: 'hookbench.kvKey',
+      command: { command: 'hookbench.bindings.openValue', title: 'Open Value', arguments: [{ binding: 'CACHE', key: 'a' }] },
+    };
     for (const node of [more, key]) assertSafeClick(bindingTreeItem(node), `a ${node.kind} row`);
     assert.equal(bindingTreeItem(key).command?.title, 'Open Value');
     assert.deepEqual(bindingRowAction(more), { command: SHOW_MORE_COMMAND, title: 'Show 100 More', arguments: [more] });

@@ -35,7 +35,10 @@ describe('workflow tracking (cf_agents_workflows)', () => {
     clock += 5000;
     tracking.onCallback({ type: 'error', workflowId: 'wf-1', error: 'boom' });
     const errored = tracking.get('wf-1')!;
-    assert.deepEqual([errored.status, errored.error, errored.completedAt?.getTime()], ['errored', { name: 'WorkflowError', message: 'boom' }, 1_700_000_005_000]);
+    assert.deepEqual(
+      [errored.status, errored.error, errored.completedAt?.getTime()],
+      ['errored', { name: 'WorkflowError', message: 'boom' }, 1_700_000_005_000],
+    );
     tracking.reset('wf-1');
     assert.deepEqual([tracking.get('wf-1')?.status, tracking.get('wf-1')?.error, tracking.get('wf-1')?.completedAt], ['queued', null, null]);
     tracking.update('wf-1', { status: 'terminated' });
@@ -54,8 +57,15 @@ describe('workflow tracking (cf_agents_workflows)', () => {
     const first = tracking.list({ limit: 2, orderBy: 'asc' });
     assert.deepEqual([first.total, first.workflows.map((w) => w.workflowId)], [5, ['wf-0', 'wf-1']]);
     const second = tracking.list({ limit: 2, orderBy: 'asc', cursor: first.nextCursor! });
-    assert.deepEqual(second.workflows.map((w) => w.workflowId), ['wf-2', 'wf-3']);
-    assert.deepEqual(tracking.list({ workflowName: 'B' }).workflows.map((w) => w.workflowId), ['wf-4', 'wf-3'], 'newest first by default');
+    assert.deepEqual(
+      second.workflows.map((w) => w.workflowId),
+      ['wf-2', 'wf-3'],
+    );
+    assert.deepEqual(
+      tracking.list({ workflowName: 'B' }).workflows.map((w) => w.workflowId),
+      ['wf-4', 'wf-3'],
+      'newest first by default',
+    );
     assert.equal(tracking.list({ metadata: { n: 1 } }).total, 2);
     assert.throws(() => tracking.list({ cursor: 'not a cursor' }), { message: 'Invalid pagination cursor. The cursor may be malformed or corrupted.' });
     assert.equal(tracking.deleteMany({ workflowName: 'A', createdBefore: new Date(1_700_000_002_000) }), 2);
